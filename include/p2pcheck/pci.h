@@ -1,0 +1,165 @@
+// The PCI model: one Function per PCI function, as sysfs and its config space describe it.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct pci_access;  // libpci's handle, kept out of our headers
+
+namespace p2pcheck {
+
+// Domain:bus:device.function, printed as the kernel does ("0000:41:00.0").
+struct Bdf {
+  std::uint32_t domain = 0;
+  std::uint8_t bus = 0;
+  std::uint8_t dev = 0;
+  std::uint8_t fn = 0;
+
+  // Accepts "dddd:bb:dd.f" and "bb:dd.f" (domain 0), hex, case-insensitive.
+  static std::optional<Bdf> parse(std::string_view text);
+  std::string str() const;
+  std::uint8_t devfn() const { return static_cast<std::uint8_t>(dev << 3 | fn); }
+  auto operator<=>(const Bdf&) const = default;
+};
+
+// A fact that lives in config space: present, absent, or unknown because it could not be read.
+enum class Presence { kPresent, kAbsent, kUnknown };
+const char* to_string(Presence p);
+
+// PCI Express Device/Port Type (PCIe capability register bits 7:4).
+enum class PortType {
+  kUnknown,  // config space not readable far enough
+  kNotPcie,  // conventional PCI function (no PCIe capability)
+  kEndpoint,
+  kLegacyEndpoint,
+  kRootPort,
+  kUpstreamPort,
+  kDownstreamPort,
+  kPcieToPciBridge,
+  kPciToPcieBridge,
+  kRcIntegratedEndpoint,
+  kRcEventCollector,
+};
+const char* to_string(PortType t);
+
+// ACS Control bits the kernel counts as "redirect" (drivers/pci/p2pdma.c pci_bridge_has_acs_redir).
+inline constexpr std::uint16_t kAcsSv = 0x0001, kAcsTb = 0x0002, kAcsRr = 0x0004, kAcsCr = 0x0008,
+                                kAcsUf = 0x0010, kAcsEc = 0x0020, kAcsDt = 0x0040;
+inline constexpr std::uint16_t kAcsRedirectMask = kAcsRr | kAcsCr | kAcsEc;
+// "SV RR CR UF" style names of the set bits.
+std::string acs_bits_str(std::uint16_t bits);
+
+struct Acs {
+  Presence presence = Presence::kUnknown;
+  std::uint16_t capability = 0;  // ACS Capability register (cap + 4): what the device can do
+  std::uint16_t control = 0;     // ACS Control register (cap + 6): what is enabled now
+  bool redirect() const { return presence == Presence::kPresent && (control & kAcsRedirectMask); }
+};
+
+struct LinkInfo {
+  // GT/s per lane (2.5, 5, 8, 16, 32, 64) and lanes; nullopt when unknown. Sysfs attributes are
+  // preferred (readable without root); config space fills in what sysfs lacks.
+  std::optional<double> max_speed, cur_speed;
+  std::optional<int> max_width, cur_width;
+  bool downtrained() const {
+    return (max_speed && cur_speed && *cur_speed < *max_speed) || (max_width && cur_width && *cur_width < *max_width);
+  }
+};
+
+struct Bar {
+  int index = 0;  // 0-5 BARs, 6 ROM, 7-12 SR-IOV VF BARs, 13-16 bridge windows (the `resource` line)
+  std::uint64_t start = 0;
+  std::uint64_t size = 0;
+  std::uint64_t flags = 0;  // IORESOURCE_* as the kernel prints them
+  bool is_io() const { return flags & 0x100; }
+  bool is_mem() const { return flags & 0x200; }
+  bool prefetchable() const { return flags & 0x2000; }
+  bool is_64bit() const { return flags & 0x100000; }
+};
+
+struct ResizableBar {
+  int bar = 0;
+  std::uint64_t current_size = 0;
+  std::vector<std::uint64_t> supported_sizes;  // ascending
+};
+
+struct Sriov {
+  std::uint16_t total_vfs = 0;
+  std::uint16_t num_vfs = 0;
+  std::uint16_t vf_device = 0;
+};
+
+// /sys/bus/pci/devices/<BDF>/p2pmem: present once a driver registered P2P memory.
+struct P2pmem {
+  std::optional<std::uint64_t> size, available;
+  std::optional<bool> published;
+  bool has_allocate = false;  // p2pmem/allocate exists (kernel 6.2+)
+};
+
+struct Function {
+  Bdf bdf;
+  std::string sysfs_path;   // canonical: /sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0
+  std::string host_bridge;  // root bus it hangs below: "0000:00" (from /sys/devices/pci0000:00)
+  std::optional<Bdf> parent;  // the bridge whose secondary bus this is on; nullopt on a root bus
+
+  std::uint16_t vendor = 0, device = 0, subsystem_vendor = 0, subsystem_device = 0;
+  std::uint32_t class_code = 0;  // 24 bits: base, sub, prog-if
+  std::uint8_t revision = 0;
+  std::optional<std::uint8_t> header_type;  // without the multi-function bit
+  std::string vendor_name, device_name;     // from pci.ids through libpci; empty when unknown
+  std::string driver;                       // bound driver, empty when none
+  int numa_node = -1;
+  std::optional<int> iommu_group;
+  std::vector<Bar> bars;
+
+  // How much config space could be read: 4096 (root, PCIe), 256 (conventional or no ECAM),
+  // 64 (not root: the kernel shows others only the header), 0 (unreadable).
+  std::size_t config_size = 0;
+  std::string config_note;  // why something is unknown, e.g. "only 64 bytes of config space: needs root"
+
+  PortType port_type = PortType::kUnknown;
+  LinkInfo link;
+  Acs acs;
+  Presence rebar_presence = Presence::kUnknown;
+  std::vector<ResizableBar> rebar;
+  Presence sriov_presence = Presence::kUnknown;
+  Sriov sriov;
+  std::optional<Bdf> physfn;  // set on SR-IOV virtual functions
+  std::optional<P2pmem> p2pmem;
+
+  std::uint8_t base_class() const { return static_cast<std::uint8_t>(class_code >> 16); }
+  std::uint16_t class_id() const { return static_cast<std::uint16_t>(class_code >> 8); }
+  bool is_bridge() const { return header_type ? *header_type == 1 : class_id() == 0x0604; }
+  bool is_virtfn() const { return physfn.has_value(); }
+  // The largest memory BAR (0-5): for a GPU, the VRAM aperture.
+  std::optional<Bar> largest_mem_bar() const;
+};
+
+// Decodes config-space bytes with libpci (pci_setup_cache + pci_find_cap) into `fn`, and looks up
+// names in pci.ids. The bytes come from the source layer: libpci never touches the machine.
+class PciDecoder {
+ public:
+  PciDecoder();
+  ~PciDecoder();
+  PciDecoder(const PciDecoder&) = delete;
+  PciDecoder& operator=(const PciDecoder&) = delete;
+
+  void decode_config(Function& fn, const std::string& config) const;
+  void lookup_names(Function& fn) const;
+
+ private:
+  ::pci_access* access_;
+};
+
+// Parses a sysfs link speed ("16.0 GT/s PCIe", "8.0 GT/s", "Unknown") into GT/s.
+std::optional<double> parse_link_speed(std::string_view text);
+// Bytes per second one lane moves after line encoding (8b/10b to Gen2, 128b/130b from Gen3).
+double lane_bytes_per_second(double gts);
+std::string format_size(std::uint64_t bytes);  // "256 GiB", "16 MiB", "4 KiB"
+std::string format_speed(double gts);          // "16 GT/s", "2.5 GT/s"
+
+}  // namespace p2pcheck

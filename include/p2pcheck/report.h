@@ -1,0 +1,35 @@
+// Turns results into JSON documents and text. The library only builds strings; the CLI prints.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/inventory.h"
+#include "p2pcheck/paths.h"
+
+namespace p2pcheck {
+
+inline constexpr const char* kToolVersion = "0.1.0";
+// Bumped when a field changes meaning or disappears; new fields do not bump it. docs/json.md.
+inline constexpr int kJsonSchemaVersion = 1;
+
+nlohmann::ordered_json function_json(const Function& fn, const Inventory& inv);
+nlohmann::ordered_json topology_json(const Topology& topo, const Inventory& inv);
+nlohmann::ordered_json path_json(const PairPath& path, const Inventory& inv);
+nlohmann::ordered_json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths);
+
+struct TextStyle {
+  bool color = false;    // ANSI colour, only when printing to a terminal
+  bool unicode = true;   // box-drawing characters for trees
+};
+
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style);
+std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
+                       const TextStyle& style);
+// One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
+std::string function_label(const Function& fn);
+std::string link_text(const LinkInfo& link);
+std::string acs_text(const Acs& acs);
+
+}  // namespace p2pcheck

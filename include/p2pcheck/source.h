@@ -1,0 +1,91 @@
+// The one narrow interface through which every byte of machine state is read.
+//
+// A Source is a read-only view of a Linux root (/sys, /proc, /boot, /etc, /lib/modules): the running
+// machine, a captured directory tree, or a tar archive of one. Paths are absolute inside that root
+// ("/sys/bus/pci/devices"); symlinks are resolved inside the root, the way a chroot would, and a link
+// that climbs out of it is an error naming the link. Nothing else in p2pcheck opens machine files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace p2pcheck {
+
+enum class ReadStatus {
+  kOk,       // bytes holds the content
+  kMissing,  // no such file (absent is a fact, e.g. no p2pmem/ directory)
+  kDenied,   // exists but this reader may not read it (not root): unknown, not absent
+  kFailed,   // exists but reading failed (I/O error, a sysfs attribute that refuses reads)
+};
+
+struct FileRead {
+  ReadStatus status = ReadStatus::kMissing;
+  std::string bytes;
+  std::string error;  // for kDenied / kFailed: what the OS or archive said
+
+  bool ok() const { return status == ReadStatus::kOk; }
+};
+
+// What a source was asked, for the read-once rule and for capture (which stores exactly these).
+struct AccessLog {
+  std::map<std::string, int> file_reads;  // canonical path -> times read
+  std::map<std::string, int> dir_lists;   // canonical path -> times listed
+  std::map<std::string, std::string> links_followed;  // canonical link path -> its target text
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  // Where the bytes come from, for reports: "live /", "tree DIR", "archive FILE".
+  virtual std::string describe() const = 0;
+  // True only for the running machine; live-only checks (kernel module, DMA) look at this.
+  virtual bool is_live() const { return false; }
+
+  // Reads a whole file. Missing, denied and failed reads are results, not exceptions; an escaping
+  // link, a link loop or a file larger than the source's cap throws Error.
+  FileRead read(std::string_view path);
+  // Sorted entry names of a directory; empty when it does not exist.
+  std::vector<std::string> list(std::string_view path);
+  // The canonical path (no links, no "..") or nullopt when some component does not exist.
+  std::optional<std::string> resolve(std::string_view path);
+  // The text of the symlink at `path` itself (parents resolved), or nullopt if it is not a link.
+  std::optional<std::string> link_target(std::string_view path);
+  bool exists(std::string_view path) { return resolve(path).has_value(); }
+
+  const AccessLog& access_log() const { return log_; }
+
+ protected:
+  enum class NodeType { kMissing, kFile, kDir, kLink, kOther };
+  // Backends answer on canonical paths: absolute, no ".", "..", or links before the last component.
+  virtual NodeType node_type(const std::string& path) = 0;
+  virtual std::string node_link(const std::string& path) = 0;
+  virtual FileRead node_read(const std::string& path) = 0;
+  virtual std::vector<std::string> node_list(const std::string& path) = 0;
+
+ private:
+  // Resolves every component; follow_last=false leaves a final symlink unresolved.
+  std::optional<std::string> canonicalize(std::string_view path, bool follow_last);
+  AccessLog log_;
+};
+
+// The running machine, read from `/`.
+std::unique_ptr<Source> open_live_source();
+// A directory laid out like a Linux root (hwloc fsroot convention): DIR/sys, DIR/proc, ...
+std::unique_ptr<Source> open_tree_source(const std::string& dir);
+// A .tar, .tar.gz, .tar.xz or .tar.zst holding such a tree (at its top or under one top folder),
+// read into memory without unpacking anything to disk. Throws Error naming the member on bad input.
+std::unique_ptr<Source> open_archive_source(const std::string& file);
+// --dump FILE: recognises what FILE is by its content and opens the matching source.
+std::unique_ptr<Source> open_dump_source(const std::string& file);
+
+// Limits that keep hostile input from exhausting memory: no sysfs or proc file we read is near these.
+inline constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxArchiveBytes = 1ull << 30;
+
+}  // namespace p2pcheck

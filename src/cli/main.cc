@@ -1,0 +1,117 @@
+// The p2pcheck command: parses options, runs the library, prints, and picks the exit code.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "p2pcheck/error.h"
+#include "p2pcheck/report.h"
+#include "p2pcheck/source.h"
+
+namespace {
+
+using namespace p2pcheck;
+
+// Exit codes, documented in README.md.
+enum Exit {
+  kExitOk = 0,
+  kExitFail = 1,
+  kExitUnknown = 2,
+  kExitUsage = 3,
+  kExitNoPair = 4,
+  kExitInput = 5,
+};
+
+struct Options {
+  std::string root;
+  std::string dump;
+  bool json = false;
+  std::string color = "auto";
+  bool ascii = false;
+  PairSelection selection;
+};
+
+std::unique_ptr<Source> open_source(const Options& o) {
+  if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
+  if (!o.root.empty()) return open_tree_source(o.root);
+  if (!o.dump.empty()) return open_dump_source(o.dump);
+  return open_live_source();
+}
+
+TextStyle text_style(const Options& o) {
+  TextStyle style;
+  style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  style.unicode = !o.ascii;
+  return style;
+}
+
+int run_topo(const Options& o) {
+  auto source = open_source(o);
+  PciDecoder decoder;
+  Topology topo = read_topology(*source, decoder);
+  Inventory inv = read_inventory(*source, topo);
+  if (o.json)
+    std::cout << topology_json(topo, inv).dump(2) << "\n";
+  else
+    std::cout << topology_text(topo, inv, text_style(o));
+  return kExitOk;
+}
+
+int run_paths(const Options& o) {
+  auto source = open_source(o);
+  PciDecoder decoder;
+  Topology topo = read_topology(*source, decoder);
+  Inventory inv = read_inventory(*source, topo);
+  std::vector<PairPath> paths;
+  for (const DevicePair& pair : select_pairs(topo, inv, o.selection)) paths.push_back(describe_path(topo, inv, pair));
+  if (o.json)
+    std::cout << paths_json(topo, inv, paths).dump(2) << "\n";
+  else
+    std::cout << paths_text(topo, inv, paths, text_style(o));
+  if (paths.empty()) {
+    std::cerr << "p2pcheck: no GPU–NVMe pair found in " << topo.source_description << " (" << inv.gpus.size()
+              << " GPU(s), " << inv.nvmes.size() << " NVMe); name any two functions with --gpu and --nvme\n";
+    return kExitNoPair;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"p2pcheck: can each GPU move data straight to and from each NVMe drive by PCIe P2PDMA?"};
+  app.set_version_flag("--version", std::string("p2pcheck ") + kToolVersion);
+  app.require_subcommand(1);
+  Options o;
+  app.add_option("--root", o.root, "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
+  app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
+  app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
+  app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("--ascii", o.ascii, "plain ASCII tree lines");
+  app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
+      ->delimiter(',');
+  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
+      ->delimiter(',');
+  auto* topo = app.add_subcommand("topo", "the PCI tree with roles, link speed and width, ACS state");
+  auto* paths = app.add_subcommand("paths", "every GPU–NVMe pair with the hops between them");
+  for (auto* sub : {topo, paths}) sub->fallthrough();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return e.get_exit_code() == 0 ? rc : kExitUsage;
+  }
+  try {
+    if (*topo) return run_topo(o);
+    if (*paths) return run_paths(o);
+  } catch (const UsageError& e) {
+    std::cerr << "p2pcheck: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const Error& e) {
+    std::cerr << "p2pcheck: " << e.what() << "\n";
+    return kExitInput;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,107 @@
+// Path resolution shared by every backend, so a captured tree and the live `/` follow links alike.
+#include "p2pcheck/source.h"
+
+#include <algorithm>
+
+#include "p2pcheck/error.h"
+
+namespace p2pcheck {
+namespace {
+
+constexpr int kMaxLinkHops = 40;  // as the kernel's MAXSYMLINKS
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) parts.emplace_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::string join_path(const std::vector<std::string>& parts) {
+  if (parts.empty()) return "/";
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last) {
+  if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
+  std::vector<std::string> done;
+  // Work list of components still to walk, front first; links splice their target in.
+  std::vector<std::string> todo = split_path(path);
+  std::reverse(todo.begin(), todo.end());
+  int hops = 0;
+  std::string origin(path);
+  while (!todo.empty()) {
+    std::string part = std::move(todo.back());
+    todo.pop_back();
+    if (part == ".") continue;
+    if (part == "..") {
+      if (done.empty()) throw Error(origin, "path climbs above the root of " + describe());
+      done.pop_back();
+      continue;
+    }
+    done.push_back(part);
+    std::string here = join_path(done);
+    NodeType type = node_type(here);
+    if (type == NodeType::kMissing) return std::nullopt;
+    if (type != NodeType::kLink || (todo.empty() && !follow_last)) continue;
+    if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
+    std::string target = node_link(here);
+    log_.links_followed[here] = target;
+    done.pop_back();
+    // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
+    // climb above the root: that is a hostile or broken capture, never silently the host's files.
+    if (!target.empty() && target.front() == '/') done.clear();
+    std::vector<std::string> parts = split_path(target);
+    size_t depth = done.size();
+    for (const auto& p : parts) {
+      if (p == "..") {
+        if (depth == 0) throw Error(here, "symlink to '" + target + "' leaves the root of " + describe());
+        --depth;
+      } else if (p != ".") {
+        ++depth;
+      }
+    }
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+  }
+  return join_path(done);
+}
+
+std::optional<std::string> Source::resolve(std::string_view path) { return canonicalize(path, true); }
+
+std::optional<std::string> Source::link_target(std::string_view path) {
+  auto where = canonicalize(path, false);
+  if (!where || node_type(*where) != NodeType::kLink) return std::nullopt;
+  std::string target = node_link(*where);
+  log_.links_followed[*where] = target;
+  return target;
+}
+
+FileRead Source::read(std::string_view path) {
+  auto where = resolve(path);
+  if (!where) return {};
+  NodeType type = node_type(*where);
+  if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
+  if (type != NodeType::kFile) return {ReadStatus::kFailed, "", "not a regular file"};
+  ++log_.file_reads[*where];
+  return node_read(*where);
+}
+
+std::vector<std::string> Source::list(std::string_view path) {
+  auto where = resolve(path);
+  if (!where || node_type(*where) != NodeType::kDir) return {};
+  ++log_.dir_lists[*where];
+  std::vector<std::string> names = node_list(*where);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace p2pcheck
