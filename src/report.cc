@@ -299,3 +299,278 @@ std::string paths_text(const Topology& topo, const Inventory& inv, const std::ve
 }
 
 }  // namespace p2pcheck
+
+namespace p2pcheck {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json finding_json(const Finding& f) {
+  json ev = json::array();
+  for (const auto& e : f.evidence) ev.push_back({{"file", e.file}, {"value", e.value}});
+  return {{"id", f.id}, {"level", to_string(f.level)}, {"subject", f.subject}, {"message", f.message},
+          {"evidence", ev}, {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+}
+
+json flow_json(const Flow& f) {
+  json j = {{"verdict", to_string(f.verdict)}, {"reason", f.reason}};
+  j["hardware"] = f.hardware.empty() ? json(nullptr) : json(f.hardware);
+  return j;
+}
+
+const char* level_color(Level l) {
+  switch (l) {
+    case Level::kPass: return "32";
+    case Level::kInfo: return "0";
+    case Level::kWarn: return "33";
+    case Level::kFail: return "1;31";
+    case Level::kUnknown: return "35";
+  }
+  return "0";
+}
+
+std::string cell(const PairDecision& d) {
+  auto one = [](const Flow& f) {
+    if (f.verdict == Verdict::kSupported) return std::string("ok");
+    if (f.verdict == Verdict::kUnknown) return std::string("?");
+    return std::string(f.hardware == "passes" ? "NO*" : "NO");
+  };
+  std::string how = d.map_type == MapType::kBusAddr          ? "switch"
+                    : d.map_type == MapType::kThruHostBridge ? "host bridge"
+                    : d.map_type == MapType::kNotSupported   ? (d.path.walk.common && !d.path.walk.acs_redirect.empty() ? "ACS" : "host bridge")
+                                                             : "unknown";
+  return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  // Count UTF-8 code points so the columns line up.
+  size_t len = 0;
+  for (unsigned char c : s)
+    if ((c & 0xc0) != 0x80) ++len;
+  return len >= width ? s + " " : s + std::string(width - len, ' ');
+}
+
+}  // namespace
+
+json decision_json(const PairDecision& d, const Inventory& inv) {
+  json j = path_json(d.path, inv);
+  json out = {{"gpu", j["gpu"]},
+              {"nvme", j["nvme"]},
+              {"nvme_name", j["nvme_name"]},
+              {"common_bridge", j["common_bridge"]},
+              {"distance", d.distance ? json(*d.distance) : json(nullptr)},
+              {"path_distance", d.path.walk.distance},
+              {"map_type", to_string(d.map_type)},
+              {"verdict", to_string(d.verdict)},
+              {"rule", d.rule},
+              {"unknowns", d.unknowns},
+              {"flows", {{"to_gpu", flow_json(d.to_gpu)}, {"from_gpu", flow_json(d.from_gpu)}}},
+              {"acs_fix", d.acs_fix.empty() ? json(nullptr) : json(d.acs_fix)},
+              {"later", d.later.empty() ? json(nullptr) : json(d.later)}};
+  if (d.host_checked) {
+    json bridges = json::array();
+    for (const auto& b : d.host.bridges) {
+      char ids[16];
+      std::snprintf(ids, sizeof ids, "%04x:%04x", b.vendor, b.device_id);
+      bridges.push_back({{"host_bridge", b.host_bridge},
+                         {"device", b.device ? json(b.device->str()) : json(nullptr)},
+                         {"device_unknown", b.device_unknown},
+                         {"ids", b.device ? json(ids) : json(nullptr)},
+                         {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
+                         {"passes", b.passes ? json(*b.passes) : json(nullptr)}});
+    }
+    auto tri = [](std::optional<bool> v) { return v ? json(*v) : json(nullptr); };
+    out["host_check"] = {{"cpu_supports_p2pdma", tri(d.host.cpu_supports)},
+                         {"same_host_bridge", d.host.same_host_bridge},
+                         {"bridges", bridges},
+                         {"allowlisted", tri(d.host.allowlisted)},
+                         {"allowed", tri(d.host.allowed)}};
+  } else {
+    out["host_check"] = nullptr;
+  }
+  out["hops"] = j["hops"];
+  out["acs_redirect"] = j["acs_redirect"];
+  out["acs_unknown"] = j["acs_unknown"];
+  std::optional<double> ceiling = path_ceiling(d.path);
+  out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
+  out["kernel"] = nullptr;  // filled when the p2pprobe module answers (kmod issue)
+  return out;
+}
+
+json check_json(const CheckReport& r) {
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_json(f));
+  json pairs = json::array();
+  for (const auto& d : r.pairs) pairs.push_back(decision_json(d, r.inv));
+  json gpus = json::array();
+  for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
+  json nvmes = json::array();
+  for (const auto& c : r.inv.nvmes) nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
+  return {{"schema", "p2pcheck.check"},
+          {"schema_version", kJsonSchemaVersion},
+          {"tool_version", kToolVersion},
+          {"source", r.source},
+          {"result", to_string(r.result)},
+          {"kernel", {{"release", r.rules.release}, {"assumed", r.rules.assumed}, {"vendor_kernel", r.rules.vendor_kernel},
+                      {"table", r.rules.table_note},
+                      {"p2pdma_config", r.rules.p2pdma_enabled ? json(*r.rules.p2pdma_enabled) : json(nullptr)}}},
+          {"cpu", {{"vendor", r.machine.cpu.vendor_id}, {"family", r.machine.cpu.family}, {"model", r.machine.cpu.model},
+                   {"model_name", r.machine.cpu.model_name}, {"hypervisor", r.machine.cpu.hypervisor}}},
+          {"config_space_complete", !r.topo.config_truncated},
+          {"gpus", gpus},
+          {"nvme", nvmes},
+          {"findings", findings},
+          {"pairs", pairs}};
+}
+
+std::string check_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
+  const Machine& m = r.machine;
+  out += "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
+  if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
+  if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name;
+  out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
+  out += "source: " + r.source + "\n\n";
+
+  size_t ok = 0;
+  for (const auto& d : r.pairs) ok += d.verdict == Verdict::kSupported;
+  std::string result = std::string(to_string(r.result == Level::kPass ? Level::kPass : r.result));
+  out += colored(style, level_color(r.result), "RESULT: " + result) + " — " + std::to_string(ok) + " of " +
+         std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA\n";
+  if (r.topo.config_truncated)
+    out += "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
+  if (r.inv.gpus.empty())
+    out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") + "\n";
+
+  out += "\nKernel and stack\n";
+  for (const auto& f : r.findings) {
+    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
+                       (f.subject.empty() ? "" : f.subject + ": ") + f.message;
+    if (!f.evidence.empty()) line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+    for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
+      line += "\n          fix: " + f.fix;
+    out += line + "\n";
+  }
+
+  if (!r.pairs.empty()) {
+    // The matrix: GPUs down, NVMe across; each cell "storage->GPU / GPU->storage  how".
+    std::vector<Bdf> gpus, nvmes;
+    for (const auto& d : r.pairs) {
+      if (std::find(gpus.begin(), gpus.end(), d.path.pair.gpu) == gpus.end()) gpus.push_back(d.path.pair.gpu);
+      if (std::find(nvmes.begin(), nvmes.end(), d.path.pair.nvme) == nvmes.end()) nvmes.push_back(d.path.pair.nvme);
+    }
+    const size_t first = 22, width = 26;
+    out += "\nPairs (storage -> GPU / GPU -> storage)\n";
+    for (size_t start = 0; start < nvmes.size(); start += 4) {
+      size_t end = std::min(nvmes.size(), start + 4);
+      std::string header = "  " + pad("", first);
+      for (size_t i = start; i < end; ++i) {
+        const NvmeController* c = r.inv.nvme_at(nvmes[i]);
+        header += pad((c && !c->name.empty() ? c->name + " " : "") + nvmes[i].str(), width);
+      }
+      out += header + "\n";
+      for (const Bdf& g : gpus) {
+        std::string line = "  " + pad("GPU " + g.str(), first);
+        for (size_t i = start; i < end; ++i) {
+          auto it = std::find_if(r.pairs.begin(), r.pairs.end(), [&](const PairDecision& d) {
+            return d.path.pair.gpu == g && d.path.pair.nvme == nvmes[i];
+          });
+          std::string c = it == r.pairs.end() ? "" : cell(*it);
+          const char* color = it == r.pairs.end() ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
+          line += colored(style, color, pad(c, width));
+        }
+        out += line + "\n";
+      }
+    }
+    out += "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
+           "direction (writes)   ? = unknown (see below)\n";
+  }
+
+  for (const auto& d : r.pairs) {
+    if (d.verdict == Verdict::kSupported) continue;
+    const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
+    out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") + d.path.pair.nvme.str() +
+           ": " + colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
+                          d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
+           " (" + to_string(d.map_type) + ")\n";
+    out += "  why   " + d.rule + "\n";
+    if (d.to_gpu.hardware == "passes") out += "        storage -> GPU: " + d.to_gpu.reason + "\n        GPU -> storage: " + d.from_gpu.reason + "\n";
+    for (const auto& u : d.unknowns) out += "  unknown  " + u + "\n";
+    if (!d.acs_fix.empty())
+      out += "  fix   boot with " + d.acs_fix + " — costs IOMMU isolation for the devices below those ports (they may "
+             "share an IOMMU group; VFIO passthrough loses isolation)\n";
+    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != false && !r.rules.known_bad)
+      out += "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
+             "platform whose CPU or host bridge the kernel allows\n";
+    if (!d.later.empty()) out += "  later " + d.later + "\n";
+    out += "  see   p2pcheck explain " + d.path.pair.gpu.str() + " " + d.path.pair.nvme.str() + "\n";
+  }
+  return out;
+}
+
+std::string explain_text(const CheckReport& r, const PairDecision& d, const TextStyle& style) {
+  std::string out;
+  const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
+  out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
+  out += "NVMe " + (c && !c->name.empty() ? c->name + " " : "") + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
+  out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " + r.rules.table_note + "\n\n";
+  out += "1. Walk (calc_map_type_and_dist: provider = GPU, client = NVMe)\n";
+  const P2pWalk& w = d.path.walk;
+  auto acs_of = [](const Function* f) {
+    std::string t = acs_text(f->acs);
+    return t.empty() ? std::string("no ACS capability") : t;
+  };
+  for (size_t i = 0; i < w.provider_side.size(); ++i)
+    out += "   up    " + function_label(*w.provider_side[i]) + "  <" + role_of(*w.provider_side[i], r.inv) + ">  " + acs_of(w.provider_side[i]) + "\n";
+  if (w.common) {
+    out += "   meet  " + function_label(*w.common) + "  <common upstream bridge>  " + acs_of(w.common) + "\n";
+  } else {
+    out += "   —     no common upstream bridge: the chains end at different root-bus devices\n";
+  }
+  for (auto it = w.client_side.rbegin(); it != w.client_side.rend(); ++it)
+    out += "   down  " + function_label(**it) + "  <" + role_of(**it, r.inv) + ">  " + acs_of(*it) + "\n";
+  out += "   path distance " + std::to_string(w.distance) + "\n\n";
+  out += "2. ACS redirect (RR, CR or EC in ACS Control)\n";
+  if (!w.common) {
+    out += "   not consulted: without a common bridge the traffic goes through the host bridge anyway\n";
+  } else {
+    for (const Function* f : w.acs_checked) out += "   " + f->bdf.str() + "  " + acs_of(f) + "\n";
+    out += w.acs_redirect.empty() ? (w.acs_unknown.empty() ? "   none set: BUS_ADDR\n" : "   unknown on some devices\n")
+                                  : "   redirect set: the kernel maps THRU_HOST_BRIDGE\n";
+  }
+  out += "\n3. Host check";
+  if (!d.host_checked) {
+    out += ": not needed (the traffic never reaches the root complex)\n";
+  } else {
+    out += " (cpu_supports_p2pdma() || host_bridge_whitelist())\n";
+    out += "   CPU rule: " + std::string(d.host.cpu_supports == true ? "yes" : d.host.cpu_supports == false ? "no" : "unknown") +
+           " (" + (r.machine.cpu.vendor_id.empty() ? "no cpuinfo" : r.machine.cpu.vendor_id + " family " + std::to_string(r.machine.cpu.family)) + ")\n";
+    for (const auto& b : d.host.bridges) {
+      char ids[16];
+      std::snprintf(ids, sizeof ids, "%04x:%04x", b.vendor, b.device_id);
+      out += "   host bridge " + b.host_bridge + ": " +
+             (b.device ? "device " + b.device->str() + " [" + ids + "] " : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
+      out += b.entry ? std::string("allowlisted (") + b.entry->name + (b.entry->req_same_host_bridge ? ", REQ_SAME_HOST_BRIDGE" : "") + ")"
+                     : std::string("not allowlisted");
+      out += b.passes == true ? " -> passes\n" : b.passes == false ? " -> fails\n" : " -> unknown\n";
+    }
+  }
+  out += "\n" + colored(style, d.verdict == Verdict::kSupported ? "32" : "1;31", "Verdict: " + std::string(to_string(d.map_type)) + ", " + to_string(d.verdict)) +
+         (d.distance ? ", distance " + std::to_string(*d.distance) : "") + "\n";
+  out += "  rule  " + d.rule + "\n";
+  out += "  storage -> GPU: " + std::string(to_string(d.to_gpu.verdict)) + " — " + d.to_gpu.reason + "\n";
+  out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + d.from_gpu.reason + "\n";
+  for (const auto& u : d.unknowns) out += "  unknown: " + u + "\n";
+  if (!d.acs_fix.empty()) out += "  fix   " + d.acs_fix + " (weakens IOMMU isolation below those ports)\n";
+  if (!d.later.empty()) out += "  later " + d.later + "\n";
+  std::optional<double> ceiling = path_ceiling(d.path);
+  if (ceiling) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GB/s", *ceiling / 1e9);
+    out += "  bandwidth ceiling of the path: " + std::string(buf) + " per direction (slowest hop, after encoding)\n";
+  }
+  return out;
+}
+
+}  // namespace p2pcheck

@@ -33,3 +33,15 @@ std::string link_text(const LinkInfo& link);
 std::string acs_text(const Acs& acs);
 
 }  // namespace p2pcheck
+
+#include "p2pcheck/check.h"
+
+namespace p2pcheck {
+
+nlohmann::ordered_json check_json(const CheckReport& report);
+std::string check_text(const CheckReport& report, const TextStyle& style);
+// One pair hop by hop: which devices the kernel looked at, what each said, which rule decided.
+std::string explain_text(const CheckReport& report, const PairDecision& pair, const TextStyle& style);
+nlohmann::ordered_json decision_json(const PairDecision& d, const Inventory& inv);
+
+}  // namespace p2pcheck

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "p2pcheck/check.h"
 #include "p2pcheck/error.h"
 #include "p2pcheck/report.h"
 #include "p2pcheck/source.h"
@@ -29,6 +30,8 @@ struct Options {
   std::string color = "auto";
   bool ascii = false;
   PairSelection selection;
+  std::string assume_kernel;
+  std::vector<std::string> explain_pair;
 };
 
 std::unique_ptr<Source> open_source(const Options& o) {
@@ -76,12 +79,58 @@ int run_paths(const Options& o) {
   return kExitOk;
 }
 
+int exit_for(Level result) {
+  switch (result) {
+    case Level::kFail: return kExitFail;
+    case Level::kUnknown: return kExitUnknown;
+    default: return kExitOk;
+  }
+}
+
+std::unique_ptr<CheckReport> checked(Source& source, const Options& o) {
+  CheckOptions options;
+  options.selection = o.selection;
+  if (!o.assume_kernel.empty()) {
+    if (!parse_kernel_version(o.assume_kernel)) throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
+    options.assume_kernel = o.assume_kernel;
+  }
+  return run_check(source, options);
+}
+
+int run_check_command(const Options& o) {
+  auto source = open_source(o);
+  auto report = checked(*source, o);
+  if (o.json)
+    std::cout << check_json(*report).dump(2) << "\n";
+  else
+    std::cout << check_text(*report, text_style(o));
+  if (report->pairs.empty()) {
+    std::cerr << "p2pcheck: no GPU–NVMe pair found in " << report->source << " (" << report->inv.gpus.size()
+              << " GPU(s), " << report->inv.nvmes.size() << " NVMe); name any two functions with --gpu and --nvme\n";
+    return kExitNoPair;
+  }
+  return exit_for(report->result);
+}
+
+int run_explain(Options o) {
+  o.selection.gpu = {o.explain_pair.at(0)};
+  o.selection.nvme = {o.explain_pair.at(1)};
+  auto source = open_source(o);
+  auto report = checked(*source, o);
+  const PairDecision& d = report->pairs.at(0);
+  if (o.json)
+    std::cout << decision_json(d, report->inv).dump(2) << "\n";
+  else
+    std::cout << explain_text(*report, d, text_style(o));
+  return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"p2pcheck: can each GPU move data straight to and from each NVMe drive by PCIe P2PDMA?"};
   app.set_version_flag("--version", std::string("p2pcheck ") + kToolVersion);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   Options o;
   app.add_option("--root", o.root, "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
   app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
@@ -93,9 +142,13 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
       ->delimiter(',');
+  app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
+  auto* check = app.add_subcommand("check", "the verdict for every GPU–NVMe pair, with findings and fixes (default)");
+  auto* explain = app.add_subcommand("explain", "one pair hop by hop: which rule decided");
+  explain->add_option("pair", o.explain_pair, "GPU and NVMe (PCI address, nvme0, /dev/nvme0n1)")->expected(2)->required();
   auto* topo = app.add_subcommand("topo", "the PCI tree with roles, link speed and width, ACS state");
   auto* paths = app.add_subcommand("paths", "every GPU–NVMe pair with the hops between them");
-  for (auto* sub : {topo, paths}) sub->fallthrough();
+  for (auto* sub : {check, explain, topo, paths}) sub->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -106,6 +159,8 @@ int main(int argc, char** argv) {
   try {
     if (*topo) return run_topo(o);
     if (*paths) return run_paths(o);
+    if (*explain) return run_explain(o);
+    return run_check_command(o);
   } catch (const UsageError& e) {
     std::cerr << "p2pcheck: " << e.what() << "\n";
     return kExitUsage;

@@ -1,0 +1,29 @@
+// One check's outcome: a level, a one-line reason, the evidence it rests on, and the fix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace p2pcheck {
+
+enum class Level { kPass, kInfo, kWarn, kFail, kUnknown };
+const char* to_string(Level level);  // "PASS", "INFO", "WARN", "FAIL", "UNKNOWN"
+
+struct Evidence {
+  std::string file;   // the file read, as a path inside the source ("/proc/cmdline")
+  std::string value;  // what it said that matters ("intel_iommu=on")
+};
+
+struct Finding {
+  std::string id;       // stable, for scripts: "kernel.config_p2pdma", "storage.stack"
+  Level level = Level::kInfo;
+  std::string subject;  // what it is about: "", "nvme1n1", "0000:41:00.0"
+  std::string message;  // one line: what is true and why it matters
+  std::vector<Evidence> evidence;
+  std::string fix;      // what to do, and what it costs; empty when nothing is to be done
+};
+
+// The worst level among findings, in the order FAIL > UNKNOWN > WARN > INFO > PASS.
+Level worst(const std::vector<Finding>& findings);
+
+}  // namespace p2pcheck
