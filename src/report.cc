@@ -20,10 +20,13 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-json link_json(const LinkInfo& link) {
+json link_json(const Topology& topo, const Function& fn) {
+  const LinkInfo& link = fn.link;
+  LinkCheck check = check_link(topo, fn);
   return {{"max_speed_gts", opt(link.max_speed)}, {"max_width", opt(link.max_width)},
           {"speed_gts", opt(link.cur_speed)},     {"width", opt(link.cur_width)},
-          {"downtrained", link.downtrained()}};
+          {"capable_speed_gts", opt(check.capable_speed)}, {"capable_width", opt(check.capable_width)},
+      {"downtrained", check.downtrained}};
 }
 
 json acs_json(const Acs& acs) {
@@ -61,7 +64,7 @@ std::string link_text(const LinkInfo& link) {
     return (s ? format_speed(*s) : std::string("?")) + " x" + (w ? std::to_string(*w) : std::string("?"));
   };
   std::string text = part(link.cur_speed, link.cur_width);
-  if (link.downtrained()) text += " (DOWNTRAINED, capable " + part(link.max_speed, link.max_width) + ")";
+  if (link.downtrained()) text += " (device capable " + part(link.max_speed, link.max_width) + ")";
   return text;
 }
 
@@ -75,7 +78,7 @@ std::string acs_text(const Acs& acs) {
   return "";
 }
 
-json function_json(const Function& fn, const Inventory& inv) {
+json function_json(const Topology& topo, const Function& fn, const Inventory& inv) {
   json bars = json::array();
   for (const Bar& bar : fn.bars)
     bars.push_back({{"index", bar.index}, {"start", "0x" + hex(bar.start, 16)}, {"size", bar.size},
@@ -105,7 +108,7 @@ json function_json(const Function& fn, const Inventory& inv) {
       {"port_type", to_string(fn.port_type)},
       {"config_size", fn.config_size},
       {"config_note", fn.config_note.empty() ? json(nullptr) : json(fn.config_note)},
-      {"link", link_json(fn.link)},
+      {"link", link_json(topo, fn)},
       {"acs", acs_json(fn.acs)},
       {"bars", bars},
       {"resizable_bar", rebar},
@@ -133,7 +136,7 @@ json topology_json(const Topology& topo, const Inventory& inv) {
                        {"bridge_device_unknown", hb.bridge_device_unknown}});
   }
   json functions = json::array();
-  for (const auto& [bdf, fn] : topo.functions) functions.push_back(function_json(fn, inv));
+  for (const auto& [bdf, fn] : topo.functions) functions.push_back(function_json(topo, fn, inv));
   json gpus = json::array();
   for (const Bdf& g : inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();
@@ -151,13 +154,13 @@ json topology_json(const Topology& topo, const Inventory& inv) {
           {"host_bridges", bridges}, {"functions", functions}, {"gpus", gpus}, {"nvme", nvmes}, {"ignored", ignored}};
 }
 
-json path_json(const PairPath& path, const Inventory& inv) {
+json path_json(const Topology& topo, const PairPath& path, const Inventory& inv) {
   json hops = json::array();
   for (const Hop& hop : path.hops) {
     if (hop.function) {
       hops.push_back({{"bdf", hop.function->bdf.str()}, {"host_bridge", nullptr}, {"role", hop.role},
                       {"common", hop.function == path.walk.common}, {"acs", acs_json(hop.function->acs)},
-                      {"link", link_json(hop.function->link)}});
+                      {"link", link_json(topo, *hop.function)}});
     } else {
       hops.push_back({{"bdf", nullptr}, {"host_bridge", hop.host_bridge}, {"role", hop.role}, {"common", false}});
     }
@@ -181,14 +184,14 @@ json path_json(const PairPath& path, const Inventory& inv) {
 
 json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths) {
   json pairs = json::array();
-  for (const auto& p : paths) pairs.push_back(path_json(p, inv));
+  for (const auto& p : paths) pairs.push_back(path_json(topo, p, inv));
   return {{"schema", "p2pcheck.paths"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
           {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated}, {"pairs", pairs}};
 }
 
 namespace {
 
-std::string annotations(const Function& fn, const Inventory& inv) {
+std::string annotations(const Topology& topo, const Function& fn, const Inventory& inv) {
   std::string out;
   auto add = [&out](const std::string& s) {
     if (!s.empty()) out += "  " + s;
@@ -202,6 +205,7 @@ std::string annotations(const Function& fn, const Inventory& inv) {
     if (i.bdf == fn.bdf) role = "ignored: " + i.reason;
   add("<" + role + ">");
   add(link_text(fn.link));
+  if (check_link(topo, fn).downtrained) add("DOWNTRAINED");
   add(acs_text(fn.acs));
   if (fn.is_virtfn()) add("VF of " + fn.physfn->str());
   if (fn.p2pmem && fn.p2pmem->size) add("p2pmem " + format_size(*fn.p2pmem->size));
@@ -217,7 +221,7 @@ void tree_lines(const Topology& topo, const Inventory& inv, const Function& fn, 
   std::string role = role_of(fn, inv);
   if (role == "GPU") label = colored(style, "1;32", label);
   else if (role == "NVMe") label = colored(style, "1;36", label);
-  out += prefix + branch + label + annotations(fn, inv) + "\n";
+  out += prefix + branch + label + annotations(topo, fn, inv) + "\n";
   auto kids = topo.children(fn);
   for (size_t i = 0; i < kids.size(); ++i) tree_lines(topo, inv, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
 }
@@ -336,7 +340,7 @@ std::string cell(const PairDecision& d) {
     return std::string(f.hardware == "passes" ? "NO*" : "NO");
   };
   std::string how = d.map_type == MapType::kBusAddr          ? "switch"
-                    : d.map_type == MapType::kThruHostBridge ? "host bridge"
+                    : d.map_type == MapType::kThruHostBridge ? (d.path.walk.common ? "ACS->host" : "host bridge")
                     : d.map_type == MapType::kNotSupported   ? (d.path.walk.common && !d.path.walk.acs_redirect.empty() ? "ACS" : "host bridge")
                                                              : "unknown";
   return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
@@ -352,8 +356,8 @@ std::string pad(const std::string& s, size_t width) {
 
 }  // namespace
 
-json decision_json(const PairDecision& d, const Inventory& inv) {
-  json j = path_json(d.path, inv);
+json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv) {
+  json j = path_json(topo, d.path, inv);
   json out = {{"gpu", j["gpu"]},
               {"nvme", j["nvme"]},
               {"nvme_name", j["nvme_name"]},
@@ -401,7 +405,7 @@ json check_json(const CheckReport& r) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f));
   json pairs = json::array();
-  for (const auto& d : r.pairs) pairs.push_back(decision_json(d, r.inv));
+  for (const auto& d : r.pairs) pairs.push_back(decision_json(r.topo, d, r.inv));
   json gpus = json::array();
   for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();

@@ -145,7 +145,7 @@ class BlockGraph {
       for (const auto& disk : src_.list("/sys/block")) {
         add(disk, "/sys/block/" + disk);
         for (const auto& entry : src_.list("/sys/block/" + disk))
-          if (entry.rfind(disk, 0) == 0 && src_.exists("/sys/block/" + disk + "/" + entry + "/partition"))
+          if (entry.rfind(disk, 0) == 0 && src_.read("/sys/block/" + disk + "/" + entry + "/partition").ok())
             add(entry, "/sys/block/" + disk + "/" + entry);
       }
     }
@@ -173,9 +173,10 @@ class BlockGraph {
     BlockDev d;
     d.name = name;
     auto canonical = src_.resolve(link);
-    d.partition = src_.exists(link + "/partition");
+    // Reads and listings only (no bare existence tests), so a capture of what was read replays the same.
+    d.partition = src_.read(link + "/partition").ok();
     // Whole disks are read under /sys/block, the path people know; partitions only live in /sys/class/block.
-    d.dir = (!d.partition && src_.exists("/sys/block/" + name)) ? "/sys/block/" + name : link;
+    d.dir = (!d.partition && src_.resolve("/sys/block/" + name)) ? "/sys/block/" + name : link;
     if (d.partition && canonical) {
       size_t slash = canonical->rfind('/');
       if (slash != std::string::npos) d.parent = basename(canonical->substr(0, slash));
@@ -183,14 +184,14 @@ class BlockGraph {
     if (FileRead r = src_.read(d.dir + "/dev"); r.ok()) d.majmin = std::string(trim(r.bytes));
     d.slaves = src_.list(d.dir + "/slaves");
     d.holders = src_.list(d.dir + "/holders");
-    if (src_.exists(d.dir + "/dm")) {
+    if (FileRead r = src_.read(d.dir + "/dm/name"); r.ok()) {
       d.dm = true;
-      if (FileRead r = src_.read(d.dir + "/dm/name"); r.ok()) d.dm_name = std::string(trim(r.bytes));
-      if (FileRead r = src_.read(d.dir + "/dm/uuid"); r.ok()) d.dm_uuid = std::string(trim(r.bytes));
+      d.dm_name = std::string(trim(r.bytes));
+      if (FileRead u = src_.read(d.dir + "/dm/uuid"); u.ok()) d.dm_uuid = std::string(trim(u.bytes));
     }
-    if (src_.exists(d.dir + "/md")) {
+    if (FileRead r = src_.read(d.dir + "/md/level"); r.ok() || r.status == ReadStatus::kDenied) {
       d.md = true;
-      if (FileRead r = src_.read(d.dir + "/md/level"); r.ok()) d.md_level = std::string(trim(r.bytes));
+      d.md_level = std::string(trim(r.bytes));
     }
     if (name.rfind("loop", 0) == 0 && !d.partition) {
       d.loop = true;
@@ -440,7 +441,7 @@ NvmeMultipath read_multipath(Source& src) {
     std::string v(trim(r.bytes));
     mp.param = (v == "Y" || v == "1") ? NvmeMultipath::Param::kEnabled : NvmeMultipath::Param::kDisabled;
     mp.param_evidence = {param, v};
-  } else if (r.status == ReadStatus::kMissing && src.exists("/sys/module/nvme_core")) {
+  } else if (r.status == ReadStatus::kMissing && !src.list("/sys/module/nvme_core").empty()) {
     mp.param = NvmeMultipath::Param::kAbsent;
     mp.param_evidence = {param, "absent: kernel built without CONFIG_NVME_MULTIPATH"};
   } else {

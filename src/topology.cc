@@ -146,6 +146,23 @@ std::vector<const Function*> Topology::children(const Function& fn) const {
   return kids;
 }
 
+LinkCheck check_link(const Topology& topo, const Function& fn) {
+  LinkCheck check;
+  // VFs share their PF's link; root-bus devices have no port above them in sysfs.
+  if (fn.is_virtfn() || !fn.parent) return check;
+  const Function* port = topo.find(*fn.parent);
+  if (!port) return check;
+  auto lower = [](auto a, auto b) -> decltype(a) {
+    if (a && b) return std::min(*a, *b);
+    return a ? a : b;
+  };
+  check.capable_speed = lower(fn.link.max_speed, port->link.max_speed);
+  check.capable_width = lower(fn.link.max_width, port->link.max_width);
+  check.downtrained = (check.capable_speed && fn.link.cur_speed && *fn.link.cur_speed < *check.capable_speed) ||
+                      (check.capable_width && fn.link.cur_width && *fn.link.cur_width < *check.capable_width);
+  return check;
+}
+
 Topology read_topology(Source& source, const PciDecoder& decoder) {
   Topology topo;
   topo.source_description = source.describe();

@@ -92,6 +92,11 @@ Description format (TOML; every table optional unless noted)
   drm       { card = 1, render = 128 } -> drm/cardN, drm/renderDM and /sys/class/drm links
   boot_vga  true/false (VGA class functions get a boot_vga file)
   files     { "relative/name" = "content" } extra files inside the function directory
+  iommu_group_of  BDF whose IOMMU group this function shares (e.g. conventional PCI behind a
+            PCIe-to-PCI bridge)
+  vga_path  bridge forwards legacy VGA (BridgeCtl VGA+VGA16)
+  overrides (rarely needed): caps_at = { pcie = 0x90 }, command, status, bridge_ctl, intpin,
+            devcap, devctl, devcap2, devctl2, sltcap, sltctl, pmc, port_number, aspm, noflr
 
 [kfd]  cpu = { ...properties of the CPU nodes... }, generation_id, system = { platform_oem, ... }
 

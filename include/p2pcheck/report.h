@@ -14,9 +14,9 @@ inline constexpr const char* kToolVersion = "0.1.0";
 // Bumped when a field changes meaning or disappears; new fields do not bump it. docs/json.md.
 inline constexpr int kJsonSchemaVersion = 1;
 
-nlohmann::ordered_json function_json(const Function& fn, const Inventory& inv);
+nlohmann::ordered_json function_json(const Topology& topo, const Function& fn, const Inventory& inv);
 nlohmann::ordered_json topology_json(const Topology& topo, const Inventory& inv);
-nlohmann::ordered_json path_json(const PairPath& path, const Inventory& inv);
+nlohmann::ordered_json path_json(const Topology& topo, const PairPath& path, const Inventory& inv);
 nlohmann::ordered_json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths);
 
 struct TextStyle {
@@ -42,6 +42,6 @@ nlohmann::ordered_json check_json(const CheckReport& report);
 std::string check_text(const CheckReport& report, const TextStyle& style);
 // One pair hop by hop: which devices the kernel looked at, what each said, which rule decided.
 std::string explain_text(const CheckReport& report, const PairDecision& pair, const TextStyle& style);
-nlohmann::ordered_json decision_json(const PairDecision& d, const Inventory& inv);
+nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv);
 
 }  // namespace p2pcheck

@@ -45,6 +45,15 @@ class Topology {
   std::vector<const Function*> children(const Function& fn) const;
 };
 
+// The link between a function and the port above it, judged from both ends: it is downtrained
+// only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).
+struct LinkCheck {
+  std::optional<double> capable_speed;
+  std::optional<int> capable_width;
+  bool downtrained = false;
+};
+LinkCheck check_link(const Topology& topo, const Function& fn);
+
 // Walks /sys/bus/pci/devices of `source` and decodes every function. Throws Error for input that
 // is not a PCI tree at all (no /sys/bus/pci/devices, links that leave the root, bad attribute text).
 Topology read_topology(Source& source, const PciDecoder& decoder);

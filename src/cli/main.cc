@@ -119,7 +119,7 @@ int run_explain(Options o) {
   auto report = checked(*source, o);
   const PairDecision& d = report->pairs.at(0);
   if (o.json)
-    std::cout << decision_json(d, report->inv).dump(2) << "\n";
+    std::cout << decision_json(report->topo, d, report->inv).dump(2) << "\n";
   else
     std::cout << explain_text(*report, d, text_style(o));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what p2pcheck needs to build and test on Debian 12, from Debian's own packages.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libpci-dev pciutils pci.ids libnvme-dev libjson-c-dev
+  libarchive-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev python3
+)
+# Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
+packages+=(linux-headers-amd64)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

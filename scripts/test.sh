@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the whole test suite (ctest). Extra arguments go to ctest,
+# e.g. scripts/test.sh -LE lab for the quick loop without the QEMU lab.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh
+ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
