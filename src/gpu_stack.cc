@@ -2,7 +2,9 @@
 #include "p2pcheck/gpu_stack.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <set>
 
 #include "p2pcheck/sysfs_text.h"

@@ -2,6 +2,7 @@
 #include "p2pcheck/storage.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <regex>
 #include <set>

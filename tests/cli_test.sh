@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end checks of the p2pcheck command: the live backend on this GPU-less machine, exit codes,
+# and clear errors for bad input.
+set -u
+bin=$1
+cd "$(dirname "$0")/.." || exit 1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0
+expect() {  # expect NAME WANT_RC PATTERN -- command...
+  local name=$1 want=$2 pattern=$3; shift 4
+  "$@" > "$tmp/out" 2>&1; local rc=$?
+  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20; failed=$((failed + 1)); return; fi
+  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out"; then
+    echo "FAIL $name: output lacks /$pattern/"; sed 's/^/    /' "$tmp/out" | head -20; failed=$((failed + 1)); return; fi
+  passed=$((passed + 1))
+}
+
+# The live machine: PCI devices but no GPU here, so the tool must say so plainly.
+if ! "$bin" topo --json | grep -q '"gpus": \[\]'; then
+  echo "note: this machine has a GPU; skipping the GPU-less live checks"
+else
+  expect live_topo 0 "no AMD or NVIDIA GPU found in live /" -- "$bin" topo
+  expect live_paths 4 "no GPU–NVMe pair found in live /" -- "$bin" paths
+  expect live_check 4 "no AMD or NVIDIA GPU in live /" -- "$bin" check
+  expect live_default_is_check 4 "RESULT:" -- "$bin"
+fi
+expect live_json 0 '"source": "live /"' -- "$bin" topo --json
+
+# Exit codes and messages on the fixtures.
+expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root fixtures/intel-xeon-broadwell/root explain 02:00.0 nvme0
+expect epyc_explain 0 "common upstream bridge" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root explain 0000:03:00.0 /dev/nvme0n1
+expect any_two_functions 0 "distance 4" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root paths --gpu 03:00.0 --nvme 04:00.0
+expect nonroot_unknown 0 "run as root" -- "$bin" --root fixtures/epyc-mi300x-8gpu-nonroot/root topo
+
+# Usage errors: exit 3.
+expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root paths --gpu 77:00.0
+expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root check --nvme nvme42
+expect bad_subcommand 3 "" -- "$bin" frobnicate
+expect bad_kernel 3 "--assume-kernel banana" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root check --assume-kernel banana
+expect root_and_dump 3 "give one" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root --dump x.tar topo
+
+# Bad input: exit 5, naming the file and what was expected.
+expect missing_root 5 "/does/not/exist: cannot open root directory" -- "$bin" --root /does/not/exist topo
+echo "hello" > "$tmp/garbage.tar"
+expect garbage_dump 5 "garbage.tar: not a recognised dump" -- "$bin" --dump "$tmp/garbage.tar" topo
+cp -r fixtures/opteron-6300-prezen/root "$tmp/broken"
+cfg=$(find "$tmp/broken/sys/devices" -name config | head -1)
+head -c 100 "$cfg" > "$tmp/cfg" && mv "$tmp/cfg" "$cfg"
+expect truncated_config 5 "config: 100 bytes; expected 4096" -- "$bin" --root "$tmp/broken" topo
+cp -r fixtures/opteron-6300-prezen/root "$tmp/escape"
+ln -sfn ../../../../../../etc "$tmp/escape/sys/bus/pci/devices/0000:00:00.0"
+expect escaping_link 5 "leaves the root" -- "$bin" --root "$tmp/escape" topo
+cp -r fixtures/opteron-6300-prezen/root "$tmp/vanished"
+rm -rf "$tmp/vanished/sys/devices/pci0000:00/0000:00:02.0"
+expect vanished_device 5 "does not exist" -- "$bin" --root "$tmp/vanished" topo
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
