@@ -165,7 +165,9 @@ Finding virtualization_finding(Source& src, const Machine& machine, const Topolo
     f.fix = "run p2pcheck where /proc/cpuinfo and /sys/class/dmi/id are readable";
   } else {
     f.level = Level::kPass;
-    f.message = "no sign of virtualization (no hypervisor CPU flag, no virtual machine in DMI, no virtio devices)";
+    f.message = std::string("no sign of virtualization (") +
+                (machine.cpu.evidence_file.empty() ? "CPU flags not read" : "no hypervisor CPU flag") + ", " +
+                (vr.ok() || pr.ok() ? "no virtual machine in DMI" : "no DMI") + ", no virtio devices)";
   }
   return f;
 }
@@ -467,13 +469,19 @@ std::vector<Finding> library_findings(Source& src) {
     if (entry.rfind("rocm-", 0) == 0) dirs.push_back("/opt/" + entry + "/lib");
   dirs.insert(dirs.begin(), std::begin(kLibDirs), std::end(kLibDirs));
   std::set<std::string> seen_dirs;
-  std::vector<std::string> hip, hipfile;
-  std::vector<std::string> looked;
+  std::vector<std::string> hip, hipfile, looked;
+  std::vector<Evidence> listed;  // each place looked at, for the evidence when nothing is found
   for (const auto& dir : dirs) {
     auto canonical = src.resolve(dir);
     looked.push_back(dir);
-    if (!canonical || !seen_dirs.insert(*canonical).second) continue;
-    for (const auto& name : src.list(dir)) {
+    if (!canonical) {
+      listed.push_back({dir, "absent"});
+      continue;
+    }
+    if (!seen_dirs.insert(*canonical).second) continue;
+    std::vector<std::string> names = src.list(dir);
+    listed.push_back({dir, std::to_string(names.size()) + " entries"});
+    for (const auto& name : names) {
       if (name.rfind("libamdhip64.so", 0) == 0) hip.push_back(dir + "/" + name);
       if (name.rfind("libhipfile.so", 0) == 0) hipfile.push_back(dir + "/" + name);
     }
@@ -482,15 +490,15 @@ std::vector<Finding> library_findings(Source& src) {
   Finding h = make("gpu.hip_runtime", Level::kInfo, "", "");
   if (!hip.empty()) {
     h.message = "HIP runtime found: " + join(hip, ", ") +
-                "; whether it exports hipAmdFileRead/hipAmdFileWrite (ROCm 7.2+) is checked at verify time";
+                "; whether it exports hipAmdFileRead/hipAmdFileWrite is checked at verify time (it needs dlopen)";
     h.evidence.push_back({hip.front(), "present"});
   } else {
     h.level = Level::kWarn;
     h.message = "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
                 ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
                 "a container or a Python wheel)";
-    h.evidence.push_back({join(looked, " "), "no libamdhip64.so*"});
-    h.fix = "install ROCm 7.2 or newer (the hip-runtime-amd package) where hipFile applications run; cost: a ROCm install";
+    h.evidence = listed;
+    h.fix = "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
   }
   out.push_back(std::move(h));
   Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
@@ -499,7 +507,7 @@ std::vector<Finding> library_findings(Source& src) {
     l.evidence.push_back({hipfile.front(), "present"});
   } else {
     l.message = "no hipFile library (libhipfile.so*) in the usual places; applications may bundle their own";
-    l.evidence.push_back({join(looked, " "), "no libhipfile.so*"});
+    l.evidence = listed;
     l.fix = "install hipFile from ROCm (or build it) where it is to be used; cost: none beyond the install";
   }
   out.push_back(std::move(l));

@@ -78,6 +78,7 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 
 const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
 const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
+const std::regex kNvmeController("nvme[0-9]+");
 const std::regex kNvmePathNode("nvme([0-9]+)c[0-9]+n([0-9]+)");  // hidden per-path node of a head
 
 bool is_nvme_namespace(const std::string& name) { return std::regex_match(name, kNvmeNamespace); }
@@ -410,28 +411,22 @@ void attach_controller(StorageStack& s, const Inventory& inv) {
 // ext4's journalling mode: /proc/mounts shows data= only when it differs from the default, and a
 // default set in the superblock (tune2fs -o journal_data) hides there too; /proc/fs/ext4/<dev>/options
 // lists every option, so it decides when /proc/mounts is silent. Neither: the default, ordered.
-void read_ext4_mode(Source& src, StorageStack& s) {
-  const Mount& m = s.mounts.front();
-  for (const std::string& opt : split_commas(m.options)) {
-    if (opt.rfind("data=", 0) == 0) {
-      s.ext4_data_mode = opt.substr(5);
-      s.ext4_data_mode_evidence = {"/proc/mounts", mount_line(m)};
-      return;
-    }
-  }
-  const std::string file = "/proc/fs/ext4/" + s.layers.front().device + "/options";
+struct Ext4Mode {
+  std::string mode;
+  Evidence evidence;  // file empty when assumed
+};
+
+Ext4Mode read_ext4_mode(Source& src, const Mount& m, const std::string& device) {
+  for (const std::string& opt : split_commas(m.options))
+    if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {"/proc/mounts", mount_line(m)}};
+  const std::string file = "/proc/fs/ext4/" + device + "/options";
   if (FileRead r = src.read(file); r.ok()) {
     for (const std::string& line : split_lines(r.bytes)) {
       std::string opt(trim(line));
-      if (opt.rfind("data=", 0) == 0) {
-        s.ext4_data_mode = opt.substr(5);
-        s.ext4_data_mode_evidence = {file, opt};
-        return;
-      }
+      if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {file, opt}};
     }
   }
-  s.ext4_data_mode = "ordered";
-  s.ext4_data_mode_evidence = {"", "no data= option in /proc/mounts: ordered, the ext4 default"};
+  return {"ordered", {"", "no data= option in /proc/mounts: ordered, the ext4 default"}};
 }
 
 NvmeMultipath read_multipath(Source& src) {
@@ -455,7 +450,7 @@ NvmeMultipath read_multipath(Source& src) {
       if (is_nvme_namespace(entry)) {
         mp.heads[entry];
         mp.head_subsystem[entry] = subsys;
-      } else if (std::regex_match(entry, std::regex("nvme[0-9]+"))) {
+      } else if (std::regex_match(entry, kNvmeController)) {
         mp.subsystem_controllers[subsys].push_back(entry);
       }
     }
@@ -549,6 +544,9 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
   std::set<std::string> used;  // NVMe devices some stack ends on
   for (const std::string& top : tops) {
     std::vector<Path> paths = walker.walk(top);
+    std::optional<Ext4Mode> ext4;
+    if (top_mounts.count(top) && top_mounts[top].front().fstype == "ext4")
+      ext4 = read_ext4_mode(source, top_mounts[top].front(), top);
     std::vector<std::string> leaves;
     for (const Path& p : paths) leaves.push_back(p.leaf);
     for (const Path& p : paths) {
@@ -565,7 +563,10 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
         s.other_members.push_back(other);
         if (!is_nvme(other)) s.non_nvme_members.push_back(other);
       }
-      if (!s.mounts.empty() && s.mounts.front().fstype == "ext4") read_ext4_mode(source, s);
+      if (ext4) {
+        s.ext4_data_mode = ext4->mode;
+        s.ext4_data_mode_evidence = ext4->evidence;
+      }
       used.insert(p.leaf);
       used.insert(s.nvme_namespace);
       layout.stacks.push_back(std::move(s));

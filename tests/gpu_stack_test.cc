@@ -262,6 +262,21 @@ TEST_F(GpuStack, LargeBarWithoutKfdUsesAmdgpuSysfsThenResizableBar) {
   expect_evidence_on_non_pass(fs);
 }
 
+TEST_F(GpuStack, KfdWithoutTheGpu) {
+  // The GPU node maps to another function: this GPU has no KFD node.
+  kfd_node(1, "simd_count 1216\ndomain 0\nlocation_id 1024\n");
+  auto fs = run();
+  const Finding* f = find(fs, "gpu.kfd", gpu());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_EQ(find(fs, "gpu.kfd")->level, Level::kPass);
+  // Only CPU nodes: KFD sees no GPU at all.
+  std::filesystem::remove_all(dir_.path() + "/sys/class/kfd/kfd/topology/nodes/1");
+  fs = run();
+  EXPECT_EQ(find(fs, "gpu.kfd")->level, Level::kFail);
+  expect_evidence_on_non_pass(fs);
+}
+
 TEST_F(GpuStack, ApusFail) {
   // By gfx target (Phoenix).
   kfd_node(1, "simd_count 24\ngfx_target_version 110003\ndomain 0\nlocation_id 768\n");

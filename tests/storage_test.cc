@@ -301,8 +301,11 @@ TEST_F(Storage, DeviceMapperKindsFromUuidPrefix) {
 TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
   block_.md("md0", "9:0", "raid1", {"nvme0n1p1", "nvme1n1p1"});
   machine_.mounts.erase(machine_.mounts.begin() + 1);  // no EFI mount this time
-  machine_.mounts.push_back({"/dev/md0", "/scratch", "xfs", "rw"});
+  machine_.mounts.push_back({"/dev/md0", "/scratch", "ext4", "rw"});
+  dir_.write("proc/fs/ext4/md0/options", "rw\ndata=ordered\n");
   auto fs = run();
+  // Two stacks share one file system: its files are still read once.
+  for (const auto& [path, count] : source_->access_log().file_reads) EXPECT_EQ(count, 1) << path;
   for (const char* leaf : {"nvme0n1p1", "nvme1n1p1"}) {
     const Finding* f = find(fs, "storage.stack", leaf);
     ASSERT_TRUE(f) << leaf;
@@ -318,6 +321,55 @@ TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
       EXPECT_TRUE(s.non_nvme_members.empty());
     }
   EXPECT_TRUE(found);
+}
+
+TEST_F(Storage, PartitionOfAnMdArrayIsWalkedThroughTheArray) {
+  block_.md("md0", "9:0", "raid0", {"nvme1n1"});
+  block_.partition("md0", "md0p1", "259:8", 1);
+  machine_.mounts.push_back({"/dev/md0p1", "/fast", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "/fast: xfs on md0p1 on md raid0 (md0) on nvme1n1")) << f->message;
+}
+
+TEST_F(Storage, DeviceLinksInDevAreFollowed) {
+  dir_.write("dev/nvme1n1p1", "");
+  dir_.link("dev/disk/by-uuid/0f3c-11aa", "../../nvme1n1p1");
+  machine_.mounts.push_back({"/dev/disk/by-uuid/0f3c-11aa", "/data", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kPass);
+  EXPECT_TRUE(layout_.unmapped.empty());
+}
+
+TEST_F(Storage, EscapedMountPointsMatchLoopBackingFiles) {
+  machine_.mounts.push_back({"/dev/nvme1n1p1", "/mnt/my\\040data", "xfs", "rw"});
+  block_.loop("loop3", "7:3", "/mnt/my data/vm.img (deleted)");
+  machine_.mounts.push_back({"/dev/loop3", "/mnt/vm", "ext4", "rw"});
+  auto fs = run();
+  bool found = false;
+  for (const auto& f : fs)
+    if (f.subject == "nvme1n1p1" && contains(f.message, "loop3")) {
+      found = true;
+      EXPECT_EQ(f.level, Level::kFail);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Storage, DmMultipathOverNvmeFails) {
+  block_.dm("dm-4", "253:4", "mpatha", "mpath-eui.0025385b71b0f4a1", {"nvme1n1"});
+  block_.dm("dm-5", "253:5", "mpatha1", "part1-mpath-eui.0025385b71b0f4a1", {"dm-4"});
+  machine_.mounts.push_back({"/dev/mapper/mpatha1", "/mp", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "dm partition mapping mpatha1 (dm-5) on dm-multipath mpatha (dm-4) on nvme1n1"))
+      << f->message;
+  EXPECT_TRUE(contains(f->fix, "failover"));
 }
 
 TEST_F(Storage, LoopDeviceWithBackingFileOnNvmeFails) {

@@ -85,6 +85,7 @@ struct StorageLayout {
 };
 
 // Reads the block layer (/sys/class/block, holders, slaves, dm/, md/, loop/), /proc/swaps,
+// /proc/fs/ext4/<dev>/options (when /proc/mounts names no data= mode),
 // /proc/self/mountinfo (only for mounts whose device name does not say which block device it is)
 // and the nvme_core / nvme-subsystem layout.
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv);
