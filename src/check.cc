@@ -32,6 +32,26 @@ int severity(Level l) {
   return 0;
 }
 
+std::vector<std::string> split_on(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find(sep, i);
+    if (j == std::string::npos) j = text.size();
+    if (j > i) parts.push_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+// A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
+bool device_matches(const std::string& item, const Function& fn) {
+  if (auto bdf = Bdf::parse(item)) return *bdf == fn.bdf;
+  unsigned vendor = 0, device = 0;
+  if (std::sscanf(item.c_str(), "pci:%x:%x", &vendor, &device) == 2) return vendor == fn.vendor && device == fn.device;
+  return false;
+}
+
 std::string hex_family(int family) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%x", family);
@@ -133,6 +153,26 @@ std::vector<Finding> check_kernel(const Machine& m, const KernelRules& rules) {
   return out;
 }
 
+AcsOverride acs_override(const std::string& cmdline, const Function& fn) {
+  AcsOverride result = AcsOverride::kNone;
+  for (const auto& [key, value] : parse_cmdline(cmdline)) {
+    if (key != "pci") continue;
+    // pci= takes comma-separated options; the device lists inside use ';'.
+    for (const std::string& option : split_on(value, ',')) {
+      bool disable = option.rfind("disable_acs_redir=", 0) == 0;
+      bool config = option.rfind("config_acs=", 0) == 0;
+      if (!disable && !config) continue;
+      for (std::string item : split_on(option.substr(option.find('=') + 1), ';')) {
+        if (config) item = item.substr(item.find('@') == std::string::npos ? 0 : item.find('@') + 1);
+        if (!device_matches(item, fn)) continue;
+        if (config) return AcsOverride::kConfigured;
+        result = AcsOverride::kRedirectDisabled;
+      }
+    }
+  }
+  return result;
+}
+
 std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topology& topo,
                                  const std::vector<PairDecision>& pairs) {
   std::vector<Finding> out;
@@ -170,6 +210,35 @@ std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topolog
     if (!type_file.empty()) f.evidence.push_back({type_file, *group_types.begin()});
   }
   if (!cmd_iommu.empty() || !acs_params.empty()) f.evidence.push_back({"/proc/cmdline", cmd_iommu + (acs_params.empty() ? "" : " " + acs_params)});
+  if (!units.empty()) {
+    // With an IOMMU the kernel enables RR and CR (and SV, UF) on every device whose ACS capability
+    // advertises them, then clears redirect for devices named in pci=disable_acs_redir=; config_acs=
+    // sets bits explicitly. A device that differs was changed after boot (setpci) or by a quirk: the
+    // kernel decides on the register as it is now, which is what the verdicts above use.
+    std::vector<std::string> differs;
+    for (const auto& [bdf, fn] : topo.functions) {
+      if (fn.acs.presence != Presence::kPresent) continue;
+      AcsOverride o = acs_override(m.cmdline, fn);
+      if (o == AcsOverride::kConfigured) continue;
+      std::uint16_t want = fn.acs.capability & (kAcsRr | kAcsCr);
+      if (o == AcsOverride::kRedirectDisabled) want = 0;
+      if ((fn.acs.control & (kAcsRr | kAcsCr)) != want) differs.push_back(bdf.str());
+    }
+    if (!differs.empty()) {
+      Finding d{"iommu.acs_changed", Level::kWarn, "", "", {}, ""};
+      d.message = std::to_string(differs.size()) + " device(s) have ACS redirect " +
+                  "different from what the kernel sets at boot with an IOMMU (" + differs.front() +
+                  (differs.size() > 1 ? ", ..." : "") + "): changed after boot, e.g. by setpci; verdicts use the current value";
+      const Function& first = topo.at(*Bdf::parse(differs.front()));
+      char ctl[32];
+      std::snprintf(ctl, sizeof ctl, "ACS cap 0x%04x ctrl 0x%04x", first.acs.capability, first.acs.control);
+      d.evidence.push_back({first.sysfs_path + "/config", ctl});
+      d.fix = "reboot (or re-apply the same setting on every boot) so the verdict and the running state agree";
+      out.push_back(f);
+      out.push_back(d);
+      return out;
+    }
+  }
   // Which pairs does ACS redirect push through the root complex?
   std::set<std::string> redirected_ports;
   int affected = 0;

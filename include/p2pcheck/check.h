@@ -32,6 +32,10 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
 
 // Kernel and CPU findings (config, known-bad kernels, distribution table, allowlist table, CPU rule).
 std::vector<Finding> check_kernel(const Machine& machine, const KernelRules& rules);
+// What the kernel command line says about a device's ACS (pci=disable_acs_redir=, pci=config_acs=).
+enum class AcsOverride { kNone, kRedirectDisabled, kConfigured };
+AcsOverride acs_override(const std::string& cmdline, const Function& fn);
+
 // IOMMU state and its effect on ACS redirect.
 std::vector<Finding> check_iommu(Source& source, const Machine& machine, const Topology& topo,
                                  const std::vector<PairDecision>& pairs);
