@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace p2pcheck {
 namespace {
 
@@ -93,6 +95,27 @@ TEST(KernelVersion, ParsesReleases) {
   EXPECT_EQ(parse_kernel_version("6.12.117")->str(), "6.12.117");
   EXPECT_TRUE((*parse_kernel_version("5.14.0-427.el9") < KernelVersion{6, 1, 0}));
   EXPECT_FALSE(parse_kernel_version("banana"));
+}
+
+}  // namespace
+}  // namespace p2pcheck
+
+namespace p2pcheck {
+namespace {
+
+// The read-once rule: a whole `check` reads every file and lists every directory at most once.
+TEST(ReadOnce, FullCheckOfEveryFixtureReadsEachFileOnce) {
+  int fixtures = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    if (!std::filesystem::exists(entry.path() / "root" / "sys")) continue;
+    ++fixtures;
+    auto source = open_tree_source((entry.path() / "root").string());
+    auto report = run_check(*source, CheckOptions{});
+    EXPECT_FALSE(report->pairs.empty()) << entry.path();
+    for (const auto& [path, count] : source->access_log().file_reads) EXPECT_EQ(count, 1) << entry.path() << path;
+    for (const auto& [path, count] : source->access_log().dir_lists) EXPECT_EQ(count, 1) << entry.path() << path;
+  }
+  EXPECT_GE(fixtures, 4);
 }
 
 }  // namespace
