@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <set>
 
+#include "p2pcheck/gpu_stack.h"
 #include "p2pcheck/report.h"
+#include "p2pcheck/storage.h"
 #include "p2pcheck/sysfs_text.h"
 
 namespace p2pcheck {
@@ -314,6 +316,8 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
   add(check_kernel(report->machine, report->rules));
   add(check_iommu(source, report->machine, report->topo, report->pairs));
   add(check_links(report->topo, report->pairs));
+  add(check_gpu_stack(source, report->machine, report->topo, report->inv));
+  add(check_storage(source, report->machine, report->inv));
 
   Level result = worst(report->findings);
   if (result == Level::kWarn || result == Level::kInfo) result = Level::kPass;

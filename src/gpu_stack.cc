@@ -435,7 +435,8 @@ std::optional<Finding> apu_finding(const Function& fn, const KfdNode* node) {
     } else if (node->xgmi_to_cpu) {
       why = "its memory is attached to the CPU over xGMI (an APU such as MI300A, or a CPU-attached GPU)";
       ev.push_back({node->dir + "/io_links", "xGMI (type 11) link to a CPU node"});
-    } else if (!node->vram_bytes || *node->vram_bytes == 0) {
+    } else if (node->mem_banks_read > 0 && (!node->vram_bytes || *node->vram_bytes == 0)) {
+      // Only banks that were read and hold no frame buffer say "no VRAM"; no banks at all says nothing.
       why = "its KFD node has no dedicated VRAM";
       ev.push_back({node->dir + "/mem_banks", "no frame-buffer bank"});
     } else {
@@ -561,6 +562,7 @@ KfdTopology read_kfd(Source& src) {
       const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
       FileRead br = src.read(file);
       if (!br.ok()) continue;
+      ++n.mem_banks_read;
       auto p = parse_properties(br.bytes);
       int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
       if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes

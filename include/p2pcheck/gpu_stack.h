@@ -30,6 +30,7 @@ struct KfdNode {
   std::optional<int> vram_heap_type;                // 1 FB_PUBLIC (all VRAM CPU-visible), 2 FB_PRIVATE
   std::string vram_file;                            // the mem_banks properties file the size came from
   bool xgmi_to_cpu = false;                         // an io_link of type xGMI (11) to a CPU node
+  int mem_banks_read = 0;                           // mem_banks whose properties could be read
 
   std::uint64_t prop(const std::string& key) const;  // 0 when absent
   bool is_gpu() const { return prop("simd_count") != 0; }
