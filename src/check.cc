@@ -123,8 +123,8 @@ std::vector<Finding> check_kernel(const Machine& m, const KernelRules& rules) {
 
   if (distro) {
     Finding d{"kernel.distribution", Level::kInfo, "", "", {{m.os.file, "ID=" + m.os.id + " VERSION_ID=" + m.os.version_id}}, ""};
-    d.message = std::string(distro->os) + ": its default kernel (" + distro->kernel + ") was inspected " +
-                (distro->p2pdma ? "with CONFIG_PCI_P2PDMA=y" : "WITHOUT CONFIG_PCI_P2PDMA");
+    d.message = std::string("hipFile's distribution table, ") + distro->target + ": the default kernel (" + distro->kernel +
+                ", inspected on " + distro->os + ") has " + (distro->p2pdma ? "CONFIG_PCI_P2PDMA=y" : "no CONFIG_PCI_P2PDMA");
     out.push_back(d);
   }
 

@@ -201,9 +201,12 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
     u32 lnkcap = pci_read_long(dev, base + PCI_EXP_LNKCAP);
     u16 lnksta = pci_read_word(dev, base + PCI_EXP_LNKSTA);
     if (!fn.link.max_speed) fn.link.max_speed = pcie_speed_code(lnkcap & PCI_EXP_LNKCAP_SPEED);
-    if (!fn.link.max_width) fn.link.max_width = static_cast<int>((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4);
+    // Width 0 means "no link reported" (a VF's reserved-zero register, a link that is down).
+    int max_width = static_cast<int>((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4);
+    int cur_width = static_cast<int>((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4);
+    if (!fn.link.max_width && max_width) fn.link.max_width = max_width;
     if (!fn.link.cur_speed) fn.link.cur_speed = pcie_speed_code(lnksta & PCI_EXP_LNKSTA_SPEED);
-    if (!fn.link.cur_width) fn.link.cur_width = static_cast<int>((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4);
+    if (!fn.link.cur_width && cur_width) fn.link.cur_width = cur_width;
   }
 
   if (config.size() < 4096) {

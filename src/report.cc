@@ -1,6 +1,7 @@
 #include "p2pcheck/report.h"
 
 #include <cstdio>
+#include <set>
 
 namespace p2pcheck {
 namespace {
@@ -333,7 +334,9 @@ const char* level_color(Level l) {
   return "0";
 }
 
-std::string cell(const PairDecision& d) {
+std::string cell(const PairDecision& d, const KernelRules& rules) {
+  if (rules.p2pdma_enabled == false) return "NO / NO  no P2PDMA";
+  if (rules.known_bad) return "BAD / BAD  " + std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
   auto one = [](const Flow& f) {
     if (f.verdict == Verdict::kSupported) return std::string("ok");
     if (f.verdict == Verdict::kUnknown) return std::string("?");
@@ -439,15 +442,32 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
   size_t ok = 0;
   for (const auto& d : r.pairs) ok += d.verdict == Verdict::kSupported;
   std::string result = std::string(to_string(r.result == Level::kPass ? Level::kPass : r.result));
+  size_t failing = 0;
+  for (const auto& f : r.findings) failing += f.level == Level::kFail;
   out += colored(style, level_color(r.result), "RESULT: " + result) + " — " + std::to_string(ok) + " of " +
-         std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA\n";
+         std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA" +
+         (failing ? "; " + std::to_string(failing) + " check(s) of the kernel and stack fail" : "") + "\n";
   if (r.topo.config_truncated)
     out += "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
   if (r.inv.gpus.empty())
     out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") + "\n";
 
   out += "\nKernel and stack\n";
+  std::set<std::string> folded;
   for (const auto& f : r.findings) {
+    // Per-device PASS lines of one check fold into one line; anything else is shown in full.
+    if (f.level == Level::kPass && !f.subject.empty()) {
+      if (!folded.insert(f.id).second) continue;
+      std::vector<std::string> subjects;
+      for (const auto& g : r.findings)
+        if (g.id == f.id && g.level == Level::kPass && !g.subject.empty()) subjects.push_back(g.subject);
+      if (subjects.size() > 1) {
+        out += "  " + colored(style, level_color(f.level), pad("PASS", 8)) + f.message + " — and " +
+               std::to_string(subjects.size() - 1) + " more (" + f.id + ": " + subjects.front() + " ... " +
+               subjects.back() + ")\n";
+        continue;
+      }
+    }
     std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
                        (f.subject.empty() ? "" : f.subject + ": ") + f.message;
     if (!f.evidence.empty()) line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
@@ -480,7 +500,7 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
           auto it = std::find_if(r.pairs.begin(), r.pairs.end(), [&](const PairDecision& d) {
             return d.path.pair.gpu == g && d.path.pair.nvme == nvmes[i];
           });
-          std::string c = it == r.pairs.end() ? "" : cell(*it);
+          std::string c = it == r.pairs.end() ? "" : cell(*it, r.rules);
           const char* color = it == r.pairs.end() ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
           line += colored(style, color, pad(c, width));
         }
@@ -488,11 +508,16 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
       }
     }
     out += "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
-           "direction (writes)   ? = unknown (see below)\n";
+           "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
   }
 
+  if (r.rules.known_bad && !r.pairs.empty()) {
+    out += "\nAll pairs: NOT SAFE on this kernel — " + std::string(r.rules.known_bad->name) +
+           " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
+           "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
+  }
   for (const auto& d : r.pairs) {
-    if (d.verdict == Verdict::kSupported) continue;
+    if (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)) continue;
     const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
     out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") + d.path.pair.nvme.str() +
            ": " + colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
@@ -504,7 +529,12 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
     if (!d.acs_fix.empty())
       out += "  fix   boot with " + d.acs_fix + " — costs IOMMU isolation for the devices below those ports (they may "
              "share an IOMMU group; VFIO passthrough loses isolation)\n";
-    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != false && !r.rules.known_bad)
+    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != false &&
+             !d.host.same_host_bridge && d.rule.find("REQ_SAME_HOST_BRIDGE") != std::string::npos)
+      out += "  fix   put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
+             d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
+             "), or under one PCIe switch\n";
+    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != false)
       out += "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
              "platform whose CPU or host bridge the kernel allows\n";
     if (!d.later.empty()) out += "  later " + d.later + "\n";
@@ -559,6 +589,9 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
                      : std::string("not allowlisted");
       out += b.passes == true ? " -> passes\n" : b.passes == false ? " -> fails\n" : " -> unknown\n";
     }
+    out += std::string("   host check: ") +
+           (d.host.allowed == true ? "passes" : d.host.allowed == false ? "fails" : "unknown") +
+           (d.host.cpu_supports == true ? " (the CPU rule alone allows it)" : "") + "\n";
   }
   out += "\n" + colored(style, d.verdict == Verdict::kSupported ? "32" : "1;31", "Verdict: " + std::string(to_string(d.map_type)) + ", " + to_string(d.verdict)) +
          (d.distance ? ", distance " + std::to_string(*d.distance) : "") + "\n";

@@ -150,6 +150,11 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
   LinkCheck check;
   // VFs share their PF's link; root-bus devices have no port above them in sysfs.
   if (fn.is_virtfn() || !fn.parent) return check;
+  // A root or downstream port's Link Status describes the link below it, not the one above, so
+  // only upstream-facing functions (endpoints, switch upstream ports, bridges to PCI) are judged,
+  // against the port above them that shares the link.
+  if (fn.port_type == PortType::kRootPort || fn.port_type == PortType::kDownstreamPort) return check;
+  if (fn.port_type == PortType::kUnknown && fn.is_bridge()) return check;
   const Function* port = topo.find(*fn.parent);
   if (!port) return check;
   auto lower = [](auto a, auto b) -> decltype(a) {
