@@ -82,6 +82,7 @@ Inventory read_inventory(Source& source, const Topology& topo) {
         c.namespaces.push_back(read_namespace(source, entry));
       } else if (std::regex_match(entry, m, path_ns)) {
         c.namespaces.push_back(read_namespace(source, "nvme" + m[1].str() + "n" + m[2].str()));
+        c.path_nodes.push_back(entry);
       }
     }
     controllers[*bdf] = std::move(c);

@@ -429,7 +429,7 @@ Ext4Mode read_ext4_mode(Source& src, const Mount& m, const std::string& device) 
   return {"ordered", {"", "no data= option in /proc/mounts: ordered, the ext4 default"}};
 }
 
-NvmeMultipath read_multipath(Source& src) {
+NvmeMultipath read_multipath(Source& src, const Inventory& inv) {
   NvmeMultipath mp;
   const std::string param = "/sys/module/nvme_core/parameters/multipath";
   FileRead r = src.read(param);
@@ -456,9 +456,10 @@ NvmeMultipath read_multipath(Source& src) {
     }
   }
   // The hidden per-path nodes live under each controller: nvme<subsys>c<ctrl>n<ns> -> head nvme<subsys>n<ns>.
+  // The inventory already listed every controller (read-once): take its per-path nodes.
   std::smatch m;
-  for (const std::string& ctrl : src.list("/sys/class/nvme"))
-    for (const std::string& entry : src.list("/sys/class/nvme/" + ctrl))
+  for (const NvmeController& ctrl : inv.nvmes)
+    for (const std::string& entry : ctrl.path_nodes)
       if (std::regex_match(entry, m, kNvmePathNode)) mp.heads["nvme" + m[1].str() + "n" + m[2].str()].push_back(entry);
   return mp;
 }
@@ -486,7 +487,7 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
   StorageLayout layout;
   layout.mounts_known = !machine.mounts.empty();
   layout.nvme_controllers = static_cast<int>(inv.nvmes.size());
-  layout.multipath = read_multipath(source);
+  layout.multipath = read_multipath(source, inv);
   BlockGraph graph(source);
   layout.block_known = graph.load();
   if (!layout.block_known) return layout;

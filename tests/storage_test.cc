@@ -504,6 +504,14 @@ class Multipath : public Storage {
     dir_.link("sys/class/nvme/nvme1", "/sys/devices/pci0000:00/0000:00:01.0/0000:05:00.0/nvme/nvme1");
     dir_.mkdir("sys/devices/pci0000:00/0000:00:02.0/0000:06:00.0/nvme/nvme2/nvme1c2n1");
     dir_.link("sys/class/nvme/nvme2", "/sys/devices/pci0000:00/0000:00:02.0/0000:06:00.0/nvme/nvme2");
+    // What read_inventory() finds under those controllers.
+    NvmeController c1, c2;
+    c1.name = "nvme1";
+    c1.path_nodes = {"nvme1c1n1"};
+    c2.name = "nvme2";
+    c2.path_nodes = {"nvme1c2n1"};
+    inv_.nvmes.push_back(c1);
+    inv_.nvmes.push_back(c2);
   }
 };
 

@@ -20,6 +20,8 @@ struct NvmeController {
   Bdf bdf;
   std::string model, serial, firmware;
   std::vector<NvmeNamespace> namespaces;
+  // Native multipath: the hidden per-path nodes under the controller (nvme0c0n1 -> head nvme0n1).
+  std::vector<std::string> path_nodes;
 };
 
 struct IgnoredDevice {
