@@ -24,8 +24,8 @@
 
 #ifdef __cplusplus
 #define P2PPROBE_STATIC_ASSERT(expr, msg) static_assert(expr, msg)
-#define P2PPROBE_PTR_CAST(type, ptr) static_cast<type>(ptr)
-#define P2PPROBE_BYTES_OF(type, ptr) reinterpret_cast<type>(ptr)
+#define P2PPROBE_PTR_CAST(type, ptr) (static_cast<type>(ptr))
+#define P2PPROBE_BYTES_OF(type, ptr) (reinterpret_cast<type>(ptr))
 extern "C" {
 #else
 #define P2PPROBE_STATIC_ASSERT(expr, msg) _Static_assert(expr, msg)
@@ -110,7 +110,7 @@ struct p2pprobe_info {
 #define P2PPROBE_MAP_REASON_NOT_REQUESTED	1u	/* P2PPROBE_VERDICT_F_NO_MAP */
 #define P2PPROBE_MAP_REASON_NO_P2PDMA		2u	/* kernel without CONFIG_PCI_P2PDMA */
 #define P2PPROBE_MAP_REASON_NO_P2PMEM		3u	/* provider registered no p2pmem */
-#define P2PPROBE_MAP_REASON_NOT_ALLOWED		4u	/* provider not nvme/p2pprobe (e.g. a GPU) */
+#define P2PPROBE_MAP_REASON_NOT_ALLOWED		4u	/* provider not nvme/p2pprobe (a GPU?) */
 #define P2PPROBE_MAP_REASON_ALLOC_FAILED	5u	/* provider's p2pmem pool exhausted */
 #define P2PPROBE_MAP_REASON_MAP_ERROR		6u	/* other dma_map error, see map_errno */
 
@@ -172,7 +172,8 @@ struct p2pprobe_verdict {
 #define P2PPROBE_DMA_F_BIO	(1u << 0)	/* block device: submit_bio_wait() path */
 #define P2PPROBE_DMA_F_NO_WRITE	(1u << 1)	/* skip the write: verify data already there */
 #define P2PPROBE_DMA_F_NO_READ	(1u << 2)	/* skip read-back (userspace verifies) */
-#define P2PPROBE_DMA_F_ALL	(P2PPROBE_DMA_F_BIO | P2PPROBE_DMA_F_NO_WRITE | P2PPROBE_DMA_F_NO_READ)
+#define P2PPROBE_DMA_F_ALL	(P2PPROBE_DMA_F_BIO | P2PPROBE_DMA_F_NO_WRITE | \
+				 P2PPROBE_DMA_F_NO_READ)
 
 /* p2pprobe_dma_test.target_flags (out) */
 #define P2PPROBE_TARGET_BDEV		(1u << 0)	/* fd is a block device */

@@ -13,6 +13,8 @@
 #                       -> dn3: ivshmem-plain 64 MiB (bound to p2pprobe)
 #   rp2 -> nvme "rp2" (ext4 image): different root port, THRU_HOST_BRIDGE
 # Output: the guest's console; the summary lines start with "SMOKE".
+# SMOKE_QEMU_ARGS (e.g. "-device intel-iommu") and SMOKE_APPEND (kernel command
+# line, e.g. "intel_iommu=on") add to the defaults.
 set -euo pipefail
 
 SERIES="${1:-6.12}"
@@ -154,7 +156,7 @@ IVSH=$(for d in /sys/bus/pci/devices/*; do [ "$(cat $d/vendor):$(cat $d/device)"
 echo p2pprobe > /sys/bus/pci/devices/$IVSH/driver_override
 echo $IVSH > /sys/bus/pci/drivers_probe 2>/dev/null
 if [ -e /sys/bus/pci/devices/$IVSH/driver ]; then echo "SMOKE FAIL bind should fail"; fails=$((fails+1)); else echo "SMOKE ok   bind refused"; fi
-out="$(p2pprobe-cli dma $IVSH /tmp/f 0 4096 1)"
+out="$(p2pprobe-cli dma $IVSH fd:0 0 4096 1 </dev/null 2>&1)"
 case "$out" in *ioctl_errno=95*) echo "SMOKE ok   dma: $out" ;; *) echo "SMOKE FAIL dma: $out"; fails=$((fails+1)) ;; esac
 check rmmod rmmod p2pprobe
 dmesg | grep -i p2pprobe | sed 's/^/SMOKE   /'
@@ -173,9 +175,11 @@ mkfs.ext4 -q -F "$WORK/rp2.img"
 
 CPUARG="$CPU"
 [ "$CPU" = Opteron_G5 ] && CPUARG="Opteron_G5,-xsave"
+# shellcheck disable=SC2086
 timeout 600 qemu-system-x86_64 -machine q35 -accel tcg -m 1G -smp 1 -cpu "$CPUARG" \
+	${SMOKE_QEMU_ARGS:-} \
 	-nographic -no-reboot -nic none -kernel "$KERNEL" -initrd "$WORK/initrd.gz" \
-	-append "console=ttyS0 panic=-1 nvme.use_cmb_sqes=0 quiet" \
+	-append "console=ttyS0 panic=-1 nvme.use_cmb_sqes=0 quiet ${SMOKE_APPEND:-}" \
 	-drive if=none,id=d0,file="$WORK/cmb0.img",format=raw \
 	-drive if=none,id=d1,file="$WORK/sw1.img",format=raw \
 	-drive if=none,id=d2,file="$WORK/rp2.img",format=raw \

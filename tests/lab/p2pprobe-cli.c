@@ -11,7 +11,8 @@
  *   p2pprobe-cli selftest                          (ioctl input validation)
  *
  * PROVIDER/CLIENT: PCI address [DDDD:]BB:DD.F. PATH: block device (opened
- * O_RDWR|O_DIRECT|O_EXCL) or regular file (O_RDWR|O_CREAT|O_DIRECT).
+ * O_RDWR|O_DIRECT|O_EXCL) or regular file (O_RDWR|O_CREAT|O_DIRECT); for dma
+ * also fd:N, a descriptor the shell opened.
  * Exit status: 0 ok, 1 test failed (I/O error or mismatch), 2 usage/ioctl error.
  */
 #define _GNU_SOURCE
@@ -180,7 +181,10 @@ static int cmd_dma(int argc, char **argv)
 		else
 			return 2;
 	}
-	fd = open_target(argv[1], 0);
+	if (!strncmp(argv[1], "fd:", 3))	/* an already open descriptor */
+		fd = dup(atoi(argv[1] + 3));
+	else
+		fd = open_target(argv[1], 0);
 	if (fd < 0)
 		return 2;
 	t.fd = fd;
