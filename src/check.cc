@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <set>
 
+#include "p2pcheck/error.h"
 #include "p2pcheck/gpu_stack.h"
+#include "p2pcheck/p2pprobe_client.h"
 #include "p2pcheck/report.h"
 #include "p2pcheck/storage.h"
 #include "p2pcheck/sysfs_text.h"
@@ -299,6 +301,50 @@ std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDec
   return out;
 }
 
+std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live, std::vector<PairDecision>& pairs) {
+  std::vector<Finding> out;
+  if (!options.kernel_module) {
+    if (live)
+      out.push_back({"kmod.kernel_verdict", Level::kInfo, "",
+                     "the kernel's own answers were not asked (" +
+                         (options.kernel_module_problem.empty() ? std::string("p2pprobe not loaded") : options.kernel_module_problem) +
+                         "): the verdicts are p2pcheck's prediction from the kernel's rules",
+                     {{"/dev/p2pprobe", "absent"}},
+                     "p2pcheck kmod load (as root) to compare every pair with the running kernel's answer"});
+    return out;
+  }
+  ModuleInfo info;
+  std::vector<std::string> disagree;
+  try {
+    info = options.kernel_module->info();
+    for (PairDecision& d : pairs) {
+      d.kernel = options.kernel_module->verdict(d.path.pair.gpu, d.path.pair.nvme);
+      d.kernel_agrees = agrees(d, *d.kernel);
+      if (!*d.kernel_agrees) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
+    }
+  } catch (const Error& e) {
+    // A module that stops answering leaves our prediction standing, said plainly.
+    out.push_back({"kmod.kernel_verdict", Level::kUnknown, "", std::string("the kernel module did not answer: ") + e.what(),
+                   {{options.kernel_module->path(), "ioctl failed"}}, "reload it: p2pcheck kmod unload; p2pcheck kmod load"});
+    return out;
+  }
+  Evidence ev{options.kernel_module->path(), "p2pprobe " + info.module_version + " on " + info.kernel_release +
+                                                 (info.p2pdma ? ", CONFIG_PCI_P2PDMA=y" : ", no CONFIG_PCI_P2PDMA")};
+  if (disagree.empty()) {
+    out.push_back({"kmod.kernel_verdict", Level::kPass, "",
+                   "the running kernel's own answers agree with p2pcheck for all " + std::to_string(pairs.size()) +
+                       " pair(s) (distance, supported, map type where observable)",
+                   {ev}, ""});
+  } else {
+    out.push_back({"kmod.kernel_verdict", Level::kFail, "",
+                   "the running kernel disagrees with p2pcheck's rules on " + std::to_string(disagree.size()) +
+                       " pair(s): " + disagree.front() + (disagree.size() > 1 ? ", ..." : "") +
+                       " — trust the kernel's answer; this is a bug in p2pcheck or a kernel patch it does not know",
+                   {ev}, "report it with `p2pcheck capture` attached; the pair details show both answers"});
+  }
+  return out;
+}
+
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();
   report->source = source.describe();
@@ -314,6 +360,7 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
     report->findings.insert(report->findings.end(), more.begin(), more.end());
   };
   add(check_kernel(report->machine, report->rules));
+  add(check_kernel_module(options, source.is_live(), report->pairs));
   add(check_iommu(source, report->machine, report->topo, report->pairs));
   add(check_links(report->topo, report->pairs));
   add(check_gpu_stack(source, report->machine, report->topo, report->inv));

@@ -400,7 +400,14 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["acs_unknown"] = j["acs_unknown"];
   std::optional<double> ceiling = path_ceiling(d.path);
   out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
-  out["kernel"] = nullptr;  // filled when the p2pprobe module answers (kmod issue)
+  if (d.kernel) {
+    out["kernel"] = {{"distance", d.kernel->distance},
+                     {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
+                     {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
+                     {"agrees", d.kernel_agrees.value_or(false)}};
+  } else {
+    out["kernel"] = nullptr;
+  }
   return out;
 }
 
@@ -517,7 +524,8 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
            "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
   }
   for (const auto& d : r.pairs) {
-    if (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)) continue;
+    bool disagreement = d.kernel_agrees == false;
+    if (!disagreement && (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported))) continue;
     const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
     out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") + d.path.pair.nvme.str() +
            ": " + colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
@@ -538,6 +546,10 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
       out += "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
              "platform whose CPU or host bridge the kernel allows\n";
     if (!d.later.empty()) out += "  later " + d.later + "\n";
+    if (d.kernel)
+      out += "  kernel says distance " + std::to_string(d.kernel->distance) +
+             (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
+             (d.kernel_agrees == true ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
     out += "  see   p2pcheck explain " + d.path.pair.gpu.str() + " " + d.path.pair.nvme.str() + "\n";
   }
   return out;
@@ -599,6 +611,11 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   out += "  storage -> GPU: " + std::string(to_string(d.to_gpu.verdict)) + " — " + d.to_gpu.reason + "\n";
   out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + d.from_gpu.reason + "\n";
   for (const auto& u : d.unknowns) out += "  unknown: " + u + "\n";
+  if (d.kernel)
+    out += "  the running kernel (p2pprobe): distance " + std::to_string(d.kernel->distance) +
+           (d.kernel->map_type == MapType::kUnknown ? " (map type not observed: " + d.kernel->map_note + ")"
+                                                    : std::string(", ") + to_string(d.kernel->map_type)) +
+           (d.kernel_agrees == true ? " — agrees" : " — DISAGREES") + "\n";
   if (!d.acs_fix.empty()) out += "  fix   " + d.acs_fix + " (weakens IOMMU isolation below those ports)\n";
   if (!d.later.empty()) out += "  later " + d.later + "\n";
   std::optional<double> ceiling = path_ceiling(d.path);

@@ -10,9 +10,14 @@
 
 namespace p2pcheck {
 
+class P2pprobeClient;
+
 struct CheckOptions {
   PairSelection selection;
   std::optional<std::string> assume_kernel;  // evaluate for this release instead of the source's
+  // The running kernel's own answers (live only); null when the module is absent or not asked.
+  P2pprobeClient* kernel_module = nullptr;
+  std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
 };
 
 struct CheckReport {
@@ -41,6 +46,8 @@ std::vector<Finding> check_iommu(Source& source, const Machine& machine, const T
                                  const std::vector<PairDecision>& pairs);
 // Link health on every hop of every pair: downtrained links, and the path's bandwidth ceiling.
 std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDecision>& pairs);
+// The kernel module's answers beside ours: PASS when all agree, FAIL naming each disagreement.
+std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live, std::vector<PairDecision>& pairs);
 // Bytes per second the slowest hop of a path can carry (after line encoding); nullopt if unknown.
 std::optional<double> path_ceiling(const PairPath& path);
 

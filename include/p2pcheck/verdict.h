@@ -57,6 +57,15 @@ struct Flow {
   std::string hardware;
 };
 
+// The running kernel's own answer for the pair, from the p2pprobe module (kmod/).
+struct KernelVerdict {
+  int distance = -1;                     // pci_p2pdma_distance_many(): -1 = not supported
+  MapType map_type = MapType::kUnknown;  // observed with dma_map_sgtable(), else kUnknown
+  std::string map_note;                  // why the map type was not observed
+  bool provider_has_p2pmem = false;
+  std::string provider_driver, client_driver;
+};
+
 struct PairDecision {
   PairPath path;
   MapType map_type = MapType::kUnknown;
@@ -70,6 +79,8 @@ struct PairDecision {
   std::vector<std::string> unknowns;  // what could not be read and would decide it
   std::string acs_fix;          // "pci=disable_acs_redir=..." when ACS redirect is what blocks
   std::string later;            // "allowed from 7.1 on" / "would be allowed once ... is merged"
+  std::optional<KernelVerdict> kernel;  // when the p2pprobe module answered
+  std::optional<bool> kernel_agrees;    // ours vs the kernel's (distance, supported, map type)
 };
 
 // calc_map_type_and_dist() plus the host check, for the (GPU = provider, NVMe = client) pair,
