@@ -24,7 +24,6 @@ const char* to_string(Level level) {
   return "UNKNOWN";
 }
 
-namespace {
 int severity(Level l) {
   switch (l) {
     case Level::kPass: return 0;
@@ -36,17 +35,7 @@ int severity(Level l) {
   return 0;
 }
 
-std::vector<std::string> split_on(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t j = text.find(sep, i);
-    if (j == std::string::npos) j = text.size();
-    if (j > i) parts.push_back(text.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
+namespace {
 
 // A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
 bool device_matches(const std::string& item, const Function& fn) {
@@ -162,11 +151,11 @@ AcsOverride acs_override(const std::string& cmdline, const Function& fn) {
   for (const auto& [key, value] : parse_cmdline(cmdline)) {
     if (key != "pci") continue;
     // pci= takes comma-separated options; the device lists inside use ';'.
-    for (const std::string& option : split_on(value, ',')) {
+    for (const std::string& option : split(value, ',')) {
       bool disable = option.rfind("disable_acs_redir=", 0) == 0;
       bool config = option.rfind("config_acs=", 0) == 0;
       if (!disable && !config) continue;
-      for (std::string item : split_on(option.substr(option.find('=') + 1), ';')) {
+      for (std::string item : split(option.substr(option.find('=') + 1), ';')) {
         if (config) item = item.substr(item.find('@') == std::string::npos ? 0 : item.find('@') + 1);
         if (!device_matches(item, fn)) continue;
         if (config) return AcsOverride::kConfigured;

@@ -4,23 +4,14 @@
 #include <algorithm>
 
 #include "p2pcheck/error.h"
+#include "p2pcheck/sysfs_text.h"
 
 namespace p2pcheck {
 namespace {
 
 constexpr int kMaxLinkHops = 40;  // as the kernel's MAXSYMLINKS
 
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) parts.emplace_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
+std::vector<std::string> split_path(std::string_view path) { return split(path, '/'); }
 
 std::string join_path(const std::vector<std::string>& parts) {
   if (parts.empty()) return "/";

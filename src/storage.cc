@@ -59,16 +59,6 @@ constexpr const char* kStackedFix =
     "put the data on a file system directly on the NVMe partition (ext4 or xfs); cost: a new file system, moving "
     "the data, and losing what the layer gave";
 
-int rank(Level level) {  // the order worst() uses: FAIL > UNKNOWN > WARN > INFO > PASS
-  switch (level) {
-    case Level::kPass: return 0;
-    case Level::kInfo: return 1;
-    case Level::kWarn: return 2;
-    case Level::kUnknown: return 3;
-    case Level::kFail: return 4;
-  }
-  return 0;
-}
 
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
@@ -608,7 +598,7 @@ struct Verdict {
   std::vector<std::string> reasons;
   std::vector<std::string> fixes;
   void add(Level l, const std::string& reason, const std::string& fix = "") {
-    if (rank(l) > rank(level)) level = l;
+    if (severity(l) > severity(level)) level = l;
     reasons.push_back(reason);
     if (!fix.empty() && std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
   }

@@ -56,6 +56,18 @@ std::vector<std::string> split_words(std::string_view text) {
   return words;
 }
 
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(separator, i);
+    if (j == std::string_view::npos) j = text.size();
+    if (j > i) parts.emplace_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
 std::string basename(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   size_t slash = path.rfind('/');

@@ -23,6 +23,8 @@ struct Finding {
   std::string fix;      // what to do, and what it costs; empty when nothing is to be done
 };
 
+// Orders levels: PASS 0 < INFO 1 < WARN 2 < UNKNOWN 3 < FAIL 4.
+int severity(Level level);
 // The worst level among findings, in the order FAIL > UNKNOWN > WARN > INFO > PASS.
 Level worst(const std::vector<Finding>& findings);
 

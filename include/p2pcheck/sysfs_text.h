@@ -16,6 +16,8 @@ std::optional<std::uint64_t> parse_hex(std::string_view text);
 std::optional<std::int64_t> parse_dec(std::string_view text);
 std::vector<std::string> split_lines(std::string_view text);
 std::vector<std::string> split_words(std::string_view text);
+// Non-empty pieces between separators: split("a;;b", ';') -> {"a", "b"}.
+std::vector<std::string> split(std::string_view text, char separator);
 // Last component of a path or link target: "../../../bus/pci/drivers/nvme" -> "nvme".
 std::string basename(std::string_view path);
 
