@@ -25,6 +25,12 @@ else
   expect live_default_is_check 4 "RESULT:" -- "$bin"
 fi
 expect live_json 0 '"source": "live /"' -- "$bin" topo --json
+# No kernel module can load here: the tool says so and how to get one.
+if [ ! -e /dev/p2pprobe ]; then
+  expect kmod_status 1 "p2pprobe: not loaded" -- "$bin" kmod status
+  expect kmod_status_json 1 '"loaded": false' -- "$bin" kmod status --json
+  expect kmod_unload_noop 0 "not loaded" -- "$bin" kmod unload
+fi
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root fixtures/intel-xeon-broadwell/root explain 02:00.0 nvme0

@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "kmod_command.h"
 #include "p2pcheck/check.h"
+#include "p2pcheck/kmod_control.h"
 #include "p2pcheck/error.h"
 #include "p2pcheck/report.h"
 #include "p2pcheck/source.h"
@@ -90,6 +92,12 @@ int exit_for(Level result) {
 std::unique_ptr<CheckReport> checked(Source& source, const Options& o) {
   CheckOptions options;
   options.selection = o.selection;
+  // On the live machine the running kernel can answer for itself when p2pprobe is loaded.
+  static std::unique_ptr<P2pprobeClient> kernel_module;
+  if (source.is_live()) {
+    kernel_module = open_kernel_module(options.kernel_module_problem);
+    options.kernel_module = kernel_module.get();
+  }
   if (!o.assume_kernel.empty()) {
     if (!parse_kernel_version(o.assume_kernel)) throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
     options.assume_kernel = o.assume_kernel;
@@ -149,6 +157,8 @@ int main(int argc, char** argv) {
   auto* topo = app.add_subcommand("topo", "the PCI tree with roles, link speed and width, ACS state");
   auto* paths = app.add_subcommand("paths", "every GPU–NVMe pair with the hops between them");
   for (auto* sub : {check, explain, topo, paths}) sub->fallthrough();
+  std::function<int()> kmod_run;
+  auto* kmod = cli::add_kmod_command(app, kmod_run, o.json);
 
   try {
     app.parse(argc, argv);
@@ -160,6 +170,7 @@ int main(int argc, char** argv) {
     if (*topo) return run_topo(o);
     if (*paths) return run_paths(o);
     if (*explain) return run_explain(o);
+    if (*kmod) return kmod_run ? kmod_run() : kExitUsage;
     return run_check_command(o);
   } catch (const UsageError& e) {
     std::cerr << "p2pcheck: " << e.what() << "\n";

@@ -1,0 +1,87 @@
+#include "kmod_command.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "p2pcheck/error.h"
+#include "p2pcheck/kmod_control.h"
+#include "p2pcheck/machine.h"
+
+namespace p2pcheck::cli {
+namespace {
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("p2pcheck");
+}
+
+KmodStatus current_status() {
+  auto live = open_live_source();
+  Machine m = read_machine(*live);
+  return kmod_status(*live, module_search_paths(self_exe(), m.kernel_release));
+}
+
+int print_status(const KmodStatus& s, bool json) {
+  if (json) {
+    nlohmann::ordered_json j = {{"schema", "p2pcheck.kmod_status"}, {"schema_version", 1},
+                                {"loaded", s.loaded}, {"state", s.state}, {"device_present", s.device_present},
+                                {"modules_found", s.modules_found}, {"kernel_p2pdma", s.p2pdma_in_kernel}};
+    if (s.info)
+      j["module"] = {{"api_version", s.info->api_version}, {"version", s.info->module_version},
+                     {"kernel_release", s.info->kernel_release}, {"p2pdma", s.info->p2pdma}};
+    else
+      j["module"] = nullptr;
+    j["error"] = s.info_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.info_error);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "p2pprobe: " << (s.loaded ? "loaded (" + s.state + ")" : std::string("not loaded")) << "\n";
+    std::cout << "/dev/p2pprobe: " << (s.device_present ? "present" : "absent") << "\n";
+    if (s.info)
+      std::cout << "module " << s.info->module_version << ", API " << s.info->api_version << ", kernel "
+                << s.info->kernel_release << (s.info->p2pdma ? ", P2PDMA compiled in" : ", kernel WITHOUT CONFIG_PCI_P2PDMA")
+                << "\n";
+    if (!s.info_error.empty()) std::cout << "cannot ask it: " << s.info_error << "\n";
+    if (s.modules_found.empty())
+      std::cout << "no built p2pprobe.ko found (make -C kmod, or DKMS: kmod/dkms.conf)\n";
+    for (const auto& m : s.modules_found) std::cout << "module file: " << m << "\n";
+  }
+  return s.loaded && s.info ? 0 : 1;
+}
+
+int report(const KmodAction& a) {
+  (a.ok ? std::cout : std::cerr) << (a.ok ? "" : "p2pcheck: ") << a.message << "\n";
+  return a.ok ? 0 : 1;
+}
+
+}  // namespace
+
+CLI::App* add_kmod_command(CLI::App& app, std::function<int()>& run, const bool& json) {
+  auto* kmod = app.add_subcommand("kmod", "the p2pprobe kernel module: status, load, unload (root)");
+  kmod->require_subcommand(1);
+  auto* status = kmod->add_subcommand("status", "is it loaded, does it answer, which module file would be used");
+  auto* load = kmod->add_subcommand("load", "modprobe p2pprobe, else insmod the built kmod/p2pprobe.ko");
+  auto* unload = kmod->add_subcommand("unload", "rmmod p2pprobe");
+  static std::string ko;
+  load->add_option("--ko", ko, "the p2pprobe.ko file to insmod");
+  for (auto* sub : {status, load, unload}) sub->fallthrough();
+  status->callback([&run, &json] { run = [&json] { return print_status(current_status(), json); }; });
+  load->callback([&run] {
+    run = [] {
+      auto runner = system_command_runner();
+      return report(kmod_load(*runner, current_status(), ko.empty() ? std::nullopt : std::optional<std::string>(ko)));
+    };
+  });
+  unload->callback([&run] {
+    run = [] {
+      auto runner = system_command_runner();
+      return report(kmod_unload(*runner, current_status()));
+    };
+  });
+  return kmod;
+}
+
+}  // namespace p2pcheck::cli
