@@ -62,6 +62,7 @@ int report(const KmodAction& a) {
 CLI::App* add_kmod_command(CLI::App& app, std::function<int()>& run, const bool& json) {
   auto* kmod = app.add_subcommand("kmod", "the p2pprobe kernel module: status, load, unload (root)");
   kmod->require_subcommand(1);
+  kmod->fallthrough();
   auto* status = kmod->add_subcommand("status", "is it loaded, does it answer, which module file would be used");
   auto* load = kmod->add_subcommand("load", "modprobe p2pprobe, else insmod the built kmod/p2pprobe.ko");
   auto* unload = kmod->add_subcommand("unload", "rmmod p2pprobe");
