@@ -6,9 +6,14 @@ packages=(
   libpci-dev pciutils pci.ids libnvme-dev libjson-c-dev
   libarchive-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev python3
+  libxml2-dev   # hwloc XML imports
+  hwloc zstd    # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
 )
 # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
 packages+=(linux-headers-amd64)
+# Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
+# machine without an AMD GPU it reports "no AMD GPU visible to HIP" and "hipFile not installed".
+packages+=(libamdhip64-5)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
+# The QEMU lab's own packages (qemu, busybox, kernel build tools); its kernels build on first run.
+tests/lab/setup-deps.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"

@@ -137,8 +137,9 @@ Finding virtualization_finding(Source& src, const Machine& machine, const Topolo
 
   std::vector<std::string> virtio;
   for (const auto& [bdf, fn] : topo.functions)
-    if (fn.vendor == kVendorVirtio) virtio.push_back(bdf.str());
-  if (!virtio.empty()) ev.push_back({"/sys/bus/pci/devices", "virtio (1af4) functions: " + join(virtio, " ")});
+    // Virtio devices are 1af4:1000-107f; other 1af4 IDs (ivshmem 1110) are not virtio.
+    if (fn.vendor == kVendorVirtio && fn.device >= 0x1000 && fn.device <= 0x107f) virtio.push_back(bdf.str());
+  if (!virtio.empty()) ev.push_back({"/sys/bus/pci/devices", "virtio (1af4:1000-107f) functions: " + join(virtio, " ")});
 
   std::vector<std::string> signs;
   if (machine.cpu.hypervisor) signs.push_back("the CPU has the hypervisor flag");

@@ -107,6 +107,36 @@ KernelVerdict P2pprobeClient::verdict(const Bdf& provider, const Bdf& client) {
   return v;
 }
 
+DmaTestResult P2pprobeClient::dma_test(const DmaTestRequest& r) {
+  p2pprobe_dma_test req{};
+  req.size = sizeof req;
+  req.version = P2PPROBE_API_VERSION;
+  req.provider = to_uapi(r.provider);
+  req.fd = r.fd;
+  req.flags = (r.bio ? P2PPROBE_DMA_F_BIO : 0u) | (r.no_write ? P2PPROBE_DMA_F_NO_WRITE : 0u) |
+              (r.no_read ? P2PPROBE_DMA_F_NO_READ : 0u);
+  req.offset = r.offset;
+  req.length = r.length;
+  req.seed = r.seed;
+  req.chunk_size = r.chunk_size;
+  DmaTestResult out;
+  out.ioctl_error = device_->ioctl(P2PPROBE_IOC_DMA_TEST, &req);
+  if (out.ioctl_error < 0) return out;
+  out.chunk_used = req.chunk_used;
+  out.target_has_pci = req.target_flags & P2PPROBE_TARGET_HAS_PCI;
+  out.target_queue_p2pdma = req.target_flags & P2PPROBE_TARGET_QUEUE_P2PDMA;
+  out.target_distance = req.target_distance;
+  if (out.target_has_pci)
+    out.target_pci = Bdf{req.target_pci.domain, req.target_pci.bus, static_cast<std::uint8_t>(req.target_pci.devfn >> 3),
+                         static_cast<std::uint8_t>(req.target_pci.devfn & 7)};
+  auto dir = [](const p2pprobe_dir_result& d) { return DmaDirection{d.ran != 0, d.error, d.bytes, d.ns}; };
+  out.write = dir(req.write);
+  out.read = dir(req.read);
+  if (req.mismatch.offset != P2PPROBE_NO_MISMATCH)
+    out.mismatch = DmaMismatch{req.mismatch.offset, req.mismatch.count, req.mismatch.expected, req.mismatch.found};
+  return out;
+}
+
 bool agrees(const PairDecision& ours, const KernelVerdict& kernel) {
   int our_distance = ours.distance.value_or(-2);  // unknown never agrees: we had to decide
   if (our_distance != kernel.distance) return false;

@@ -66,7 +66,20 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
   return join_path(done);
 }
 
-std::optional<std::string> Source::resolve(std::string_view path) { return canonicalize(path, true); }
+EntryKind Source::entry_kind(NodeType type) {
+  switch (type) {
+    case NodeType::kFile: return EntryKind::kFile;
+    case NodeType::kDir: return EntryKind::kDir;
+    case NodeType::kLink: return EntryKind::kLink;
+    default: return EntryKind::kOther;
+  }
+}
+
+std::optional<std::string> Source::resolve(std::string_view path) {
+  auto where = canonicalize(path, true);
+  if (where && recording_) log_.found[*where] = entry_kind(node_type(*where));
+  return where;
+}
 
 std::optional<std::string> Source::link_target(std::string_view path) {
   auto where = canonicalize(path, false);
@@ -81,9 +94,18 @@ FileRead Source::read(std::string_view path) {
   if (!where) return {};
   NodeType type = node_type(*where);
   if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
-  if (type != NodeType::kFile) return {ReadStatus::kFailed, "", "not a regular file"};
+  if (type != NodeType::kFile) {
+    FileRead other{ReadStatus::kFailed, "", "not a regular file"};
+    if (recording_) log_.contents.emplace(*where, other);
+    return other;
+  }
   ++log_.file_reads[*where];
-  return node_read(*where);
+  auto failed = failures_.find(*where);
+  FileRead result = failed != failures_.end() ? failed->second : node_read(*where);
+  // The first answer is the one the analysis acted on; a later read of a changing file
+  // (an AER counter) must not replace it.
+  if (recording_) log_.contents.emplace(*where, result);
+  return result;
 }
 
 std::vector<std::string> Source::list(std::string_view path) {
@@ -92,6 +114,17 @@ std::vector<std::string> Source::list(std::string_view path) {
   ++log_.dir_lists[*where];
   std::vector<std::string> names = node_list(*where);
   std::sort(names.begin(), names.end());
+  if (recording_) {
+    auto& entries = log_.listings[*where];
+    for (const std::string& name : names) {
+      std::string child = (*where == "/" ? "" : *where) + "/" + name;
+      NodeType type = node_type(child);
+      if (type == NodeType::kMissing) continue;  // vanished between listing and looking
+      RecordedEntry entry{entry_kind(type), ""};
+      if (type == NodeType::kLink) entry.link_target = node_link(child);
+      entries[name] = std::move(entry);
+    }
+  }
   return names;
 }
 

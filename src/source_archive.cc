@@ -4,21 +4,14 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <unordered_map>
 
+#include "p2pcheck/archive.h"
 #include "p2pcheck/error.h"
 #include "p2pcheck/source.h"
 
 namespace p2pcheck {
 namespace {
-
-struct Node {
-  enum Kind { kFile, kDir, kLink } kind = kDir;
-  std::string data;  // file bytes, or link target
-};
 
 // Member names must be plain relative paths: "./sys/x" and "sys/x" are fine; "/etc/x" and "a/../b" are not.
 std::string clean_member_name(const std::string& archive, const std::string& raw) {
@@ -37,177 +30,117 @@ std::string clean_member_name(const std::string& archive, const std::string& raw
   return out;  // "" for the top itself
 }
 
-class ArchiveSource : public Source {
- public:
-  explicit ArchiveSource(std::string file) : file_(std::move(file)) {
-    load();
-    choose_root();
-  }
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-  std::string describe() const override { return "archive " + file_; }
-
- protected:
-  NodeType node_type(const std::string& path) override {
-    const Node* node = find(path);
-    if (!node) return NodeType::kMissing;
-    switch (node->kind) {
-      case Node::kFile: return NodeType::kFile;
-      case Node::kDir: return NodeType::kDir;
-      case Node::kLink: return NodeType::kLink;
-    }
-    return NodeType::kOther;
-  }
-  std::string node_link(const std::string& path) override { return find(path)->data; }
-  FileRead node_read(const std::string& path) override { return {ReadStatus::kOk, find(path)->data, ""}; }
-  std::vector<std::string> node_list(const std::string& path) override {
-    std::vector<std::string> names;
-    auto it = children_.find(prefix_ + (path == "/" ? "" : path));
-    if (it != children_.end()) names = it->second;
-    return names;
-  }
-
- private:
-  const Node* find(const std::string& path) const {
-    std::string key = prefix_ + (path == "/" ? "" : path);
-    auto it = nodes_.find(key);
-    return it == nodes_.end() ? nullptr : &it->second;
-  }
-
-  void add(const std::string& name, Node node) {
-    // Parents exist implicitly even when the archive lists no entry for them.
-    std::string path = name;
-    while (!path.empty()) {
-      size_t slash = path.rfind('/');
-      std::string parent = path.substr(0, slash);
-      std::string base = path.substr(slash + 1);
-      auto& kids = children_[parent];
-      if (std::find(kids.begin(), kids.end(), base) == kids.end()) kids.push_back(base);
-      if (nodes_.count(parent) || parent.empty()) break;
-      nodes_[parent] = Node{};
-      path = parent;
-    }
-    // A later member replaces an earlier one of the same name, as tar extraction would.
-    auto existing = nodes_.find(name);
-    if (existing == nodes_.end()) {
-      nodes_.emplace(name, std::move(node));
-    } else if (!(existing->second.kind == Node::kDir && node.kind == Node::kDir)) {
-      existing->second = std::move(node);
-    }
-  }
-
-  void load() {
-    struct stat st;
-    if (stat(file_.c_str(), &st) != 0) throw Error(file_, std::string("cannot open dump: ") + std::strerror(errno));
-    archive* ar = archive_read_new();
-    archive_read_support_filter_all(ar);
-    archive_read_support_format_tar(ar);
-    archive_read_support_format_gnutar(ar);
-    if (archive_read_open_filename(ar, file_.c_str(), 1 << 16) != ARCHIVE_OK) {
-      std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
-      archive_read_free(ar);
-      throw Error(file_, "not a readable tar archive: " + msg);
-    }
-    nodes_[""] = Node{};
-    std::uint64_t total = 0;
-    archive_entry* entry = nullptr;
-    try {
-      for (;;) {
-        int rc = archive_read_next_header(ar, &entry);
-        if (rc == ARCHIVE_EOF) break;
-        if (rc < ARCHIVE_WARN)
-          throw Error(file_, std::string("broken or truncated archive: ") + archive_error_string(ar));
-        const char* raw_name = archive_entry_pathname(entry);
-        std::string raw = raw_name ? raw_name : "";
-        std::string name = clean_member_name(file_, raw);
-        std::string where = file_ + ":" + raw;
-        if (name.empty()) continue;
-        if (const char* hard = archive_entry_hardlink(entry)) {
-          std::string target = clean_member_name(file_, hard);
-          auto it = nodes_.find(target);
-          if (it == nodes_.end()) throw Error(where, "hard link to a member that is not earlier in the archive");
-          add(name, it->second);
-          continue;
-        }
-        switch (archive_entry_filetype(entry)) {
-          case AE_IFDIR: add(name, Node{}); break;
-          case AE_IFLNK: {
-            const char* target = archive_entry_symlink(entry);
-            add(name, Node{Node::kLink, target ? target : ""});
-            break;
-          }
-          case AE_IFREG: {
-            la_int64_t size = archive_entry_size(entry);
-            if (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes)
-              throw Error(where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " +
-                                     std::to_string(kMaxFileBytes >> 20) + " MiB");
-            std::string data;
-            char buf[65536];
-            for (;;) {
-              la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
-              if (n < 0) throw Error(where, std::string("cannot read member data: ") + archive_error_string(ar));
-              if (n == 0) break;
-              data.append(buf, static_cast<size_t>(n));
-              total += static_cast<std::uint64_t>(n);
-              if (data.size() > kMaxFileBytes)
-                throw Error(where, "member expands beyond " + std::to_string(kMaxFileBytes >> 20) + " MiB");
-              if (total > kMaxArchiveBytes)
-                throw Error(where, "archive expands beyond " + std::to_string(kMaxArchiveBytes >> 20) +
-                                       " MiB in total; refusing (compression bomb?)");
-            }
-            add(name, Node{Node::kFile, std::move(data)});
-            break;
-          }
-          default:
-            throw Error(where, "device node, fifo or socket in a dump; expected only files, directories and symlinks");
-        }
-      }
-    } catch (...) {
-      archive_read_free(ar);
-      throw;
-    }
-    archive_read_free(ar);
-  }
-
-  // A dump holds the root at its top, or inside one top-level folder (tar czf x.tgz capture-host/).
-  void choose_root() {
-    if (nodes_.count("/sys")) return;
-    const auto& top = children_[""];
-    if (top.size() == 1 && nodes_.count("/" + top[0] + "/sys")) {
-      prefix_ = "/" + top[0];
-      return;
-    }
-    throw Error(file_, "no sys/ directory at the top of the archive or inside its single top folder; "
-                       "expected a capture of a Linux root");
-  }
-
-  std::string file_;
-  std::string prefix_;  // archive path of the captured root ("" or "/topdir")
-  std::unordered_map<std::string, Node> nodes_;
-  std::unordered_map<std::string, std::vector<std::string>> children_;
+// Owns the libarchive handle so every throw frees it.
+struct Reader {
+  archive* ar = archive_read_new();
+  ~Reader() { archive_read_free(ar); }
 };
-
-bool starts_with(const std::string& bytes, const char* magic, size_t len, size_t offset = 0) {
-  return bytes.size() >= offset + len && std::memcmp(bytes.data() + offset, magic, len) == 0;
-}
 
 }  // namespace
 
-std::unique_ptr<Source> open_archive_source(const std::string& file) { return std::make_unique<ArchiveSource>(file); }
-
-std::unique_ptr<Source> open_dump_source(const std::string& file) {
+LoadedArchive load_archive(const std::string& file) {
   struct stat st;
   if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) return open_tree_source(file);
-  std::ifstream in(file, std::ios::binary);
-  std::string head(512, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  bool compressed = starts_with(head, "\x1f\x8b", 2) || starts_with(head, "\xfd" "7zXZ\0", 6) ||
-                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
-  bool tar = starts_with(head, "ustar", 5, 257);
-  if (compressed || tar) return open_archive_source(file);
-  throw Error(file, "not a recognised dump: expected a tar archive (.tar, .tar.gz, .tar.xz, .tar.zst) of a "
-                    "captured Linux root, or a directory");
+  Reader reader;
+  archive* ar = reader.ar;
+  archive_read_support_filter_all(ar);
+  archive_read_support_format_tar(ar);
+  archive_read_support_format_gnutar(ar);
+  // Bids last: only a compressed stream that is no tar comes out as "raw" (lspci.txt.gz).
+  archive_read_support_format_raw(ar);
+  if (archive_read_open_filename(ar, file.c_str(), 1 << 16) != ARCHIVE_OK) {
+    std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
+    throw Error(file, "not a readable tar archive: " + msg);
+  }
+  LoadedArchive loaded;
+  std::uint64_t total = 0;
+  std::string last;  // the member before a broken header, so the message says where it broke
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(ar, &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN)
+      throw Error(last.empty() ? file : file + ":" + last,
+                  std::string("broken or truncated archive") + (last.empty() ? "" : " after this member") + ": " +
+                      archive_error_string(ar));
+    bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
+    if (raw && archive_filter_count(ar) <= 1)
+      throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
+    const char* raw_name = archive_entry_pathname(entry);
+    std::string member = raw ? "data" : raw_name ? raw_name : "";
+    std::string name = clean_member_name(file, member);
+    std::string where = file + ":" + member;
+    last = member;
+    if (name.empty()) continue;
+    if (const char* hard = archive_entry_hardlink(entry)) {
+      std::string target = clean_member_name(file, hard);
+      const MemoryTree::Node* node = loaded.tree.find(target);
+      if (!node) throw Error(where, "hard link to a member that is not earlier in the archive");
+      MemoryTree::Node copy = *node;
+      if (copy.kind == EntryKind::kFile) loaded.tree.add_file(name, std::move(copy.data));
+      else if (copy.kind == EntryKind::kLink) loaded.tree.add_link(name, std::move(copy.data));
+      else loaded.tree.add_dir(name);
+      continue;
+    }
+    switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
+      case AE_IFDIR: loaded.tree.add_dir(name); break;
+      case AE_IFLNK: {
+        const char* target = archive_entry_symlink(entry);
+        loaded.tree.add_link(name, target ? target : "");
+        break;
+      }
+      case AE_IFREG: {
+        la_int64_t size = archive_entry_size(entry);
+        if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
+          throw Error(where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
+        std::string data;
+        char buf[65536];
+        for (;;) {
+          la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
+          if (n < 0) throw Error(where, std::string("cannot read member data: ") + archive_error_string(ar));
+          if (n == 0) break;
+          data.append(buf, static_cast<size_t>(n));
+          total += static_cast<std::uint64_t>(n);
+          if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
+          if (total > kMaxArchiveBytes)
+            throw Error(where, "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+          // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
+          std::uint64_t packed = static_cast<std::uint64_t>(archive_filter_bytes(ar, -1));
+          if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
+            throw Error(where, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                                   " times its compressed size (" + mib(total) + " from " +
+                                   std::to_string(packed >> 10) + " KiB so far); refusing a compression bomb");
+        }
+        loaded.tree.add_file(name, std::move(data));
+        break;
+      }
+      default:
+        throw Error(where, "device node, fifo or socket in a dump; expected only files, directories and symlinks");
+    }
+    if (raw) {
+      loaded.raw = true;
+      break;
+    }
+  }
+  return loaded;
+}
+
+std::unique_ptr<Source> open_archive_source(const std::string& file) {
+  auto loaded = load_archive(file);
+  if (loaded.raw) throw Error(file, "a compressed file, not a tar archive of a captured Linux root");
+  // A dump holds the root at its top, or inside one top-level folder (tar czf x.tgz capture-host/).
+  const MemoryTree& tree = loaded.tree;
+  std::string prefix;
+  if (!tree.find("/sys")) {
+    auto top = tree.children("/");
+    if (top.size() == 1 && tree.find("/" + top[0] + "/sys")) prefix = "/" + top[0];
+    else
+      throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder; "
+                        "expected a capture of a Linux root");
+  }
+  return open_memory_source(std::make_shared<const MemoryTree>(tree.subtree(prefix)), "archive " + file);
 }
 
 }  // namespace p2pcheck

@@ -31,11 +31,26 @@ struct FileRead {
   bool ok() const { return status == ReadStatus::kOk; }
 };
 
+// What kind of node a recording source found at a path (capture stores each as that kind).
+enum class EntryKind { kFile, kDir, kLink, kOther };
+
+struct RecordedEntry {
+  EntryKind kind = EntryKind::kFile;
+  std::string link_target;  // for kLink
+};
+
 // What a source was asked, for the read-once rule and for capture (which stores exactly these).
 struct AccessLog {
   std::map<std::string, int> file_reads;  // canonical path -> times read
   std::map<std::string, int> dir_lists;   // canonical path -> times listed
   std::map<std::string, std::string> links_followed;  // canonical link path -> its target text
+
+  // Filled only while recording (Source::set_recording), so capture can store what the analysis
+  // saw rather than read the machine a second time: the first answer to each read, every
+  // directory listing with the kind of each entry, and every path resolve() found.
+  std::map<std::string, FileRead> contents;
+  std::map<std::string, std::map<std::string, RecordedEntry>> listings;
+  std::map<std::string, EntryKind> found;
 };
 
 class Source {
@@ -60,6 +75,12 @@ class Source {
 
   const AccessLog& access_log() const { return log_; }
 
+  // Capture: keep what every read, listing and lookup answered (see AccessLog).
+  void set_recording(bool on) { recording_ = on; }
+  // Replay of a capture: files the capture could not read (denied, failed) or did not store answer
+  // with the recorded status instead of the placeholder bytes in the archive. Canonical paths.
+  void set_recorded_failures(std::map<std::string, FileRead> failures) { failures_ = std::move(failures); }
+
  protected:
   enum class NodeType { kMissing, kFile, kDir, kLink, kOther };
   // Backends answer on canonical paths: absolute, no ".", "..", or links before the last component.
@@ -71,7 +92,10 @@ class Source {
  private:
   // Resolves every component; follow_last=false leaves a final symlink unresolved.
   std::optional<std::string> canonicalize(std::string_view path, bool follow_last);
+  static EntryKind entry_kind(NodeType type);
   AccessLog log_;
+  bool recording_ = false;
+  std::map<std::string, FileRead> failures_;
 };
 
 // The running machine, read from `/`.

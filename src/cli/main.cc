@@ -5,9 +5,13 @@
 #include <iostream>
 
 #include "kmod_command.h"
+#include "p2pcheck/capture.h"
 #include "p2pcheck/check.h"
+#include "p2pcheck/device_actions.h"
 #include "p2pcheck/kmod_control.h"
+#include "verify_command.h"
 #include "p2pcheck/error.h"
+#include "p2pcheck/import.h"
 #include "p2pcheck/report.h"
 #include "p2pcheck/source.h"
 
@@ -34,13 +38,41 @@ struct Options {
   PairSelection selection;
   std::string assume_kernel;
   std::vector<std::string> explain_pair;
+  std::string cpu;                 // --cpu, for imports that lack the CPU
+  std::string output;              // capture -o
+  bool force = false, redact = false;
 };
 
 std::unique_ptr<Source> open_source(const Options& o) {
   if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
-  if (!o.root.empty()) return open_tree_source(o.root);
-  if (!o.dump.empty()) return open_dump_source(o.dump);
+  if (!o.cpu.empty() && o.dump.empty())
+    throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
+  // An unpacked capture replays like the archive: what could not be read stays unreadable.
+  if (!o.root.empty()) return with_capture_manifest(open_tree_source(o.root));
+  if (!o.dump.empty()) return open_dump_source(o.dump, ImportOptions{o.cpu});
   return open_live_source();
+}
+
+// Replays of captures and imports say what they are and what they could not tell.
+std::optional<CaptureInfo> replay_info(Source& source) {
+  return source.is_live() ? std::nullopt : read_capture_info(source);
+}
+
+std::string replay_text(const std::optional<CaptureInfo>& info) {
+  if (!info) return "";
+  const auto& m = info->manifest;
+  auto str = [&](const char* key) { return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string(); };
+  std::string out;
+  if (info->format == "capture") {
+    std::string root = m.contains("as_root") && m["as_root"].is_boolean() ? (m["as_root"].get<bool>() ? "yes" : "no") : "unknown";
+    out = "replaying a capture by p2pcheck " + str("tool_version") +
+          (str("captured_at").empty() ? "" : " taken " + str("captured_at")) + (str("source").empty() ? "" : " from " + str("source")) +
+          "; as root: " + root + "\n";
+  } else {
+    out = "imported from " + info->format + " input: " + str("source") + "\n";
+  }
+  for (const auto& n : info->notes) out += "  note: " + n + "\n";
+  return out + "\n";
 }
 
 TextStyle text_style(const Options& o) {
@@ -52,13 +84,17 @@ TextStyle text_style(const Options& o) {
 
 int run_topo(const Options& o) {
   auto source = open_source(o);
+  auto info = replay_info(*source);
   PciDecoder decoder;
   Topology topo = read_topology(*source, decoder);
   Inventory inv = read_inventory(*source, topo);
-  if (o.json)
-    std::cout << topology_json(topo, inv).dump(2) << "\n";
-  else
-    std::cout << topology_text(topo, inv, text_style(o));
+  if (o.json) {
+    auto j = topology_json(topo, inv);
+    if (info) j["capture"] = capture_summary_json(*info);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << replay_text(info) << topology_text(topo, inv, text_style(o));
+  }
   return kExitOk;
 }
 
@@ -107,11 +143,15 @@ std::unique_ptr<CheckReport> checked(Source& source, const Options& o) {
 
 int run_check_command(const Options& o) {
   auto source = open_source(o);
+  auto info = replay_info(*source);
   auto report = checked(*source, o);
-  if (o.json)
-    std::cout << check_json(*report).dump(2) << "\n";
-  else
-    std::cout << check_text(*report, text_style(o));
+  if (o.json) {
+    auto j = check_json(*report);
+    if (info) j["capture"] = capture_summary_json(*info);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << replay_text(info) << check_text(*report, text_style(o));
+  }
   if (report->pairs.empty()) {
     std::cerr << "p2pcheck: no GPU–NVMe pair found in " << report->source << " (" << report->inv.gpus.size()
               << " GPU(s), " << report->inv.nvmes.size() << " NVMe); name any two functions with --gpu and --nvme\n";
@@ -133,6 +173,28 @@ int run_explain(Options o) {
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;
 }
 
+// Records what the analysis reads (and, live, what only the machine can tell) into one archive.
+int run_capture(const Options& o) {
+  if (!o.selection.gpu.empty() || !o.selection.nvme.empty() || !o.assume_kernel.empty())
+    throw UsageError("capture records the whole machine; --gpu, --nvme and --assume-kernel apply when replaying it");
+  auto source = open_source(o);
+  std::unique_ptr<DeviceActions> actions;
+  if (source->is_live()) actions = open_live_device_actions();
+  CaptureSet set = collect_capture(*source, actions.get(), o.redact);
+  CaptureWritten w = write_capture(set, CaptureOutput{o.output, o.force});
+  std::size_t files = 0, links = 0;
+  for (const auto& e : set.entries) {
+    files += e.kind == EntryKind::kFile;
+    links += e.kind == EntryKind::kLink;
+  }
+  std::cout << "wrote " << w.file << ": " << files << " files, " << links << " links, " << format_size(w.bytes) << " ("
+            << (w.compression == "none" ? "tar" : "tar + " + w.compression) << ") from " << source->describe()
+            << (o.redact ? ", redacted" : "") << "\n";
+  for (const auto& n : set.notes) std::cout << "  note: " << n << "\n";
+  std::cout << "replay with: p2pcheck --dump " << w.file << " check\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,14 +213,21 @@ int main(int argc, char** argv) {
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
       ->delimiter(',');
   app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
+  app.add_option("--cpu", o.cpu, "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
   auto* check = app.add_subcommand("check", "the verdict for every GPU–NVMe pair, with findings and fixes (default)");
   auto* explain = app.add_subcommand("explain", "one pair hop by hop: which rule decided");
   explain->add_option("pair", o.explain_pair, "GPU and NVMe (PCI address, nvme0, /dev/nvme0n1)")->expected(2)->required();
   auto* topo = app.add_subcommand("topo", "the PCI tree with roles, link speed and width, ACS state");
   auto* paths = app.add_subcommand("paths", "every GPU–NVMe pair with the hops between them");
-  for (auto* sub : {check, explain, topo, paths}) sub->fallthrough();
+  auto* capture = app.add_subcommand("capture", "write a compressed tar of what the analysis reads, to replay with --dump");
+  capture->add_option("-o,--output", o.output, "the archive to write: .tar.zst (default), .tar.gz, .tar.xz or .tar")
+      ->default_val("p2pcheck-capture.tar.zst");
+  capture->add_flag("--force", o.force, "replace FILE if it exists");
+  capture->add_flag("--redact", o.redact, "replace serial numbers, host names, UUIDs and MAC addresses by stable placeholders");
+  for (auto* sub : {check, explain, topo, paths, capture}) sub->fallthrough();
   std::function<int()> kmod_run;
   auto* kmod = cli::add_kmod_command(app, kmod_run, o.json);
+  auto verify = p2pcheck::cli::add_verify_command(app);
 
   try {
     app.parse(argc, argv);
@@ -167,6 +236,8 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? rc : kExitUsage;
   }
   try {
+    if (verify->selected()) return verify->run();
+    if (*capture) return run_capture(o);
     if (*topo) return run_topo(o);
     if (*paths) return run_paths(o);
     if (*explain) return run_explain(o);

@@ -1,0 +1,110 @@
+#include "verify_command.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "p2pcheck/error.h"
+#include "p2pcheck/source.h"
+#include "p2pcheck/verify.h"
+#include "p2pcheck/verify_report.h"
+
+namespace p2pcheck::cli {
+
+VerifyCommand::VerifyCommand(CLI::App& parent) : parent_(parent) {
+  sub_ = parent.add_subcommand("verify", "move real data by P2P DMA between each GPU (or provider) and NVMe, both ways");
+  sub_->add_option("--target", targets_, "a directory on a file system of each NVMe to test (repeatable); a new scratch file is created, used and removed there");
+  sub_->add_option("--raw", raw_, "write the NVMe namespace or partition itself (needs --offset and --allow-destructive; refused if mounted or held)");
+  sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (multiple of 4096)");
+  sub_->add_flag("--allow-destructive", allow_destructive_, "raw mode: confirm that [offset, offset+size) of the device is overwritten");
+  sub_->add_option("--size", size_, "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
+  sub_->add_option("--engine", engine_, "auto, hipfile (AMD GPU), kmod (/dev/p2pprobe) or p2pmem (kernel 6.2+)")
+      ->check(CLI::IsMember({"auto", "hipfile", "kmod", "p2pmem"}));
+  sub_->add_option("--timeout", timeout_, "seconds to wait for one direction before calling it dropped (default 60)");
+  sub_->add_flag("--force", force_, "run even on kernels known to corrupt memory with P2PDMA (RHEL 9.8, 10.2)");
+  sub_->add_flag("--try-anyway", try_anyway_, "run pairs the kernel is expected to refuse, to show its refusal");
+  sub_->add_option("--seed", seed_, "pattern seed (default: random)");
+  sub_->add_option("--results", results_, std::string("where to leave the JSON results for capture (default ") + kVerifyResultsPath + ")");
+  sub_->add_flag("--no-results", no_results_, "do not write the results file");
+  sub_->fallthrough();
+}
+
+std::vector<std::string> VerifyCommand::parent_strings(const std::string& name) const {
+  const CLI::Option* opt = parent_.get_option_no_throw(name);
+  return opt && opt->count() ? opt->results() : std::vector<std::string>{};
+}
+
+bool VerifyCommand::parent_flag(const std::string& name) const {
+  const CLI::Option* opt = parent_.get_option_no_throw(name);
+  return opt && opt->count() > 0;
+}
+
+int VerifyCommand::run() {
+  if (!parent_strings("--root").empty() || !parent_strings("--dump").empty())
+    throw UsageError("verify moves real data on this machine; --root and --dump replay other machines");
+  VerifyOptions o;
+  o.selection.gpu = parent_strings("--gpu");
+  o.selection.nvme = parent_strings("--nvme");
+  o.targets = targets_;
+  o.raw_devices = raw_;
+  o.offset = offset_;
+  o.allow_destructive = allow_destructive_;
+  if (!size_.empty()) o.size = parse_size(size_);
+  if (engine_ != "auto") o.engine = parse_engine_kind(engine_);
+  o.timeout_s = timeout_;
+  o.force = force_;
+  o.try_anyway = try_anyway_;
+  o.seed = seed_;
+  const bool json = parent_flag("--json");
+  TextStyle style;
+  auto color = parent_strings("--color");
+  std::string mode = color.empty() ? "auto" : color.back();
+  style.color = mode == "always" || (mode == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  style.unicode = !parent_flag("--ascii");
+
+  auto source = open_live_source();
+  std::shared_ptr<VerifyIo> io = open_live_io();
+  auto plan = plan_verify(*source, *io, o);
+  if (plan->pairs.empty()) {
+    std::cerr << "p2pcheck: no GPU–NVMe pair found; name the provider with --gpu and the NVMe with --nvme\n";
+    return 4;
+  }
+  // Shown before anything moves: the raw-mode warning must come first.
+  if (json)
+    for (const auto& w : plan->warnings) std::cerr << "p2pcheck: warning: " << w << "\n";
+  else
+    std::cout << verify_plan_text(*plan, style) << std::flush;
+  if (geteuid() != 0)
+    std::cerr << "p2pcheck: not root: /dev/p2pprobe, p2pmem/allocate, raw devices and /dev/kmsg need root\n";
+
+  auto engines = open_live_engines(io);
+  auto kmsg = open_live_kernel_log();
+  VerifyEnvironment env{*source, io, *engines, kmsg.get(), nullptr, nullptr};
+  env.on_transfer_start = [](const PairPlan& pp, Direction d) {
+    std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) << ": "
+              << direction_label(pp, d) << " ..." << std::endl;
+  };
+  VerifyReport report = run_verify(std::move(plan), env);
+  auto doc = verify_json(report);
+  if (json)
+    std::cout << doc.dump(2) << "\n";
+  else
+    std::cout << verify_text(report, style);
+  if (!no_results_) {
+    const std::string path = results_.empty() ? kVerifyResultsPath : results_;
+    try {
+      save_verify_results(doc, path);
+    } catch (const Error& e) {
+      std::cerr << "p2pcheck: results not saved for capture: " << e.what() << "\n";
+    }
+  }
+  switch (report.result) {
+    case Level::kPass: return 0;
+    case Level::kFail: return 1;
+    default: return 2;
+  }
+}
+
+std::shared_ptr<VerifyCommand> add_verify_command(CLI::App& app) { return std::make_shared<VerifyCommand>(app); }
+
+}  // namespace p2pcheck::cli

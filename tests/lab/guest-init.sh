@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the QEMU lab's guests (tests/lab/lab.py puts it into the initramfs
+# with busybox, p2pcheck and its libraries, p2pprobe.ko, p2pprobe-cli,
+# p2pmem-io and a /plan written for the scenario).
+#
+# It runs the scenario and hands everything back on the second serial port
+# (/dev/ttyS1) as one base64-encoded tar.gz between the lines
+#   @@P2PLAB-BEGIN   and   @@P2PLAB-END <exit status of tar>
+# The host (lab.py) decodes it and makes every assertion; the guest only
+# collects. /plan (shell) sets:
+#   SCENARIO       name
+#   KERNEL_KIND    lab | stock (stock: load nvme from /lib/modules first)
+#   NVME_SERIALS   serial numbers of every NVMe to wait for
+#   PROVIDERS      names of providers: an NVMe serial, or "ivsh" (ivshmem-plain,
+#                  bound to p2pprobe here)
+#   CLIENTS        NVMe serials
+#   KDMA           p2pprobe DMA_TEST runs: provider:client:offset:length:seed[:bio]
+#   UDMA           p2pmem/allocate runs (p2pmem-io): provider:client:offset:length:seed
+export PATH=/bin:/sbin:/usr/bin:/
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /out /tmp
+echo "init_s=$(cut -d' ' -f1 /proc/uptime)" > /out/timing.txt
+. /plan
+O=/out
+log() { echo "P2PLAB $*"; }
+log "scenario $SCENARIO kernel $(cat /proc/sys/kernel/osrelease)"
+echo "$SCENARIO" > $O/scenario
+cat /proc/cmdline > $O/cmdline
+
+if [ "$KERNEL_KIND" = stock ]; then
+	# Debian's kernel: nvme is a module (modules.dep made on the host by depmod).
+	modprobe nvme use_cmb_sqes=0 2>&1 | sed 's/^/P2PLAB modprobe: /'
+fi
+
+# nvme probes asynchronously: wait until every controller has its namespace.
+serial_of() { tr -d ' ' < "$1/serial"; }
+ctrl_of_serial() { for c in /sys/class/nvme/nvme*; do [ "$(serial_of "$c")" = "$1" ] && basename "$c"; done; }
+i=0
+while :; do
+	missing=""
+	for s in $NVME_SERIALS; do
+		c=$(ctrl_of_serial "$s")
+		[ -n "$c" ] && [ -b "/dev/${c}n1" ] || missing="$missing $s"
+	done
+	[ -z "$missing" ] && break
+	i=$((i + 1))
+	if [ $i -gt 300 ]; then log "timeout waiting for NVMe:$missing"; break; fi
+	usleep 100000
+done
+log "nvme ready after $i waits"
+echo "nvme_ready_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+
+IVSH=$(for d in /sys/bus/pci/devices/*; do [ "$(cat "$d/vendor"):$(cat "$d/device")" = "0x1af4:0x1110" ] && basename "$d"; done | head -n1)
+bdf_of() { # name -> PCI address
+	if [ "$1" = ivsh ]; then echo "$IVSH"; return; fi
+	c=$(ctrl_of_serial "$1"); [ -n "$c" ] && basename "$(readlink -f "/sys/class/nvme/$c/device")"
+}
+dev_of() { c=$(ctrl_of_serial "$1"); [ -n "$c" ] && echo "/dev/${c}n1"; }
+
+insmod /lib/p2pprobe.ko > $O/insmod.txt 2>&1; echo "rc=$?" >> $O/insmod.txt
+if [ -n "$IVSH" ]; then
+	echo p2pprobe > "/sys/bus/pci/devices/$IVSH/driver_override"
+	echo "$IVSH" > /sys/bus/pci/drivers_probe 2>/dev/null
+	drv=$(basename "$(readlink "/sys/bus/pci/devices/$IVSH/driver" 2>/dev/null)" 2>/dev/null)
+	echo "ivsh=$IVSH driver=${drv:--}" > $O/ivsh.txt
+fi
+
+: > $O/devices.txt
+for n in $PROVIDERS $CLIENTS; do
+	grep -q "^$n " $O/devices.txt || echo "$n $(bdf_of "$n") $(dev_of "$n")" >> $O/devices.txt
+done
+for n in $PROVIDERS $CLIENTS; do
+	b=$(bdf_of "$n")
+	[ -n "$b" ] && [ -d "/sys/bus/pci/devices/$b/p2pmem" ] &&
+		echo "$n $b size=$(cat /sys/bus/pci/devices/$b/p2pmem/size) available=$(cat /sys/bus/pci/devices/$b/p2pmem/available) published=$(cat /sys/bus/pci/devices/$b/p2pmem/published) allocate=$([ -e /sys/bus/pci/devices/$b/p2pmem/allocate ] && echo 1 || echo 0)"
+done > $O/p2pmem.txt
+
+p2pprobe-cli info > $O/info.txt 2>&1
+
+# The kernel's verdict for every provider x client.
+: > $O/verdicts.txt
+GPUS=""; NVMES=""
+for p in $PROVIDERS; do GPUS="${GPUS:+$GPUS,}$(bdf_of "$p")"; done
+for c in $CLIENTS; do NVMES="${NVMES:+$NVMES,}$(bdf_of "$c")"; done
+for p in $PROVIDERS; do
+	for c in $CLIENTS; do
+		echo "pair $p $c $(p2pprobe-cli verdict "$(bdf_of "$p")" "$(bdf_of "$c")" "$(dev_of "$c")" verbose 2>&1)" >> $O/verdicts.txt
+	done
+done
+
+# p2pcheck, live, before any DMA: exactly what a user would run.
+t0=$(cut -d' ' -f1 /proc/uptime)
+p2pcheck check --json > $O/check-all.json 2> $O/check-all.err; echo $? > $O/check-all.rc
+p2pcheck check --json --gpu "$GPUS" --nvme "$NVMES" > $O/check.json 2> $O/check.err; echo $? > $O/check.rc
+p2pcheck check --color never --gpu "$GPUS" --nvme "$NVMES" > $O/check.txt 2>&1
+p2pcheck topo --json > $O/topo.json 2> $O/topo.err; echo $? > $O/topo.rc
+p2pcheck topo --color never --ascii > $O/topo.txt 2>&1
+t1=$(cut -d' ' -f1 /proc/uptime)
+p2pcheck capture -o $O/capture.tar.gz > $O/capture.out 2>&1; echo $? > $O/capture.rc
+t2=$(cut -d' ' -f1 /proc/uptime)
+echo "p2pcheck_s=$(echo "$t1 - $t0" | bc) capture_s=$(echo "$t2 - $t1" | bc)" >> $O/timing.txt
+
+# DMA through the module: each run writes the pattern, reads it back, compares.
+# A run whose write is refused is repeated read-only (nowrite), so that both
+# directions of a refused pair are seen to fail.
+: > $O/dma.txt
+for t in $KDMA; do
+	IFS=: read -r p c off len seed mode <<EOF
+$t
+EOF
+	out=$(p2pprobe-cli dma "$(bdf_of "$p")" "$(dev_of "$c")" "$off" "$len" "$seed" ${mode:+$mode} chunk="$len" 2>&1)
+	echo "kdma $p $c $off $len $seed ${mode:-vfs} $out" >> $O/dma.txt
+	case "$out" in
+	*write_error=0\ *) ;;
+	*)
+		out=$(p2pprobe-cli dma "$(bdf_of "$p")" "$(dev_of "$c")" "$off" "$len" "$seed" ${mode:+$mode} nowrite chunk="$len" 2>&1)
+		echo "kdma-nowrite $p $c $off $len $seed ${mode:-vfs} $out" >> $O/dma.txt
+		;;
+	esac
+done
+for t in $UDMA; do
+	IFS=: read -r p c off len seed <<EOF
+$t
+EOF
+	echo "udma $p $c $off $len $seed $(p2pmem-io "$(bdf_of "$p")" "$(dev_of "$c")" "$off" "$len" "$seed" 2>&1)" >> $O/dma.txt
+done
+sync
+
+dmesg > $O/dmesg.txt
+cat /proc/modules > $O/modules.txt
+echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+
+tar -czf /tmp/out.tar.gz -C $O .; rc=$?
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+{
+	echo "@@P2PLAB-BEGIN"
+	base64 /tmp/out.tar.gz
+	echo "@@P2PLAB-END $rc"
+} > /dev/ttyS1
+log "done"
+poweroff -f

@@ -1,0 +1,1049 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The QEMU lab: boots real P2PDMA kernels on emulated PCIe topologies and
+checks that p2pcheck's verdict for every pair equals the running kernel's.
+
+    lab.py prepare [--p2pcheck BIN]            deps, kernels, modules, initramfs parts
+    lab.py run [--p2pcheck BIN] SCENARIO...    boot and check (names or globs; "all")
+    lab.py list                                scenarios with their expected verdicts
+    lab.py run --update-fixtures SCENARIO...   also (re)write fixtures/lab/<scenario>/
+
+Options: --work DIR (default: $P2PCHECK_LAB_WORK or <repo>/build/lab),
+--keep (keep disk images), --verbose. Cache of kernels: $P2PCHECK_LAB_CACHE or
+~/.cache/p2pcheck-lab. See tests/lab/README.md.
+
+Per scenario the guest (guest-init.sh) records the kernel's verdicts through
+kmod/p2pprobe, `p2pcheck check/topo --json`, DMA tests and a `p2pcheck
+capture`; this script then asserts, on the host:
+  - the expected number of pairs was checked (never zero);
+  - p2pcheck's distance / verdict / map type == the kernel's, for every pair,
+    and both == the scenario's expected table;
+  - DMA passes exactly where the kernel allows, fails with EREMOTEIO (-121)
+    where it does not; the pattern is on the client's disk image where it
+    passed, the region is untouched where it failed, and nothing else on any
+    disk image changed; an ivshmem provider's memory (a file on the host)
+    holds what the NVMe wrote into it;
+  - the capture replayed on the host gives the same verdicts as the live run
+    and as the stored fixture (fixtures/lab/<scenario>).
+"""
+import argparse
+import base64
+import dataclasses
+import fcntl
+import fnmatch
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+import pattern  # noqa: E402
+
+CACHE = os.environ.get("P2PCHECK_LAB_CACHE", os.path.expanduser("~/.cache/p2pcheck-lab"))
+FIXTURES = os.path.join(REPO, "fixtures", "lab")
+MiB = 1 << 20
+DISK_SIZE = 16 * MiB
+DISK_RANDOM = 6 * MiB            # the first 6 MiB of every disk hold pseudo-random bytes
+IVSH_SIZE = 16 * MiB
+DMA_LEN = 512 * 1024
+EREMOTEIO = 121
+EOPNOTSUPP = 95
+QEMU_TIMEOUT = 420
+PREPARE_VERSION = 2         # bump when prepare() builds something differently
+
+CPUS = {
+    "epyc": ("EPYC", True, "AMD EPYC (Zen, family 0x17)"),
+    "g5": ("Opteron_G5,-xsave", False, "AMD Opteron G5 (pre-Zen, family 0x15)"),
+    "skx": ("Skylake-Server", False, "Intel Skylake-Server"),
+}
+
+# Pair categories: ("bus", d) = BUS_ADDR below a common bridge without ACS
+# redirect (allowed on any CPU); ("thb", d) = through the host bridge, allowed
+# only when the CPU is AMD Zen (q35's host bridge 8086:29c0 is not allowlisted).
+
+
+@dataclasses.dataclass
+class Topology:
+    name: str
+    describe: str
+    qemu: list            # device arguments; {img:SERIAL} and {ivsh} are filled in
+    nvme: list            # (serial, has_cmb)
+    providers: list       # names: NVMe serial or "ivsh"
+    clients: list         # NVMe serials
+    pairs: dict           # (provider, client) -> ("bus"|"thb", distance)
+    kdma: list            # (provider, client, offset, bio?)
+    udma: list            # (provider, client, offset)
+    append: str = ""
+    acs_redirect: tuple = ()  # functions whose ACS redirect must be on (p2pcheck topo); all others off
+
+
+def _rp(i, addr, bus="pcie.0"):
+    return "-device", f"pcie-root-port,id=rp{i},bus={bus},addr={addr},chassis={i},slot={i}"
+
+
+def _nvme(serial, bus, addr=None, cmb=False, mf=False):
+    a = f"nvme,serial={serial},drive=d{serial},bus={bus}"
+    if addr:
+        a += f",addr={addr}"
+    if mf:
+        a += ",multifunction=on"
+    if cmb:
+        a += ",cmb_size_mb=16"
+    return "-device", a
+
+
+def _ivsh(bus, addr=None):
+    return "-device", f"ivshmem-plain,memdev=ivshmem,bus={bus}" + (f",addr={addr}" if addr else "")
+
+
+def _switch(rp_bus, n):
+    args = ["-device", f"x3130-upstream,id=up1,bus={rp_bus}"]
+    for i in range(1, n + 1):
+        args += ["-device", f"xio3130-downstream,id=dn{i},bus=up1,chassis={10 + i},slot={i}"]
+    return args
+
+
+# Every DMA region is DMA_LEN bytes at its own offset of the client's disk.
+OFF_KVFS, OFF_KBIO, OFF_UDMA, OFF_IVSH, OFF_IVSH2 = 0, 1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB
+
+TOPOLOGIES = {
+    "rp": Topology(
+        "rp", "two NVMe (cmb0 with a 16 MiB CMB; n1) and an ivshmem on three root ports of pcie.0",
+        [*_rp(1, "0x10"), *_rp(2, "0x11"), *_rp(3, "0x12"),
+         *_nvme("cmb0", "rp1", cmb=True), *_nvme("n1", "rp2"), *_ivsh("rp3")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("thb", 4), ("ivsh", "n1"): ("thb", 4)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)]),
+    "sw": Topology(
+        "sw", "emulated switch (x3130-upstream + 3 xio3130-downstream) under one root port: cmb0, n1, ivshmem",
+        [*_rp(1, "0x10"), *_switch("rp1", 3),
+         *_nvme("cmb0", "dn1", cmb=True), *_nvme("n1", "dn2"), *_ivsh("dn3")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("bus", 4), ("ivsh", "n1"): ("bus", 4)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)]),
+    "pxb": Topology(
+        "pxb", "pxb-pcie second host bridge (bus 0x80) with two root ports (cmb0, ivshmem); n1 on a root port of pcie.0",
+        ["-device", "pxb-pcie,id=pxb1,bus_nr=0x80,bus=pcie.0,addr=0x8",
+         *_rp(1, "0x10"), *_rp(2, "0x0", bus="pxb1"), *_rp(3, "0x1", bus="pxb1"),
+         *_nvme("cmb0", "rp2", cmb=True), *_nvme("n1", "rp1"), *_ivsh("rp3")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("thb", 4), ("ivsh", "n1"): ("thb", 4)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)]),
+    "rc": Topology(
+        "rc", "integrated endpoints on pcie.0 (no root port): cmb0 00:03.0, n1 00:04.0, ivshmem 00:05.0",
+        [*_nvme("cmb0", "pcie.0", addr="0x3", cmb=True), *_nvme("n1", "pcie.0", addr="0x4"),
+         *_ivsh("pcie.0", addr="0x5")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("thb", 2), ("ivsh", "n1"): ("thb", 2)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)]),
+    "mf": Topology(
+        "mf", "one multifunction slot behind root port 00:10.0: cmb0 .0, n1 .1, ivshmem .2",
+        [*_rp(1, "0x10"), *_nvme("cmb0", "rp1", addr="0x0.0", cmb=True, mf=True),
+         *_nvme("n1", "rp1", addr="0x0.1"), *_ivsh("rp1", addr="0x0.2")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("bus", 2), ("ivsh", "n1"): ("bus", 2)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)]),
+    # config_acs flags: bit 6 .. bit 0, leftmost first; "11xx" = CR and RR on.
+    "mfacs": Topology(
+        "mfacs", "as mf, with ACS P2P Request+Completion Redirect forced on at the root port (pci=config_acs=11xx@0000:00:10.0)",
+        [*_rp(1, "0x10"), *_nvme("cmb0", "rp1", addr="0x0.0", cmb=True, mf=True),
+         *_nvme("n1", "rp1", addr="0x0.1"), *_ivsh("rp1", addr="0x0.2")],
+        [("cmb0", True), ("n1", False)], ["cmb0", "ivsh"], ["n1"],
+        {("cmb0", "n1"): ("thb", 2), ("ivsh", "n1"): ("thb", 2)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("ivsh", "n1", OFF_IVSH, False)],
+        [("cmb0", "n1", OFF_UDMA)],
+        append="pci=config_acs=11xx@0000:00:10.0", acs_redirect=("0000:00:10.0",)),
+    # IOMMU: the kernel turns ACS redirect on where a port has ACS (root ports);
+    # QEMU's xio3130 switch ports have none.
+    "iommu": Topology(
+        "iommu", "intel-iommu; root port 00:10.0 with a multifunction slot (cmb0 .0, n1 .1); root port 00:11.0 -> switch with cmb2, n3",
+        ["-device", "intel-iommu",
+         *_rp(1, "0x10"), *_nvme("cmb0", "rp1", addr="0x0.0", cmb=True, mf=True), *_nvme("n1", "rp1", addr="0x0.1"),
+         *_rp(2, "0x11"), *_switch("rp2", 2), *_nvme("cmb2", "dn1", cmb=True), *_nvme("n3", "dn2")],
+        [("cmb0", True), ("n1", False), ("cmb2", True), ("n3", False)], ["cmb0", "cmb2"], ["n1", "n3"],
+        {("cmb0", "n1"): ("thb", 2), ("cmb0", "n3"): ("thb", 6),
+         ("cmb2", "n1"): ("thb", 6), ("cmb2", "n3"): ("bus", 4)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("cmb2", "n1", OFF_IVSH, False),
+         ("cmb2", "n3", OFF_KVFS, False)],
+        [("cmb0", "n1", OFF_UDMA)],
+        append="intel_iommu=on", acs_redirect=("0000:00:10.0", "0000:00:11.0")),
+    # Both kinds of path in one machine (kmod-smoke's layout): for 6.1 and the stock kernel.
+    "swrp": Topology(
+        "swrp", "root port 00:10.0 -> switch with cmb0, n1, ivshmem; root port 00:11.0 -> n2",
+        [*_rp(1, "0x10"), *_switch("rp1", 3), *_nvme("cmb0", "dn1", cmb=True), *_nvme("n1", "dn2"), *_ivsh("dn3"),
+         *_rp(2, "0x11"), *_nvme("n2", "rp2")],
+        [("cmb0", True), ("n1", False), ("n2", False)], ["cmb0", "ivsh"], ["n1", "n2"],
+        {("cmb0", "n1"): ("bus", 4), ("cmb0", "n2"): ("thb", 6),
+         ("ivsh", "n1"): ("bus", 4), ("ivsh", "n2"): ("thb", 6)},
+        [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True), ("cmb0", "n2", OFF_KVFS, False),
+         ("ivsh", "n1", OFF_IVSH, False), ("ivsh", "n2", OFF_IVSH2, False)],
+        [("cmb0", "n1", OFF_UDMA), ("cmb0", "n2", OFF_UDMA)]),
+}
+
+# The fix p2pcheck suggests for the ACS-redirected pair, applied: BUS_ADDR again under the IOMMU.
+TOPOLOGIES["iommufix"] = dataclasses.replace(
+    TOPOLOGIES["iommu"], name="iommufix",
+    describe="as iommu, with pci=disable_acs_redir=0000:00:10.0 (the fix p2pcheck suggests for cmb0->n1)",
+    pairs={**TOPOLOGIES["iommu"].pairs, ("cmb0", "n1"): ("bus", 2)},
+    append="intel_iommu=on pci=disable_acs_redir=0000:00:10.0", acs_redirect=("0000:00:11.0",))
+
+VIOMMU_BUS_ADDR = ("QEMU 7.2 sends a BUS_ADDR DMA to the vIOMMU, which has no mapping for the peer's bus "
+                   "address (DMAR fault; wrong data and no I/O error)")
+
+
+@dataclasses.dataclass
+class Scenario:
+    name: str
+    topo: str
+    cpu: str
+    kernel: str = "6.12"      # 6.12 | 6.1 | stock
+    note: str = ""
+    # (provider, client) pairs whose DMA data is not asserted, with the reason
+    data_artefact: dict = dataclasses.field(default_factory=dict)
+    # (provider, client) -> the acs_fix p2pcheck must suggest
+    acs_fix: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def t(self):
+        return TOPOLOGIES[self.topo]
+
+    def expected(self, pair):
+        """(distance, map_type) the kernel must give."""
+        if self.kernel == "stock":
+            return -1, "UNKNOWN"
+        kind, d = self.t.pairs[pair]
+        if kind == "bus":
+            return d, "BUS_ADDR"
+        return (d, "THRU_HOST_BRIDGE") if CPUS[self.cpu][1] else (-1, "NOT_SUPPORTED")
+
+
+def _scenarios():
+    s = []
+    for topo in ("rp", "sw", "pxb", "rc", "mf", "mfacs"):
+        for cpu in ("epyc", "g5", "skx"):
+            s.append(Scenario(f"{topo}-{cpu}", topo, cpu))
+    fix = {("cmb0", "n1"): "pci=disable_acs_redir=0000:00:10.0"}
+    s.append(Scenario("iommu-epyc", "iommu", "epyc", note="vIOMMU: BUS_ADDR data is not checked",
+                      data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix))
+    s.append(Scenario("iommu-skx", "iommu", "skx", note="vIOMMU: BUS_ADDR data is not checked",
+                      data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix))
+    s.append(Scenario("iommufix-skx", "iommufix", "skx", note="vIOMMU: BUS_ADDR data is not checked",
+                      data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR, ("cmb0", "n1"): VIOMMU_BUS_ADDR}))
+    s.append(Scenario("k61-epyc", "swrp", "epyc", kernel="6.1"))
+    s.append(Scenario("k61-skx", "swrp", "skx", kernel="6.1"))
+    s.append(Scenario("stock-epyc", "swrp", "epyc", kernel="stock",
+                      note="Debian's own kernel: CONFIG_PCI_P2PDMA is not set"))
+    return {x.name: x for x in s}
+
+
+SCENARIOS = _scenarios()
+
+
+# --------------------------------------------------------------------------- helpers
+
+VERBOSE = False
+
+
+def log(msg):
+    print(f"lab: {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    if VERBOSE:
+        log("+ " + " ".join(cmd))
+    return subprocess.run(cmd, check=True, **kw)
+
+
+class Work:
+    def __init__(self, work):
+        self.dir = os.path.abspath(work)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def p(self, *a):
+        return os.path.join(self.dir, *a)
+
+
+_STOCK_ABI = None
+
+
+def stock_abi():
+    global _STOCK_ABI
+    if _STOCK_ABI:
+        return _STOCK_ABI
+    _STOCK_ABI = subprocess.run([os.path.join(HERE, "setup-deps.sh"), "--print-stock-abi"], check=True,
+                                capture_output=True, text=True).stdout.strip()
+    return _STOCK_ABI
+
+
+def lab_kernel_dir(series):
+    r = subprocess.run([os.path.join(HERE, "build-kernel.sh"), "--print-path", series],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def kernels():
+    """kind -> dict(bzimage, kdir, release-ish)."""
+    k = {}
+    for series in ("6.12", "6.1"):
+        d = lab_kernel_dir(series)
+        if d:
+            kdir = [os.path.join(d, x) for x in os.listdir(d) if x.startswith("linux-")][0]
+            k[series] = {"bzimage": os.path.join(d, "bzImage"), "kdir": kdir}
+    abi = stock_abi()
+    sd = os.path.join(CACHE, f"stock-{abi}")
+    k["stock"] = {"bzimage": os.path.join(sd, "boot", f"vmlinuz-{abi}"), "kdir": f"/usr/src/linux-headers-{abi}",
+                  "abi": abi, "root": sd}
+    return k
+
+
+# --------------------------------------------------------------------------- prepare
+
+def fetch_stock(abi):
+    sd = os.path.join(CACHE, f"stock-{abi}")
+    if os.path.exists(os.path.join(sd, "boot", f"vmlinuz-{abi}")) and \
+            os.path.isdir(os.path.join(sd, "lib", "modules", abi)):
+        return
+    os.makedirs(sd, exist_ok=True)
+    tmp = os.path.join(CACHE, "debs")
+    os.makedirs(tmp, exist_ok=True)
+    debs = [x for x in os.listdir(tmp) if x.startswith(f"linux-image-{abi}_")]
+    if not debs:
+        log(f"downloading linux-image-{abi}")
+        run(["apt-get", "download", f"linux-image-{abi}"], cwd=tmp)
+        debs = [x for x in os.listdir(tmp) if x.startswith(f"linux-image-{abi}_")]
+    run(["dpkg", "-x", os.path.join(tmp, sorted(debs)[-1]), sd])
+
+
+def build_module(kdir, out):
+    os.makedirs(out, exist_ok=True)
+    for f in ("p2pprobe.c", "Kbuild", "Makefile"):
+        shutil.copy(os.path.join(REPO, "kmod", f), out)
+    if os.path.isdir(os.path.join(out, "uapi")):
+        shutil.rmtree(os.path.join(out, "uapi"))
+    shutil.copytree(os.path.join(REPO, "kmod", "uapi"), os.path.join(out, "uapi"))
+    run(["make", "-s", "-C", out, f"KDIR={kdir}"], stdout=subprocess.DEVNULL)
+    return os.path.join(out, "p2pprobe.ko")
+
+
+def build_helpers(w):
+    b = w.p("bin")
+    os.makedirs(b, exist_ok=True)
+    inc = "-I" + os.path.join(REPO, "kmod")
+    for name in ("p2pprobe-cli", "p2pmem-io"):
+        run(["gcc", "-static", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, name),
+             os.path.join(HERE, name + ".c")])
+    run(["gcc", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, "pattern-vectors"),
+         os.path.join(HERE, "pattern-vectors.c")])
+    c = subprocess.run([os.path.join(b, "pattern-vectors")], check=True, capture_output=True, text=True).stdout
+    if c.strip().splitlines() != pattern.vectors():
+        raise SystemExit("lab: tests/lab/pattern.py does not reproduce kmod/uapi/p2pprobe.h's pattern")
+
+
+def mkcpio(staging, out):
+    """newc archive of staging/, written atomically (a parallel run may be reading the old one)."""
+    files = subprocess.run(["find", "."], cwd=staging, check=True, capture_output=True).stdout
+    with open(out + ".tmp", "wb") as f:
+        subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=staging, input=files,
+                       stdout=f, check=True)
+    os.replace(out + ".tmp", out)
+
+
+def ldd_libs(binary):
+    out = subprocess.run(["ldd", binary], check=True, capture_output=True, text=True).stdout
+    libs = []
+    for line in out.splitlines():
+        m = re.search(r"(/\S+)\s+\(0x", line)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def build_common_cpio(w, p2pcheck):
+    st = w.p("stage-common")
+    shutil.rmtree(st, ignore_errors=True)
+    for d in ("bin", "sbin", "lib", "proc", "sys", "dev", "tmp", "out", "usr/share/misc", "boot"):
+        os.makedirs(os.path.join(st, d), exist_ok=True)
+    shutil.copy("/bin/busybox", os.path.join(st, "bin", "busybox"))
+    applets = subprocess.run(["/bin/busybox", "--list"], check=True, capture_output=True, text=True).stdout.split()
+    for a in applets:
+        if a != "busybox":
+            os.symlink("busybox", os.path.join(st, "bin", a))
+    os.symlink("../bin/busybox", os.path.join(st, "sbin", "modprobe"))
+    shutil.copy(os.path.join(HERE, "guest-init.sh"), os.path.join(st, "init"))
+    os.chmod(os.path.join(st, "init"), 0o755)
+    for name in ("p2pprobe-cli", "p2pmem-io"):
+        shutil.copy(w.p("bin", name), os.path.join(st, "bin", name))
+    # p2pcheck as built (dynamic): the libraries ldd lists and the loader, at their paths.
+    # Debug info stripped from the copy (half the initramfs otherwise); the code is as built.
+    run(["objcopy", "--strip-debug", p2pcheck, os.path.join(st, "bin", "p2pcheck")])
+    for lib in ldd_libs(p2pcheck):
+        dst = os.path.join(st, lib.lstrip("/"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy(os.path.realpath(lib), dst)
+    shutil.copy("/usr/share/misc/pci.ids", os.path.join(st, "usr/share/misc/pci.ids"))
+    mkcpio(st, w.p("common.cpio"))
+    shutil.rmtree(st)
+
+
+def build_kernel_cpio(w, kind, k):
+    st = w.p(f"stage-{kind}")
+    shutil.rmtree(st, ignore_errors=True)
+    os.makedirs(os.path.join(st, "lib"))
+    ko = build_module(k["kdir"], w.p("kmod", kind))
+    shutil.copy(ko, os.path.join(st, "lib", "p2pprobe.ko"))
+    if kind == "stock":
+        abi = k["abi"]
+        src = os.path.join(k["root"], "lib", "modules", abi)
+        # nvme and what it depends on (modinfo), plus the crc64-rocksoft crypto driver t10-pi asks for.
+        want, todo, seen = [], ["nvme", "crc64_rocksoft_generic"], set()
+        index = {}
+        for dp, _, fs in os.walk(os.path.join(src, "kernel")):
+            for f in fs:
+                if f.endswith((".ko", ".ko.xz")):
+                    index[f.split(".ko")[0].replace("-", "_")] = os.path.join(dp, f)
+        while todo:
+            m = todo.pop().replace("-", "_")
+            if m in seen or m not in index:
+                continue
+            seen.add(m)
+            want.append(index[m])
+            deps = subprocess.run(["/sbin/modinfo", "-F", "depends", index[m]], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+            todo += [d for d in deps.split(",") if d]
+        for f in want:
+            rel = os.path.relpath(f, k["root"])
+            dst = os.path.join(st, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if f.endswith(".xz"):
+                with open(dst[:-3], "wb") as o:
+                    subprocess.run(["xz", "-dc", f], stdout=o, check=True)
+            else:
+                shutil.copy(f, dst)
+        for f in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
+            if os.path.exists(os.path.join(src, f)):
+                shutil.copy(os.path.join(src, f), os.path.join(st, "lib", "modules", abi, f))
+        run(["/sbin/depmod", "-b", st, abi])
+        os.makedirs(os.path.join(st, "boot"))
+        shutil.copy(os.path.join(k["root"], "boot", f"config-{abi}"), os.path.join(st, "boot", f"config-{abi}"))
+    mkcpio(st, w.p(f"{kind}.cpio"))
+    shutil.rmtree(st)
+
+
+def files_key(files, extra=""):
+    h = hashlib.sha256(f"prepare v{PREPARE_VERSION}\n{extra}\n".encode())
+    for f in files:
+        st = os.stat(f)
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def inputs_keys(p2pcheck, kinds):
+    """Keys of the common part (p2pcheck, busybox, helpers) and of each kernel's part (p2pprobe.ko)."""
+    kmod = [os.path.join(REPO, "kmod", x) for x in ("p2pprobe.c", "Kbuild", "Makefile", "uapi/p2pprobe.h")]
+    common = files_key([p2pcheck, "/bin/busybox", "/usr/share/misc/pci.ids"] + kmod +
+                       [os.path.join(HERE, x) for x in ("guest-init.sh", "p2pprobe-cli.c", "p2pmem-io.c",
+                                                        "pattern-vectors.c")])
+    keys = {"common": common}
+    for kind in sorted(kinds):
+        k = kinds[kind]
+        keys[kind] = files_key(kmod + [k["bzimage"]], f"{kind}:{k['kdir']}")
+    return keys
+
+
+def prepare(w, p2pcheck, build_kernels=True):
+    """Everything the boots need; cheap when nothing changed. Serialised by a lock."""
+    os.makedirs(w.dir, exist_ok=True)
+    with open(w.p(".lock"), "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        t0 = time.time()
+        if build_kernels:
+            run([os.path.join(HERE, "setup-deps.sh")])
+            for series in ("6.12", "6.1"):
+                if not lab_kernel_dir(series):
+                    log(f"building the {series} lab kernel (about 8-13 min on 2 cores)")
+                run([os.path.join(HERE, "build-kernel.sh"), series], stdout=subprocess.DEVNULL)
+            fetch_stock(stock_abi())
+        stamp = w.p("prepared.json")
+        prev = load_json(stamp) or {}
+        ks = prev.get("kernels") if not build_kernels else None
+        if not ks or not all(os.path.exists(k["bzimage"]) and os.path.isdir(k["kdir"]) for k in ks.values()):
+            ks = kernels()
+        for series in ("6.12", "6.1"):
+            if series not in ks:
+                raise SystemExit(f"lab: no {series} lab kernel; run tests/lab/lab.py prepare")
+        if not os.path.exists(ks["stock"]["bzimage"]):
+            fetch_stock(ks["stock"]["abi"])
+        keys = inputs_keys(p2pcheck, ks)
+        done = prev.get("keys", {})
+        todo = [part for part in keys if done.get(part) != keys[part] or not os.path.exists(w.p(f"{part}.cpio"))]
+        if not todo:
+            return ks
+        log(f"building {', '.join(todo)} in {w.dir}")
+        if "common" in todo:
+            build_helpers(w)
+            build_common_cpio(w, p2pcheck)
+        for kind in ("6.12", "6.1", "stock"):
+            if kind in todo:
+                build_kernel_cpio(w, kind, ks[kind])
+        with open(stamp + ".tmp", "w") as f:
+            json.dump({"keys": keys, "p2pcheck": p2pcheck, "kernels": ks}, f, indent=1)
+        os.replace(stamp + ".tmp", stamp)
+        log(f"prepared in {time.time() - t0:.0f} s")
+        return ks
+
+
+# --------------------------------------------------------------------------- run
+
+def write_plan_cpio(sc, rdir):
+    t = sc.t
+    st = os.path.join(rdir, "stage-plan")
+    shutil.rmtree(st, ignore_errors=True)
+    os.makedirs(st)
+    kdma = " ".join(f"{p}:{c}:{off}:{DMA_LEN}:{seed_for(sc, p, c, off)}{':bio' if bio else ''}"
+                    for p, c, off, bio in t.kdma)
+    udma = " ".join(f"{p}:{c}:{off}:{DMA_LEN}:{seed_for(sc, p, c, off)}" for p, c, off in t.udma) \
+        if sc.kernel == "6.12" else ""
+    plan = (f"SCENARIO={sc.name}\nKERNEL_KIND={'stock' if sc.kernel == 'stock' else 'lab'}\n"
+            f"NVME_SERIALS=\"{' '.join(s for s, _ in t.nvme)}\"\nPROVIDERS=\"{' '.join(t.providers)}\"\n"
+            f"CLIENTS=\"{' '.join(t.clients)}\"\nKDMA=\"{kdma}\"\nUDMA=\"{udma}\"\n")
+    with open(os.path.join(st, "plan"), "w") as f:
+        f.write(plan)
+    mkcpio(st, os.path.join(rdir, "plan.cpio"))
+    shutil.rmtree(st)
+
+
+def seed_for(sc, p, c, off):
+    h = hashlib.sha256(f"{sc.name}:{p}:{c}:{off}".encode()).hexdigest()
+    return "0x" + h[:16]
+
+
+def initial_disk(sc, serial):
+    """Deterministic initial content: DISK_RANDOM pseudo-random bytes, then zeros."""
+    img = bytearray(DISK_SIZE)
+    img[:DISK_RANDOM] = hashlib.shake_128(f"{sc.name}:{serial}".encode()).digest(DISK_RANDOM)
+    return img
+
+
+def make_disks(sc, rdir):
+    disks = {}
+    for serial, _ in sc.t.nvme:
+        path = os.path.join(rdir, f"{serial}.img")
+        with open(path, "wb") as f:
+            f.write(initial_disk(sc, serial))
+        disks[serial] = path
+    ivsh = None
+    if "ivsh" in sc.t.providers:
+        ivsh = os.path.join(rdir, "ivshmem.bin")
+        with open(ivsh, "wb") as f:
+            f.truncate(IVSH_SIZE)
+    return disks, ivsh
+
+
+def qemu_cmd(sc, ks, rdir, disks, ivsh):
+    k = ks[sc.kernel]
+    append = "console=ttyS0 panic=-1 quiet nvme.use_cmb_sqes=0"
+    if sc.t.append:
+        append += " " + sc.t.append
+    cmd = ["qemu-system-x86_64", "-nodefaults", "-display", "none", "-machine", "q35", "-accel", "tcg",
+           "-cpu", CPUS[sc.cpu][0], "-smp", "1", "-m", "1G", "-no-reboot",
+           "-kernel", k["bzimage"], "-initrd", os.path.join(rdir, "initrd"), "-append", append,
+           "-serial", "file:" + os.path.join(rdir, "console.log"),
+           "-serial", "file:" + os.path.join(rdir, "payload.txt")]
+    for serial, path in disks.items():
+        cmd += ["-drive", f"if=none,id=d{serial},file={path},format=raw"]
+    if ivsh:
+        cmd += ["-object", f"memory-backend-file,id=ivshmem,size={IVSH_SIZE},mem-path={ivsh},share=on"]
+    cmd += sc.t.qemu
+    return cmd
+
+
+def boot(sc, w, ks):
+    rdir = w.p("run", sc.name)
+    shutil.rmtree(rdir, ignore_errors=True)
+    os.makedirs(rdir)
+    write_plan_cpio(sc, rdir)
+    with open(os.path.join(rdir, "initrd"), "wb") as o:
+        for part in (w.p("common.cpio"), w.p(f"{sc.kernel}.cpio"), os.path.join(rdir, "plan.cpio")):
+            with open(part, "rb") as i:
+                shutil.copyfileobj(i, o)
+    disks, ivsh = make_disks(sc, rdir)
+    cmd = qemu_cmd(sc, ks, rdir, disks, ivsh)
+    with open(os.path.join(rdir, "qemu-cmd.txt"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    t0 = time.time()
+    with open(os.path.join(rdir, "qemu.stderr"), "w") as err:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, timeout=QEMU_TIMEOUT)
+    secs = time.time() - t0
+    return rdir, disks, ivsh, secs, r.returncode
+
+
+def unpack_payload(rdir):
+    with open(os.path.join(rdir, "payload.txt"), "rb") as f:
+        text = f.read().decode("ascii", "replace")
+    m = re.search(r"@@P2PLAB-BEGIN\s*\n(.*?)@@P2PLAB-END (\d+)", text, re.S)
+    if not m:
+        return None
+    blob = base64.b64decode(re.sub(r"[^A-Za-z0-9+/=]", "", m.group(1)))
+    out = os.path.join(rdir, "out")
+    os.makedirs(out, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tf:
+        tf.extractall(out, filter="data") if hasattr(tarfile, "data_filter") else tf.extractall(out)
+    return out
+
+
+def kv(line):
+    return dict(re.findall(r"(\w+)=(\S+)", line))
+
+
+class Checker:
+    def __init__(self, sc):
+        self.sc = sc
+        self.fails = []
+        self.notes = []
+
+    def ok(self, cond, msg):
+        if not cond:
+            self.fails.append(msg)
+        return cond
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+PAIR_FIELDS = ("gpu", "nvme", "common_bridge", "distance", "path_distance", "map_type", "verdict", "rule")
+
+
+def pair_core(p):
+    return {k: p.get(k) for k in PAIR_FIELDS}
+
+
+def replay(p2pcheck, root, gpus, nvmes):
+    r = subprocess.run([p2pcheck, "--root", root, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
+                       capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def strip_source(text):
+    return "".join(line for line in text.splitlines(True) if '"source"' not in line)
+
+
+def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
+    ck = Checker(sc)
+    rdir, disks, ivsh, secs, rc = boot(sc, w, ks)
+    result = {"scenario": sc.name, "boot_s": round(secs, 1), "pairs": [], "dma": []}
+    out = unpack_payload(rdir)
+    if not ck.ok(out is not None, f"no payload from the guest (qemu exit {rc}); console: {rdir}/console.log"):
+        tail = read(os.path.join(rdir, "console.log"))[-3000:]
+        ck.notes.append("console tail:\n" + tail)
+        return ck, result
+    O = lambda *a: os.path.join(out, *a)  # noqa: E731
+    result["guest_timing"] = read(O("timing.txt")).strip()
+
+    # Devices: name -> (bdf, dev)
+    dev = {}
+    for line in read(O("devices.txt")).splitlines():
+        f = line.split()
+        dev[f[0]] = (f[1] if len(f) > 1 else None, f[2] if len(f) > 2 else None)
+    for n in sc.t.providers + sc.t.clients:
+        ck.ok(dev.get(n, (None,))[0], f"device {n} not found in the guest")
+    info = kv(read(O("info.txt")))
+    if sc.kernel == "stock":
+        ck.ok(info.get("p2pdma") == "0", f"p2pprobe info on the stock kernel should say p2pdma=0: {info}")
+    else:
+        ck.ok(info.get("p2pdma") == "1", f"p2pprobe info should say p2pdma=1: {info}")
+    if "ivsh" in sc.t.providers:
+        ivt = read(O("ivsh.txt"))
+        want = "-" if sc.kernel == "stock" else "p2pprobe"
+        ck.ok(f"driver={want}" in ivt, f"ivshmem should be bound to {want}: {ivt.strip()}")
+    p2pmem = read(O("p2pmem.txt"))
+    for serial, cmb in sc.t.nvme:
+        has = re.search(rf"^{serial} \S+ size=(\d+)", p2pmem, re.M)
+        if sc.kernel == "stock":
+            ck.ok(not has, f"{serial}: p2pmem/ on a kernel without P2PDMA")
+        elif cmb:
+            ck.ok(has and int(has.group(1)) == 16 * MiB, f"{serial}: no 16 MiB p2pmem (CMB): {p2pmem}")
+            alloc = re.search(rf"^{serial} .* allocate=(\d)", p2pmem, re.M)
+            ck.ok(alloc and alloc.group(1) == ("1" if sc.kernel == "6.12" else "0"),
+                  f"{serial}: p2pmem/allocate should {'exist' if sc.kernel == '6.12' else 'not exist'} on {sc.kernel}")
+
+    # The kernel's verdicts.
+    kern = {}
+    for line in read(O("verdicts.txt")).splitlines():
+        f = line.split(maxsplit=3)
+        kern[(f[1], f[2])] = kv(f[3]) if len(f) > 3 else {}
+
+    # Ours, live in the guest.
+    chk = load_json(O("check.json"))
+    npairs = len(sc.t.providers) * len(sc.t.clients)
+    ours = {}
+    if ck.ok(chk is not None, f"p2pcheck check --json gave no JSON: {read(O('check.err'))[:500]}"):
+        ck.ok(len(chk.get("pairs", [])) == npairs,
+              f"p2pcheck checked {len(chk.get('pairs', []))} pairs, expected {npairs}")
+        byb = {(p["gpu"], p["nvme"]): p for p in chk.get("pairs", [])}
+        for p in sc.t.providers:
+            for c in sc.t.clients:
+                ours[(p, c)] = byb.get((dev.get(p, (None,))[0], dev.get(c, (None,))[0]))
+    ck.ok(read(O("check.rc")).strip() in ("0", "1", "2"), f"p2pcheck check exit {read(O('check.rc')).strip()}")
+    all_rc = read(O("check-all.rc")).strip()
+    ck.ok(all_rc == "4", f"plain `p2pcheck check` (no GPU in the guest) should exit 4, got {all_rc}")
+    topo = load_json(O("topo.json"))
+    if ck.ok(topo is not None and topo.get("functions"), "p2pcheck topo --json gave no functions"):
+        acs = {f["bdf"]: f.get("acs") or {} for f in topo["functions"]}
+        ports = [b for b, a in acs.items() if a.get("presence") == "present"]
+        redir = sorted(b for b in ports if a_redirect(acs[b]))
+        ck.ok(redir == sorted(sc.t.acs_redirect),
+              f"p2pcheck topo: ACS redirect on {redir or 'nothing'}, expected on {list(sc.t.acs_redirect) or 'nothing'}")
+        for b in sc.t.acs_redirect:
+            ck.ok(b in ports, f"p2pcheck topo: {b} should have an ACS capability")
+
+    for pair in [(p, c) for p in sc.t.providers for c in sc.t.clients]:
+        k = kern.get(pair, {})
+        o = ours.get(pair)
+        exp_d, exp_map = sc.expected(pair)
+        row = {"pair": f"{pair[0]}->{pair[1]}", "bdfs": f"{dev.get(pair[0], ('?',))[0]} -> {dev.get(pair[1], ('?',))[0]}",
+               "kernel_distance": k.get("distance"), "kernel_map": k.get("map_type"),
+               "kernel_map_reason": k.get("map_reason"), "expected": f"{exp_d} {exp_map}"}
+        if o is None:
+            ck.ok(False, f"{row['pair']}: no pair in p2pcheck's JSON")
+            result["pairs"].append(row)
+            continue
+        row.update({"ours_distance": o.get("distance"), "ours_map": o.get("map_type"), "ours_verdict": o.get("verdict"),
+                    "ours_rule": o.get("rule")})
+        kd = int(k["distance"]) if k.get("distance") not in (None, "") else None
+        ck.ok(kd == exp_d, f"{row['pair']}: kernel distance {kd}, scenario expects {exp_d}")
+        ck.ok(o.get("distance") == kd, f"{row['pair']}: our distance {o.get('distance')} != kernel's {kd}")
+        ck.ok((o.get("verdict") == "supported") == (kd is not None and kd >= 0),
+              f"{row['pair']}: our verdict {o.get('verdict')} but kernel distance {kd}")
+        if k.get("map_reason") == "probed":
+            ck.ok(o.get("map_type") == k.get("map_type"),
+                  f"{row['pair']}: our map type {o.get('map_type')} != kernel's {k.get('map_type')}")
+            ck.ok(k.get("map_type") == exp_map, f"{row['pair']}: kernel map type {k.get('map_type')}, expected {exp_map}")
+        elif sc.kernel != "stock":
+            ck.ok(False, f"{row['pair']}: the kernel's map type was not observed ({k.get('map_reason')})")
+        else:
+            ck.ok(k.get("map_reason") == "no_p2pdma", f"{row['pair']}: map_reason {k.get('map_reason')}")
+            ck.ok(o.get("verdict") == "not_supported", f"{row['pair']}: P2PDMA is off, ours says {o.get('verdict')}")
+        if pair in sc.acs_fix:
+            ck.ok(o.get("acs_fix") == sc.acs_fix[pair],
+                  f"{row['pair']}: p2pcheck's acs_fix {o.get('acs_fix')!r}, expected {sc.acs_fix[pair]!r}")
+        row["agree"] = not any(row["pair"] + ":" in f for f in ck.fails)
+        result["pairs"].append(row)
+
+    check_dma(sc, ck, out, dev, kern, disks, ivsh, result)
+    check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result)
+    if ck.fails:
+        ck.notes.append("guest files: " + out)
+    return ck, result
+
+
+def a_redirect(acs):
+    return acs.get("redirect") is True
+
+
+def allowed(kern, pair):
+    try:
+        return int(kern[pair]["distance"]) >= 0
+    except (KeyError, ValueError):
+        return False
+
+
+def check_dma(sc, ck, out, dev, kern, disks, ivsh, result):
+    t = sc.t
+    lines = read(os.path.join(out, "dma.txt")).splitlines()
+    regions = {s: [] for s in disks}     # serial -> [(off, len, seed, expect_data)]
+    ivsh_expect = []                     # (seed, off, copies) of the LAST ivshmem run: each reuses the buffers
+    kd = [ln for ln in lines if ln.startswith("kdma ")]
+    ck.ok(len(kd) == len(t.kdma), f"{len(kd)} kernel DMA runs reported, {len(t.kdma)} planned")
+    for p, c, off, bio in t.kdma:
+        pair = (p, c)
+        seed = seed_for(sc, p, c, off)
+        mode = "bio" if bio else "vfs"
+        line = next((ln for ln in kd if ln.split()[1:4] == [p, c, str(off)] and ln.split()[6] == mode), "")
+        r = kv(line)
+        art = sc.data_artefact.get(pair)
+        row = {"run": f"kdma {p}->{c} {mode}", "result": r.get("result"), "write_error": r.get("write_error"),
+               "read_error": r.get("read_error"), "ioctl_errno": r.get("ioctl_errno")}
+        name = f"kdma {p}->{c} {mode} @{off}"
+        if sc.kernel == "stock":
+            ck.ok(r.get("ioctl_errno") == str(EOPNOTSUPP), f"{name}: expected EOPNOTSUPP on the stock kernel: {line}")
+            row["expect"] = "EOPNOTSUPP (no P2PDMA in the kernel)"
+            regions[c].append((off, DMA_LEN, seed, False))
+        elif art:
+            # The kernel allows the pair: the I/O must not be refused; the data is QEMU's problem.
+            ck.ok(allowed(kern, pair) and r.get("write_error") == "0" and r.get("read_error") == "0",
+                  f"{name}: the kernel allows the pair, the I/O must not fail: {line}")
+            row["expect"] = "I/O ok; data not asserted (QEMU artefact, see note)"
+            ck.notes.append(f"{name}: {line.split(' ', 7)[-1] if line else 'missing'} -- not asserted: {art}")
+            regions[c].append((off, DMA_LEN, seed, None))
+        elif allowed(kern, pair):
+            ck.ok(r.get("result") == "PASS" and r.get("write_error") == "0" and r.get("read_error") == "0",
+                  f"{name}: the kernel allows the pair but the DMA test failed: {line}")
+            row["expect"] = "data moved and intact"
+            regions[c].append((off, DMA_LEN, seed, True))
+            if p == "ivsh":
+                ivsh_expect = [(seed, off, 2)]
+        else:
+            ck.ok(r.get("write_error") == str(-EREMOTEIO), f"{name}: refused pair, write should fail -121: {line}")
+            nw = next((ln for ln in lines if ln.startswith("kdma-nowrite ") and ln.split()[1:4] == [p, c, str(off)]
+                       and ln.split()[6] == mode), "")
+            ck.ok(kv(nw).get("read_error") == str(-EREMOTEIO),
+                  f"{name}: refused pair, read (storage -> p2pmem) should fail -121: {nw}")
+            row["read_error"] = kv(nw).get("read_error")
+            row["expect"] = "EREMOTEIO both directions"
+            regions[c].append((off, DMA_LEN, seed, False))
+            if p == "ivsh":
+                ivsh_expect = [(seed, off, 1)]
+        result["dma"].append(row)
+    ud = [ln for ln in lines if ln.startswith("udma ")]
+    ck.ok(len(ud) == (len(t.udma) if sc.kernel == "6.12" else 0), f"{len(ud)} p2pmem/allocate runs reported")
+    for line in ud:
+        f = line.split()
+        p, c, off = f[1], f[2], int(f[3])
+        seed = seed_for(sc, p, c, off)
+        r = kv(line)
+        name = f"udma {p}->{c} @{off}"
+        row = {"run": f"p2pmem/allocate {p}->{c}", "result": r.get("result"),
+               "write_error": r.get("write_errno"), "read_error": r.get("read_errno")}
+        if sc.data_artefact.get((p, c)):
+            ck.ok(allowed(kern, (p, c)) and r.get("write_errno") == "0" and r.get("read_errno") == "0",
+                  f"{name}: the kernel allows the pair, the I/O must not fail: {line}")
+            regions[c].append((off, DMA_LEN, seed, None))
+            row["expect"] = "I/O ok; data not asserted (QEMU artefact, see note)"
+        elif allowed(kern, (p, c)):
+            ck.ok(r.get("result") == "PASS", f"{name}: the kernel allows the pair but the O_DIRECT test failed: {line}")
+            regions[c].append((off, DMA_LEN, seed, True))
+            row["expect"] = "data moved and intact"
+        else:
+            ck.ok(r.get("write_errno") == str(EREMOTEIO) and r.get("read_errno") == str(EREMOTEIO),
+                  f"{name}: refused pair, pwrite and pread should fail with EREMOTEIO: {line}")
+            row["expect"] = "EREMOTEIO both directions"
+            regions[c].append((off, DMA_LEN, seed, False))
+        result["dma"].append(row)
+
+    # Disk images: the pattern where DMA passed, the old bytes where it failed, nothing else touched.
+    for serial, path in disks.items():
+        regs = sorted(regions.get(serial, []))
+        with open(path, "rb") as f:
+            data = f.read()
+        init = memoryview(initial_disk(sc, serial))
+        data = memoryview(data)
+        h_init, h_now, pos = hashlib.sha256(), hashlib.sha256(), 0
+        for off, n, seed, expect in regs:
+            h_init.update(init[pos:off])
+            h_now.update(data[pos:off])
+            pos = off + n
+            got = bytes(data[off:off + n])
+            if expect is None:
+                continue
+            if expect:
+                cnt, first = pattern.first_mismatch(got, int(seed, 16), off)
+                ck.ok(cnt == 0, f"{serial}.img: {cnt} bytes at [{off}, +{n}) differ from the pattern (first at {first})")
+            else:
+                ck.ok(got == init[off:off + n], f"{serial}.img: refused DMA changed [{off}, +{n})")
+        h_init.update(init[pos:])
+        h_now.update(data[pos:])
+        ck.ok(h_init.hexdigest() == h_now.hexdigest(),
+              f"{serial}.img: bytes outside the test regions changed (sha256 before {h_init.hexdigest()[:12]}, "
+              f"after {h_now.hexdigest()[:12]})")
+
+    if ivsh:
+        with open(ivsh, "rb") as f:
+            mem = f.read()
+        for seed, off, copies in ivsh_expect:
+            want = pattern.region(int(seed, 16), off, DMA_LEN)
+            n = 0
+            start = mem.find(want[:64])
+            while start >= 0:
+                if mem[start:start + DMA_LEN] == want:
+                    n += 1
+                start = mem.find(want[:64], start + 1)
+            ck.ok(n == copies, f"ivshmem memory holds {n} copies of the {off} pattern, expected {copies} "
+                               f"({'source + what the NVMe wrote' if copies == 2 else 'only the source: the NVMe must not have written'})")
+
+
+def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result):
+    crc = read(os.path.join(out, "capture.rc")).strip()
+    if not ck.ok(crc == "0" and os.path.exists(os.path.join(out, "capture.tar.gz")),
+                 f"p2pcheck capture failed (exit {crc}): {read(os.path.join(out, 'capture.out'))[:300]}"):
+        return
+    root = os.path.join(rdir, "capture-root")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    with tarfile.open(os.path.join(out, "capture.tar.gz")) as tf:
+        tf.extractall(root, filter="fully_trusted") if hasattr(tarfile, "data_filter") else tf.extractall(root)
+    tops = os.listdir(root)
+    if len(tops) == 1 and os.path.isdir(os.path.join(root, tops[0])) and tops[0] not in ("sys", "proc"):
+        inner = os.path.join(root, tops[0])
+        for x in os.listdir(inner):
+            os.rename(os.path.join(inner, x), os.path.join(root, x))
+        os.rmdir(inner)
+    # git keeps no empty directories: the fixture is the tree without them.
+    subprocess.run(["find", root, "-mindepth", "1", "-type", "d", "-empty", "-delete"], check=True)
+    gpus = ",".join(dev[p][0] for p in sc.t.providers)
+    nvmes = ",".join(dev[c][0] for c in sc.t.clients)
+    rc, text, err = replay(p2pcheck, root, gpus, nvmes)
+    rep = json.loads(text) if text.strip().startswith("{") else None
+    if not ck.ok(rep is not None, f"replay of the capture failed (exit {rc}): {err[:300]}"):
+        return
+    live = sorted((pair_core(p) for p in chk.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"])) if chk else []
+    again = sorted((pair_core(p) for p in rep.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"]))
+    ck.ok(live == again, "the capture replayed on the host gives other verdicts than the live run:\n"
+          + json.dumps({"live": live, "replay": again}, indent=1)[:3000])
+    fx = os.path.join(FIXTURES, sc.name)
+    args = f"--gpu {gpus} --nvme {nvmes}\n"
+    if update_fixtures:
+        shutil.rmtree(fx, ignore_errors=True)
+        os.makedirs(os.path.join(fx, "expected"))
+        shutil.copytree(root, os.path.join(fx, "root"), symlinks=True)
+        with open(os.path.join(fx, "args"), "w") as f:
+            f.write(args)
+        # expected output: p2pcheck on the stored tree, the `source` line removed
+        rc2, text2, err2 = replay(p2pcheck, os.path.join(fx, "root"), gpus, nvmes)
+        with open(os.path.join(fx, "expected", "check.json"), "w") as f:
+            f.write(strip_source(text2))
+        with open(os.path.join(fx, "expected", "exit_code"), "w") as f:
+            f.write(f"{rc2}\n")
+        kj = {"scenario": sc.name, "describe": sc.t.describe, "cpu": CPUS[sc.cpu][2], "kernel": sc.kernel,
+              "cmdline": read(os.path.join(out, "cmdline")).strip(),
+              "pairs": [{"provider": p, "client": c, "provider_bdf": dev[p][0], "client_bdf": dev[c][0],
+                         "distance": int(kern[(p, c)]["distance"]), "map_type": kern[(p, c)].get("map_type"),
+                         "map_reason": kern[(p, c)].get("map_reason")}
+                        for p in sc.t.providers for c in sc.t.clients]}
+        with open(os.path.join(fx, "expected", "kernel.json"), "w") as f:
+            json.dump(kj, f, indent=1)
+            f.write("\n")
+        log(f"{sc.name}: wrote {os.path.relpath(fx, REPO)}")
+    # The stored fixture replayed by the same binary: differences come from the trees alone.
+    if not ck.ok(os.path.isdir(os.path.join(fx, "root")), f"no stored fixture {os.path.relpath(fx, REPO)} "
+                 f"(run: tests/lab/lab.py run --update-fixtures {sc.name}, review, commit)"):
+        return
+    ck.ok(read(os.path.join(fx, "args")) == args,
+          f"fixture args differ: {read(os.path.join(fx, 'args')).strip()} vs {args.strip()}")
+    rc3, text3, err3 = replay(p2pcheck, os.path.join(fx, "root"), gpus, nvmes)
+    stored = json.loads(text3) if text3.strip().startswith("{") else None
+    if not ck.ok(stored is not None, f"replay of the stored fixture failed (exit {rc3}): {err3[:300]}"):
+        return
+    old = sorted((pair_core(p) for p in stored.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"]))
+    ck.ok(old == again, "a fresh capture's verdicts differ from the stored fixture "
+          f"{os.path.relpath(fx, REPO)}:\n" + json.dumps({"stored": old, "fresh": again}, indent=1)[:3000])
+    kj = load_json(os.path.join(fx, "expected", "kernel.json")) or {}
+    stored_k = {(k["provider"], k["client"]): (k["distance"], k["map_type"]) for k in kj.get("pairs", [])}
+    fresh_k = {(p, c): (int(kern[(p, c)]["distance"]), kern[(p, c)].get("map_type"))
+               for p in sc.t.providers for c in sc.t.clients if (p, c) in kern}
+    ck.ok(stored_k == fresh_k, f"the kernel's verdicts differ from the stored fixture's kernel.json: "
+          f"stored {stored_k}, fresh {fresh_k}")
+
+
+def print_result(sc, ck, result):
+    print(f"== {sc.name}: {sc.t.describe}; {CPUS[sc.cpu][2]}; kernel {sc.kernel}"
+          + (f" (+ {sc.t.append})" if sc.t.append else "") + f"; boot+tests {result.get('boot_s')} s "
+          f"[{result.get('guest_timing', '').replace(chr(10), ' ')}]")
+    for r in result["pairs"]:
+        print(f"   pair {r['pair']:<11} {r['bdfs']:<29} ours: {str(r.get('ours_distance')):>2} "
+              f"{str(r.get('ours_map')):<16} {str(r.get('ours_verdict')):<13} kernel: {str(r.get('kernel_distance')):>2} "
+              f"{str(r.get('kernel_map')):<16} expected {r['expected']:<19} {'AGREE' if r.get('agree') else 'DIFFER'}")
+    for r in result["dma"]:
+        got = f"ioctl errno {r['ioctl_errno']}" if r.get("ioctl_errno") else \
+            f"{r.get('result')} write={r.get('write_error')} read={r.get('read_error')}"
+        print(f"   dma  {r['run']:<34} {got:<28} expected: {r.get('expect', '?')}")
+    for n in ck.notes:
+        print("   note: " + n.replace("\n", "\n         "))
+    for f in ck.fails:
+        print("   FAIL: " + f.replace("\n", "\n         "))
+    print(f"== {sc.name}: {'PASS' if not ck.fails else 'FAIL'}", flush=True)
+
+
+def select(names):
+    out = []
+    for n in names:
+        if n == "all":
+            out += list(SCENARIOS)
+            continue
+        m = [s for s in SCENARIOS if fnmatch.fnmatch(s, n)]
+        if not m:
+            raise SystemExit(f"lab: no scenario matches {n!r}; `lab.py list`")
+        out += m
+    return list(dict.fromkeys(out))
+
+
+def main():
+    global VERBOSE
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cmd", choices=("prepare", "run", "list"))
+    ap.add_argument("scenarios", nargs="*")
+    ap.add_argument("--p2pcheck", default=os.path.join(REPO, "build", "p2pcheck"))
+    ap.add_argument("--work", default=os.environ.get("P2PCHECK_LAB_WORK", os.path.join(REPO, "build", "lab")))
+    ap.add_argument("--update-fixtures", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep disk images and guest files of passing runs")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_intermixed_args()
+    VERBOSE = a.verbose
+    if a.cmd == "list":
+        for s in SCENARIOS.values():
+            exp = ", ".join(f"{p}->{c} {' '.join(map(str, s.expected((p, c))))}" for p, c in s.t.pairs)
+            print(f"{s.name:<12} {s.t.describe}; {CPUS[s.cpu][2]}; kernel {s.kernel}"
+                  + (f"; {s.t.append}" if s.t.append else "") + (f" ({s.note})" if s.note else "")
+                  + f"\n{'':<12} kernel must say: {exp}")
+        return 0
+    p2pcheck = os.path.abspath(a.p2pcheck)
+    if not os.access(p2pcheck, os.X_OK):
+        raise SystemExit(f"lab: no p2pcheck binary at {p2pcheck} (cmake --build build)")
+    w = Work(a.work)
+    if a.cmd == "prepare":
+        prepare(w, p2pcheck, build_kernels=True)
+        return 0
+    names = select(a.scenarios or ["all"])
+    ks = prepare(w, p2pcheck, build_kernels=False)
+    failed = []
+    t0 = time.time()
+    for n in names:
+        sc = SCENARIOS[n]
+        try:
+            ck, result = check_scenario(sc, w, ks, p2pcheck, a.update_fixtures)
+        except subprocess.TimeoutExpired:
+            ck, result = Checker(sc), {"pairs": [], "dma": []}
+            ck.fails.append(f"QEMU did not finish within {QEMU_TIMEOUT} s")
+        print_result(sc, ck, result)
+        with open(w.p("run", n, "result.json"), "w") as f:
+            json.dump({"result": result, "fails": ck.fails, "notes": ck.notes}, f, indent=1)
+        if ck.fails:
+            failed.append(n)
+        elif not a.keep:
+            for x in os.listdir(w.p("run", n)):
+                if x.endswith((".img", ".bin")) or x in ("initrd", "capture-root"):
+                    p = w.p("run", n, x)
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+    print(f"lab: {len(names) - len(failed)} of {len(names)} scenario(s) passed in {time.time() - t0:.0f} s"
+          + (f"; failed: {' '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

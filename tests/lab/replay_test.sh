@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Replays the QEMU lab's captures without QEMU: every fixtures/lab/<scenario>/root
+# is a sysfs+proc tree a real 6.12 / 6.1 / Debian kernel made in the lab
+# (captured in the guest by `p2pcheck capture`, see tests/lab/README.md).
+#
+#   tests/lab/replay_test.sh BINARY           compare (a fast, non-lab test)
+#   tests/lab/replay_test.sh BINARY update    rewrite expected/check.json and
+#       expected/exit_code from the stored trees after an intended output change
+#       (review the diff; expected/kernel.json, the kernel's own answers, is
+#       only ever written by a QEMU run: lab.py run --update-fixtures)
+#
+# For each fixture:
+#   1. `p2pcheck --root root check --json $(cat args)` minus its "source" line
+#      == expected/check.json, and its exit code == expected/exit_code;
+#   2. the same through --dump of a tar.gz of root;
+#   3. every pair's distance / verdict / map type == the running kernel's own
+#      answer recorded in the guest through kmod/p2pprobe (expected/kernel.json).
+# expected/ is written by `tests/lab/lab.py run --update-fixtures SCENARIO`
+# (from a fresh QEMU capture); review the diff before committing.
+set -u
+bin=$(realpath "$1")
+mode=${2:-check}
+cd "$(dirname "$0")/../.." || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+shopt -s nullglob
+dirs=(fixtures/lab/*/)
+[ ${#dirs[@]} -gt 0 ] || { echo "replay_test: no fixtures/lab/*/"; exit 1; }
+for dir in "${dirs[@]}"; do
+	name=$(basename "$dir")
+	dir=${dir%/}
+	for f in args root expected/check.json expected/exit_code expected/kernel.json; do
+		[ -e "$dir/$f" ] || { fail "$name" "missing $dir/$f"; continue 2; }
+	done
+	read -r -a args < "$dir/args"
+	"$bin" --root "$dir/root" check --json "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
+	rc=$?
+	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
+	if [ "$mode" = update ]; then
+		cp "$tmp/$name.json" "$dir/expected/check.json"
+		echo "$rc" > "$dir/expected/exit_code"
+		echo "updated $dir/expected/check.json"
+	fi
+	ok=1
+	if ! diff -u "$dir/expected/check.json" "$tmp/$name.json" > "$tmp/$name.diff"; then
+		fail "$name" "output differs from $dir/expected/check.json"
+		head -40 "$tmp/$name.diff"
+		ok=0
+	fi
+	if [ "$rc" != "$(cat "$dir/expected/exit_code")" ]; then
+		fail "$name" "exit code $rc, expected $(cat "$dir/expected/exit_code") ($(head -c 300 "$tmp/$name.err"))"
+		ok=0
+	fi
+	tar -C "$dir" -czf "$tmp/$name.tar.gz" root
+	"$bin" --dump "$tmp/$name.tar.gz" check --json "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.dump.json"
+	if ! cmp -s "$tmp/$name.dump.json" "$tmp/$name.json"; then
+		fail "$name" "--dump of the archived tree differs from --root"
+		ok=0
+	fi
+	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" <<'EOF'
+import json, sys
+ours = {(p["gpu"], p["nvme"]): p for p in json.load(open(sys.argv[1]))["pairs"]}
+kern = json.load(open(sys.argv[2]))
+bad = 0
+if len(ours) != len(kern["pairs"]) or not ours:
+    print(f"  {len(ours)} pairs in our output, {len(kern['pairs'])} in kernel.json")
+    bad += 1
+for k in kern["pairs"]:
+    o = ours.get((k["provider_bdf"], k["client_bdf"]))
+    name = f"{k['provider']}->{k['client']} ({k['provider_bdf']} -> {k['client_bdf']})"
+    if o is None:
+        print(f"  {name}: not in our output"); bad += 1; continue
+    if o["distance"] != k["distance"] or (o["verdict"] == "supported") != (k["distance"] >= 0):
+        print(f"  {name}: ours distance {o['distance']} {o['verdict']}, kernel distance {k['distance']}"); bad += 1
+    if k["map_reason"] == "probed" and o["map_type"] != k["map_type"]:
+        print(f"  {name}: ours map type {o['map_type']}, kernel {k['map_type']}"); bad += 1
+sys.exit(1 if bad else 0)
+EOF
+	then
+		fail "$name" "a verdict differs from the kernel's own (expected/kernel.json)"
+		ok=0
+	fi
+	[ "$ok" = 1 ] && passed=$((passed + 1))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
