@@ -14,21 +14,12 @@ extern "C" {
 
 #include "p2pcheck/error.h"
 #include "p2pcheck/import.h"
+#include "p2pcheck/pci.h"
 #include "p2pcheck/sysfs_builder.h"
 #include "p2pcheck/sysfs_text.h"
 
 namespace p2pcheck {
 namespace {
-
-[[noreturn]] void libpci_error(char* msg, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, msg);
-  std::vsnprintf(buf, sizeof buf, msg, args);
-  va_end(args);
-  throw Error("libpci", buf);
-}
-void libpci_quiet(char*, ...) {}
 
 // libpci's dump method reads a file by name: the filtered text goes into a private directory
 // (mode 0700) that is removed again whatever happens.
@@ -160,9 +151,7 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
   PrivateFile copy(filtered);
   Access access;
   pci_access* a = access.a;
-  a->error = libpci_error;
-  a->warning = libpci_quiet;
-  a->debug = libpci_quiet;
+  set_libpci_hooks(a);
   a->method = PCI_ACCESS_DUMP;
   pci_set_param(a, const_cast<char*>("dump.name"), const_cast<char*>(copy.path().c_str()));
   try {

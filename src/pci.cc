@@ -136,10 +136,14 @@ std::optional<double> pcie_speed_code(unsigned code) {
 
 }  // namespace
 
+void set_libpci_hooks(::pci_access* access) {
+  access->error = libpci_error;
+  access->warning = libpci_quiet;
+  access->debug = libpci_quiet;
+}
+
 PciDecoder::PciDecoder() : access_(pci_alloc()) {
-  access_->error = libpci_error;
-  access_->warning = libpci_quiet;
-  access_->debug = libpci_quiet;
+  set_libpci_hooks(access_);
   // The dump method over an empty file gives libpci no devices of its own: every byte it decodes
   // is one we handed it with pci_setup_cache, and a read past that comes back as 0xff, never live.
   access_->method = PCI_ACCESS_DUMP;

@@ -155,6 +155,10 @@ class PciDecoder {
   ::pci_access* access_;
 };
 
+// Routes libpci's error, warning and debug hooks into p2pcheck: errors throw Error("libpci", ...),
+// the rest is dropped. Every pci_access p2pcheck creates gets these before pci_init().
+void set_libpci_hooks(::pci_access* access);
+
 // Parses a sysfs link speed ("16.0 GT/s PCIe", "8.0 GT/s", "Unknown") into GT/s.
 std::optional<double> parse_link_speed(std::string_view text);
 // Bytes per second one lane moves after line encoding (8b/10b to Gen2, 128b/130b from Gen3).
