@@ -208,21 +208,22 @@ std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topolog
     // advertises them, then clears redirect for devices named in pci=disable_acs_redir=; config_acs=
     // sets bits explicitly. A device that differs was changed after boot (setpci) or by a quirk: the
     // kernel decides on the register as it is now, which is what the verdicts above use.
-    std::vector<std::string> differs;
-    for (const auto& [bdf, fn] : topo.functions) {
+    std::vector<const Function*> differs;
+    for (const auto& entry : topo.functions) {
+      const Function& fn = entry.second;
       if (fn.acs.presence != Presence::kPresent) continue;
       AcsOverride o = acs_override(m.cmdline, fn);
       if (o == AcsOverride::kConfigured) continue;
       std::uint16_t want = fn.acs.capability & (kAcsRr | kAcsCr);
       if (o == AcsOverride::kRedirectDisabled) want = 0;
-      if ((fn.acs.control & (kAcsRr | kAcsCr)) != want) differs.push_back(bdf.str());
+      if ((fn.acs.control & (kAcsRr | kAcsCr)) != want) differs.push_back(&fn);
     }
     if (!differs.empty()) {
       Finding d{"iommu.acs_changed", Level::kWarn, "", "", {}, ""};
       d.message = std::to_string(differs.size()) + " device(s) have ACS redirect " +
-                  "different from what the kernel sets at boot with an IOMMU (" + differs.front() +
+                  "different from what the kernel sets at boot with an IOMMU (" + differs.front()->bdf.str() +
                   (differs.size() > 1 ? ", ..." : "") + "): changed after boot, e.g. by setpci; verdicts use the current value";
-      const Function& first = topo.at(*Bdf::parse(differs.front()));
+      const Function& first = *differs.front();
       char ctl[32];
       std::snprintf(ctl, sizeof ctl, "ACS cap 0x%04x ctrl 0x%04x", first.acs.capability, first.acs.control);
       d.evidence.push_back({first.sysfs_path + "/config", ctl});
@@ -249,7 +250,6 @@ std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topolog
             "weakens IOMMU isolation for the devices below those ports (they may share an IOMMU group, and VFIO "
             "passthrough loses isolation)";
   }
-  (void)topo;
   out.push_back(f);
   return out;
 }

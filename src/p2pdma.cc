@@ -72,6 +72,12 @@ const char* to_string(Verdict v) {
   return "unknown";
 }
 
+std::string BridgeCheck::ids() const {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04x:%04x", vendor, device_id);
+  return buf;
+}
+
 bool cpu_is_pre_zen_amd(const CpuInfo& cpu) { return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17; }
 
 KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release) {
@@ -177,25 +183,20 @@ HostCheck host_check(const Topology& topo, const Machine& machine, const KernelR
   return host;
 }
 
-std::string bridge_text(const Topology& topo, const BridgeCheck& b) {
-  char ids[16];
-  std::snprintf(ids, sizeof ids, "%04x:%04x", b.vendor, b.device_id);
+std::string bridge_text(const BridgeCheck& b) {
   if (!b.device) return "host bridge " + b.host_bridge + (b.device_unknown ? " (device unknown: needs root)" : " (no 00.0 device or root port first on its bus)");
-  (void)topo;
-  return "host bridge " + b.host_bridge + " (" + ids + " at " + b.device->str() + ")";
+  return "host bridge " + b.host_bridge + " (" + b.ids() + " at " + b.device->str() + ")";
 }
 
 // Why the host check refused, and what kernel or change would allow it.
-void explain_refusal(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d) {
-  std::string cpu = machine.cpu.vendor_id.empty() ? "CPU unknown" : machine.cpu.vendor_id + " family 0x" + [&] {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%x", machine.cpu.family);
-    return std::string(buf);
-  }();
+void explain_refusal(const Machine& machine, const KernelRules& rules, PairDecision& d) {
+  char family[16];
+  std::snprintf(family, sizeof family, "0x%x", machine.cpu.family);
+  std::string cpu = machine.cpu.vendor_id.empty() ? "CPU unknown" : machine.cpu.vendor_id + " family " + family;
   std::vector<std::string> reasons;
   for (const BridgeCheck& b : d.host.bridges) {
     if (b.passes == true) continue;
-    std::string why = bridge_text(topo, b);
+    std::string why = bridge_text(b);
     if (b.entry && b.entry->req_same_host_bridge && !d.host.same_host_bridge)
       why += " is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE)";
     else if (b.device)
@@ -260,7 +261,7 @@ PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machi
                                          : "through the root complex; allowed because the host bridge is on the allowlist";
   } else if (through_host == true && d.host.allowed == false) {
     d.map_type = MapType::kNotSupported;
-    explain_refusal(topo, machine, rules, d);
+    explain_refusal(machine, rules, d);
   } else if (d.host.allowed == true) {
     // ACS unknown, but either outcome is allowed: supported, map type open.
     d.map_type = MapType::kUnknown;

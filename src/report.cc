@@ -377,12 +377,10 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   if (d.host_checked) {
     json bridges = json::array();
     for (const auto& b : d.host.bridges) {
-      char ids[16];
-      std::snprintf(ids, sizeof ids, "%04x:%04x", b.vendor, b.device_id);
       bridges.push_back({{"host_bridge", b.host_bridge},
                          {"device", b.device ? json(b.device->str()) : json(nullptr)},
                          {"device_unknown", b.device_unknown},
-                         {"ids", b.device ? json(ids) : json(nullptr)},
+                         {"ids", b.device ? json(b.ids()) : json(nullptr)},
                          {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
                          {"passes", b.passes ? json(*b.passes) : json(nullptr)}});
     }
@@ -593,10 +591,8 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
     out += "   CPU rule: " + std::string(d.host.cpu_supports == true ? "yes" : d.host.cpu_supports == false ? "no" : "unknown") +
            " (" + (r.machine.cpu.vendor_id.empty() ? "no cpuinfo" : r.machine.cpu.vendor_id + " family " + std::to_string(r.machine.cpu.family)) + ")\n";
     for (const auto& b : d.host.bridges) {
-      char ids[16];
-      std::snprintf(ids, sizeof ids, "%04x:%04x", b.vendor, b.device_id);
       out += "   host bridge " + b.host_bridge + ": " +
-             (b.device ? "device " + b.device->str() + " [" + ids + "] " : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
+             (b.device ? "device " + b.device->str() + " [" + b.ids() + "] " : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
       out += b.entry ? std::string("allowlisted (") + b.entry->name + (b.entry->req_same_host_bridge ? ", REQ_SAME_HOST_BRIDGE" : "") + ")"
                      : std::string("not allowlisted");
       out += b.passes == true ? " -> passes\n" : b.passes == false ? " -> fails\n" : " -> unknown\n";

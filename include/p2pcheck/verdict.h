@@ -39,6 +39,7 @@ struct BridgeCheck {
   const AllowlistEntry* entry = nullptr;         // row in effect on the evaluated kernel
   const AllowlistEntry* later_entry = nullptr;   // row only newer (or pending) kernels have
   std::optional<bool> passes;
+  std::string ids() const;  // "8086:6f00", as the kernel's allowlist and warning print them
 };
 
 struct HostCheck {
