@@ -160,8 +160,17 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
   h["hipfile"] = library_json(hip.hipfile);
   files["/live/hip.json"] = h.dump(2) + "\n";
   // The running kernel's own verdicts, when the p2pprobe module answers; nothing when it does not.
+  // Every pair checked, and every p2pmem provider (CMB, p2pprobe-bound device) with every NVMe, so
+  // a replay naming those with --gpu/--nvme has the kernel's answer too.
   std::vector<DevicePair> pairs;
-  for (const auto& d : report.pairs) pairs.push_back(d.path.pair);
+  std::set<std::pair<Bdf, Bdf>> asked;
+  auto ask = [&](const Bdf& provider, const Bdf& client) {
+    if (provider != client && asked.insert({provider, client}).second) pairs.push_back({provider, client});
+  };
+  for (const auto& d : report.pairs) ask(d.path.pair.gpu, d.path.pair.nvme);
+  for (const auto& [bdf, f] : report.topo.functions)
+    if (f.p2pmem)
+      for (const auto& n : report.inv.nvmes) ask(bdf, n.bdf);
   KernelModuleAnswers kmod = actions.kernel_module(pairs);
   if (kmod.available) {
     ordered_json k = probe_doc("p2pcheck.kmod");

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "p2pcheck/error.h"
 #include "p2pcheck/gpu_stack.h"
 #include "p2pcheck/p2pprobe_client.h"
+#include "p2pcheck/recorded.h"
 #include "p2pcheck/report.h"
 #include "p2pcheck/storage.h"
 #include "p2pcheck/sysfs_text.h"
@@ -290,6 +292,41 @@ std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDec
   return out;
 }
 
+namespace {
+
+// The kernel's answers beside ours: one finding, FAIL naming the pairs where they differ.
+// `answer` gives the kernel's verdict for a pair, nullopt when it was not asked about it.
+Finding compare_with_kernel(std::vector<PairDecision>& pairs,
+                            const std::function<std::optional<KernelVerdict>(const DevicePair&)>& answer, Evidence ev,
+                            const std::string& whose) {
+  std::vector<std::string> disagree;
+  size_t compared = 0;
+  for (PairDecision& d : pairs) {
+    auto k = answer(d.path.pair);
+    if (!k) continue;
+    ++compared;
+    d.kernel = *k;
+    d.kernel_agrees = agrees(d, *d.kernel);
+    if (!*d.kernel_agrees) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
+  }
+  if (compared == 0)
+    return {"kmod.kernel_verdict", Level::kInfo, "", whose + " answers cover none of the pairs checked here", {ev}, ""};
+  if (disagree.empty()) {
+    std::string of = compared == pairs.size() ? "all " + std::to_string(compared)
+                                              : std::to_string(compared) + " of " + std::to_string(pairs.size());
+    return {"kmod.kernel_verdict", Level::kPass, "",
+            whose + " answers agree with p2pcheck for " + of + " pair(s) (distance, supported, map type where observable)",
+            {ev}, ""};
+  }
+  return {"kmod.kernel_verdict", Level::kFail, "",
+          whose + " answers disagree with p2pcheck's rules on " + std::to_string(disagree.size()) +
+              " pair(s): " + disagree.front() + (disagree.size() > 1 ? ", ..." : "") +
+              " — trust the kernel's answer; this is a bug in p2pcheck or a kernel patch it does not know",
+          {ev}, "report it with `p2pcheck capture` attached; the pair details show both answers"};
+}
+
+}  // namespace
+
 std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live, std::vector<PairDecision>& pairs) {
   std::vector<Finding> out;
   if (!options.kernel_module) {
@@ -302,36 +339,35 @@ std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live,
                      "p2pcheck kmod load (as root) to compare every pair with the running kernel's answer"});
     return out;
   }
-  ModuleInfo info;
-  std::vector<std::string> disagree;
+  P2pprobeClient& module = *options.kernel_module;
   try {
-    info = options.kernel_module->info();
-    for (PairDecision& d : pairs) {
-      d.kernel = options.kernel_module->verdict(d.path.pair.gpu, d.path.pair.nvme);
-      d.kernel_agrees = agrees(d, *d.kernel);
-      if (!*d.kernel_agrees) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
-    }
+    ModuleInfo info = module.info();
+    Evidence ev{module.path(), "p2pprobe " + info.module_version + " on " + info.kernel_release +
+                                   (info.p2pdma ? ", CONFIG_PCI_P2PDMA=y" : ", no CONFIG_PCI_P2PDMA")};
+    out.push_back(compare_with_kernel(
+        pairs, [&](const DevicePair& p) -> std::optional<KernelVerdict> { return module.verdict(p.gpu, p.nvme); }, ev,
+        "the running kernel's own"));
   } catch (const Error& e) {
     // A module that stops answering leaves our prediction standing, said plainly.
+    for (PairDecision& d : pairs) d.kernel.reset(), d.kernel_agrees.reset();
     out.push_back({"kmod.kernel_verdict", Level::kUnknown, "", std::string("the kernel module did not answer: ") + e.what(),
-                   {{options.kernel_module->path(), "ioctl failed"}}, "reload it: p2pcheck kmod unload; p2pcheck kmod load"});
-    return out;
-  }
-  Evidence ev{options.kernel_module->path(), "p2pprobe " + info.module_version + " on " + info.kernel_release +
-                                                 (info.p2pdma ? ", CONFIG_PCI_P2PDMA=y" : ", no CONFIG_PCI_P2PDMA")};
-  if (disagree.empty()) {
-    out.push_back({"kmod.kernel_verdict", Level::kPass, "",
-                   "the running kernel's own answers agree with p2pcheck for all " + std::to_string(pairs.size()) +
-                       " pair(s) (distance, supported, map type where observable)",
-                   {ev}, ""});
-  } else {
-    out.push_back({"kmod.kernel_verdict", Level::kFail, "",
-                   "the running kernel disagrees with p2pcheck's rules on " + std::to_string(disagree.size()) +
-                       " pair(s): " + disagree.front() + (disagree.size() > 1 ? ", ..." : "") +
-                       " — trust the kernel's answer; this is a bug in p2pcheck or a kernel patch it does not know",
-                   {ev}, "report it with `p2pcheck capture` attached; the pair details show both answers"});
+                   {{module.path(), "ioctl failed"}}, "reload it: p2pcheck kmod unload; p2pcheck kmod load"});
   }
   return out;
+}
+
+std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded, std::vector<PairDecision>& pairs) {
+  Evidence ev{kRecordedKmodPath, "p2pprobe " + recorded.info.module_version + " on " + recorded.info.kernel_release +
+                                     (recorded.info.p2pdma ? ", CONFIG_PCI_P2PDMA=y" : ", no CONFIG_PCI_P2PDMA") +
+                                     ", recorded at capture time"};
+  return {compare_with_kernel(
+      pairs,
+      [&](const DevicePair& p) -> std::optional<KernelVerdict> {
+        auto it = recorded.verdicts.find({p.gpu, p.nvme});
+        if (it == recorded.verdicts.end()) return std::nullopt;
+        return it->second;
+      },
+      ev, "the captured machine's kernel (p2pprobe)")};
 }
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
@@ -349,11 +385,16 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
     report->findings.insert(report->findings.end(), more.begin(), more.end());
   };
   add(check_kernel(report->machine, report->rules));
-  add(check_kernel_module(options, source.is_live(), report->pairs));
+  if (auto recorded = source.is_live() ? std::nullopt : read_recorded_kernel_answers(source))
+    add(check_recorded_kernel_answers(*recorded, report->pairs));
+  else
+    add(check_kernel_module(options, source.is_live(), report->pairs));
   add(check_iommu(source, report->machine, report->topo, report->pairs));
   add(check_links(report->topo, report->pairs));
   add(check_gpu_stack(source, report->machine, report->topo, report->inv));
   add(check_storage(source, report->machine, report->inv));
+  if (!source.is_live())
+    if (auto verified = recorded_verify_finding(source, report->pairs)) add({*verified});
 
   Level result = worst(report->findings);
   if (result == Level::kWarn || result == Level::kInfo) result = Level::kPass;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <future>
 #include <map>
 #include <random>
@@ -27,6 +28,15 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
   return out;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::uint64_t round_down(std::uint64_t n) { return n / kVerifyAlign * kVerifyAlign; }
@@ -53,6 +63,7 @@ void validate(const VerifyOptions& o) {
   if (o.size && (*o.size == 0 || *o.size % kVerifyAlign))
     throw UsageError("--size " + std::to_string(*o.size) + ": must be a positive multiple of 4096");
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be more than 0 seconds");
+  if (o.directions.empty()) throw UsageError("--direction: name to-device, to-storage or both");
 }
 
 // The verdict as it stands when --force lifted the known-bad-kernel override: the path rules alone.
@@ -422,7 +433,7 @@ VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& 
     base.client = pp.decision.path.pair.nvme;
     base.target = {opened.target->fd(), opened.target->path(), tp.kind == TargetPlan::Kind::kRawDevice, offset, pp.size};
     base.chunk = pp.chunk;
-    for (Direction dir : {Direction::kToDevice, Direction::kToStorage}) {
+    for (Direction dir : plan.options.directions) {
       DirectionResult& d = r.directions.emplace_back();
       d.direction = dir;
       if (!abandoned_at.empty()) {
@@ -516,6 +527,7 @@ VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& 
   }
   if (passed == 0 && result == Level::kPass) result = Level::kUnknown;
   report.result = result;
+  report.finished_at = utc_now();
   report.summary = std::to_string(passed) + " of " + std::to_string(total) + " direction(s) passed";
   int refused = 0, not_started = 0;
   for (size_t i = 0; i < plan.pairs.size(); ++i) {

@@ -22,6 +22,12 @@ std::optional<EngineKind> parse_engine_kind(std::string_view text) {
 
 const char* to_string(Direction d) { return d == Direction::kToDevice ? "to_device" : "to_storage"; }
 
+std::optional<Direction> parse_direction(std::string_view text) {
+  if (text == "to-device" || text == "to_device") return Direction::kToDevice;
+  if (text == "to-storage" || text == "to_storage") return Direction::kToStorage;
+  return std::nullopt;
+}
+
 const char* to_string(PathProof p) {
   switch (p) {
     case PathProof::kProven: return "proven";

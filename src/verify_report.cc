@@ -21,6 +21,12 @@ json opt(const std::optional<T>& v) {
 }
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
+json directions_json(const std::vector<Direction>& dirs) {
+  json out = json::array();
+  for (Direction d : dirs) out.push_back(to_string(d));
+  return out;
+}
+
 std::string colored(const TextStyle& style, const char* code, const std::string& text) {
   return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
 }
@@ -141,7 +147,8 @@ std::string verify_plan_text(const VerifyPlan& plan, const TextStyle& style) {
   std::string out = "p2pcheck verify — " + plan.source + ", kernel " +
                     (plan.rules.release.empty() ? "unknown" : plan.rules.release) + "; engine " +
                     (o.engine ? to_string(*o.engine) : "auto") + ", timeout " +
-                    std::to_string(static_cast<int>(o.timeout_s)) + " s per direction\n";
+                    std::to_string(static_cast<int>(o.timeout_s)) + " s per direction" +
+                    (o.directions.size() == 1 ? std::string("; only ") + to_string(o.directions[0]) : "") + "\n";
   for (const auto& w : plan.warnings) out += colored(style, "33", "warning: ") + w + "\n";
   std::vector<std::string> skipped;
   for (const auto& pp : plan.pairs) {
@@ -244,6 +251,7 @@ json verify_json(const VerifyReport& report) {
   j["result"] = to_string(report.result);
   j["summary"] = report.summary;
   j["abandoned"] = report.abandoned;
+  j["finished_at"] = text_or_null(report.finished_at);
   j["kernel"] = {{"release", text_or_null(plan.rules.release)},
                  {"p2pdma_config", opt(plan.rules.p2pdma_enabled)},
                  {"known_bad", plan.rules.known_bad ? json(plan.rules.known_bad->name) : json(nullptr)},
@@ -251,6 +259,7 @@ json verify_json(const VerifyReport& report) {
   j["options"] = {{"engine", o.engine ? to_string(*o.engine) : "auto"},
                   {"size_bytes", opt(o.size)},
                   {"timeout_s", o.timeout_s},
+                  {"directions", directions_json(o.directions)},
                   {"force", o.force},
                   {"try_anyway", o.try_anyway},
                   {"raw", !o.raw_devices.empty()},

@@ -254,6 +254,32 @@ TEST(Verify, KmodEngineEndToEndWithAFakeModule) {
   EXPECT_GE(pr->aer_devices.size(), 3u);
 }
 
+TEST(Verify, DirectionOptionRunsOnlyThatDirection) {
+  VerifyRun r;
+  r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+  r.options.engine = EngineKind::kKmod;
+  r.options.directions = {Direction::kToStorage};
+  r.target_on(r.nvme1_dir, 259, 1);
+  auto module = std::make_unique<FakeDmaModule>();
+  FakeDmaModule* fake = module.get();
+  r.engines.engines[EngineKind::kKmod] = {make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
+  VerifyReport report = r.run();
+  const PairResult* pr = ran(report);
+  ASSERT_TRUE(pr);
+  ASSERT_EQ(pr->directions.size(), 1u);
+  EXPECT_EQ(pr->directions[0].direction, Direction::kToStorage);
+  EXPECT_EQ(pr->directions[0].outcome, Outcome::kPassed) << pr->directions[0].reason;
+  ASSERT_EQ(fake->requests.size(), 1u);
+  EXPECT_EQ(fake->requests[0].flags, P2PPROBE_DMA_F_NO_READ);
+  EXPECT_EQ(pr->directions[0].direction, Direction::kToStorage);
+  EXPECT_EQ(report.summary, "1 of 1 direction(s) passed");
+  EXPECT_EQ(verify_json(report)["options"]["directions"], nlohmann::json::array({"to_storage"}));
+  EXPECT_EQ(parse_direction("to-device"), Direction::kToDevice);
+  EXPECT_EQ(parse_direction("both"), std::nullopt);
+  r.options.directions.clear();
+  EXPECT_NE(usage_error([&] { r.plan(); }).find("--direction"), std::string::npos);
+}
+
 TEST(Verify, KmodRefusalAndMismatchAreReportedPerDirection) {
   VerifyRun r;
   r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};

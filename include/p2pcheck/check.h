@@ -47,6 +47,9 @@ std::vector<Finding> check_iommu(Source& source, const Machine& machine, const T
 // Link health on every hop of every pair: downtrained links, and the path's bandwidth ceiling.
 std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDecision>& pairs);
 // The kernel module's answers beside ours: PASS when all agree, FAIL naming each disagreement.
+struct RecordedKernelAnswers;
+// A capture's recorded p2pprobe answers (recorded.h) beside ours, on replay.
+std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded, std::vector<PairDecision>& pairs);
 std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live, std::vector<PairDecision>& pairs);
 // Bytes per second the slowest hop of a path can carry (after line encoding); nullopt if unknown.
 std::optional<double> path_ceiling(const PairPath& path);

@@ -48,6 +48,9 @@ struct VerifyOptions {
   bool force = false;       // run on a kernel known to corrupt memory with P2PDMA
   bool try_anyway = false;  // run pairs the verdict says the kernel refuses (to watch it refuse)
   std::optional<std::uint64_t> seed;     // pattern seed; random when not given
+  // --direction: both by default. One alone keeps a direction known to hang (pre-Zen P2P reads)
+  // out of a run, or isolates the one under study.
+  std::vector<Direction> directions = {Direction::kToDevice, Direction::kToStorage};
 };
 
 // "64M", "1G", "512K", "4096" -> bytes (binary units). Throws UsageError.
@@ -140,6 +143,7 @@ struct VerifyReport {
   Level result = Level::kUnknown;   // PASS only when something ran and everything that ran passed
   std::string summary;
   bool abandoned = false;  // a transfer did not complete by the deadline; nothing after it started
+  std::string finished_at;  // UTC, ISO 8601: when run_verify returned
 };
 
 VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan, VerifyEnvironment& env);

@@ -28,6 +28,8 @@ std::optional<EngineKind> parse_engine_kind(std::string_view text);
 // BAR (a P2P write). kToStorage: device -> storage, the NVMe reads the provider's BAR (a P2P read).
 enum class Direction { kToDevice, kToStorage };
 const char* to_string(Direction d);  // "to_device", "to_storage"
+// "to-device"/"to_device", "to-storage"/"to_storage"; nullopt otherwise.
+std::optional<Direction> parse_direction(std::string_view text);
 
 struct TransferTarget {
   int fd = -1;               // scratch file opened O_DIRECT, or a raw namespace opened O_EXCL|O_DIRECT

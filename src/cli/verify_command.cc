@@ -20,6 +20,8 @@ VerifyCommand::VerifyCommand(CLI::App& parent) : parent_(parent) {
   sub_->add_option("--size", size_, "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
   sub_->add_option("--engine", engine_, "auto, hipfile (AMD GPU), kmod (/dev/p2pprobe) or p2pmem (kernel 6.2+)")
       ->check(CLI::IsMember({"auto", "hipfile", "kmod", "p2pmem"}));
+  sub_->add_option("--direction", direction_, "both (default), to-device (storage -> GPU: the NVMe writes device memory) or to-storage (GPU -> storage: the NVMe reads it)")
+      ->check(CLI::IsMember({"both", "to-device", "to-storage"}));
   sub_->add_option("--timeout", timeout_, "seconds to wait for one direction before calling it dropped (default 60)");
   sub_->add_flag("--force", force_, "run even on kernels known to corrupt memory with P2PDMA (RHEL 9.8, 10.2)");
   sub_->add_flag("--try-anyway", try_anyway_, "run pairs the kernel is expected to refuse, to show its refusal");
@@ -52,6 +54,7 @@ int VerifyCommand::run() {
   if (!size_.empty()) o.size = parse_size(size_);
   if (engine_ != "auto") o.engine = parse_engine_kind(engine_);
   o.timeout_s = timeout_;
+  if (direction_ != "both") o.directions = {*parse_direction(direction_)};
   o.force = force_;
   o.try_anyway = try_anyway_;
   o.seed = seed_;
