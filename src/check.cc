@@ -191,7 +191,13 @@ std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topolog
     }
   }
   Finding f{"iommu.state", Level::kInfo, "", "", {}, ""};
-  if (units.empty()) {
+  // Imports mark what their format does not carry as unreadable (sysfs_builder.h: unknown()).
+  FileRead iommu_node = units.empty() ? source.read("/sys/class/iommu") : FileRead{};
+  if (iommu_node.status == ReadStatus::kFailed && iommu_node.error != "is a directory") {
+    // Unknown, not "no IOMMU"; the verdicts still stand on the ACS registers where config space was given.
+    f.message = "whether an IOMMU is on is unknown (" + iommu_node.error + "); verdicts use the ACS registers as given";
+    f.evidence.push_back({"/sys/class/iommu", "unknown: " + iommu_node.error});
+  } else if (units.empty()) {
     f.message = "no IOMMU active (/sys/class/iommu is empty): the kernel did not request ACS redirect";
     f.evidence.push_back({"/sys/class/iommu", "(empty)"});
   } else {

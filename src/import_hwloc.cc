@@ -129,7 +129,7 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
       {"DMISysVendor", "sys_vendor"}};
   for (const auto& [key, file] : dmi)
     if (!info(key).empty()) builder.set_file(std::string("/sys/class/dmi/id/") + file, info(key) + "\n");
-  for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts"})
+  for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
     builder.unknown(path, "not in hwloc XML");
   builder.note("hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
                "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");

@@ -229,7 +229,8 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
     builder.note("CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
                  "/proc/cpuinfo beside the dump in a directory");
   }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts"})
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
+                           "/sys/class/iommu"})
     builder.unknown(path, "not in lspci output");
   builder.note("kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
                "to evaluate a release's rules");

@@ -145,7 +145,8 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
       builder.note("CPU unknown: the udev database has no CPU 0 modalias; pass --cpu");
     }
   }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts"})
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
+                           "/sys/class/iommu"})
     builder.unknown(path, "not in the udev database");
   builder.note("udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
                "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");

@@ -90,6 +90,11 @@ TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
   EXPECT_EQ(report->pairs[0].path.walk.common->bdf, Bdf::parse("01:00.0"));
   EXPECT_EQ(report->pairs[0].map_type, MapType::kBusAddr);
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
+  // lspci does not say whether an IOMMU is on: unknown, never "no IOMMU active".
+  bool iommu_unknown = false;
+  for (const auto& f : report->findings)
+    if (f.id == "iommu.state") iommu_unknown = f.message.find("unknown (not in lspci output)") != std::string::npos;
+  EXPECT_TRUE(iommu_unknown);
 }
 
 TEST(ImportLspci, TreeDrawingGivesTheHierarchy) {
