@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <future>
 #include <map>
@@ -288,13 +290,15 @@ class LiveEngines : public EngineProvider {
 
 }  // namespace
 
-std::uint64_t parse_size(const std::string& text) {
+std::uint64_t parse_size(const std::string& text, const std::string& option) {
   size_t used = 0;
   unsigned long long n = 0;
   try {
+    // stoull would wrap "-1" around to 2^64 - 1
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw std::invalid_argument(text);
     n = std::stoull(text, &used, 10);
   } catch (const std::exception&) {
-    throw UsageError("--size " + text + ": expected a size such as 64M, 1G or 4096");
+    throw UsageError(option + " " + text + ": expected a size such as 64M, 1G or 4096");
   }
   std::string unit = text.substr(used);
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
@@ -303,7 +307,8 @@ std::uint64_t parse_size(const std::string& text) {
   if (unit == "K" || unit == "k") mult = 1ull << 10;
   else if (unit == "M" || unit == "m") mult = 1ull << 20;
   else if (unit == "G" || unit == "g") mult = 1ull << 30;
-  else if (!unit.empty()) throw UsageError("--size " + text + ": unknown unit (use K, M or G)");
+  else if (!unit.empty()) throw UsageError(option + " " + text + ": unknown unit (use K, M or G)");
+  if (n > UINT64_MAX / mult) throw UsageError(option + " " + text + ": too large");
   return n * mult;
 }
 

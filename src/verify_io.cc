@@ -1,5 +1,6 @@
 #include "p2pcheck/verify_io.h"
 
+#include <cctype>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
@@ -137,7 +138,19 @@ std::string kmsg_text(std::string_view record) {
   std::string_view text = semi == std::string_view::npos ? record : record.substr(semi + 1);
   size_t nl = text.find('\n');
   if (nl != std::string_view::npos) text = text.substr(0, nl);
-  return std::string(text);
+  // The kernel escapes a message's own line breaks and other unprintables as \xNN.
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(text[i + 2])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 3]))) {
+      int c = std::stoi(std::string(text.substr(i + 2, 2)), nullptr, 16);
+      out += c == '\n' ? std::string(" / ") : std::isprint(c) ? std::string(1, static_cast<char>(c)) : std::string(" ");
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 bool kmsg_relevant(std::string_view text) {

@@ -76,6 +76,10 @@ TEST(VerifyIo, KmsgRecordsBecomeTheirText) {
   EXPECT_EQ(kmsg_text("4,99,1,c;pcieport 0000:00:01.1: AER: Corrected error\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:01.1\n"),
             "pcieport 0000:00:01.1: AER: Corrected error");
   EXPECT_TRUE(kmsg_relevant("nvme nvme0: I/O 12 QID 3 timeout, reset controller"));
+  // As the lab's fault injection logs it: the kernel escapes the message's own line break.
+  EXPECT_EQ(kmsg_text("4,352,1,-;FAULT_INJECTION: forcing a failure.\\x0aname fail_io_timeout, times 1\n"),
+            "FAULT_INJECTION: forcing a failure. / name fail_io_timeout, times 1");
+  EXPECT_EQ(kmsg_text("4,1,1,-;a\\x5cb\\x0"), "a\\b\\x0");
   EXPECT_TRUE(kmsg_relevant("amdgpu 0000:43:00.0: AIS: P2P DMA not accessible"));
   EXPECT_TRUE(kmsg_relevant("pci 0000:00:01.1: p2pdma: ACS redirect is set"));
   EXPECT_FALSE(kmsg_relevant("usb 1-1: new high-speed USB device number 2"));

@@ -541,6 +541,14 @@ TEST(Verify, SizesParse) {
   EXPECT_EQ(parse_size("512k"), 512u << 10);
   EXPECT_THROW(parse_size("lots"), UsageError);
   EXPECT_THROW(parse_size("5T"), UsageError);
+  EXPECT_THROW(parse_size("-1"), UsageError);
+  EXPECT_THROW(parse_size("99999999999999G"), UsageError);
+  try {
+    parse_size("8Q", "--offset");
+    ADD_FAILURE() << "8Q parsed";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--offset 8Q"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VerifyEvidence, AerCountersThatMoveAreReported) {

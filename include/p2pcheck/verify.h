@@ -53,8 +53,8 @@ struct VerifyOptions {
   std::vector<Direction> directions = {Direction::kToDevice, Direction::kToStorage};
 };
 
-// "64M", "1G", "512K", "4096" -> bytes (binary units). Throws UsageError.
-std::uint64_t parse_size(const std::string& text);
+// "64M", "1G", "512K", "4096" -> bytes (binary units). Throws UsageError naming `option`.
+std::uint64_t parse_size(const std::string& text, const std::string& option = "--size");
 
 enum class Outcome { kPassed, kRefused, kFailed, kMismatch, kTimedOut, kNotP2p, kNotRun };
 const char* to_string(Outcome o);  // "passed", "refused", "failed", "mismatch", "timeout", "not_p2p", "not_run"

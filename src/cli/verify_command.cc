@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "p2pcheck/error.h"
@@ -15,7 +16,7 @@ VerifyCommand::VerifyCommand(CLI::App& parent) : parent_(parent) {
   sub_ = parent.add_subcommand("verify", "move real data by P2P DMA between each GPU (or provider) and NVMe, both ways");
   sub_->add_option("--target", targets_, "a directory on a file system of each NVMe to test (repeatable); a new scratch file is created, used and removed there");
   sub_->add_option("--raw", raw_, "write the NVMe namespace or partition itself (needs --offset and --allow-destructive; refused if mounted or held)");
-  sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (multiple of 4096)");
+  sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (8M, 1G or bytes; a multiple of 4096)");
   sub_->add_flag("--allow-destructive", allow_destructive_, "raw mode: confirm that [offset, offset+size) of the device is overwritten");
   sub_->add_option("--size", size_, "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
   sub_->add_option("--engine", engine_, "auto, hipfile (AMD GPU), kmod (/dev/p2pprobe) or p2pmem (kernel 6.2+)")
@@ -49,7 +50,7 @@ int VerifyCommand::run() {
   o.selection.nvme = parent_strings("--nvme");
   o.targets = targets_;
   o.raw_devices = raw_;
-  o.offset = offset_;
+  if (!offset_.empty()) o.offset = parse_size(offset_, "--offset");
   o.allow_destructive = allow_destructive_;
   if (!size_.empty()) o.size = parse_size(size_);
   if (engine_ != "auto") o.engine = parse_engine_kind(engine_);
@@ -101,11 +102,15 @@ int VerifyCommand::run() {
       std::cerr << "p2pcheck: results not saved for capture: " << e.what() << "\n";
     }
   }
-  switch (report.result) {
-    case Level::kPass: return 0;
-    case Level::kFail: return 1;
-    default: return 2;
+  const int code = report.result == Level::kPass ? 0 : report.result == Level::kFail ? 1 : 2;
+  if (report.abandoned) {
+    // A worker is still blocked in the dropped transfer and may return at any moment: leave
+    // without running static destructors under it. The kernel holds the exit until the I/O ends.
+    std::cout.flush();
+    std::cerr << "p2pcheck: waiting for the kernel to give up on the abandoned transfer before exiting\n";
+    std::_Exit(code);
   }
+  return code;
 }
 
 std::shared_ptr<VerifyCommand> add_verify_command(CLI::App& app) { return std::make_shared<VerifyCommand>(app); }

@@ -28,7 +28,8 @@ class VerifyCommand {
   CLI::App* sub_;
   std::vector<std::string> targets_, raw_;
   std::string size_, engine_ = "auto", direction_ = "both", results_;
-  std::optional<std::uint64_t> offset_, seed_;
+  std::string offset_;
+  std::optional<std::uint64_t> seed_;
   double timeout_ = 60;
   bool allow_destructive_ = false, force_ = false, try_anyway_ = false, no_results_ = false;
 };

@@ -18,6 +18,9 @@
 #   CLIENTS        NVMe serials
 #   KDMA           p2pprobe DMA_TEST runs: provider:client:offset:length:seed[:bio]
 #   UDMA           p2pmem/allocate runs (p2pmem-io): provider:client:offset:length:seed
+# and, for scenarios that run `p2pcheck verify`, /verify-setup.sh (mounts; sourced
+# before p2pcheck first looks at the machine) and /verify.sh (vrun/vcapture
+# lines, sourced after the DMA tests).
 export PATH=/bin:/sbin:/usr/bin:/
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -80,6 +83,7 @@ for n in $PROVIDERS $CLIENTS; do
 done > $O/p2pmem.txt
 
 p2pprobe-cli info > $O/info.txt 2>&1
+[ -f /verify-setup.sh ] && . /verify-setup.sh
 
 # The kernel's verdict for every provider x client.
 : > $O/verdicts.txt
@@ -129,6 +133,24 @@ EOF
 	echo "udma $p $c $off $len $seed $(p2pmem-io "$(bdf_of "$p")" "$(dev_of "$c")" "$off" "$len" "$seed" 2>&1)" >> $O/dma.txt
 done
 sync
+
+# p2pcheck verify NAME ARGS...: output, exit status, times, the results file it
+# leaves for capture, and what is left in every mounted scratch directory.
+vrun() {
+	n=$1; shift
+	rm -f /run/p2pcheck/verify.json
+	echo "start=$(cut -d' ' -f1 /proc/uptime)" > $O/verify-$n.time
+	p2pcheck verify --color never "$@" > $O/verify-$n.out 2> $O/verify-$n.err
+	echo $? > $O/verify-$n.rc
+	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
+	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
+	for m in /mnt/*; do mountpoint -q "$m" && ls -A "$m"; done > $O/verify-$n.ls 2>&1
+}
+vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
+if [ -f /verify.sh ]; then
+	. /verify.sh
+	echo "verify_done_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+fi
 
 dmesg > $O/dmesg.txt
 cat /proc/modules > $O/modules.txt

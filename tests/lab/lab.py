@@ -84,6 +84,8 @@ class Topology:
     udma: list            # (provider, client, offset)
     append: str = ""
     acs_redirect: tuple = ()  # functions whose ACS redirect must be on (p2pcheck topo); all others off
+    fs_disks: dict = dataclasses.field(default_factory=dict)  # serial -> size: ext4, mounted at /mnt/<serial>
+    raw_disks: dict = dataclasses.field(default_factory=dict)  # serial -> size: pseudo-random throughout
 
 
 def _rp(i, addr, bus="pcie.0"):
@@ -194,6 +196,19 @@ TOPOLOGIES = {
         [("cmb0", "n1", OFF_UDMA), ("cmb0", "n2", OFF_UDMA)]),
 }
 
+# `p2pcheck verify` (issue 7): scratch files on ext4 (f1 under the switch, with an ext4 image inside
+# for a loop device; f2 on its own root port) and a raw namespace (r1) for --raw.
+TOPOLOGIES["vfy"] = Topology(
+    "vfy", "root port 00:10.0 -> switch: cmb0, f1 (ext4), r1 (raw), ivshmem; root port 00:11.0 -> f2 (ext4); "
+           "nvme_core.io_timeout=5",
+    [*_rp(1, "0x10"), *_switch("rp1", 4), *_nvme("cmb0", "dn1", cmb=True), *_nvme("f1", "dn2"), *_nvme("r1", "dn3"),
+     *_ivsh("dn4"), *_rp(2, "0x11"), *_nvme("f2", "rp2")],
+    [("cmb0", True), ("f1", False), ("r1", False), ("f2", False)], ["cmb0", "ivsh"], ["f1", "r1", "f2"],
+    {("cmb0", "f1"): ("bus", 4), ("cmb0", "r1"): ("bus", 4), ("cmb0", "f2"): ("thb", 6),
+     ("ivsh", "f1"): ("bus", 4), ("ivsh", "r1"): ("bus", 4), ("ivsh", "f2"): ("thb", 6)},
+    [], [], append="nvme_core.io_timeout=5",
+    fs_disks={"f1": 48 * MiB, "f2": 32 * MiB}, raw_disks={"r1": 24 * MiB})
+
 # The fix p2pcheck suggests for the ACS-redirected pair, applied: BUS_ADDR again under the IOMMU.
 TOPOLOGIES["iommufix"] = dataclasses.replace(
     TOPOLOGIES["iommu"], name="iommufix",
@@ -203,6 +218,35 @@ TOPOLOGIES["iommufix"] = dataclasses.replace(
 
 VIOMMU_BUS_ADDR = ("QEMU 7.2 sends a BUS_ADDR DMA to the vIOMMU, which has no mapping for the peer's bus "
                    "address (DMAR fault; wrong data and no I/O error)")
+
+
+@dataclasses.dataclass
+class PairExpect:
+    """What `p2pcheck verify --json` must report for one pair."""
+    status: str = "ran"                      # ran | refused | not_started | skipped
+    outcomes: tuple = ("passed", "passed")   # per direction, in order (status ran)
+    engine: str = ""
+    refused_by: str = ""                     # every refused direction: "kernel" | "storage stack"
+    errno: str = ""                          # every direction that is not passed
+    text: str = ""                           # in the refusal, the problem, or every direction's reason
+
+
+@dataclasses.dataclass
+class VerifyRun:
+    """One `p2pcheck verify` in the guest (tests/lab/guest-init.sh: vrun) and what the host must find.
+    In `args`, {x} is the PCI address of device x and {dev:x} its /dev node."""
+    name: str
+    args: str
+    rc: int
+    pairs: dict = dataclasses.field(default_factory=dict)   # (provider, client) -> PairExpect
+    setup: str = ""              # shell, run in the guest just before
+    stderr_has: tuple = ()
+    stdout_has: tuple = ()       # in this order (text mode: the raw-mode warning comes first)
+    raw: tuple = ()              # (serial, offset, size): the only bytes this run may change on that disk
+    raw_data: str = ""           # "pattern": the to_storage pattern is there; "unchanged"; "" = not asserted
+    max_direction_s: float = 0   # a timed-out direction must be reported within this many seconds
+    kernel_log_has: str = ""     # in the guest's dmesg afterwards
+    capture_after: bool = False  # `p2pcheck capture` after it: the replay must show this run (verify.recorded)
 
 
 @dataclasses.dataclass
@@ -216,6 +260,7 @@ class Scenario:
     data_artefact: dict = dataclasses.field(default_factory=dict)
     # (provider, client) -> the acs_fix p2pcheck must suggest
     acs_fix: dict = dataclasses.field(default_factory=dict)
+    verify: list = dataclasses.field(default_factory=list)   # VerifyRun, in order
 
     @property
     def t(self):
@@ -231,14 +276,92 @@ class Scenario:
         return (d, "THRU_HOST_BRIDGE") if CPUS[self.cpu][1] else (-1, "NOT_SUPPORTED")
 
 
+PASSED2 = ("passed", "passed")
+REFUSED2 = ("refused", "refused")
+F1 = "--gpu {cmb0} --nvme {f1} --target /mnt/f1"
+F2 = "--gpu {cmb0} --nvme {f2} --target /mnt/f2"
+RAW_WARNING = "warning: raw mode: overwrites bytes "
+
+
+def _verify_epyc():
+    """Zen: every pair of the vfy topology is allowed (switch: BUS_ADDR; across root ports: through the host bridge)."""
+    return [
+        VerifyRun("sw-kmod", F1 + " --engine kmod --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")}),
+        VerifyRun("sw-p2pmem", F1 + " --engine p2pmem --size 8M --json", 0,
+                  {("cmb0", "f1"): PairExpect(engine="p2pmem")}),
+        VerifyRun("ivsh-auto", "--gpu {ivsh} --nvme {f1} --target /mnt/f1 --size 8M --json", 0,
+                  {("ivsh", "f1"): PairExpect(engine="p2pmem")}),
+        VerifyRun("rp-auto", F2 + " --size 8M --json", 0, {("cmb0", "f2"): PairExpect(engine="p2pmem")}),
+        # Every eligible pair at once: no --nvme; r1 has no target (skipped), nor has cmb0 as a client of ivsh.
+        VerifyRun("all", "--gpu {cmb0},{ivsh} --target /mnt/f1 --target /mnt/f2 --size 4M --json", 0,
+                  {("cmb0", "f1"): PairExpect(), ("cmb0", "f2"): PairExpect(), ("ivsh", "f1"): PairExpect(),
+                   ("ivsh", "f2"): PairExpect(), ("cmb0", "r1"): PairExpect(status="skipped"),
+                   ("ivsh", "r1"): PairExpect(status="skipped")},
+                  capture_after=True),
+        VerifyRun("raw", "--gpu {cmb0} --nvme {r1} --raw {dev:r1} --offset 8M --size 4M --allow-destructive --engine kmod",
+                  0, {("cmb0", "r1"): PairExpect(engine="kmod")},
+                  stdout_has=(RAW_WARNING + "8388608 to 12582912 of /dev/nvme", "io_timeout", "RESULT: PASS"),
+                  raw=("r1", 8 * MiB, 4 * MiB), raw_data="pattern"),
+        VerifyRun("raw-mounted", "--gpu {cmb0} --nvme {f1} --raw {dev:f1} --offset 8M --size 1M --allow-destructive",
+                  3, stderr_has=("refusing to write to a device in use", "is mounted at /mnt/f1")),
+        # ext4 on a loop device on f1: the loop queue does not take P2P pages, whatever the PCI path says.
+        VerifyRun("loop", "--gpu {cmb0} --nvme {f1} --target /mnt/loop --size 1M --engine p2pmem --json", 1,
+                  {("cmb0", "f1"): PairExpect(outcomes=REFUSED2, engine="p2pmem", refused_by="storage stack",
+                                              errno="EREMOTEIO", text="loop0")},
+                  setup="losetup /dev/loop0 /mnt/f1/inner.img && mount -t ext4 /dev/loop0 /mnt/loop"),
+        # Last: r1's next completion is dropped (CONFIG_FAIL_IO_TIMEOUT) like a P2P read the root complex
+        # drops; the tool stops waiting at --timeout while nvme_core (io_timeout=5) aborts and resets.
+        VerifyRun("timeout", "--gpu {cmb0} --nvme {r1} --raw {dev:r1} --offset 16M --size 1M --allow-destructive "
+                             "--engine p2pmem --direction to-storage --timeout 2 --json", 1,
+                  {("cmb0", "r1"): PairExpect(outcomes=("timeout",), engine="p2pmem", text="no completion within 2 s")},
+                  setup="mount -t debugfs none /sys/kernel/debug; "
+                        "echo 1 > /sys/block/$(basename $(dev_of r1))/io-timeout-fail && "
+                        "echo 100 > /sys/kernel/debug/fail_io_timeout/probability && "
+                        "echo 1 > /sys/kernel/debug/fail_io_timeout/times",
+                  raw=("r1", 16 * MiB, 1 * MiB), max_direction_s=4, kernel_log_has="timeout"),
+    ]
+
+
+def _verify_intel():
+    """Intel with q35's unlisted host bridge: the switch pair passes, the root-port pair is refused."""
+    refused = PairExpect(outcomes=REFUSED2, refused_by="kernel", errno="EREMOTEIO")
+    return [
+        VerifyRun("rp-refused", F2 + " --size 1M --json", 1,
+                  {("cmb0", "f2"): PairExpect(status="refused", text="the kernel will refuse this pair")}),
+        VerifyRun("rp-try-kmod", F2 + " --size 1M --try-anyway --engine kmod --json", 1,
+                  {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")}),
+        VerifyRun("rp-try-p2pmem", F2 + " --size 1M --try-anyway --engine p2pmem --json", 1,
+                  {("cmb0", "f2"): dataclasses.replace(refused, engine="p2pmem")}, capture_after=True),
+        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="p2pmem")}),
+    ]
+
+
+def _verify_k61():
+    """6.1: no p2pmem/allocate, so auto picks the module."""
+    return [
+        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")}),
+        VerifyRun("p2pmem", F1 + " --size 1M --engine p2pmem --json", 1,
+                  {("cmb0", "f1"): PairExpect(status="refused", text="needs kernel 6.2 or newer")}),
+        VerifyRun("rp-auto", "--gpu {ivsh} --nvme {f2} --target /mnt/f2 --size 4M --json", 0,
+                  {("ivsh", "f2"): PairExpect(engine="kmod")}, capture_after=True),
+    ]
+
+
 def _scenarios():
     s = []
     for topo in ("rp", "sw", "pxb", "rc", "mf", "mfacs"):
         for cpu in ("epyc", "g5", "skx"):
             s.append(Scenario(f"{topo}-{cpu}", topo, cpu))
     fix = {("cmb0", "n1"): "pci=disable_acs_redir=0000:00:10.0"}
+    # The vIOMMU artefact (VIOMMU_BUS_ADDR) is the one real data corruption the lab can make: verify
+    # must call it a mismatch, not a pass, although every I/O reports success.
     s.append(Scenario("iommu-epyc", "iommu", "epyc", note="vIOMMU: BUS_ADDR data is not checked",
-                      data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix))
+                      data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix,
+                      verify=[VerifyRun("viommu-mismatch", "--gpu {cmb2} --nvme {n3} --raw {dev:n3} --offset 8M "
+                                                           "--size 1M --allow-destructive --engine kmod --json", 1,
+                                        {("cmb2", "n3"): PairExpect(outcomes=("mismatch", "mismatch"), engine="kmod",
+                                                                    text="data mismatch: first bad byte at offset")},
+                                        raw=("n3", 8 * MiB, 1 * MiB))]))
     s.append(Scenario("iommu-skx", "iommu", "skx", note="vIOMMU: BUS_ADDR data is not checked",
                       data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix))
     s.append(Scenario("iommufix-skx", "iommufix", "skx", note="vIOMMU: BUS_ADDR data is not checked",
@@ -246,7 +369,15 @@ def _scenarios():
     s.append(Scenario("k61-epyc", "swrp", "epyc", kernel="6.1"))
     s.append(Scenario("k61-skx", "swrp", "skx", kernel="6.1"))
     s.append(Scenario("stock-epyc", "swrp", "epyc", kernel="stock",
-                      note="Debian's own kernel: CONFIG_PCI_P2PDMA is not set"))
+                      note="Debian's own kernel: CONFIG_PCI_P2PDMA is not set",
+                      verify=[VerifyRun("raw-no-p2pdma", "--gpu {cmb0} --nvme {n1} --raw {dev:n1} --offset 8M --size 1M "
+                                                         "--allow-destructive --json", 1,
+                                        {("cmb0", "n1"): PairExpect(status="refused",
+                                                                    text="the kernel will refuse this pair")},
+                                        raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged")]))
+    s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc()))
+    s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
+    s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
     return {x.name: x for x in s}
 
 
@@ -522,8 +653,41 @@ def write_plan_cpio(sc, rdir):
             f"CLIENTS=\"{' '.join(t.clients)}\"\nKDMA=\"{kdma}\"\nUDMA=\"{udma}\"\n")
     with open(os.path.join(st, "plan"), "w") as f:
         f.write(plan)
+    if t.fs_disks or sc.verify:
+        with open(os.path.join(st, "verify-setup.sh"), "w") as f:
+            f.write(verify_setup_script(sc))
+    if sc.verify:
+        with open(os.path.join(st, "verify.sh"), "w") as f:
+            f.write(verify_script(sc))
     mkcpio(st, os.path.join(rdir, "plan.cpio"))
     shutil.rmtree(st)
+
+
+def guest_words(text):
+    """{x} -> the guest's PCI address of x, {dev:x} -> its block device (guest-init.sh: bdf_of, dev_of)."""
+    return re.sub(r"\{(dev:)?(\w+)\}", lambda m: f"$({'dev_of' if m.group(1) else 'bdf_of'} {m.group(2)})", text)
+
+
+def verify_setup_script(sc):
+    """Sourced by guest-init.sh before p2pcheck looks at the machine: the file systems verify writes to."""
+    lines = ["mkdir -p /run /mnt/loop"]
+    for serial in sc.t.fs_disks:
+        lines.append(f'mkdir -p /mnt/{serial} && mount -t ext4 "$(dev_of {serial})" /mnt/{serial} '
+                     f'|| log "mount {serial} failed"')
+    return "\n".join(lines) + "\n"
+
+
+def verify_script(sc):
+    """Sourced by guest-init.sh after the DMA tests: each run through vrun, in order."""
+    lines = []
+    for v in sc.verify:
+        lines.append(f"# {v.name}")
+        if v.setup:
+            lines.append(f"( {guest_words(v.setup)} ) > $O/verify-{v.name}.setup 2>&1")
+        lines.append(f"vrun {v.name} {guest_words(v.args)}")
+        if v.capture_after:
+            lines.append(f"vcapture {v.name}")
+    return "\n".join(lines) + "\n"
 
 
 def seed_for(sc, p, c, off):
@@ -532,18 +696,36 @@ def seed_for(sc, p, c, off):
 
 
 def initial_disk(sc, serial):
-    """Deterministic initial content: DISK_RANDOM pseudo-random bytes, then zeros."""
-    img = bytearray(DISK_SIZE)
-    img[:DISK_RANDOM] = hashlib.shake_128(f"{sc.name}:{serial}".encode()).digest(DISK_RANDOM)
+    """Deterministic initial content: DISK_RANDOM pseudo-random bytes, then zeros (raw disks: random throughout)."""
+    size = sc.t.raw_disks.get(serial, DISK_SIZE)
+    random = size if serial in sc.t.raw_disks else DISK_RANDOM
+    img = bytearray(size)
+    img[:random] = hashlib.shake_128(f"{sc.name}:{serial}".encode()).digest(random)
     return img
+
+
+def make_ext4(path, size, stage=None):
+    with open(path, "wb") as f:
+        f.truncate(size)
+    mkfs = shutil.which("mkfs.ext4") or "/sbin/mkfs.ext4"
+    cmd = [mkfs, "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0"]
+    run(cmd + (["-d", stage] if stage else []) + [path], stdout=subprocess.DEVNULL)
 
 
 def make_disks(sc, rdir):
     disks = {}
     for serial, _ in sc.t.nvme:
         path = os.path.join(rdir, f"{serial}.img")
-        with open(path, "wb") as f:
-            f.write(initial_disk(sc, serial))
+        if serial in sc.t.fs_disks:
+            # ext4, holding an 8 MiB ext4 image for the loop-device case
+            stage = os.path.join(rdir, f"stage-{serial}")
+            os.makedirs(stage, exist_ok=True)
+            make_ext4(os.path.join(stage, "inner.img"), 8 * MiB)
+            make_ext4(path, sc.t.fs_disks[serial], stage)
+            shutil.rmtree(stage)
+        else:
+            with open(path, "wb") as f:
+                f.write(initial_disk(sc, serial))
         disks[serial] = path
     ivsh = None
     if "ivsh" in sc.t.providers:
@@ -756,7 +938,8 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
         row["agree"] = not any(row["pair"] + ":" in f for f in ck.fails)
         result["pairs"].append(row)
 
-    check_dma(sc, ck, out, dev, kern, disks, ivsh, result)
+    verify_regions = check_verify(sc, ck, p2pcheck, out, dev, disks, result)
+    check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions)
     check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result)
     if ck.fails:
         ck.notes.append("guest files: " + out)
@@ -774,10 +957,10 @@ def allowed(kern, pair):
         return False
 
 
-def check_dma(sc, ck, out, dev, kern, disks, ivsh, result):
+def check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions):
     t = sc.t
     lines = read(os.path.join(out, "dma.txt")).splitlines()
-    regions = {s: [] for s in disks}     # serial -> [(off, len, seed, expect_data)]
+    regions = {s: list(verify_regions.get(s, [])) for s in disks}     # serial -> [(off, len, seed, expect_data)]
     ivsh_expect = []                     # (seed, off, copies) of the LAST ivshmem run: each reuses the buffers
     kd = [ln for ln in lines if ln.startswith("kdma ")]
     ck.ok(len(kd) == len(t.kdma), f"{len(kd)} kernel DMA runs reported, {len(t.kdma)} planned")
@@ -848,7 +1031,10 @@ def check_dma(sc, ck, out, dev, kern, disks, ivsh, result):
         result["dma"].append(row)
 
     # Disk images: the pattern where DMA passed, the old bytes where it failed, nothing else touched.
+    # (ext4 disks change by design: verify's scratch files are checked in check_verify.)
     for serial, path in disks.items():
+        if serial in t.fs_disks:
+            continue
         regs = sorted(regions.get(serial, []))
         with open(path, "rb") as f:
             data = f.read()
@@ -886,6 +1072,136 @@ def check_dma(sc, ck, out, dev, kern, disks, ivsh, result):
                 start = mem.find(want[:64], start + 1)
             ck.ok(n == copies, f"ivshmem memory holds {n} copies of the {off} pattern, expected {copies} "
                                f"({'source + what the NVMe wrote' if copies == 2 else 'only the source: the NVMe must not have written'})")
+
+
+def verify_document(out, name):
+    """The run's JSON: what it printed (--json), else the results file it left for capture."""
+    text = read(os.path.join(out, f"verify-{name}.out"))
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    return load_json(os.path.join(out, f"verify-{name}.results.json"))
+
+
+def check_verify(sc, ck, p2pcheck, out, dev, disks, result):
+    """Each `p2pcheck verify` of the scenario: exit code, per-pair and per-direction outcomes, no
+    scratch file left, results saved for capture (and shown by a replay), and on raw disks the
+    pattern in the named region. Returns serial -> regions it wrote, for check_dma's hash of the rest."""
+    regions = {}
+    result["verify"] = []
+    O = lambda *a: os.path.join(out, *a)  # noqa: E731
+    dmesg = read(O("dmesg.txt"))
+    bdf = lambda n: dev.get(n, (None,))[0]  # noqa: E731
+    for v in sc.verify:
+        name = f"verify {v.name}"
+        rc = read(O(f"verify-{v.name}.rc")).strip()
+        err = read(O(f"verify-{v.name}.err"))
+        stdout = read(O(f"verify-{v.name}.out"))
+        row = {"run": name, "rc": rc, "expect": f"exit {v.rc}", "pairs": []}
+        result["verify"].append(row)
+        setup = read(O(f"verify-{v.name}.setup")).strip()
+        if setup:
+            ck.notes.append(f"{name} setup said: {setup[:300]}")
+        ck.ok(rc == str(v.rc), f"{name}: exit {rc or '(none)'}, expected {v.rc}; stderr: {err.strip()[-800:]}")
+        for want in v.stderr_has:
+            ck.ok(want in err, f"{name}: stderr lacks {want!r}: {err.strip()[-500:]}")
+        pos = 0
+        for want in v.stdout_has:
+            i = stdout.find(want, pos)
+            if ck.ok(i >= 0, f"{name}: stdout lacks {want!r} (after byte {pos}):\n{stdout[:1500]}"):
+                pos = i + len(want)
+        left = [x for x in read(O(f"verify-{v.name}.ls")).split() if x.startswith(".p2pcheck-verify-")]
+        ck.ok(not left, f"{name}: scratch files left behind: {left}")
+        doc = verify_document(out, v.name)
+        saved = load_json(O(f"verify-{v.name}.results.json"))
+        if v.rc == 3:
+            ck.ok(saved is None, f"{name}: a refused command line must not leave results")
+        elif ck.ok(doc is not None, f"{name}: no JSON results; stderr: {err.strip()[-500:]}"):
+            ck.ok(saved == doc, f"{name}: /run/p2pcheck/verify.json differs from what verify printed")
+            check_verify_pairs(ck, name, v, doc, bdf, row)
+            if v.raw:
+                serial, off, size = v.raw
+                pr = next((x for x in doc.get("pairs", []) if x.get("nvme") == bdf(serial)), None)
+                if v.raw_data == "pattern" and ck.ok(pr is not None, f"{name}: no pair on {serial}"):
+                    with open(disks[serial], "rb") as f:
+                        f.seek(off)
+                        got = f.read(size)
+                    cnt, first = pattern.first_mismatch(got, int(pr["seed"]) + 1, off)
+                    ck.ok(cnt == 0, f"{name}: {serial}.img [{off}, +{size}) does not hold the to_storage pattern "
+                                    f"(seed {int(pr['seed']) + 1}): {cnt} bytes differ, first at {first}")
+        if v.raw:
+            serial, off, size = v.raw
+            regions.setdefault(serial, []).append((off, size, None, False if v.raw_data == "unchanged" else None))
+        if v.kernel_log_has:
+            ck.ok(v.kernel_log_has in dmesg, f"{name}: the kernel log lacks {v.kernel_log_has!r}")
+        if v.capture_after:
+            check_recorded_verify(ck, p2pcheck, name, v, O(f"capture-{v.name}.tar.gz"), bdf)
+    return regions
+
+
+def check_verify_pairs(ck, name, v, doc, bdf, row):
+    for (p, c), e in v.pairs.items():
+        label = f"{name} {p}->{c}"
+        pr = next((x for x in doc.get("pairs", []) if x.get("gpu") == bdf(p) and x.get("nvme") == bdf(c)), None)
+        if not ck.ok(pr is not None, f"{label}: pair {bdf(p)} -> {bdf(c)} not in the results"):
+            continue
+        dirs = pr.get("directions") or []
+        outcomes = tuple(d.get("outcome") for d in dirs)
+        row["pairs"].append(f"{p}->{c} {pr.get('status')} {pr.get('engine') or '-'} {'/'.join(outcomes) or '-'}")
+        why = pr.get("refusal") or pr.get("problem") or "; ".join(d.get("reason", "") for d in dirs)
+        ck.ok(pr.get("status") == e.status, f"{label}: status {pr.get('status')}, expected {e.status} ({why})")
+        if e.engine:
+            ck.ok(pr.get("engine") == e.engine, f"{label}: engine {pr.get('engine')}, expected {e.engine}")
+        if e.text:
+            texts = [pr.get("refusal") or "", pr.get("problem") or ""] + [d.get("reason") or "" for d in dirs]
+            ck.ok(any(e.text in t for t in texts), f"{label}: no {e.text!r} in {texts}")
+        if e.status != "ran":
+            ck.ok(not dirs, f"{label}: {e.status}, yet directions ran: {outcomes}")
+            continue
+        ck.ok(outcomes == e.outcomes, f"{label}: outcomes {outcomes}, expected {e.outcomes}: {why}")
+        for d in dirs:
+            o = d.get("outcome")
+            if o == "passed":
+                ck.ok(d.get("bytes") == pr.get("size_bytes"), f"{label} {d.get('direction')}: moved {d.get('bytes')} "
+                      f"of {pr.get('size_bytes')} bytes")
+            if o == "refused" and e.refused_by:
+                ck.ok(d.get("refused_by") == e.refused_by,
+                      f"{label} {d.get('direction')}: refused by {d.get('refused_by')}, expected {e.refused_by}")
+            if o != "passed" and e.errno:
+                ck.ok(d.get("errno") == e.errno, f"{label} {d.get('direction')}: errno {d.get('errno')}, expected {e.errno}")
+            if o == "timeout" and v.max_direction_s:
+                ck.ok((d.get("seconds") or 1e9) <= v.max_direction_s,
+                      f"{label}: the timeout was reported after {d.get('seconds')} s, limit {v.max_direction_s} s")
+        target = pr.get("target") or {}
+        if target.get("kind") == "file":
+            ck.ok(target.get("removed") is True, f"{label}: scratch file {target.get('file')} not removed")
+
+
+def check_recorded_verify(ck, p2pcheck, name, v, capture, bdf):
+    """The capture taken after the run, replayed: check shows what verify saw, and the kernel's recorded answers."""
+    ran = [(p, c) for (p, c), e in v.pairs.items() if e.status == "ran"]
+    gpus = ",".join(sorted({bdf(p) for p, _ in ran}))
+    nvmes = ",".join(sorted({bdf(c) for _, c in ran}))
+    r = subprocess.run([p2pcheck, "--dump", capture, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
+                       capture_output=True, text=True)
+    rep = json.loads(r.stdout) if r.stdout.strip().startswith("{") else None
+    if not ck.ok(rep is not None, f"{name}: replay of the capture taken after it failed (exit {r.returncode}): "
+                 f"{r.stderr[:300]}"):
+        return
+    found = {f["id"]: f for f in rep.get("findings", [])}
+    rec = found.get("verify.recorded")
+    want = "PASS" if v.rc == 0 else "FAIL"
+    if ck.ok(rec is not None, f"{name}: the replayed capture does not show the verify run"):
+        ck.ok(rec.get("level") == want, f"{name}: replay shows verify as {rec.get('level')}, expected {want}: "
+                                        f"{rec.get('message')}")
+        lines = [e.get("value", "") for e in rec.get("evidence", [])]
+        for p, c in ran:
+            ck.ok(any(x.startswith(f"{bdf(p)} -> {bdf(c)}") for x in lines), f"{name}: replay lacks {p}->{c}: {lines}")
+    km = found.get("kmod.kernel_verdict")
+    ck.ok(km is not None and km.get("level") == "PASS",
+          f"{name}: the replay should compare the recorded kernel answers (PASS): {km}")
 
 
 def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result):
@@ -973,6 +1289,8 @@ def print_result(sc, ck, result):
         got = f"ioctl errno {r['ioctl_errno']}" if r.get("ioctl_errno") else \
             f"{r.get('result')} write={r.get('write_error')} read={r.get('read_error')}"
         print(f"   dma  {r['run']:<34} {got:<28} expected: {r.get('expect', '?')}")
+    for r in result.get("verify", []):
+        print(f"   {r['run']:<39} exit {r['rc'] or '-'} (expected {r['expect'][5:]}) {'; '.join(r['pairs'])}")
     for n in ck.notes:
         print("   note: " + n.replace("\n", "\n         "))
     for f in ck.fails:

@@ -16,7 +16,9 @@
 #      == expected/check.json, and its exit code == expected/exit_code;
 #   2. the same through --dump of a tar.gz of root;
 #   3. every pair's distance / verdict / map type == the running kernel's own
-#      answer recorded in the guest through kmod/p2pprobe (expected/kernel.json).
+#      answer recorded in the guest through kmod/p2pprobe (expected/kernel.json);
+#      and where the capture holds live/kmod.json (the module's answers that
+#      `p2pcheck capture` recorded), the replay shows them on every pair, agreeing.
 # expected/ is written by `tests/lab/lab.py run --update-fixtures SCENARIO`
 # (from a fresh QEMU capture); review the diff before committing.
 set -u
@@ -63,9 +65,10 @@ for dir in "${dirs[@]}"; do
 		fail "$name" "--dump of the archived tree differs from --root"
 		ok=0
 	fi
-	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" <<'EOF'
-import json, sys
+	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$dir/root" <<'EOF'
+import json, os, sys
 ours = {(p["gpu"], p["nvme"]): p for p in json.load(open(sys.argv[1]))["pairs"]}
+recorded = os.path.exists(os.path.join(sys.argv[3], "live", "kmod.json"))
 kern = json.load(open(sys.argv[2]))
 bad = 0
 if len(ours) != len(kern["pairs"]) or not ours:
@@ -80,6 +83,8 @@ for k in kern["pairs"]:
         print(f"  {name}: ours distance {o['distance']} {o['verdict']}, kernel distance {k['distance']}"); bad += 1
     if k["map_reason"] == "probed" and o["map_type"] != k["map_type"]:
         print(f"  {name}: ours map type {o['map_type']}, kernel {k['map_type']}"); bad += 1
+    if recorded and not (o.get("kernel") and o["kernel"].get("agrees") and o["kernel"]["distance"] == k["distance"]):
+        print(f"  {name}: the capture's recorded kernel answer is not shown or disagrees: {o.get('kernel')}"); bad += 1
 sys.exit(1 if bad else 0)
 EOF
 	then
