@@ -23,14 +23,15 @@ namespace p2pcheck {
 
 // Results that live-only commands leave on the machine for capture to pick up, each stored as
 // live/<name> only when the file exists and is a JSON document of that schema. `p2pcheck verify`
-// (real DMA through the kernel module and hipFile) writes the first (verify.h: kVerifyResultsPath).
+// (real DMA through the kernel module and hipFile) writes the first.
+inline constexpr const char* kVerifyResultsPath = "/run/p2pcheck/verify.json";
 struct SavedResults {
   const char* path;    // on the live machine
   const char* name;    // under live/ in the capture
   const char* schema;  // what its "schema" field must say
 };
 inline constexpr SavedResults kSavedResults[] = {
-    {"/run/p2pcheck/verify.json", "verify.json", "p2pcheck.verify"},
+    {kVerifyResultsPath, "verify.json", "p2pcheck.verify"},
 };
 
 // Controller Memory Buffer, from the CMBLOC and CMBSZ registers (NVMe base spec 3.1.3.11-12).

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/device_actions.h"
 #include "p2pcheck/finding.h"
 #include "p2pcheck/inventory.h"
 #include "p2pcheck/machine.h"
@@ -27,9 +28,8 @@
 
 namespace p2pcheck {
 
-// Where verify leaves its JSON document for `p2pcheck capture` (like device_actions.h's
-// kKmodResultsPath): schema "p2pcheck.verify", docs/json.md.
-inline constexpr const char* kVerifyResultsPath = "/run/p2pcheck/verify.json";
+// Where verify leaves its JSON document for `p2pcheck capture` (schema "p2pcheck.verify",
+// docs/json.md): kVerifyResultsPath in device_actions.h, beside the list capture reads.
 
 inline constexpr std::uint64_t kDefaultVerifySize = 64ull << 20;
 inline constexpr std::uint64_t kProviderChunk = 4ull << 20;  // p2pmem per mapping, P2PPROBE_DMA_MAX_CHUNK

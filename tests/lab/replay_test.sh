@@ -17,8 +17,8 @@
 #   2. the same through --dump of a tar.gz of root;
 #   3. every pair's distance / verdict / map type == the running kernel's own
 #      answer recorded in the guest through kmod/p2pprobe (expected/kernel.json);
-#      and where the capture holds live/kmod.json (the module's answers that
-#      `p2pcheck capture` recorded), the replay shows them on every pair, agreeing.
+#      and where the capture holds answers in live/kmod.json (what the module said
+#      when `p2pcheck capture` asked), the replay shows them on every pair, agreeing.
 # expected/ is written by `tests/lab/lab.py run --update-fixtures SCENARIO`
 # (from a fresh QEMU capture); review the diff before committing.
 set -u
@@ -68,7 +68,8 @@ for dir in "${dirs[@]}"; do
 	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$dir/root" <<'EOF'
 import json, os, sys
 ours = {(p["gpu"], p["nvme"]): p for p in json.load(open(sys.argv[1]))["pairs"]}
-recorded = os.path.exists(os.path.join(sys.argv[3], "live", "kmod.json"))
+kmod = os.path.join(sys.argv[3], "live", "kmod.json")
+recorded = os.path.exists(kmod) and bool(json.load(open(kmod)).get("verdicts"))
 kern = json.load(open(sys.argv[2]))
 bad = 0
 if len(ours) != len(kern["pairs"]) or not ours:
