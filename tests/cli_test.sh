@@ -25,6 +25,15 @@ else
   expect live_default_is_check 4 "RESULT:" -- "$bin"
 fi
 expect live_json 0 '"source": "live /"' -- "$bin" topo --json
+# verify writes real data: it must be told where, only on this machine, and never off the NVMe.
+expect verify_needs_target 3 "name where, --target DIR" -- "$bin" verify
+expect verify_live_only 3 "verify moves real data on this machine" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root verify --target /tmp
+expect verify_raw_confirm 3 "add --allow-destructive" -- "$bin" verify --raw /dev/null --offset 1M
+expect verify_bad_offset 3 "--offset -8M: expected a size" -- "$bin" verify --raw /dev/null --offset -8M --allow-destructive
+expect verify_bad_direction 3 "direction" -- "$bin" verify --target /tmp --direction sideways
+if [ -d /sys/class/nvme ] && [ -n "$(ls /sys/class/nvme 2>/dev/null)" ]; then :; else
+  expect verify_target_not_nvme 3 "is not on a local NVMe controller|not an NVMe of the selected pairs|no GPU" -- "$bin" verify --gpu 00:00.0 --nvme 00:00.0 --target /tmp
+fi
 # No kernel module can load here: the tool says so and how to get one.
 if [ ! -e /dev/p2pprobe ]; then
   expect kmod_status 1 "p2pprobe: not loaded" -- "$bin" kmod status
