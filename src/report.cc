@@ -21,17 +21,32 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// An empty object with room for `keys` members, filled with j["key"] = ...: an ordered_map that
+// grows copies (never moves) what it holds, since its pairs have a const key; so does every
+// {{"key", value}, ...} list, one growth per power of two.
+json object_for(std::size_t keys) {
+  json j(json::value_t::object);
+  j.get_ref<json::object_t&>().reserve(keys);
+  return j;
+}
+
 json link_json(const Topology& topo, const Function& fn) {
   const LinkInfo& link = fn.link;
   LinkCheck check = check_link(topo, fn);
-  return {{"max_speed_gts", opt(link.max_speed)}, {"max_width", opt(link.max_width)},
-          {"speed_gts", opt(link.cur_speed)},     {"width", opt(link.cur_width)},
-          {"capable_speed_gts", opt(check.capable_speed)}, {"capable_width", opt(check.capable_width)},
-      {"downtrained", check.downtrained}};
+  json j = object_for(7);
+  j["max_speed_gts"] = opt(link.max_speed);
+  j["max_width"] = opt(link.max_width);
+  j["speed_gts"] = opt(link.cur_speed);
+  j["width"] = opt(link.cur_width);
+  j["capable_speed_gts"] = opt(check.capable_speed);
+  j["capable_width"] = opt(check.capable_width);
+  j["downtrained"] = check.downtrained;
+  return j;
 }
 
 json acs_json(const Acs& acs) {
-  json j = {{"presence", to_string(acs.presence)}};
+  json j = object_for(5);
+  j["presence"] = to_string(acs.presence);
   if (acs.presence == Presence::kPresent) {
     j["capability"] = "0x" + hex(acs.capability, 4);
     j["control"] = "0x" + hex(acs.control, 4);
@@ -111,8 +126,8 @@ json function_json(const Topology& topo, const Function& fn, const Inventory& in
       {"config_note", fn.config_note.empty() ? json(nullptr) : json(fn.config_note)},
       {"link", link_json(topo, fn)},
       {"acs", acs_json(fn.acs)},
-      {"bars", bars},
-      {"resizable_bar", rebar},
+      {"bars", std::move(bars)},
+      {"resizable_bar", std::move(rebar)},
       {"sriov", fn.sriov_presence == Presence::kPresent
                     ? json{{"presence", "present"}, {"total_vfs", fn.sriov.total_vfs}, {"num_vfs", fn.sriov.num_vfs},
                            {"vf_device", hex(fn.sriov.vf_device, 4)}}
@@ -133,7 +148,7 @@ json topology_json(const Topology& topo, const Inventory& inv) {
     json roots = json::array();
     for (const Bdf& b : hb.root_devices) roots.push_back(b.str());
     bridges.push_back({{"id", id}, {"domain", hb.domain}, {"bus", hb.bus}, {"sysfs_path", hb.sysfs_path},
-                       {"root_devices", roots}, {"bridge_device", opt_bdf(hb.bridge_device)},
+                       {"root_devices", std::move(roots)}, {"bridge_device", opt_bdf(hb.bridge_device)},
                        {"bridge_device_unknown", hb.bridge_device_unknown}});
   }
   json functions = json::array();
@@ -146,48 +161,78 @@ json topology_json(const Topology& topo, const Inventory& inv) {
     for (const auto& ns : c.namespaces)
       nss.push_back({{"name", ns.name}, {"size_bytes", ns.size_bytes}, {"partitions", ns.partitions}});
     nvmes.push_back({{"name", c.name.empty() ? json(nullptr) : json(c.name)}, {"bdf", c.bdf.str()}, {"model", c.model},
-                     {"serial", c.serial}, {"firmware", c.firmware}, {"namespaces", nss}});
+                     {"serial", c.serial}, {"firmware", c.firmware}, {"namespaces", std::move(nss)}});
   }
   json ignored = json::array();
   for (const auto& i : inv.ignored) ignored.push_back({{"bdf", i.bdf.str()}, {"reason", i.reason}});
   return {{"schema", "p2pcheck.topo"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
           {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated},
-          {"host_bridges", bridges}, {"functions", functions}, {"gpus", gpus}, {"nvme", nvmes}, {"ignored", ignored}};
+          {"host_bridges", std::move(bridges)}, {"functions", std::move(functions)}, {"gpus", std::move(gpus)},
+          {"nvme", std::move(nvmes)}, {"ignored", std::move(ignored)}};
 }
 
-json path_json(const Topology& topo, const PairPath& path, const Inventory& inv) {
+namespace {
+
+// The hop by hop part of a path, shared by path_json and decision_json.
+json hops_json(const Topology& topo, const PairPath& path) {
   json hops = json::array();
   for (const Hop& hop : path.hops) {
+    json h = object_for(6);
     if (hop.function) {
-      hops.push_back({{"bdf", hop.function->bdf.str()}, {"host_bridge", nullptr}, {"role", hop.role},
-                      {"common", hop.function == path.walk.common}, {"acs", acs_json(hop.function->acs)},
-                      {"link", link_json(topo, *hop.function)}});
+      h["bdf"] = hop.function->bdf.str();
+      h["host_bridge"] = nullptr;
+      h["role"] = hop.role;
+      h["common"] = hop.function == path.walk.common;
+      h["acs"] = acs_json(hop.function->acs);
+      h["link"] = link_json(topo, *hop.function);
     } else {
-      hops.push_back({{"bdf", nullptr}, {"host_bridge", hop.host_bridge}, {"role", hop.role}, {"common", false}});
+      h["bdf"] = nullptr;
+      h["host_bridge"] = hop.host_bridge;
+      h["role"] = hop.role;
+      h["common"] = false;
     }
+    hops.push_back(std::move(h));
   }
-  auto bdfs = [](const std::vector<const Function*>& fns) {
-    json arr = json::array();
-    for (const Function* f : fns) arr.push_back(f->bdf.str());
-    return arr;
-  };
+  return hops;
+}
+
+json bdfs_json(const std::vector<const Function*>& fns) {
+  json arr = json::array();
+  for (const Function* f : fns) arr.push_back(f->bdf.str());
+  return arr;
+}
+
+json nvme_name_json(const PairPath& path, const Inventory& inv) {
   const NvmeController* nvme = inv.nvme_at(path.pair.nvme);
-  return {{"gpu", path.pair.gpu.str()},
-          {"nvme", path.pair.nvme.str()},
-          {"nvme_name", nvme && !nvme->name.empty() ? json(nvme->name) : json(nullptr)},
-          {"common_bridge", path.walk.common ? json(path.walk.common->bdf.str()) : json(nullptr)},
-          {"distance", path.walk.distance},
-          {"host_bridges", path.host_bridges},
-          {"hops", hops},
-          {"acs_redirect", bdfs(path.walk.acs_redirect)},
-          {"acs_unknown", bdfs(path.walk.acs_unknown)}};
+  return nvme && !nvme->name.empty() ? json(nvme->name) : json(nullptr);
+}
+
+json common_bridge_json(const PairPath& path) {
+  return path.walk.common ? json(path.walk.common->bdf.str()) : json(nullptr);
+}
+
+}  // namespace
+
+json path_json(const Topology& topo, const PairPath& path, const Inventory& inv) {
+  json j = object_for(9);
+  j["gpu"] = path.pair.gpu.str();
+  j["nvme"] = path.pair.nvme.str();
+  j["nvme_name"] = nvme_name_json(path, inv);
+  j["common_bridge"] = common_bridge_json(path);
+  j["distance"] = path.walk.distance;
+  j["host_bridges"] = path.host_bridges;
+  j["hops"] = hops_json(topo, path);
+  j["acs_redirect"] = bdfs_json(path.walk.acs_redirect);
+  j["acs_unknown"] = bdfs_json(path.walk.acs_unknown);
+  return j;
 }
 
 json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths) {
   json pairs = json::array();
   for (const auto& p : paths) pairs.push_back(path_json(topo, p, inv));
   return {{"schema", "p2pcheck.paths"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
-          {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated}, {"pairs", pairs}};
+          {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated},
+          {"pairs", std::move(pairs)}};
 }
 
 namespace {
@@ -314,11 +359,13 @@ json finding_json(const Finding& f) {
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"file", e.file}, {"value", e.value}});
   return {{"id", f.id}, {"level", to_string(f.level)}, {"subject", f.subject}, {"message", f.message},
-          {"evidence", ev}, {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+          {"evidence", std::move(ev)}, {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
 }
 
 json flow_json(const Flow& f) {
-  json j = {{"verdict", to_string(f.verdict)}, {"reason", f.reason}};
+  json j = object_for(3);
+  j["verdict"] = to_string(f.verdict);
+  j["reason"] = f.reason;
   j["hardware"] = f.hardware.empty() ? json(nullptr) : json(f.hardware);
   return j;
 }
@@ -360,20 +407,24 @@ std::string pad(const std::string& s, size_t width) {
 }  // namespace
 
 json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv) {
-  json j = path_json(topo, d.path, inv);
-  json out = {{"gpu", j["gpu"]},
-              {"nvme", j["nvme"]},
-              {"nvme_name", j["nvme_name"]},
-              {"common_bridge", j["common_bridge"]},
-              {"distance", d.distance ? json(*d.distance) : json(nullptr)},
-              {"path_distance", d.path.walk.distance},
-              {"map_type", to_string(d.map_type)},
-              {"verdict", to_string(d.verdict)},
-              {"rule", d.rule},
-              {"unknowns", d.unknowns},
-              {"flows", {{"to_gpu", flow_json(d.to_gpu)}, {"from_gpu", flow_json(d.from_gpu)}}},
-              {"acs_fix", d.acs_fix.empty() ? json(nullptr) : json(d.acs_fix)},
-              {"later", d.later.empty() ? json(nullptr) : json(d.later)}};
+  // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
+  json out = object_for(19);
+  out["gpu"] = d.path.pair.gpu.str();
+  out["nvme"] = d.path.pair.nvme.str();
+  out["nvme_name"] = nvme_name_json(d.path, inv);
+  out["common_bridge"] = common_bridge_json(d.path);
+  out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
+  out["path_distance"] = d.path.walk.distance;
+  out["map_type"] = to_string(d.map_type);
+  out["verdict"] = to_string(d.verdict);
+  out["rule"] = d.rule;
+  out["unknowns"] = d.unknowns;
+  json flows = object_for(2);
+  flows["to_gpu"] = flow_json(d.to_gpu);
+  flows["from_gpu"] = flow_json(d.from_gpu);
+  out["flows"] = std::move(flows);
+  out["acs_fix"] = d.acs_fix.empty() ? json(nullptr) : json(d.acs_fix);
+  out["later"] = d.later.empty() ? json(nullptr) : json(d.later);
   if (d.host_checked) {
     json bridges = json::array();
     for (const auto& b : d.host.bridges) {
@@ -387,15 +438,15 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
     auto tri = [](std::optional<bool> v) { return v ? json(*v) : json(nullptr); };
     out["host_check"] = {{"cpu_supports_p2pdma", tri(d.host.cpu_supports)},
                          {"same_host_bridge", d.host.same_host_bridge},
-                         {"bridges", bridges},
+                         {"bridges", std::move(bridges)},
                          {"allowlisted", tri(d.host.allowlisted)},
                          {"allowed", tri(d.host.allowed)}};
   } else {
     out["host_check"] = nullptr;
   }
-  out["hops"] = j["hops"];
-  out["acs_redirect"] = j["acs_redirect"];
-  out["acs_unknown"] = j["acs_unknown"];
+  out["hops"] = hops_json(topo, d.path);
+  out["acs_redirect"] = bdfs_json(d.path.walk.acs_redirect);
+  out["acs_unknown"] = bdfs_json(d.path.walk.acs_unknown);
   std::optional<double> ceiling = path_ceiling(d.path);
   out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
   if (d.kernel) {
@@ -429,10 +480,10 @@ json check_json(const CheckReport& r) {
           {"cpu", {{"vendor", r.machine.cpu.vendor_id}, {"family", r.machine.cpu.family}, {"model", r.machine.cpu.model},
                    {"model_name", r.machine.cpu.model_name}, {"hypervisor", r.machine.cpu.hypervisor}}},
           {"config_space_complete", !r.topo.config_truncated},
-          {"gpus", gpus},
-          {"nvme", nvmes},
-          {"findings", findings},
-          {"pairs", pairs}};
+          {"gpus", std::move(gpus)},
+          {"nvme", std::move(nvmes)},
+          {"findings", std::move(findings)},
+          {"pairs", std::move(pairs)}};
 }
 
 std::string check_text(const CheckReport& r, const TextStyle& style) {

@@ -13,46 +13,41 @@ constexpr int kMaxLinkHops = 40;  // as the kernel's MAXSYMLINKS
 
 std::vector<std::string> split_path(std::string_view path) { return split(path, '/'); }
 
-std::string join_path(const std::vector<std::string>& parts) {
-  if (parts.empty()) return "/";
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out;
-}
-
 }  // namespace
 
 std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
-  std::vector<std::string> done;
+  // The components walked so far, as the path `here` ("/a/b") and where each one starts in it.
+  std::string here;
+  std::vector<size_t> starts;
   // Work list of components still to walk, front first; links splice their target in.
   std::vector<std::string> todo = split_path(path);
   std::reverse(todo.begin(), todo.end());
   int hops = 0;
-  std::string origin(path);
   while (!todo.empty()) {
     std::string part = std::move(todo.back());
     todo.pop_back();
     if (part == ".") continue;
     if (part == "..") {
-      if (done.empty()) throw Error(origin, "path climbs above the root of " + describe());
-      done.pop_back();
+      if (starts.empty()) throw Error(std::string(path), "path climbs above the root of " + describe());
+      here.resize(starts.back());
+      starts.pop_back();
       continue;
     }
-    done.push_back(part);
-    std::string here = join_path(done);
-    NodeType type = node_type(here);
+    starts.push_back(here.size());
+    here += '/';
+    here += part;
+    NodeType type = type_of(here);
     if (type == NodeType::kMissing) return std::nullopt;
     if (type != NodeType::kLink || (todo.empty() && !follow_last)) continue;
     if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
-    std::string target = node_link(here);
+    const std::string& target = link_of(here);
     log_.links_followed[here] = target;
-    done.pop_back();
     // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
     // climb above the root: that is a hostile or broken capture, never silently the host's files.
-    if (!target.empty() && target.front() == '/') done.clear();
+    bool absolute = !target.empty() && target.front() == '/';
     std::vector<std::string> parts = split_path(target);
-    size_t depth = done.size();
+    size_t depth = absolute ? 0 : starts.size() - 1;
     for (const auto& p : parts) {
       if (p == "..") {
         if (depth == 0) throw Error(here, "symlink to '" + target + "' leaves the root of " + describe());
@@ -61,9 +56,26 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
         ++depth;
       }
     }
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+    here.resize(absolute ? 0 : starts.back());
+    if (absolute) starts.clear();
+    else starts.pop_back();
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(std::move(*it));
   }
-  return join_path(done);
+  return here.empty() ? std::string("/") : here;
+}
+
+Source::NodeType Source::type_of(const std::string& path) {
+  auto it = types_.find(path);
+  if (it != types_.end()) return it->second;
+  NodeType type = node_type(path);
+  if (type != NodeType::kMissing) types_.emplace(path, type);
+  return type;
+}
+
+const std::string& Source::link_of(const std::string& path) {
+  auto it = links_.find(path);
+  if (it != links_.end()) return it->second;
+  return links_.emplace(path, node_link(path)).first->second;
 }
 
 EntryKind Source::entry_kind(NodeType type) {
@@ -77,14 +89,14 @@ EntryKind Source::entry_kind(NodeType type) {
 
 std::optional<std::string> Source::resolve(std::string_view path) {
   auto where = canonicalize(path, true);
-  if (where && recording_) log_.found[*where] = entry_kind(node_type(*where));
+  if (where && recording_) log_.found[*where] = entry_kind(type_of(*where));
   return where;
 }
 
 std::optional<std::string> Source::link_target(std::string_view path) {
   auto where = canonicalize(path, false);
-  if (!where || node_type(*where) != NodeType::kLink) return std::nullopt;
-  std::string target = node_link(*where);
+  if (!where || type_of(*where) != NodeType::kLink) return std::nullopt;
+  std::string target = link_of(*where);
   log_.links_followed[*where] = target;
   return target;
 }
@@ -92,7 +104,7 @@ std::optional<std::string> Source::link_target(std::string_view path) {
 FileRead Source::read(std::string_view path) {
   auto where = resolve(path);
   if (!where) return {};
-  NodeType type = node_type(*where);
+  NodeType type = type_of(*where);
   if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
   if (type != NodeType::kFile) {
     FileRead other{ReadStatus::kFailed, "", "not a regular file"};
@@ -110,7 +122,7 @@ FileRead Source::read(std::string_view path) {
 
 std::vector<std::string> Source::list(std::string_view path) {
   auto where = resolve(path);
-  if (!where || node_type(*where) != NodeType::kDir) return {};
+  if (!where || type_of(*where) != NodeType::kDir) return {};
   ++log_.dir_lists[*where];
   std::vector<std::string> names = node_list(*where);
   std::sort(names.begin(), names.end());
@@ -118,10 +130,10 @@ std::vector<std::string> Source::list(std::string_view path) {
     auto& entries = log_.listings[*where];
     for (const std::string& name : names) {
       std::string child = (*where == "/" ? "" : *where) + "/" + name;
-      NodeType type = node_type(child);
+      NodeType type = type_of(child);
       if (type == NodeType::kMissing) continue;  // vanished between listing and looking
       RecordedEntry entry{entry_kind(type), ""};
-      if (type == NodeType::kLink) entry.link_target = node_link(child);
+      if (type == NodeType::kLink) entry.link_target = link_of(child);
       entries[name] = std::move(entry);
     }
   }

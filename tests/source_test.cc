@@ -65,6 +65,47 @@ TEST(TreeSource, LinkLoopIsAnError) {
   EXPECT_THROW(src->read("/sys/a"), Error);
 }
 
+TEST(TreeSource, RemembersPathsButReadsFreshBytesAndLogsEveryLookup) {
+  TempDir dir;
+  const std::string target = "../../../devices/pci0000:00/0000:00:01.0";
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/aer_dev_fatal", "0\n");
+  dir.link("sys/bus/pci/devices/0000:00:01.0", target);
+  dir.link("sys/bus/pci/devices/0000:00:02.0", "../../../devices/pci0000:00/0000:00:01.0");
+  auto src = open_tree_source(dir.path());
+  const std::string counter = "/sys/bus/pci/devices/0000:00:01.0/aer_dev_fatal";
+  EXPECT_EQ(src->read(counter).bytes, "0\n");
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/aer_dev_fatal", "3\n");  // a transfer later
+  EXPECT_EQ(src->read(counter).bytes, "3\n");
+  EXPECT_EQ(src->access_log().file_reads.at("/sys/devices/pci0000:00/0000:00:01.0/aer_dev_fatal"), 2);
+  // A second link through an already resolved directory is still logged.
+  EXPECT_EQ(src->read("/sys/bus/pci/devices/0000:00:02.0/aer_dev_fatal").bytes, "3\n");
+  EXPECT_EQ(src->access_log().links_followed.size(), 2u);
+  EXPECT_EQ(src->access_log().links_followed.at("/sys/bus/pci/devices/0000:00:01.0"), target);
+  // Missing is never remembered: a counter may appear during a transfer.
+  EXPECT_FALSE(src->resolve("/sys/devices/pci0000:00/0000:00:01.0/ais/bytes"));
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/ais/bytes", "4096\n");
+  EXPECT_EQ(src->resolve("/sys/bus/pci/devices/0000:00:01.0/ais/bytes"), "/sys/devices/pci0000:00/0000:00:01.0/ais/bytes");
+  EXPECT_EQ(src->list("/sys/bus/pci/devices/0000:00:01.0"), (std::vector<std::string>{"aer_dev_fatal", "ais"}));
+}
+
+TEST(TreeSource, LinkErrorsRepeatOnceTheLinksAreKnown) {
+  TempDir dir;
+  dir.mkdir("sys");
+  dir.link("sys/a", "b");
+  dir.link("sys/b", "a");
+  dir.link("sys/evil", "../../../../etc");
+  auto src = open_tree_source(dir.path());
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_THROW(src->read("/sys/a"), Error);
+    try {
+      src->read("/sys/evil/passwd");
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where(), "/sys/evil");
+    }
+  }
+}
+
 TEST(TreeSource, CountsEveryRead) {
   TempDir dir;
   dir.write("sys/x", "1");

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace p2pcheck {
@@ -92,7 +93,16 @@ class Source {
  private:
   // Resolves every component; follow_last=false leaves a final symlink unresolved.
   std::optional<std::string> canonicalize(std::string_view path, bool follow_last);
+  // node_type/node_link through the cache below: each path is asked of the backend once.
+  NodeType type_of(const std::string& path);
+  const std::string& link_of(const std::string& path);
   static EntryKind entry_kind(NodeType type);
+  // What a path is, and where a link points, for the life of this Source: every read resolves ~15
+  // shared prefixes, and asking the backend each time was most of the run time (an lstat each).
+  // Missing paths are not remembered (a counter may appear during a transfer); file contents and
+  // listings never are. The AccessLog is written exactly as without the cache.
+  std::unordered_map<std::string, NodeType> types_;
+  std::unordered_map<std::string, std::string> links_;
   AccessLog log_;
   bool recording_ = false;
   std::map<std::string, FileRead> failures_;
