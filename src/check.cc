@@ -384,7 +384,9 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
   report->inv = read_inventory(source, report->topo);
   report->machine = read_machine(source);
   report->rules = kernel_rules_for(report->machine, options.assume_kernel);
-  for (const DevicePair& pair : select_pairs(report->topo, report->inv, options.selection))
+  std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
+  report->pairs.reserve(selected.size());  // growing one by one moved ~8,000 large PairDecisions
+  for (const DevicePair& pair : selected)
     report->pairs.push_back(decide_pair(report->topo, report->inv, report->machine, report->rules, pair));
 
   auto add = [&](std::vector<Finding> more) {
