@@ -134,7 +134,7 @@ void read_registers(NvmeIdentity& id) {
       if (fn(&version) == 0) j["runtime_version"] = version;
     }
   }
-  std::string text = j.dump();
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   ssize_t ignored = write(out, text.data(), text.size());
   (void)ignored;
   _exit(0);

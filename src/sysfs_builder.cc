@@ -105,7 +105,7 @@ MemoryTree SysfsBuilder::finish() {
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;
-  tree.add_file(kManifestPath, m.dump(2) + "\n");
+  tree.add_file(kManifestPath, m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return tree;
 }
 

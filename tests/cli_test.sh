@@ -41,6 +41,12 @@ if [ ! -e /dev/p2pprobe ]; then
   expect kmod_unload_noop 0 "not loaded" -- "$bin" kmod unload
 fi
 
+# A sysfs string that is not UTF-8 (a vendor's model field) is shown replaced, never a crash.
+cp -a fixtures/epyc-mi300x-8gpu/root "$tmp/badutf8"
+printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
+expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json
+expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json
+
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root fixtures/intel-xeon-broadwell/root explain 02:00.0 nvme0
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root explain 0000:03:00.0 /dev/nvme0n1

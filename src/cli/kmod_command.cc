@@ -36,7 +36,7 @@ int print_status(const KmodStatus& s, bool json) {
     else
       j["module"] = nullptr;
     j["error"] = s.info_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.info_error);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "p2pprobe: " << (s.loaded ? "loaded (" + s.state + ")" : std::string("not loaded")) << "\n";
     std::cout << "/dev/p2pprobe: " << (s.device_present ? "present" : "absent") << "\n";

@@ -91,7 +91,7 @@ int run_topo(const Options& o) {
   if (o.json) {
     auto j = topology_json(topo, inv);
     if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << replay_text(info) << topology_text(topo, inv, text_style(o));
   }
@@ -106,7 +106,7 @@ int run_paths(const Options& o) {
   std::vector<PairPath> paths;
   for (const DevicePair& pair : select_pairs(topo, inv, o.selection)) paths.push_back(describe_path(topo, inv, pair));
   if (o.json)
-    std::cout << paths_json(topo, inv, paths).dump(2) << "\n";
+    std::cout << paths_json(topo, inv, paths).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << paths_text(topo, inv, paths, text_style(o));
   if (paths.empty()) {
@@ -148,7 +148,7 @@ int run_check_command(const Options& o) {
   if (o.json) {
     auto j = check_json(*report);
     if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << replay_text(info) << check_text(*report, text_style(o));
   }
@@ -167,7 +167,7 @@ int run_explain(Options o) {
   auto report = checked(*source, o);
   const PairDecision& d = report->pairs.at(0);
   if (o.json)
-    std::cout << decision_json(report->topo, d, report->inv).dump(2) << "\n";
+    std::cout << decision_json(report->topo, d, report->inv).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << explain_text(*report, d, text_style(o));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;

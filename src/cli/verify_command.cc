@@ -91,7 +91,7 @@ int VerifyCommand::run() {
   VerifyReport report = run_verify(std::move(plan), env);
   auto doc = verify_json(report);
   if (json)
-    std::cout << doc.dump(2) << "\n";
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << verify_text(report, style);
   if (!no_results_) {
