@@ -1,4 +1,5 @@
 // Capture: record what the analysis reads, then store exactly that (capture.h).
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/capture.h"
 
 #include <archive.h>
@@ -152,13 +153,13 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
       if (!id.serial.empty()) serials.push_back(id.serial);
       doc["controllers"].push_back(nvme_json(id));
     }
-    files["/live/nvme.json"] = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    files["/live/nvme.json"] = json_text(doc) + "\n";
   }
   HipProbe hip = actions.hip_probe();
   ordered_json h = probe_doc("p2pcheck.live.hip");
   h["hip_runtime"] = library_json(hip.hip_runtime);
   h["hipfile"] = library_json(hip.hipfile);
-  files["/live/hip.json"] = h.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  files["/live/hip.json"] = json_text(h) + "\n";
   // The running kernel's own verdicts, when the p2pprobe module answers; nothing when it does not.
   // Every pair checked, and every p2pmem provider (CMB, p2pprobe-bound device) with every NVMe, so
   // a replay naming those with --gpu/--nvme has the kernel's answer too.
@@ -186,7 +187,7 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
     k["failures"] = ordered_json::array();
     for (const auto& [pair, why] : kmod.failures)
       k["failures"].push_back({{"provider", pair.gpu.str()}, {"client", pair.nvme.str()}, {"error", why}});
-    files["/live/kmod.json"] = k.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    files["/live/kmod.json"] = json_text(k) + "\n";
   } else {
     notes.push_back("the running kernel's own verdicts are not in this capture: " + kmod.problem);
   }
@@ -412,7 +413,7 @@ CaptureWritten write_capture(const CaptureSet& set, const CaptureOutput& output)
       for (size_t slash = e.path.find('/', 1); slash != std::string::npos; slash = e.path.find('/', slash + 1))
         dirs.insert(e.path.substr(0, slash));
     }
-    CaptureEntry manifest{kManifestPath, EntryKind::kFile, set.manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+    CaptureEntry manifest{kManifestPath, EntryKind::kFile, json_text(set.manifest) + "\n"};
     members[manifest.path] = &manifest;
     for (const auto& d : dirs)
       if (!members.count(d)) members[d] = nullptr;

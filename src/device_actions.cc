@@ -1,5 +1,6 @@
 // The live machine's device actions: libnvme for Identify, a read-only BAR0 mapping for the NVMe
 // controller registers (as nvme-cli's show-regs does), dlopen in a child process for HIP.
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/device_actions.h"
 
 extern "C" {
@@ -134,7 +135,7 @@ void read_registers(NvmeIdentity& id) {
       if (fn(&version) == 0) j["runtime_version"] = version;
     }
   }
-  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = json_text(j, -1);
   ssize_t ignored = write(out, text.data(), text.size());
   (void)ignored;
   _exit(0);

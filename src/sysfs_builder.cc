@@ -1,4 +1,5 @@
 // The synthesised sysfs of an import, laid out as the kernel lays out the real one.
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/sysfs_builder.h"
 
 #include <cstdio>
@@ -105,7 +106,7 @@ MemoryTree SysfsBuilder::finish() {
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;
-  tree.add_file(kManifestPath, m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;
 }
 

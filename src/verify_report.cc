@@ -1,3 +1,4 @@
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/verify_report.h"
 
 #include <unistd.h>
@@ -318,7 +319,7 @@ void save_verify_results(const nlohmann::ordered_json& doc, const std::string& p
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream f(tmp, std::ios::trunc);
-    f << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    f << json_text(doc) << "\n";
     if (!f) throw Error(tmp, "cannot write");
   }
   fs::rename(tmp, path, ec);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/error.h"
 #include "p2pcheck/kmod_control.h"
 #include "p2pcheck/machine.h"
@@ -36,7 +37,7 @@ int print_status(const KmodStatus& s, bool json) {
     else
       j["module"] = nullptr;
     j["error"] = s.info_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.info_error);
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << "p2pprobe: " << (s.loaded ? "loaded (" + s.state + ")" : std::string("not loaded")) << "\n";
     std::cout << "/dev/p2pprobe: " << (s.device_present ? "present" : "absent") << "\n";

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "kmod_command.h"
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/capture.h"
 #include "p2pcheck/check.h"
 #include "p2pcheck/device_actions.h"
@@ -91,7 +92,7 @@ int run_topo(const Options& o) {
   if (o.json) {
     auto j = topology_json(topo, inv);
     if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << replay_text(info) << topology_text(topo, inv, text_style(o));
   }
@@ -106,7 +107,7 @@ int run_paths(const Options& o) {
   std::vector<PairPath> paths;
   for (const DevicePair& pair : select_pairs(topo, inv, o.selection)) paths.push_back(describe_path(topo, inv, pair));
   if (o.json)
-    std::cout << paths_json(topo, inv, paths).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(paths_json(topo, inv, paths)) << "\n";
   else
     std::cout << paths_text(topo, inv, paths, text_style(o));
   if (paths.empty()) {
@@ -148,7 +149,7 @@ int run_check_command(const Options& o) {
   if (o.json) {
     auto j = check_json(*report);
     if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << replay_text(info) << check_text(*report, text_style(o));
   }
@@ -167,7 +168,7 @@ int run_explain(Options o) {
   auto report = checked(*source, o);
   const PairDecision& d = report->pairs.at(0);
   if (o.json)
-    std::cout << decision_json(report->topo, d, report->inv).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(decision_json(report->topo, d, report->inv)) << "\n";
   else
     std::cout << explain_text(*report, d, text_style(o));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;

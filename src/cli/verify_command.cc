@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "p2pcheck/json_text.h"
 #include "p2pcheck/error.h"
 #include "p2pcheck/source.h"
 #include "p2pcheck/verify.h"
@@ -91,7 +92,7 @@ int VerifyCommand::run() {
   VerifyReport report = run_verify(std::move(plan), env);
   auto doc = verify_json(report);
   if (json)
-    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_text(doc) << "\n";
   else
     std::cout << verify_text(report, style);
   if (!no_results_) {
