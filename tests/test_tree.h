@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "p2pcheck/pci.h"
+#include "p2pcheck/model/pci.h"
 
 namespace p2pcheck::testing {
 

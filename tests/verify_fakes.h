@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "p2pcheck/p2pprobe_client.h"
-#include "p2pcheck/verify.h"
-#include "p2pcheck/verify_io.h"
-#include "p2pcheck/verify_pattern.h"
+#include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/verify/verify.h"
+#include "p2pcheck/verify/verify_io.h"
+#include "p2pcheck/verify/verify_pattern.h"
 #include "test_tree.h"
 #include "uapi/p2pprobe.h"
 

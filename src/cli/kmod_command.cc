@@ -6,10 +6,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "p2pcheck/json_text.h"
-#include "p2pcheck/error.h"
-#include "p2pcheck/kmod_control.h"
-#include "p2pcheck/machine.h"
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/live/kmod_control.h"
+#include "p2pcheck/model/machine.h"
 
 namespace p2pcheck::cli {
 namespace {

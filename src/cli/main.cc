@@ -5,16 +5,16 @@
 #include <iostream>
 
 #include "kmod_command.h"
-#include "p2pcheck/json_text.h"
-#include "p2pcheck/capture.h"
-#include "p2pcheck/check.h"
-#include "p2pcheck/device_actions.h"
-#include "p2pcheck/kmod_control.h"
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/live/device_actions.h"
+#include "p2pcheck/live/kmod_control.h"
 #include "verify_command.h"
-#include "p2pcheck/error.h"
-#include "p2pcheck/import.h"
-#include "p2pcheck/report.h"
-#include "p2pcheck/source.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/report/report.h"
+#include "p2pcheck/source/source.h"
 
 namespace {
 

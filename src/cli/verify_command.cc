@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "p2pcheck/json_text.h"
-#include "p2pcheck/error.h"
-#include "p2pcheck/source.h"
-#include "p2pcheck/verify.h"
-#include "p2pcheck/verify_report.h"
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/source.h"
+#include "p2pcheck/verify/verify.h"
+#include "p2pcheck/verify/verify_report.h"
 
 namespace p2pcheck::cli {
 

@@ -1,0 +1,37 @@
+// What a capture recorded from the live machine beyond its files (live/ in the capture): the
+// p2pprobe module's verdicts (live/kmod.json) and the last `p2pcheck verify` (live/verify.json).
+// A replay shows them as what that machine said at capture time; they are read through the same
+// Source as everything else and never come from the machine doing the replay.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "p2pcheck/model/finding.h"
+#include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/source/source.h"
+#include "p2pcheck/rules/verdict.h"
+
+namespace p2pcheck {
+
+inline constexpr const char* kRecordedKmodPath = "/live/kmod.json";
+inline constexpr const char* kRecordedVerifyPath = "/live/verify.json";
+
+struct RecordedKernelAnswers {
+  ModuleInfo info;
+  std::map<std::pair<Bdf, Bdf>, KernelVerdict> verdicts;  // (provider, client)
+  std::map<std::pair<Bdf, Bdf>, std::string> failures;    // pairs the module could not answer
+};
+// nullopt when the source has no live/kmod.json; Error naming the file when it is not the
+// p2pcheck.kmod document capture writes.
+std::optional<RecordedKernelAnswers> read_recorded_kernel_answers(Source& source);
+
+// One finding about the recorded verify run for the pairs being checked: its outcome per pair and
+// direction as evidence, FAIL when a transfer that ran failed, PASS when all that ran passed.
+// nullopt when the source has no live/verify.json; Error naming the file when it is broken.
+std::optional<Finding> recorded_verify_finding(Source& source, const std::vector<PairDecision>& pairs);
+
+}  // namespace p2pcheck

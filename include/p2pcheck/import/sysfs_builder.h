@@ -1,0 +1,65 @@
+// Builds the sysfs/proc tree an import describes: one directory per PCI function below its host
+// bridge and upstream bridges, the attribute files the format carries (and only those), the
+// /sys/bus/pci/devices links, and /manifest.json with the notes of what stayed unknown.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/source/memory_source.h"
+#include "p2pcheck/model/pci.h"
+
+namespace p2pcheck {
+
+struct SynthFunction {
+  Bdf bdf;
+  std::optional<Bdf> parent;  // the bridge whose secondary bus it is on; nullopt on a root bus
+  std::string sysfs_path;     // when the format gives it (udev); else derived from the parents
+  std::uint16_t vendor = 0, device = 0;
+  std::optional<std::uint16_t> subsystem_vendor, subsystem_device;
+  std::uint32_t class_code = 0;
+  std::optional<std::uint8_t> revision;
+  std::optional<std::string> config;  // nullopt: unknown, and no config file is written
+  std::string driver;                 // empty: unknown or none
+  std::optional<int> numa_node;
+};
+
+struct SynthNvme {
+  std::string name;  // nvme0
+  Bdf bdf;
+  std::string model, serial, firmware;
+  std::vector<std::string> namespaces;  // nvme0n1
+};
+
+class SysfsBuilder {
+ public:
+  SysfsBuilder(std::string format, std::string source_name);
+
+  void add_function(SynthFunction fn);
+  bool has_function(const Bdf& bdf) const { return functions_.count(bdf) != 0; }
+  void add_nvme(SynthNvme nvme);
+  void set_file(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
+  bool has_file(const std::string& path) const { return files_.count(path) != 0; }
+  // A file the format does not carry: its reads fail ("unknown"), they do not find it missing.
+  void unknown(const std::string& path, const std::string& why) { unknown_[path] = why; }
+  void note(std::string text) { notes_.push_back(std::move(text)); }
+  void set_hostname(std::string name) { hostname_ = std::move(name); }
+
+  // Throws Error when a parent is missing or the parents form a loop.
+  MemoryTree finish();
+
+ private:
+  std::string path_of(const Bdf& bdf, int depth = 0) const;
+  std::string format_, source_;
+  std::map<Bdf, SynthFunction> functions_;
+  std::vector<SynthNvme> nvmes_;
+  std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> unknown_;
+  std::vector<std::string> notes_;
+  std::string hostname_;
+};
+
+}  // namespace p2pcheck

@@ -1,0 +1,58 @@
+// Which functions are GPUs and which are NVMe controllers, with their block devices; and the
+// user's selection of pairs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "p2pcheck/model/topology.h"
+
+namespace p2pcheck {
+
+struct NvmeNamespace {
+  std::string name;        // nvme0n1 (the block device under /dev)
+  std::uint64_t size_bytes = 0;
+  std::vector<std::string> partitions;  // nvme0n1p1, ...
+};
+
+struct NvmeController {
+  std::string name;  // nvme0; empty when no driver registered a controller for the function
+  Bdf bdf;
+  std::string model, serial, firmware;
+  std::vector<NvmeNamespace> namespaces;
+  // Native multipath: the hidden per-path nodes under the controller (nvme0c0n1 -> head nvme0n1).
+  std::vector<std::string> path_nodes;
+};
+
+struct IgnoredDevice {
+  Bdf bdf;
+  std::string reason;  // "display controller of a BMC (ASPEED), not a compute GPU"
+};
+
+struct Inventory {
+  std::vector<Bdf> gpus;
+  std::vector<NvmeController> nvmes;  // every NVMe-class function, controller name where known
+  std::vector<IgnoredDevice> ignored;
+
+  const NvmeController* nvme_at(const Bdf& bdf) const;
+};
+
+// GPUs: AMD (1002) and NVIDIA (10de) functions of display (03xx) or processing-accelerator (1200)
+// class, or bound to amdgpu/nvidia; never their audio functions. NVMe: class 010802.
+Inventory read_inventory(Source& source, const Topology& topo);
+
+struct PairSelection {
+  std::vector<std::string> gpu;   // --gpu values: BDF (full or bus:dev.fn); any PCI function allowed
+  std::vector<std::string> nvme;  // --nvme values: BDF, nvme0, nvme0n1, /dev/nvme0n1[p1], /dev/nvme0
+};
+
+struct DevicePair {
+  Bdf gpu;
+  Bdf nvme;
+};
+
+// Every selected GPU x every selected NVMe (all of them when a side is not given). Throws
+// UsageError for a selector that matches nothing.
+std::vector<DevicePair> select_pairs(const Topology& topo, const Inventory& inv, const PairSelection& sel);
+
+}  // namespace p2pcheck

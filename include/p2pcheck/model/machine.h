@@ -1,0 +1,74 @@
+// Facts about the machine outside the PCI tree: CPU, kernel, distribution, configuration, modules,
+// mounts. All read through the source, so a replay describes the captured machine, never the
+// machine running the analysis (no uname(), no CPUID).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+
+struct CpuInfo {
+  std::string vendor_id;   // "AuthenticAMD", "GenuineIntel", "HygonGenuine"; empty when unknown
+  int family = -1;         // decimal, as /proc/cpuinfo prints it ("cpu family : 25" = 0x19)
+  int model = -1;
+  std::string model_name;
+  bool hypervisor = false;  // the `hypervisor` cpuinfo flag: we are a guest
+  int processors = 0;
+  std::string evidence_file;  // "/proc/cpuinfo" when read
+};
+
+struct KernelConfigValue {
+  std::string file;  // where it came from: /boot/config-<release>, /proc/config.gz, ...
+  std::optional<std::string> value;  // "y", "m", a string; nullopt = "is not set" or absent
+};
+
+struct KernelConfig {
+  std::string file;  // the config file found; empty when none could be read
+  std::map<std::string, std::string> options;  // CONFIG_X -> value for set options
+  std::vector<std::string> tried;  // every place looked at, in order
+  bool known() const { return !file.empty(); }
+  // nullopt when the config is unknown; "n" when not set.
+  std::optional<std::string> get(const std::string& name) const;
+};
+
+struct OsRelease {
+  std::string id, id_like, version_id, pretty_name;
+  std::string file;  // /etc/os-release or /usr/lib/os-release
+};
+
+struct Mount {
+  std::string device, mountpoint, fstype, options;
+};
+
+struct Machine {
+  CpuInfo cpu;
+  std::string kernel_release;  // /proc/sys/kernel/osrelease
+  std::string kernel_version;  // /proc/version
+  std::string cmdline;         // /proc/cmdline
+  OsRelease os;
+  KernelConfig config;
+  std::map<std::string, std::string> modules;  // /proc/modules: name -> state ("Live")
+  bool modules_known = false;
+  std::vector<Mount> mounts;   // /proc/mounts (or /proc/self/mounts)
+};
+
+Machine read_machine(Source& source);
+
+// Kernel command-line parameters in order: "pci=disable_acs_redir=..." -> {"pci", "disable_acs_redir=..."}.
+std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string& cmdline);
+
+// "6.8.0-142-generic" -> {6, 8, 0}; nullopt for text that does not start with a version.
+struct KernelVersion {
+  int major = 0, minor = 0, patch = 0;
+  auto operator<=>(const KernelVersion&) const = default;
+  std::string str() const;
+};
+std::optional<KernelVersion> parse_kernel_version(const std::string& release);
+
+}  // namespace p2pcheck

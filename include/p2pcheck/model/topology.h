@@ -1,0 +1,61 @@
+// The PCI hierarchy as the kernel built it: host bridges (root buses), bridges, endpoints.
+//
+// The shape comes from the canonical sysfs paths (/sys/devices/pci0000:00/<root port>/<switch up>/
+// <switch down>/<endpoint>): each BDF component nests below the previous one, exactly as the
+// kernel's pci_dev->bus->self chain does.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/model/pci.h"
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+
+struct HostBridge {
+  std::string id;           // "0000:00": domain and root bus number, as in /sys/devices/pci0000:00
+  std::uint32_t domain = 0;
+  std::uint8_t bus = 0;
+  std::string sysfs_path;   // /sys/devices/pci0000:00
+  std::vector<Bdf> root_devices;  // functions on the root bus, in devfn order (the kernel's scan order)
+  // pci_host_bridge_dev(): the first device on the root bus, used only if it is 00.0 or a root port.
+  // nullopt when the root bus has no such device (then no allowlist entry can match).
+  std::optional<Bdf> bridge_device;
+  // The first device is not 00.0 and its port type could not be read (no root): kernel's pick unknown.
+  bool bridge_device_unknown = false;
+};
+
+class Topology {
+ public:
+  std::map<Bdf, Function> functions;
+  std::map<std::string, HostBridge> host_bridges;
+  std::string source_description;
+  bool config_truncated = false;  // some config file had only 64 bytes (non-root capture)
+
+  const Function* find(const Bdf& bdf) const;
+  const Function& at(const Bdf& bdf) const;
+  const HostBridge* host_bridge_of(const Function& fn) const;
+  // pci_upstream_bridge(): a VF is replaced by its PF; a device on a root bus has none.
+  const Function* upstream_bridge(const Function& fn) const;
+  // fn, then its upstream bridges in order, up to the one on the root bus (pci_upstream_bridge chain).
+  std::vector<const Function*> upstream_chain(const Function& fn) const;
+  std::vector<const Function*> children(const Function& fn) const;
+};
+
+// The link between a function and the port above it, judged from both ends: it is downtrained
+// only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).
+struct LinkCheck {
+  std::optional<double> capable_speed;
+  std::optional<int> capable_width;
+  bool downtrained = false;
+};
+LinkCheck check_link(const Topology& topo, const Function& fn);
+
+// Walks /sys/bus/pci/devices of `source` and decodes every function. Throws Error for input that
+// is not a PCI tree at all (no /sys/bus/pci/devices, links that leave the root, bad attribute text).
+Topology read_topology(Source& source, const PciDecoder& decoder);
+
+}  // namespace p2pcheck

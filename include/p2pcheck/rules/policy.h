@@ -1,0 +1,56 @@
+// Policy tables as data, each row with where it comes from: the kernel's host-bridge allowlist by
+// version, kernels known to corrupt memory with P2PDMA, and distribution kernels' P2PDMA support.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/model/machine.h"
+
+namespace p2pcheck {
+
+// How sure we are that a row is in a kernel release.
+enum class RowStatus {
+  kVerified,  // read from the kernel source tree of that release
+  kReported,  // from stable-review mails; not read from a source tree
+  kPending,   // in a maintainer tree, in no release: never allows anything, only "would allow"
+};
+
+struct AllowlistEntry {
+  std::uint16_t vendor;
+  std::optional<std::uint16_t> device;  // nullopt = any device of the vendor
+  bool req_same_host_bridge;            // REQ_SAME_HOST_BRIDGE in pci_p2pdma_whitelist[]
+  KernelVersion since;                  // first release carrying the row (pending: none)
+  RowStatus status;
+  const char* name;
+  const char* source;
+};
+
+// pci_p2pdma_whitelist[] across releases (drivers/pci/p2pdma.c; ../shared/docs/p2pdma-facts.md).
+const std::vector<AllowlistEntry>& host_bridge_allowlist();
+
+// The oldest release whose table we read ourselves; older kernels are evaluated with it, and say so.
+inline constexpr KernelVersion kOldestVerifiedTable{6, 1, 0};
+
+struct KnownBadKernel {
+  const char* release_suffix;  // matched at the end of the release string (".el9_8")
+  const char* name;            // "RHEL 9.8"
+  const char* source;
+};
+const std::vector<KnownBadKernel>& known_bad_kernels();
+const KnownBadKernel* find_known_bad_kernel(const std::string& release);
+
+struct DistroKernel {
+  const char* target;   // ROCm matrix name: "ubuntu-2404"
+  const char* os;       // what was inspected: "Ubuntu 24.04.4 LTS"
+  const char* kernel;   // "6.8.0-142-generic"
+  bool p2pdma;          // CONFIG_PCI_P2PDMA=y in its default kernel
+};
+// hipFile's inspected table (seeds/hipfile-kernel-p2pdma-support.txt).
+const std::vector<DistroKernel>& distro_kernels();
+// The row for an os-release ID/VERSION_ID, if the seed inspected that distribution.
+const DistroKernel* find_distro_kernel(const OsRelease& os);
+
+}  // namespace p2pcheck

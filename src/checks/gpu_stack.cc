@@ -1,0 +1,695 @@
+// GPU-side requirements of hipFile's fastpath, and what NVIDIA GPUs and virtual machines change.
+#include "p2pcheck/checks/gpu_stack.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <set>
+
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+constexpr std::uint16_t kVendorAmd = 0x1002, kVendorNvidia = 0x10de, kVendorVirtio = 0x1af4;
+constexpr int kHeapFbPublic = 1, kHeapFbPrivate = 2;  // HSA_MEM_HEAP_TYPE_* (kfd_topology.h)
+constexpr std::uint64_t kIoLinkXgmi = 11;               // HSA_IOLINK_TYPE_XGMI
+constexpr std::uint64_t kSmallBar = 256ull << 20;       // the legacy aperture firmware gives without ReBAR
+
+// APUs by gfx target (integrated GPUs share system memory; kfd_ais_init refuses AMD_IS_APU).
+// Source: LLVM AMDGPUUsage "AMDGPU Processors" table, entries marked APU. gfx94x is left out:
+// MI300A and MI300X share gfx942, and MI300A is caught by its xGMI link to the CPU instead.
+struct ApuTarget {
+  std::uint64_t gfx_target_version;
+  const char* family;
+};
+constexpr ApuTarget kApuTargets[] = {
+    {70000, "Kaveri"},    {70003, "Kabini/Mullins"}, {80001, "Carrizo"},  {80100, "Stoney"},
+    {90002, "Raven"},     {90009, "Raven2"},         {90012, "Renoir/Cezanne"}, {100103, "Cyan Skillfish"},
+    {100303, "Van Gogh"}, {100305, "Rembrandt"},     {100306, "Raphael"},  {100307, "Mendocino"},
+    {110003, "Phoenix"},  {110500, "Strix Point"},   {110501, "Strix Halo"}, {110502, "Krackan"},
+    {110503, "Strix (gfx1153)"},
+};
+
+// Virtual-machine DMI strings, matched as prefixes of sys_vendor or product_name.
+// Source: systemd src/basic/virt.c (detect_vm_dmi_vendor table).
+struct DmiVm {
+  const char* prefix;
+  const char* hypervisor;
+};
+constexpr DmiVm kDmiVms[] = {
+    {"KVM", "KVM"},           {"OpenStack", "OpenStack"},   {"KubeVirt", "KubeVirt"},
+    {"Amazon EC2", "Amazon EC2"}, {"QEMU", "QEMU"},          {"VMware", "VMware"},
+    {"VMW", "VMware"},        {"innotek GmbH", "VirtualBox"}, {"VirtualBox", "VirtualBox"},
+    {"Xen", "Xen"},           {"Bochs", "Bochs"},           {"Parallels", "Parallels"},
+    {"BHYVE", "bhyve"},       {"Hyper-V", "Hyper-V"},       {"Apple Virtualization", "Apple Virtualization"},
+    {"Google Compute Engine", "Google Compute Engine"},
+};
+
+// Where the HIP runtime and hipFile usually live (ROCm install docs; Debian multiarch; RPM lib64).
+constexpr const char* kLibDirs[] = {"/opt/rocm/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  text = trim(text);
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::map<std::string, std::uint64_t> parse_properties(const std::string& text) {
+  std::map<std::string, std::uint64_t> out;
+  for (const std::string& line : split_lines(text)) {
+    auto w = split_words(line);
+    if (w.size() == 2)
+      if (auto v = parse_u64(w[1])) out[w[0]] = *v;
+  }
+  return out;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+bool cmdline_has(const Machine& m, const std::string& word) {
+  for (const auto& w : split_words(m.cmdline))
+    if (w == word || w.rfind(word + "=", 0) == 0) return true;
+  return false;
+}
+
+std::string read_text(Source& src, const std::string& path, FileRead* raw = nullptr) {
+  FileRead r = src.read(path);
+  if (raw) *raw = r;
+  return r.ok() ? std::string(trim(r.bytes)) : std::string();
+}
+
+std::string why_unread(const FileRead& r) {
+  switch (r.status) {
+    case ReadStatus::kOk: return "read";
+    case ReadStatus::kMissing: return "not present";
+    case ReadStatus::kDenied: return "not readable (" + r.error + "): needs root";
+    case ReadStatus::kFailed: return "read failed (" + r.error + ")";
+  }
+  return "?";
+}
+
+Finding make(const std::string& id, Level level, const std::string& subject, const std::string& message) {
+  Finding f;
+  f.id = id;
+  f.level = level;
+  f.subject = subject;
+  f.message = message;
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Finding virtualization_finding(Source& src, const Machine& machine, const Topology& topo) {
+  FileRead vr, pr;
+  std::string vendor = read_text(src, "/sys/class/dmi/id/sys_vendor", &vr);
+  std::string product = read_text(src, "/sys/class/dmi/id/product_name", &pr);
+  std::vector<Evidence> ev;
+  ev.push_back({"/sys/class/dmi/id/sys_vendor", vr.ok() ? vendor : why_unread(vr)});
+  ev.push_back({"/sys/class/dmi/id/product_name", pr.ok() ? product : why_unread(pr)});
+  std::string cpu_file = machine.cpu.evidence_file.empty() ? "/proc/cpuinfo" : machine.cpu.evidence_file;
+  ev.push_back({cpu_file, machine.cpu.evidence_file.empty() ? "not read"
+                                                          : (machine.cpu.hypervisor ? "flags: hypervisor" : "no hypervisor flag")});
+
+  std::string dmi_vm;
+  for (const auto& vm : kDmiVms)
+    for (const std::string* field : {&vendor, &product})
+      if (dmi_vm.empty() && field->rfind(vm.prefix, 0) == 0) dmi_vm = vm.hypervisor;
+  // Hyper-V guests say "Microsoft Corporation" / "Virtual Machine"; EC2 bare-metal instances say
+  // "Amazon EC2" with a "*.metal" product and have no hypervisor flag.
+  if (dmi_vm.empty() && vendor.rfind("Microsoft Corporation", 0) == 0 && product == "Virtual Machine") dmi_vm = "Hyper-V";
+  if (dmi_vm == "Amazon EC2" && product.size() > 6 && product.compare(product.size() - 6, 6, ".metal") == 0 &&
+      !machine.cpu.hypervisor)
+    dmi_vm.clear();
+
+  std::vector<std::string> virtio;
+  for (const auto& [bdf, fn] : topo.functions)
+    // Virtio devices are 1af4:1000-107f; other 1af4 IDs (ivshmem 1110) are not virtio.
+    if (fn.vendor == kVendorVirtio && fn.device >= 0x1000 && fn.device <= 0x107f) virtio.push_back(bdf.str());
+  if (!virtio.empty()) ev.push_back({"/sys/bus/pci/devices", "virtio (1af4:1000-107f) functions: " + join(virtio, " ")});
+
+  std::vector<std::string> signs;
+  if (machine.cpu.hypervisor) signs.push_back("the CPU has the hypervisor flag");
+  if (!dmi_vm.empty()) signs.push_back("DMI names " + dmi_vm);
+  if (!virtio.empty()) signs.push_back(std::to_string(virtio.size()) + " virtio PCI function(s)");
+
+  Finding f;
+  f.id = "gpu.virtualization";
+  f.evidence = ev;
+  if (machine.cpu.hypervisor || !dmi_vm.empty()) {
+    f.level = Level::kWarn;
+    f.message = "this is a virtual machine guest (" + join(signs, ", ") +
+                "): the verdict then describes the guest's virtual PCI topology and CPU, not the physical path; on the "
+                "host, switches, ACS, the IOMMU and the real root complex decide";
+    f.fix = "run p2pcheck on the host as well; cost: none";
+  } else if (!virtio.empty()) {
+    f.level = Level::kInfo;
+    f.message = "virtio PCI functions without other signs of a guest (" + join(signs, ", ") +
+                "): a DPU can implement virtio in hardware; if this is a VM, the verdict describes the guest's virtual "
+                "topology, not the physical path";
+  } else if (machine.cpu.evidence_file.empty() && !vr.ok() && !pr.ok()) {
+    f.level = Level::kUnknown;
+    f.message = "whether this is a virtual machine is unknown: neither /proc/cpuinfo nor DMI could be read";
+    f.fix = "run p2pcheck where /proc/cpuinfo and /sys/class/dmi/id are readable";
+  } else {
+    f.level = Level::kPass;
+    f.message = std::string("no sign of virtualization (") +
+                (machine.cpu.evidence_file.empty() ? "CPU flags not read" : "no hypervisor CPU flag") + ", " +
+                (vr.ok() || pr.ok() ? "no virtual machine in DMI" : "no DMI") + ", no virtio devices)";
+  }
+  return f;
+}
+
+Finding nvidia_finding(Source& src, const Machine& machine, const std::vector<Bdf>& gpus) {
+  std::vector<std::string> names;
+  for (const auto& b : gpus) names.push_back(b.str());
+  Finding f = make("gpu.nvidia", Level::kInfo, join(names, " "), "");
+  FileRead vr, pr;
+  std::string version = read_text(src, "/sys/module/nvidia/version", &vr);
+  std::string banner = read_text(src, "/proc/driver/nvidia/version", &pr);
+  f.evidence.push_back({"/sys/module/nvidia/version", vr.ok() ? version : why_unread(vr)});
+  if (pr.ok()) f.evidence.push_back({"/proc/driver/nvidia/version", split_lines(banner).empty() ? banner : split_lines(banner)[0]});
+  bool open_module = banner.find("Open Kernel Module") != std::string::npos;
+  bool nvidia_fs = machine.modules.count("nvidia_fs") > 0;
+  if (nvidia_fs) f.evidence.push_back({"/proc/modules", "nvidia_fs loaded"});
+  auto major = parse_u64(version.substr(0, version.find('.')));
+
+  std::string base = "NVIDIA GPU(s) " + join(names, ", ") +
+                     ": hipFile is AMD-only; for NVIDIA GPUDirect Storage this verdict holds only in GDS's P2PDMA mode "
+                     "(open kernel module >= 565, use_pci_p2pdma in cufile.json), not on the nvidia-fs path";
+  std::string state = vr.ok() ? "driver " + version + (pr.ok() ? (open_module ? " (open kernel module)" : " (proprietary kernel module)") : "")
+                              : "no nvidia driver loaded";
+  if (nvidia_fs) state += ", nvidia_fs loaded";
+  f.message = base + "; " + state;
+  if ((major && *major < 565) || (pr.ok() && !open_module && vr.ok())) {
+    f.level = Level::kWarn;
+    f.message += ": this driver has no P2PDMA mode, so GDS would use nvidia-fs, which this verdict does not describe";
+    f.fix = "for GDS P2PDMA mode: NVIDIA open kernel module >= 565 with NVreg_RegistryDwords=\"RMForceStaticBar1=1;"
+            "RmForceDisableIomapWC=1\" and use_pci_p2pdma in cufile.json; cost: a driver change and reboot";
+  }
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct AmdgpuModule {
+  bool loaded = false;
+  bool builtin = false;
+  bool known = true;
+  std::string version;  // /sys/module/amdgpu/version; empty for in-tree builds
+  std::optional<std::uint64_t> build;
+};
+
+AmdgpuModule read_amdgpu_module(Source& src, const Machine& machine, bool any_bound) {
+  AmdgpuModule m;
+  bool sys = !src.list("/sys/module/amdgpu").empty();
+  if (machine.modules_known && machine.modules.count("amdgpu")) {
+    m.loaded = true;
+  } else if (sys || any_bound) {
+    m.loaded = true;
+    m.builtin = machine.modules_known && sys;  // in /sys/module but not in /proc/modules: compiled in
+  } else if (!machine.modules_known) {
+    m.known = false;
+  }
+  m.version = read_text(src, "/sys/module/amdgpu/version");
+  m.build = amdgpu_dkms_build(m.version);
+  return m;
+}
+
+Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
+  Finding f = make("gpu.amdgpu_module", Level::kPass, "", "");
+  f.evidence.push_back({"/proc/modules", !machine.modules_known ? "not read" : (machine.modules.count("amdgpu") ? "amdgpu " + machine.modules.at("amdgpu") : "no amdgpu line")});
+  f.evidence.push_back({"/sys/module/amdgpu/version", m.version.empty() ? "absent" : m.version});
+  if (!m.known) {
+    f.level = Level::kUnknown;
+    f.message = "whether amdgpu is loaded is unknown: /proc/modules was not read and /sys/module/amdgpu is absent";
+    f.fix = "run p2pcheck where /proc/modules is readable";
+  } else if (!m.loaded) {
+    f.level = Level::kFail;
+    f.message = "amdgpu is not loaded: the AMD GPUs have no driver, and hipFile needs amdgpu with AIS";
+    std::string hint;
+    if (cmdline_has(machine, "nomodeset")) {
+      hint = " (nomodeset is on the kernel command line and keeps amdgpu from loading)";
+      f.evidence.push_back({"/proc/cmdline", "nomodeset"});
+    }
+    if (cmdline_has(machine, "modprobe.blacklist")) f.evidence.push_back({"/proc/cmdline", "modprobe.blacklist=..."});
+    f.message += hint;
+    f.fix = "load amdgpu (modprobe amdgpu; drop nomodeset or an amdgpu blacklist from the kernel command line), ideally "
+            "ROCm's amdgpu-dkms; cost: a reboot if the command line changes";
+  } else {
+    std::string kind = m.builtin ? "built into the kernel" : "loaded";
+    if (m.build)
+      f.message = "amdgpu " + kind + ", version " + m.version + " (ROCm amdgpu-dkms build " + std::to_string(*m.build) + ")";
+    else if (!m.version.empty())
+      f.message = "amdgpu " + kind + ", version " + m.version;
+    else
+      f.message = "amdgpu " + kind + ", no module version: the kernel's in-tree driver (ROCm's DKMS driver has one)";
+  }
+  return f;
+}
+
+Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
+  Finding f = make("gpu.kfd", Level::kPass, "", "");
+  if (!kfd.present) {
+    f.level = Level::kFail;
+    f.message = "no KFD topology (" + kfd.problem + "): ROCm, and so hipFile, cannot use the AMD GPUs";
+    f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", kfd.problem});
+    auto it = machine.config.options.find("CONFIG_HSA_AMD");
+    if (machine.config.known())
+      f.evidence.push_back({machine.config.file, it == machine.config.options.end() ? "CONFIG_HSA_AMD is not set" : "CONFIG_HSA_AMD=" + it->second});
+    f.fix = "use a kernel with CONFIG_HSA_AMD=y or install ROCm's amdgpu-dkms; cost: a kernel or driver change and reboot";
+    return f;
+  }
+  int gpus = 0;
+  std::vector<std::string> where;
+  for (const auto& n : kfd.nodes)
+    if (n.is_gpu()) {
+      ++gpus;
+      where.push_back(n.bdf ? n.bdf->str() : "node " + std::to_string(n.id));
+    }
+  f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", std::to_string(kfd.nodes.size()) + " nodes"});
+  if (!kfd.problem.empty()) {
+    f.level = Level::kUnknown;
+    f.message = "KFD topology only partly readable: " + kfd.problem;
+    f.fix = "run p2pcheck as root";
+    return f;
+  }
+  if (gpus == 0) {
+    f.level = Level::kFail;
+    f.message = "KFD is present but has no GPU node (no node with a non-zero simd_count): ROCm sees no GPU";
+    f.fix = "check dmesg for amdgpu/KFD initialization errors; the GPU may be unsupported by this driver";
+    return f;
+  }
+  f.message = "KFD present with " + std::to_string(gpus) + " GPU node(s): " + join(where, ", ");
+  return f;
+}
+
+Finding ais_finding(Source& src, const AmdgpuModule& m) {
+  Finding f = make("gpu.ais", Level::kPass, "", "");
+  FileRead r = src.read("/proc/kallsyms");
+  bool interpretable = m.build && *m.build > kAisCapabilityMinBuild;
+  std::string note = interpretable ? "" : "; per-GPU AIS state (KFD capability bit 0x40) is not read: it means that only on amdgpu "
+                                    "DKMS builds newer than " + std::to_string(kAisCapabilityMinBuild) +
+                                    " (on other kernels the bit is HSA_CAP_VA_LIMIT)";
+  if (!r.ok() || trim(r.bytes).empty()) {
+    f.level = Level::kUnknown;
+    std::string why = r.ok() ? "empty" : why_unread(r);
+    f.message = "whether amdgpu has AIS is unknown: /proc/kallsyms " + why + note;
+    f.evidence.push_back({"/proc/kallsyms", why});
+    f.fix = r.status == ReadStatus::kMissing ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
+                                             : "run p2pcheck as root";
+    return f;
+  }
+  // ais-check's probe: a line naming kfd_ais_rw_file. Non-root readers see zero addresses, but names still show.
+  std::string hit;
+  for (const std::string& line : split_lines(r.bytes)) {
+    auto w = split_words(line);
+    if (w.size() >= 3 && w[2] == "kfd_ais_rw_file") {
+      hit = line;
+      break;
+    }
+  }
+  if (!hit.empty()) {
+    f.evidence.push_back({"/proc/kallsyms", hit});
+    f.message = "amdgpu has AIS (kfd_ais_rw_file in /proc/kallsyms)" + note;
+    return f;
+  }
+  f.level = Level::kFail;
+  f.evidence.push_back({"/proc/kallsyms", "no kfd_ais_rw_file"});
+  f.evidence.push_back({"/sys/module/amdgpu/version", m.version.empty() ? "absent (in-tree driver)" : m.version});
+  f.message = std::string("amdgpu has no AIS (no kfd_ais_rw_file in /proc/kallsyms)") +
+              (m.loaded ? "" : "; amdgpu is not loaded") + ": hipFile falls back to POSIX I/O";
+  f.fix = "install ROCm's amdgpu-dkms (hipFile docs: amdgpu-dkms 30.20.1 or newer, 31.40 or newer for NVMe); cost: an "
+          "out-of-tree driver that DKMS rebuilds for every kernel update and that may lag new kernels";
+  return f;
+}
+
+// The largest BAR vs VRAM: hipFile needs all VRAM CPU/peer visible (kfd_ais_init: is_large_bar).
+Finding large_bar_finding(Source& src, const Function& fn, const KfdNode* node) {
+  Finding f = make("gpu.large_bar", Level::kPass, fn.bdf.str(), "");
+  const std::string fix =
+      "enable Resizable BAR / Above 4G decoding in firmware; cost: a firmware setting and a reboot (CSM/legacy boot "
+      "may have to be off, and the platform must have 64-bit MMIO room for the BAR)";
+  auto bar = fn.largest_mem_bar();
+  if (bar)
+    f.evidence.push_back({fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
+
+  std::optional<std::uint64_t> vram;
+  if (node && node->vram_bytes) {
+    vram = node->vram_bytes;
+    f.evidence.push_back({node->vram_file, "size_in_bytes " + std::to_string(*node->vram_bytes) +
+                                               (node->vram_heap_type ? " heap_type " + std::to_string(*node->vram_heap_type) : "")});
+  }
+  FileRead tr, vr;
+  std::string total_text = read_text(src, fn.sysfs_path + "/mem_info_vram_total", &tr);
+  std::string vis_text = read_text(src, fn.sysfs_path + "/mem_info_vis_vram_total", &vr);
+  auto total = parse_u64(total_text), visible = parse_u64(vis_text);
+  if (!vram && total) {
+    vram = total;
+    f.evidence.push_back({fn.sysfs_path + "/mem_info_vram_total", total_text});
+  }
+
+  if (bar && vram) {
+    bool ok = bar->size >= *vram;
+    // amdgpu itself reports FB_PRIVATE when part of VRAM is outside the BAR.
+    if (node && node->vram_heap_type == kHeapFbPrivate) ok = false;
+    if (ok) {
+      f.message = "large BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) + " covers all " +
+                  format_size(*vram) + " of VRAM";
+    } else {
+      f.level = Level::kFail;
+      f.message = "small BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) + " shows only part of " +
+                  format_size(*vram) + " VRAM; amdgpu registers P2P memory (AIS) only on large-BAR GPUs";
+      f.fix = fix;
+    }
+    return f;
+  }
+  if (visible && total) {
+    f.evidence.push_back({fn.sysfs_path + "/mem_info_vis_vram_total", vis_text});
+    if (*visible >= *total) {
+      f.message = "large BAR: all " + format_size(*total) + " of VRAM is CPU-visible";
+    } else {
+      f.level = Level::kFail;
+      f.message = "small BAR: only " + format_size(*visible) + " of " + format_size(*total) + " VRAM is CPU-visible";
+      f.fix = fix;
+    }
+    return f;
+  }
+  if (fn.rebar_presence == Presence::kPresent && !fn.rebar.empty()) {
+    const ResizableBar* rb = &fn.rebar.front();
+    if (bar)
+      for (const auto& r : fn.rebar)
+        if (r.bar == bar->index) rb = &r;
+    std::uint64_t largest = rb->supported_sizes.empty() ? rb->current_size : rb->supported_sizes.back();
+    f.evidence.push_back({fn.sysfs_path + "/config", "Resizable BAR" + std::to_string(rb->bar) + ": current " +
+                                                         format_size(rb->current_size) + ", largest supported " +
+                                                         format_size(largest)});
+    if (rb->current_size >= largest) {
+      f.message = "VRAM size unknown; Resizable BAR" + std::to_string(rb->bar) + " is at its largest size, " +
+                  format_size(rb->current_size);
+    } else {
+      f.level = Level::kFail;
+      f.message = "Resizable BAR" + std::to_string(rb->bar) + " is " + format_size(rb->current_size) +
+                  " though the GPU supports " + format_size(largest) + ": not all VRAM is visible";
+      f.fix = fix;
+    }
+    return f;
+  }
+  if (bar && bar->size <= kSmallBar) {
+    f.level = Level::kFail;
+    f.message = "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) +
+                ", the legacy small aperture: a discrete GPU has more VRAM than that";
+    f.fix = fix;
+    return f;
+  }
+  f.level = Level::kUnknown;
+  f.message = std::string("whether all VRAM is visible is unknown: ") +
+              (bar ? "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) : "no memory BAR read") +
+              ", no VRAM size (no KFD node or mem_info_vram_total) and no Resizable BAR capability" +
+              (fn.config_note.empty() ? "" : " (" + fn.config_note + ")");
+  f.fix = "run p2pcheck as root, with amdgpu loaded";
+  return f;
+}
+
+// Integrated GPUs and CPU-attached ones: kfd_ais_init refuses AMD_IS_APU and xgmi.connected_to_cpu.
+std::optional<Finding> apu_finding(const Function& fn, const KfdNode* node) {
+  std::string why;
+  std::vector<Evidence> ev;
+  if (node) {
+    auto gfx = node->prop("gfx_target_version");
+    if (node->prop("cpu_cores_count") > 0) {
+      why = "its KFD node also holds CPU cores (a combined APU node)";
+      ev.push_back({node->dir + "/properties", "cpu_cores_count " + std::to_string(node->prop("cpu_cores_count"))});
+    } else if (node->xgmi_to_cpu) {
+      why = "its memory is attached to the CPU over xGMI (an APU such as MI300A, or a CPU-attached GPU)";
+      ev.push_back({node->dir + "/io_links", "xGMI (type 11) link to a CPU node"});
+    } else if (node->mem_banks_read > 0 && (!node->vram_bytes || *node->vram_bytes == 0)) {
+      // Only banks that were read and hold no frame buffer say "no VRAM"; no banks at all says nothing.
+      why = "its KFD node has no dedicated VRAM";
+      ev.push_back({node->dir + "/mem_banks", "no frame-buffer bank"});
+    } else {
+      for (const auto& t : kApuTargets)
+        if (t.gfx_target_version == gfx) {
+          why = gfx_name(gfx) + " is an APU (" + t.family + ")";
+          ev.push_back({node->dir + "/properties", "gfx_target_version " + std::to_string(gfx)});
+        }
+    }
+  }
+  auto bar = fn.largest_mem_bar();
+  if (why.empty() && fn.port_type == PortType::kRcIntegratedEndpoint) {
+    why = "it is a root-complex integrated endpoint";
+    ev.push_back({fn.sysfs_path + "/config", "PCIe port type: root complex integrated endpoint"});
+  } else if (why.empty() && !fn.parent && bar && bar->size <= 2 * kSmallBar) {
+    why = "it sits on the root bus with a " + format_size(bar->size) + " BAR";
+    ev.push_back({fn.sysfs_path, "on root bus " + fn.host_bridge});
+    ev.push_back({fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
+  }
+  if (why.empty()) return std::nullopt;
+  Finding f = make("gpu.apu", Level::kFail, fn.bdf.str(), "integrated GPU: " + why + "; hipFile needs a dGPU");
+  f.evidence = ev;
+  f.fix = "use a discrete AMD GPU with large BAR; cost: hardware";
+  return f;
+}
+
+// hipFile and the HIP runtime: found or not, never a failure ("look for them; do not require them").
+std::vector<Finding> library_findings(Source& src) {
+  std::vector<std::string> dirs;
+  for (const std::string& entry : src.list("/opt"))
+    if (entry.rfind("rocm-", 0) == 0) dirs.push_back("/opt/" + entry + "/lib");
+  dirs.insert(dirs.begin(), std::begin(kLibDirs), std::end(kLibDirs));
+  std::set<std::string> seen_dirs;
+  std::vector<std::string> hip, hipfile, looked;
+  std::vector<Evidence> listed;  // each place looked at, for the evidence when nothing is found
+  for (const auto& dir : dirs) {
+    auto canonical = src.resolve(dir);
+    looked.push_back(dir);
+    if (!canonical) {
+      listed.push_back({dir, "absent"});
+      continue;
+    }
+    if (!seen_dirs.insert(*canonical).second) continue;
+    std::vector<std::string> names = src.list(dir);
+    listed.push_back({dir, std::to_string(names.size()) + " entries"});
+    for (const auto& name : names) {
+      if (name.rfind("libamdhip64.so", 0) == 0) hip.push_back(dir + "/" + name);
+      if (name.rfind("libhipfile.so", 0) == 0) hipfile.push_back(dir + "/" + name);
+    }
+  }
+  std::vector<Finding> out;
+  Finding h = make("gpu.hip_runtime", Level::kInfo, "", "");
+  if (!hip.empty()) {
+    h.message = "HIP runtime found: " + join(hip, ", ") +
+                "; whether it exports hipAmdFileRead/hipAmdFileWrite is checked at verify time (it needs dlopen)";
+    h.evidence.push_back({hip.front(), "present"});
+  } else {
+    h.level = Level::kWarn;
+    h.message = "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
+                ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
+                "a container or a Python wheel)";
+    h.evidence = listed;
+    h.fix = "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
+  }
+  out.push_back(std::move(h));
+  Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
+  if (!hipfile.empty()) {
+    l.message = "hipFile library found: " + join(hipfile, ", ");
+    l.evidence.push_back({hipfile.front(), "present"});
+  } else {
+    l.message = "no hipFile library (libhipfile.so*) in the usual places; applications may bundle their own";
+    l.evidence = listed;
+    l.fix = "install hipFile from ROCm (or build it) where it is to be used; cost: none beyond the install";
+  }
+  out.push_back(std::move(l));
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t KfdNode::prop(const std::string& key) const {
+  auto it = properties.find(key);
+  return it == properties.end() ? 0 : it->second;
+}
+
+const KfdNode* KfdTopology::gpu_node(const Bdf& bdf) const {
+  for (const auto& n : nodes)
+    if (n.is_gpu() && n.bdf == bdf) return &n;
+  return nullptr;
+}
+
+KfdTopology read_kfd(Source& src) {
+  KfdTopology kfd;
+  const std::string root = "/sys/class/kfd/kfd/topology/nodes";
+  std::vector<std::string> entries = src.list(root);
+  if (entries.empty()) {
+    kfd.problem = src.list("/sys/class/kfd").empty() ? "no /sys/class/kfd" : "no topology nodes";
+    return kfd;
+  }
+  kfd.present = true;
+  for (const auto& entry : entries) {
+    auto id = parse_dec(entry);
+    if (!id) continue;
+    KfdNode n;
+    n.id = static_cast<int>(*id);
+    n.dir = root + "/" + entry;
+    FileRead r = src.read(n.dir + "/properties");
+    if (!r.ok()) {
+      kfd.problem = n.dir + "/properties " + why_unread(r);
+      continue;
+    }
+    n.properties = parse_properties(r.bytes);
+    if (n.is_gpu() && n.properties.count("location_id")) {
+      std::uint64_t loc = n.prop("location_id");
+      Bdf b;
+      b.domain = static_cast<std::uint32_t>(n.prop("domain"));
+      b.bus = static_cast<std::uint8_t>(loc >> 8);
+      b.dev = static_cast<std::uint8_t>((loc >> 3) & 0x1f);
+      b.fn = static_cast<std::uint8_t>(loc & 7);
+      n.bdf = b;
+    }
+    for (const auto& bank : src.list(n.dir + "/mem_banks")) {
+      const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
+      FileRead br = src.read(file);
+      if (!br.ok()) continue;
+      ++n.mem_banks_read;
+      auto p = parse_properties(br.bytes);
+      int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
+      if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes
+      n.vram_bytes = n.vram_bytes.value_or(0) + p["size_in_bytes"];
+      n.vram_heap_type = heap;
+      if (n.vram_file.empty()) n.vram_file = file;
+    }
+    kfd.nodes.push_back(std::move(n));
+  }
+  // xGMI links to CPU nodes need every node's properties first.
+  for (auto& n : kfd.nodes) {
+    if (!n.is_gpu()) continue;
+    for (const auto& link : src.list(n.dir + "/io_links")) {
+      FileRead lr = src.read(n.dir + "/io_links/" + link + "/properties");
+      if (!lr.ok()) continue;
+      auto p = parse_properties(lr.bytes);
+      if (p["type"] != kIoLinkXgmi) continue;
+      for (const auto& other : kfd.nodes)
+        if (other.id == static_cast<int>(p["node_to"]) && !other.is_gpu()) n.xgmi_to_cpu = true;
+    }
+  }
+  return kfd;
+}
+
+std::optional<std::uint64_t> amdgpu_dkms_build(const std::string& module_version) {
+  size_t dash = module_version.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  size_t end = dash + 1;
+  while (end < module_version.size() && std::isdigit(static_cast<unsigned char>(module_version[end]))) ++end;
+  if (end == dash + 1) return std::nullopt;
+  return parse_u64(std::string_view(module_version).substr(dash + 1, end - dash - 1));
+}
+
+std::string gfx_name(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "gfx%llu%llx%llx", static_cast<unsigned long long>(v / 10000),
+                static_cast<unsigned long long>((v / 100) % 100), static_cast<unsigned long long>(v % 100));
+  return buf;
+}
+
+std::vector<Finding> check_gpu_stack(Source& source, const Machine& machine, const Topology& topo, const Inventory& inv) {
+  std::vector<Finding> out;
+  out.push_back(virtualization_finding(source, machine, topo));
+
+  std::vector<const Function*> amd;
+  std::vector<Bdf> nvidia;
+  for (const Bdf& b : inv.gpus) {
+    const Function* fn = topo.find(b);
+    if (!fn) continue;
+    if (fn->vendor == kVendorAmd) amd.push_back(fn);
+    if (fn->vendor == kVendorNvidia) nvidia.push_back(b);
+  }
+  if (!nvidia.empty()) out.push_back(nvidia_finding(source, machine, nvidia));
+  if (amd.empty()) {
+    Finding f = make("gpu.amd", Level::kInfo, "", "no AMD GPU: hipFile's GPU requirements do not apply");
+    f.evidence.push_back({"/sys/bus/pci/devices", "no AMD (1002) display or accelerator function"});
+    out.push_back(std::move(f));
+    return out;
+  }
+
+  bool any_bound = std::any_of(amd.begin(), amd.end(), [](const Function* f) { return f->driver == "amdgpu"; });
+  AmdgpuModule module = read_amdgpu_module(source, machine, any_bound);
+  out.push_back(module_finding(module, machine));
+  KfdTopology kfd;
+  if (module.loaded) {
+    kfd = read_kfd(source);
+    out.push_back(kfd_finding(kfd, machine));
+    out.push_back(ais_finding(source, module));
+  }
+
+  for (const Function* fn : amd) {
+    const std::string who = fn->bdf.str();
+    Finding drv = make("gpu.driver", Level::kPass, who, "bound to amdgpu");
+    drv.evidence.push_back({fn->sysfs_path + "/driver", fn->driver.empty() ? "no driver" : fn->driver});
+    if (fn->driver != "amdgpu") {
+      drv.level = Level::kFail;
+      drv.message = fn->driver.empty() ? "no driver bound: hipFile needs amdgpu"
+                                       : "bound to " + fn->driver + ", not amdgpu: hipFile needs amdgpu";
+      drv.fix = fn->driver.empty()
+                    ? "load amdgpu (modprobe amdgpu); cost: none"
+                    : "unbind it from " + fn->driver + " (echo " + who + " > /sys/bus/pci/drivers/" + fn->driver +
+                          "/unbind) and bind amdgpu; cost: whatever " + fn->driver + " provided" +
+                          (fn->driver == "vfio-pci" ? " (the GPU leaves its virtual machine)" : "");
+    }
+    out.push_back(std::move(drv));
+
+    if (fn->is_virtfn()) {
+      Finding f = make("gpu.sriov_vf", Level::kFail, who,
+                       "SR-IOV virtual function of " + fn->physfn->str() + ": hipFile needs the physical function "
+                                                                           "(amdgpu does not set up AIS on a VF)");
+      f.evidence.push_back({fn->sysfs_path + "/physfn", fn->physfn->str()});
+      f.fix = "run on the physical function (the host, with the PF bound to amdgpu); cost: gives up SR-IOV partitioning";
+      out.push_back(std::move(f));
+      continue;
+    }
+    const KfdNode* node = kfd.present ? kfd.gpu_node(fn->bdf) : nullptr;
+    if (kfd.present && !node && fn->driver == "amdgpu") {
+      Finding f = make("gpu.kfd", Level::kWarn, who, "no KFD node maps to this GPU: ROCm does not use it (unsupported by "
+                                                     "KFD, or a display-only GPU)");
+      f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", "no node with domain/location_id of " + who});
+      f.fix = "check that the GPU is supported by ROCm; cost: none";
+      out.push_back(std::move(f));
+    }
+    if (auto apu = apu_finding(*fn, node)) {
+      out.push_back(std::move(*apu));
+      continue;
+    }
+    out.push_back(large_bar_finding(source, *fn, node));
+
+    if (node && module.build && *module.build > kAisCapabilityMinBuild) {
+      std::uint64_t cap = node->prop("capability");
+      Finding f = make("gpu.ais_initialized", Level::kPass, who, "amdgpu initialized AIS for this GPU (capability bit 0x40)");
+      f.evidence.push_back({node->dir + "/properties", "capability " + hex(cap)});
+      f.evidence.push_back({"/sys/module/amdgpu/version", module.version});
+      if (!(cap & kKfdCapAisInitialized)) {
+        f.level = Level::kFail;
+        f.message = "amdgpu did not initialize AIS for this GPU (capability bit 0x40 clear): it needs CONFIG_PCI_P2PDMA, "
+                    "a large-BAR dGPU that is not an SR-IOV VF nor xGMI-attached to the CPU";
+        f.fix = "fix what the kernel, large-BAR and GPU findings report, then reload amdgpu or reboot; cost: per those findings";
+      }
+      out.push_back(std::move(f));
+    }
+  }
+
+  for (auto& f : library_findings(source)) out.push_back(std::move(f));
+  return out;
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,232 @@
+// --dump FILE: recognise what the customer sent by its content and open the matching source.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <regex>
+
+#include "p2pcheck/source/archive.h"
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+bool starts_with(const std::string& bytes, const char* magic, size_t len, size_t offset = 0) {
+  return bytes.size() >= offset + len && std::memcmp(bytes.data() + offset, magic, len) == 0;
+}
+
+std::string read_host_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
+  std::string bytes;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    bytes.append(buf, static_cast<size_t>(in.gcount()));
+    if (bytes.size() > kMaxFileBytes)
+      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB; no dump format p2pcheck reads is that large");
+  }
+  return bytes;
+}
+
+const char* kExpected =
+    "expected a capture (tar archive of a Linux root, or a directory), lspci -xxxx output, "
+    "udevadm info --export-db output, hwloc XML (lstopo --of xml) or a sosreport";
+
+// Loads a directory's files into memory for the imports: regular files (capped), symlinks as links
+// (resolved later inside the tree, so they cannot reach the host), nothing else. `keep` selects
+// which relative paths to descend into or load, so a sosreport's logs are never read.
+void load_directory(const std::string& host, const std::string& rel, MemoryTree& tree,
+                    const std::function<bool(const std::string&)>& keep, int depth = 0) {
+  if (depth > 32) return;
+  DIR* dir = opendir((host + rel).c_str());
+  if (!dir) throw Error(host + rel, std::string("cannot read directory: ") + std::strerror(errno));
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(dir)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  for (const auto& name : names) {
+    std::string child = rel + "/" + name;
+    if (!keep(child)) continue;
+    struct stat st;
+    if (lstat((host + child).c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      tree.add_dir(child);
+      load_directory(host, child, tree, keep, depth + 1);
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(4096, '\0');
+      ssize_t n = readlink((host + child).c_str(), target.data(), target.size());
+      if (n > 0) tree.add_link(child, target.substr(0, static_cast<size_t>(n)));
+    } else if (S_ISREG(st.st_mode)) {
+      if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes) continue;  // a log, never a fact we read
+      std::ifstream in(host + child, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      tree.add_file(child, std::move(bytes));
+    }
+  }
+}
+
+// The parts of a sosreport the import uses: its copies of /proc, /etc, /sys, /boot and the
+// outputs of the commands that describe devices, kernel and CPU.
+bool sos_wanted(const std::string& rel) {
+  static const std::regex wanted(
+      "/(proc(/(?!\\d+(/|$)).*)?|etc(/.*)?|sys(/.*)?|boot(/.*)?|usr(/lib(/os-release)?)?|hostname|"
+      "sos_commands(/(devices|pci|kernel|processor|host|release|block|nvme|filesys)(/.*)?)?)");
+  return std::regex_match(rel, wanted);
+}
+
+std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& description) {
+  return open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), description);
+}
+
+std::unique_ptr<Source> open_text(const std::string& text, const std::string& file, const ImportOptions& options) {
+  switch (sniff_text(text)) {
+    case TextFormat::kLspciDump: return import_source(import_lspci(text, nullptr, "", file, options), "lspci dump " + file);
+    case TextFormat::kUdevDb: return import_source(import_udev(text, file, options), "udev database " + file);
+    case TextFormat::kHwlocXml: return import_source(import_hwloc(text, file, options), "hwloc XML " + file);
+    case TextFormat::kLspciNoHex:
+      throw Error(file, "lspci output without a config-space hex dump: ask for `lspci -xxxx` (run as root), "
+                        "optionally with `lspci -tv` beside it in a directory");
+    case TextFormat::kLspciTree:
+      throw Error(file, "lspci -t output alone has no config space: put it in a directory beside `lspci -xxxx` output");
+    case TextFormat::kCpuinfo:
+      throw Error(file, "/proc/cpuinfo alone describes no PCI devices: put it in a directory beside lspci -xxxx output, "
+                        "or pass it with --cpu");
+    case TextFormat::kUnknown: break;
+  }
+  throw Error(file, std::string("not a recognised dump: ") + kExpected);
+}
+
+// A directory of loose files: one device description plus what completes it.
+std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions& options) {
+  MemoryTree files;
+  load_directory(dir, "", files, [](const std::string& rel) { return rel.find('/', 1) == std::string::npos; });
+  std::map<TextFormat, std::pair<std::string, std::string>> found;  // format -> (name, text)
+  for (const auto& name : files.children("/")) {
+    const MemoryTree::Node* node = files.find("/" + name);
+    if (!node || node->kind != EntryKind::kFile) continue;
+    TextFormat f = sniff_text(node->data);
+    if (f == TextFormat::kUnknown) continue;
+    if (found.count(f))
+      throw Error(dir, "two " + std::string(to_string(f)) + " files (" + found[f].first + ", " + name + "); expected one");
+    found[f] = {name, node->data};
+  }
+  std::string cpuinfo = found.count(TextFormat::kCpuinfo) ? found[TextFormat::kCpuinfo].second : "";
+  int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kUdevDb) + found.count(TextFormat::kHwlocXml));
+  if (primaries != 1)
+    throw Error(dir, primaries == 0 ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is ") + kExpected
+                                    : "holds more than one device description (lspci dump, udev database, hwloc XML); give one");
+  if (auto it = found.find(TextFormat::kLspciDump); it != found.end()) {
+    const std::string* tree = found.count(TextFormat::kLspciTree) ? &found[TextFormat::kLspciTree].second : nullptr;
+    return import_source(import_lspci(it->second.second, tree, cpuinfo, dir + "/" + it->second.first, options), "lspci dump " + dir);
+  }
+  if (!cpuinfo.empty()) throw Error(dir, "a cpuinfo file goes with lspci dumps; udev databases and hwloc XML carry the CPU");
+  if (auto it = found.find(TextFormat::kUdevDb); it != found.end())
+    return import_source(import_udev(it->second.second, dir + "/" + it->second.first, options), "udev database " + dir);
+  auto& [name, text] = found[TextFormat::kHwlocXml];
+  return import_source(import_hwloc(text, dir + "/" + name, options), "hwloc XML " + dir);
+}
+
+// A tree (archive or directory) is a captured root, or a sosreport, at its top or in one folder.
+std::optional<std::string> top_with(const MemoryTree& tree, const std::string& child) {
+  if (tree.find("/" + child)) return "";
+  auto top = tree.children("/");
+  if (top.size() == 1 && tree.find("/" + top[0] + "/" + child)) return "/" + top[0];
+  return std::nullopt;
+}
+
+void no_cpu_option(const ImportOptions& options, const std::string& file) {
+  if (!options.cpu.empty())
+    throw UsageError("--cpu: " + file + " is a captured root with its own /proc/cpuinfo; --cpu is for lspci dumps");
+}
+
+}  // namespace
+
+std::unique_ptr<Source> open_dump_source(const std::string& file) { return open_dump_source(file, ImportOptions{}); }
+
+std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) {
+    // A sosreport copies parts of /sys too: its sos_commands/ decides.
+    if (stat((file + "/sos_commands").c_str(), &st) == 0) {
+      MemoryTree sos;
+      load_directory(file, "", sos, sos_wanted);
+      return import_source(import_sosreport(sos, file, options), "sosreport " + file);
+    }
+    if (stat((file + "/sys").c_str(), &st) == 0) {
+      no_cpu_option(options, file);
+      return with_capture_manifest(open_tree_source(file));
+    }
+    // An unpacked capture or tarball: the root inside its one top folder, as for archives.
+    if (DIR* d = opendir(file.c_str())) {
+      std::vector<std::string> entries;
+      while (struct dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") entries.push_back(e->d_name);
+      closedir(d);
+      std::string inner = entries.size() == 1 ? file + "/" + entries[0] : "";
+      if (!inner.empty() && (stat((inner + "/sys").c_str(), &st) == 0 || stat((inner + "/sos_commands").c_str(), &st) == 0))
+        return open_dump_source(inner, options);
+    }
+    return open_bundle(file, options);
+  }
+  std::string head(512, '\0');
+  {
+    std::ifstream in(file, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+  }
+  bool compressed = starts_with(head, "\x1f\x8b", 2) || starts_with(head, "\xfd" "7zXZ\0", 6) ||
+                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
+  bool tar = starts_with(head, "ustar", 5, 257);
+  if (!compressed && !tar) return open_text(read_host_file(file), file, options);
+
+  LoadedArchive loaded = load_archive(file);
+  if (loaded.raw) return open_text(loaded.tree.find("/data")->data, file, options);
+  if (auto prefix = top_with(loaded.tree, "sos_commands"))
+    return import_source(import_sosreport(loaded.tree.subtree(*prefix), file, options), "sosreport " + file);
+  if (auto prefix = top_with(loaded.tree, "sys")) {
+    no_cpu_option(options, file);
+    MemoryTree root = loaded.tree.subtree(*prefix);
+    // A p2pcheck capture says which files could not be read on the machine: they replay as such.
+    if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
+      auto j = nlohmann::json::parse(m->data, nullptr, false);
+      if (!j.is_discarded() && j.is_object() && j.value("schema", "") == kCaptureSchema)
+        for (auto& [path, failure] : capture_failures(j)) root.add_failure(path, failure);
+    }
+    return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
+  }
+  throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder; "
+                    "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
+}
+
+std::string cpuinfo_for_option(const std::string& cpu) {
+  // Families chosen at the boundary each rule looks at (facts §1): Zen starts at 0x17, Hygon is
+  // its own vendor (0x18), pre-Zen Bulldozer-class parts are 0x15.
+  struct Known { const char* key; const char* vendor; int family; const char* what; };
+  static const Known known[] = {{"amd-zen", "AuthenticAMD", 0x17, "AMD Zen or newer"},
+                                {"amd-pre-zen", "AuthenticAMD", 0x15, "AMD before Zen"},
+                                {"intel", "GenuineIntel", 6, "Intel"},
+                                {"hygon", "HygonGenuine", 0x18, "Hygon"}};
+  for (const auto& k : known)
+    if (cpu == k.key)
+      return "processor\t: 0\nvendor_id\t: " + std::string(k.vendor) + "\ncpu family\t: " + std::to_string(k.family) +
+             "\nmodel\t\t: 0\nmodel name\t: " + k.what + " (assumed from --cpu " + k.key + ")\n\n";
+  struct stat st;
+  if (stat(cpu.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    std::string text = read_host_file(cpu);
+    if (sniff_text(text) != TextFormat::kCpuinfo) throw UsageError("--cpu " + cpu + ": not a /proc/cpuinfo file");
+    return text;
+  }
+  throw UsageError("--cpu " + cpu + ": expected amd-zen, amd-pre-zen, intel, hygon or a /proc/cpuinfo file");
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,145 @@
+// hwloc XML (`lstopo --of xml`, hwloc 1.x and 2.x): the PCI tree as nested objects, IDs and
+// classes in pci_type, the CPU and kernel release in info attributes. Parsed with libxml2 without
+// network access, DTD loading or entity substitution.
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+std::string attr(xmlNode* node, const char* key) {
+  xmlChar* v = xmlGetProp(node, reinterpret_cast<const xmlChar*>(key));
+  if (!v) return "";
+  std::string s(reinterpret_cast<const char*>(v));
+  xmlFree(v);
+  return s;
+}
+
+bool is(xmlNode* node, const char* name) {
+  return node->type == XML_ELEMENT_NODE && xmlStrcmp(node->name, reinterpret_cast<const xmlChar*>(name)) == 0;
+}
+
+struct Walk {
+  std::string name;
+  SysfsBuilder& builder;
+  std::map<std::string, std::string> info;  // first value of each info name, document order
+  int functions = 0;
+  bool nvme_class_guessed = false;
+
+  void object(xmlNode* node, std::optional<Bdf> parent) {
+    std::string busid = attr(node, "pci_busid");
+    if (!busid.empty()) {
+      // pci_type="0108 [144d:a826] [144d:a812] 00": class (base+sub), IDs, subsystem IDs, revision.
+      static const std::regex type_re("([0-9a-fA-F]{4}) \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] ([0-9a-fA-F]{2})");
+      std::smatch m;
+      std::string type = attr(node, "pci_type");
+      auto bdf = Bdf::parse(busid);
+      if (!bdf || !std::regex_match(type, m, type_re))
+        throw Error(name + ": line " + std::to_string(xmlGetLineNo(node)),
+                    "PCI object with pci_busid='" + busid + "' pci_type='" + type + "'; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'");
+      SynthFunction fn;
+      fn.bdf = *bdf;
+      fn.parent = parent;
+      auto h = [&](int i) { return static_cast<std::uint32_t>(std::stoul(m[i].str(), nullptr, 16)); };
+      fn.class_code = h(1) << 8;
+      // hwloc keeps no programming interface; class 0108 is taken as NVMe (prog-if 02), as nearly
+      // every such function is (the alternative, NVMHCI, is long gone).
+      if (h(1) == 0x0108) {
+        fn.class_code |= 0x02;
+        nvme_class_guessed = true;
+      }
+      fn.vendor = static_cast<std::uint16_t>(h(2));
+      fn.device = static_cast<std::uint16_t>(h(3));
+      fn.subsystem_vendor = static_cast<std::uint16_t>(h(4));
+      fn.subsystem_device = static_cast<std::uint16_t>(h(5));
+      fn.revision = static_cast<std::uint8_t>(h(6));
+      builder.add_function(std::move(fn));
+      ++functions;
+      parent = *bdf;
+    }
+    for (xmlNode* child = node->children; child; child = child->next) {
+      if (is(child, "object")) object(child, parent);
+      else if (is(child, "info")) info.emplace(attr(child, "name"), attr(child, "value"));
+    }
+  }
+};
+
+struct Doc {
+  xmlDoc* doc = nullptr;
+  ~Doc() {
+    if (doc) xmlFreeDoc(doc);
+  }
+};
+
+}  // namespace
+
+MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options) {
+  if (xml.size() > static_cast<size_t>(INT32_MAX)) throw Error(name, "too large");
+  Doc doc;
+  doc.doc = xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr,
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc.doc) {
+    const xmlError* e = xmlGetLastError();
+    throw Error(name + (e ? ": line " + std::to_string(e->line) : ""),
+                "not well-formed XML" + (e && e->message ? ": " + std::string(trim(e->message)) : std::string()));
+  }
+  xmlNode* root = xmlDocGetRootElement(doc.doc);
+  if (!root || !is(root, "topology")) throw Error(name, "XML without a <topology> root; expected lstopo --of xml output");
+
+  SysfsBuilder builder("hwloc", name);
+  Walk walk{name, builder, {}, 0, false};
+  for (xmlNode* child = root->children; child; child = child->next)
+    if (is(child, "object")) walk.object(child, std::nullopt);
+  if (walk.functions == 0)
+    throw Error(name, "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at least without --no-io)");
+
+  auto info = [&](const char* key) {
+    auto it = walk.info.find(key);
+    return it == walk.info.end() ? std::string() : std::string(trim(it->second));
+  };
+  std::string vendor = info("CPUVendor"), family = info("CPUFamilyNumber");
+  if (!vendor.empty() && !family.empty()) {
+    if (!options.cpu.empty()) throw UsageError("--cpu: " + name + " says which CPU the machine has (CPUVendor " + vendor + ")");
+    builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
+                                          "\nmodel\t\t: " + (info("CPUModelNumber").empty() ? "0" : info("CPUModelNumber")) +
+                                          "\nmodel name\t: " + info("CPUModel") + "\n\n");
+  } else if (!options.cpu.empty()) {
+    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
+    builder.note("CPU assumed from --cpu " + options.cpu);
+  } else {
+    builder.unknown("/proc/cpuinfo", "the hwloc XML has no CPUVendor/CPUFamilyNumber");
+    builder.note("CPU unknown: the hwloc XML has no CPUVendor/CPUFamilyNumber; pass --cpu");
+  }
+  if (std::string release = info("OSRelease"); !release.empty() && info("OSName") == "Linux")
+    builder.set_file("/proc/sys/kernel/osrelease", release + "\n");
+  else
+    builder.unknown("/proc/sys/kernel/osrelease", "no OSRelease in the hwloc XML");
+  builder.set_hostname(info("HostName"));
+  static const std::pair<const char*, const char*> dmi[] = {
+      {"DMIProductName", "product_name"}, {"DMIProductVersion", "product_version"}, {"DMIBoardVendor", "board_vendor"},
+      {"DMIBoardName", "board_name"},     {"DMIBIOSVendor", "bios_vendor"},         {"DMIBIOSVersion", "bios_version"},
+      {"DMISysVendor", "sys_vendor"}};
+  for (const auto& [key, file] : dmi)
+    if (!info(key).empty()) builder.set_file(std::string("/sys/class/dmi/id/") + file, info(key) + "\n");
+  for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
+    builder.unknown(path, "not in hwloc XML");
+  builder.note("hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
+               "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");
+  builder.note("kernel configuration (CONFIG_PCI_P2PDMA) and command line unknown (not in hwloc XML)");
+  builder.note("without --whole-io lstopo leaves out PCI functions it finds unimportant, such as 00.0 of a root bus: "
+               "the kernel's host bridge device may then be unknown");
+  if (walk.nvme_class_guessed)
+    builder.note("hwloc keeps no programming interface: class 0108 functions are taken as NVMe; NVMe controller "
+                 "names are unknown, so select them by PCI address");
+  return builder.finish();
+}
+
+}  // namespace p2pcheck

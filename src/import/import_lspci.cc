@@ -1,0 +1,256 @@
+// `lspci -x`/`-xxx`/`-xxxx` output: config space through libpci's dump access method, the
+// hierarchy from bridge bus numbers (or from `lspci -tv` when it came along).
+extern "C" {
+#include <pci/pci.h>
+}
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/model/pci.h"
+#include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+// libpci's dump method reads a file by name: the filtered text goes into a private directory
+// (mode 0700) that is removed again whatever happens.
+class PrivateFile {
+ public:
+  explicit PrivateFile(const std::string& bytes) {
+    const char* tmp = getenv("TMPDIR");
+    dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/p2pcheck-import-XXXXXX";
+    if (!mkdtemp(dir_.data())) throw Error(dir_, "cannot create a private temporary directory");
+    path_ = dir_ + "/lspci.txt";
+    int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    if (fd >= 0) close(fd);
+    if (!ok) {
+      unlink(path_.c_str());
+      rmdir(dir_.c_str());
+      throw Error(path_, "cannot write the private temporary copy");
+    }
+  }
+  ~PrivateFile() {
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+struct Access {
+  pci_access* a = pci_alloc();
+  ~Access() { pci_cleanup(a); }
+};
+
+// `lspci -t` draws each bus's devices at the column where the bus's first connector stands; a
+// bridge's "[sec-sub]" follows the bridge on the same line. Returns device -> upstream bridge
+// (nullopt on a root bus).
+std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std::string& name) {
+  struct Bus {
+    std::uint32_t domain = 0;
+    std::uint8_t bus = 0;
+    std::optional<Bdf> bridge;
+  };
+  std::map<Bdf, std::optional<Bdf>> parents;
+  std::map<size_t, Bus> bus_at_column;
+  static const std::regex token("\\[(?:([0-9a-fA-F]{4,5}):)?([0-9a-fA-F]{2})(?:-([0-9a-fA-F]{2}))?\\]|([0-9a-fA-F]{2})\\.([0-7])");
+  int line_no = 0;
+  for (const std::string& line : split_lines(text)) {
+    ++line_no;
+    std::optional<Bus> current;
+    std::optional<Bdf> last_device;
+    // Names after a device ("00.0  Intel Corporation ...") can contain anything: cut them off.
+    static const std::regex named("[0-9a-fA-F]{2}\\.[0-7]  ");
+    std::smatch cut;
+    std::string drawing = std::regex_search(line, cut, named) ? line.substr(0, static_cast<size_t>(cut.position(0)) + 4) : line;
+    for (auto it = std::sregex_iterator(drawing.begin(), drawing.end(), token); it != std::sregex_iterator(); ++it) {
+      const std::smatch& m = *it;
+      size_t at = static_cast<size_t>(m.position(0));
+      if (m[2].matched) {
+        Bus bus;
+        if (!last_device) {  // a root bus: "[0000:00]"
+          bus.domain = m[1].matched ? static_cast<std::uint32_t>(std::stoul(m[1].str(), nullptr, 16)) : 0;
+        } else {  // a bridge's secondary bus: "[01-06]" right after the bridge
+          bus.domain = last_device->domain;
+          bus.bridge = last_device;
+        }
+        bus.bus = static_cast<std::uint8_t>(std::stoul(m[2].str(), nullptr, 16));
+        current = bus;
+        continue;
+      }
+      char connector = at >= 2 ? drawing[at - 2] : ' ';
+      Bus bus;
+      if (connector == '+' || connector == '\\') {
+        if (current) bus_at_column[at - 2] = *current;
+        auto found = bus_at_column.find(at - 2);
+        if (found == bus_at_column.end())
+          throw Error(name + ": line " + std::to_string(line_no), "lspci -t drawing: device without a bus");
+        bus = found->second;
+      } else if (current) {
+        bus = *current;  // "----00.0": the only device on the bus just opened
+      } else {
+        throw Error(name + ": line " + std::to_string(line_no), "lspci -t drawing: device without a bus");
+      }
+      Bdf bdf{bus.domain, bus.bus, static_cast<std::uint8_t>(std::stoul(m[4].str(), nullptr, 16)),
+              static_cast<std::uint8_t>(std::stoul(m[5].str(), nullptr, 16))};
+      parents[bdf] = bus.bridge;
+      last_device = bdf;
+      current.reset();
+    }
+  }
+  return parents;
+}
+
+}  // namespace
+
+MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, const std::string& cpuinfo,
+                        const std::string& name, const ImportOptions& options) {
+  // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
+  // longer); "Kernel driver in use" lines from -k are ours.
+  static const std::regex device_re("((?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]) .*");
+  static const std::regex hex_re("([0-9a-fA-F]{2,4}): [0-9a-fA-F]{2}( [0-9a-fA-F]{2})*");
+  static const std::regex hexish_re("[0-9a-fA-F]{2,4}:( .*)?");
+  static const std::regex driver_re("\\s+Kernel driver in use: (\\S+)\\s*");
+  std::string filtered;
+  std::map<Bdf, std::string> drivers;
+  std::optional<Bdf> current;
+  int line_no = 0;
+  for (std::string line : split_lines(dump)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::smatch m;
+    std::string where = name + ": line " + std::to_string(line_no);
+    if (std::regex_match(line, m, device_re)) {
+      current = Bdf::parse(m[1].str());
+      if (!current) throw Error(where, "'" + m[1].str() + "' is not a PCI address");
+      filtered += m[1].str() + " x\n";
+    } else if (current && std::regex_match(line, m, hex_re)) {
+      if (std::stoul(m[1].str(), nullptr, 16) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
+      filtered += line + "\n";
+    } else if (current && std::regex_match(line, hexish_re)) {
+      throw Error(where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
+    } else if (current && std::regex_match(line, m, driver_re)) {
+      drivers[*current] = m[1].str();
+    } else if (line.empty()) {
+      filtered += "\n";
+    }
+  }
+
+  PrivateFile copy(filtered);
+  Access access;
+  pci_access* a = access.a;
+  set_libpci_hooks(a);
+  a->method = PCI_ACCESS_DUMP;
+  pci_set_param(a, const_cast<char*>("dump.name"), const_cast<char*>(copy.path().c_str()));
+  try {
+    pci_init(a);
+    pci_scan_bus(a);
+  } catch (const Error& e) {
+    throw Error(name, std::string("lspci dump not readable: ") + e.what());
+  }
+
+  SysfsBuilder builder("lspci", name);
+  std::map<Bdf, std::string> configs;
+  for (pci_dev* d = a->devices; d; d = d->next) {
+    Bdf bdf{static_cast<std::uint32_t>(d->domain), d->bus, d->dev, d->func};
+    std::string config;
+    for (int size : {4096, 256, 64}) {
+      std::vector<u8> buf(static_cast<size_t>(size));
+      if (pci_read_block(d, 0, buf.data(), size)) {
+        config.assign(buf.begin(), buf.end());
+        break;
+      }
+    }
+    if (config.empty())
+      throw Error(name + ": " + bdf.str(), "config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?)");
+    configs[bdf] = config;
+  }
+  if (configs.empty()) throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output");
+
+  auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
+  auto word = [&](const std::string& c, size_t at) { return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8); };
+  // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
+  // range holds its bus most narrowly (exactly its secondary bus, except for VFs placed beyond it).
+  struct Range { Bdf bridge; std::uint8_t sec, sub; };
+  std::vector<Range> ranges;
+  for (const auto& [bdf, c] : configs) {
+    std::uint8_t type = byte(c, 0x0e) & 0x7f;
+    if ((type == 1 || type == 2) && byte(c, 0x19) != 0) ranges.push_back({bdf, byte(c, 0x19), byte(c, 0x1a)});
+  }
+  std::map<Bdf, std::optional<Bdf>> tree_parents;
+  if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
+  int disagreements = 0;
+  for (const auto& [bdf, c] : configs) {
+    SynthFunction fn;
+    fn.bdf = bdf;
+    fn.vendor = word(c, 0);
+    fn.device = word(c, 2);
+    fn.revision = byte(c, 8);
+    fn.class_code = static_cast<std::uint32_t>(byte(c, 0x0b)) << 16 | byte(c, 0x0a) << 8 | byte(c, 0x09);
+    if ((byte(c, 0x0e) & 0x7f) == 0) {
+      fn.subsystem_vendor = word(c, 0x2c);
+      fn.subsystem_device = word(c, 0x2e);
+    }
+    fn.config = c;
+    if (auto it = drivers.find(bdf); it != drivers.end()) fn.driver = it->second;
+    const Range* best = nullptr;
+    for (const auto& r : ranges)
+      if (r.bridge.domain == bdf.domain && r.bridge != bdf && r.sec <= bdf.bus && bdf.bus <= r.sub &&
+          (!best || r.sec > best->sec))
+        best = &r;
+    if (best) fn.parent = best->bridge;
+    if (auto it = tree_parents.find(bdf); it != tree_parents.end()) {
+      if (it->second != fn.parent) ++disagreements;
+      if (!it->second || configs.count(*it->second)) fn.parent = it->second;  // the kernel's own tree wins
+    }
+    builder.add_function(std::move(fn));
+  }
+
+  if (!cpuinfo.empty() && !options.cpu.empty()) throw UsageError("--cpu: " + name + " came with a cpuinfo file; give one of them");
+  if (!cpuinfo.empty()) {
+    builder.set_file("/proc/cpuinfo", cpuinfo);
+  } else if (!options.cpu.empty()) {
+    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
+    builder.note("CPU assumed from --cpu " + options.cpu);
+  } else {
+    builder.unknown("/proc/cpuinfo", "lspci output does not say which CPU the machine has");
+    builder.note("CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
+                 "/proc/cpuinfo beside the dump in a directory");
+  }
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
+                           "/sys/class/iommu"})
+    builder.unknown(path, "not in lspci output");
+  builder.note("kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
+               "to evaluate a release's rules");
+  builder.note(tree_text ? "hierarchy from lspci -t" + std::string(disagreements ? " (it disagrees with the bridge bus numbers for " +
+                                                                                       std::to_string(disagreements) + " functions)" : "")
+                         : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
+                           "(lspci output does not say which root buses share a host bridge)");
+  builder.note("not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
+               std::string(drivers.empty() ? ", drivers (lspci -k shows them)" : ""));
+  // In an -xxxx dump conventional PCI functions have 256 bytes: that is all they have. Only a dump
+  // without any 4096-byte function, or with 64-byte ones, lacks what the kernel would show root.
+  size_t largest = 0, header_only = 0;
+  for (const auto& [bdf, c] : configs) {
+    largest = std::max(largest, c.size());
+    if (c.size() == 64) ++header_only;
+  }
+  if (largest < 4096 || header_only)
+    builder.note("the dump holds " + std::string(header_only ? "only the 64-byte header" : "no extended config space") +
+                 " for some functions (lspci -x/-xxx, or run without root): their ACS is unknown; ask for `lspci -xxxx` run as root");
+  return builder.finish();
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,158 @@
+// `udevadm info --export-db`: full sysfs paths give the hierarchy exactly as the kernel built it;
+// PCI_ID, PCI_SUBSYS_ID, PCI_CLASS and DRIVER give identity; CPU 0's modalias gives vendor,
+// family and model. No config space: ACS, port types and links stay unknown.
+#include "import_udev.h"
+
+#include <cstdio>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+std::uint32_t hex_field(const UdevRecord& r, const std::string& key, const std::string& text, const std::string& name,
+                        std::uint32_t max) {
+  auto v = parse_hex(text);
+  if (!v || *v > max)
+    throw Error(name + ": line " + std::to_string(r.line), key + "=" + text + " is not the hex value udev writes");
+  return static_cast<std::uint32_t>(*v);
+}
+
+// "1AF4:1042" -> {0x1af4, 0x1042}
+std::pair<std::uint16_t, std::uint16_t> id_pair(const UdevRecord& r, const std::string& key, const std::string& name) {
+  const std::string& text = r.env.at(key);
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) throw Error(name + ": line " + std::to_string(r.line), key + "=" + text + ": expected VVVV:DDDD");
+  return {static_cast<std::uint16_t>(hex_field(r, key, text.substr(0, colon), name, 0xffff)),
+          static_cast<std::uint16_t>(hex_field(r, key, text.substr(colon + 1), name, 0xffff))};
+}
+
+// The kernel's X86_VENDOR_* numbers (arch/x86/include/asm/processor.h) as CPUID vendor strings.
+const char* x86_vendor(unsigned index) {
+  switch (index) {
+    case 0: return "GenuineIntel";
+    case 1: return "CyrixInstead";
+    case 2: return "AuthenticAMD";
+    case 5: return "CentaurHauls";
+    case 7: return "GenuineTMx86";
+    case 8: return "Geode by NSC";
+    case 9: return "HygonGenuine";
+    case 10: return "  Shanghai  ";
+    case 11: return "Vortex86 SoC";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name) {
+  std::vector<UdevRecord> records;
+  int line_no = 0;
+  bool open = false;
+  for (const std::string& line : split_lines(text)) {
+    ++line_no;
+    if (line.empty()) {
+      open = false;
+      continue;
+    }
+    if (line.size() < 3 || line[1] != ':' || line[2] != ' ')
+      throw Error(name + ": line " + std::to_string(line_no), "expected 'X: value' as udevadm info --export-db prints it");
+    std::string value = line.substr(3);
+    if (line[0] == 'P') {
+      records.push_back({value, {}, line_no});
+      open = true;
+    } else if (line[0] == 'E' && open) {
+      size_t eq = value.find('=');
+      if (eq != std::string::npos) records.back().env[value.substr(0, eq)] = value.substr(eq + 1);
+    }
+  }
+  return records;
+}
+
+bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder) {
+  static const std::regex nvme_ctrl("(/devices/.*/([0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]))/nvme/(nvme[0-9]+)");
+  static const std::regex nvme_ns("/devices/.*/nvme/(nvme[0-9]+)/(nvme[0-9]+(?:c[0-9]+)?n[0-9]+)");
+  static const std::regex cpu_alias("cpu:type:x86,ven([0-9A-Fa-f]{4})fam([0-9A-Fa-f]{4})mod([0-9A-Fa-f]{4}):feature:(.*)");
+  std::map<std::string, SynthNvme> nvmes;
+  bool cpu = false;
+  for (const UdevRecord& r : records) {
+    auto sub = r.env.find("SUBSYSTEM");
+    if (sub == r.env.end()) continue;
+    std::smatch m;
+    if (sub->second == "pci") {
+      SynthFunction fn;
+      std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
+      auto bdf = Bdf::parse(slot);
+      if (!bdf) throw Error(name + ": line " + std::to_string(r.line), "PCI device '" + slot + "' is not named by a PCI address");
+      fn.bdf = *bdf;
+      fn.sysfs_path = "/sys" + r.devpath;
+      if (!r.env.count("PCI_ID") || !r.env.count("PCI_CLASS"))
+        throw Error(name + ": line " + std::to_string(r.line), "PCI device " + slot + " without PCI_ID or PCI_CLASS");
+      std::tie(fn.vendor, fn.device) = id_pair(r, "PCI_ID", name);
+      if (r.env.count("PCI_SUBSYS_ID")) {
+        auto [sv, sd] = id_pair(r, "PCI_SUBSYS_ID", name);
+        fn.subsystem_vendor = sv;
+        fn.subsystem_device = sd;
+      }
+      fn.class_code = hex_field(r, "PCI_CLASS", r.env.at("PCI_CLASS"), name, 0xffffff);
+      if (r.env.count("DRIVER")) fn.driver = r.env.at("DRIVER");
+      builder.add_function(std::move(fn));
+    } else if (sub->second == "nvme" && std::regex_match(r.devpath, m, nvme_ctrl)) {
+      SynthNvme& n = nvmes[m[3].str()];
+      n.name = m[3].str();
+      n.bdf = *Bdf::parse(m[2].str());
+    } else if (sub->second == "block" && r.env.count("DEVTYPE") && r.env.at("DEVTYPE") == "disk" &&
+               std::regex_match(r.devpath, m, nvme_ns)) {
+      SynthNvme& n = nvmes[m[1].str()];
+      n.namespaces.push_back(m[2].str());
+      auto get = [&](const char* key) { return r.env.count(key) ? r.env.at(key) : std::string(); };
+      if (n.model.empty()) n.model = get("ID_MODEL");
+      if (n.serial.empty()) n.serial = get("ID_SERIAL_SHORT");
+      if (n.firmware.empty()) n.firmware = get("ID_REVISION");
+    } else if (sub->second == "cpu" && r.devpath == "/devices/system/cpu/cpu0" && r.env.count("MODALIAS") &&
+               std::regex_match(r.env.at("MODALIAS"), m, cpu_alias)) {
+      // cpu_supports_p2pdma() reads CPU 0, so does the import.
+      unsigned vendor = static_cast<unsigned>(std::stoul(m[1].str(), nullptr, 16));
+      const char* id = x86_vendor(vendor);
+      if (!id) continue;
+      bool hypervisor = m[4].str().find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
+      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) + "\ncpu family\t: " +
+                                            std::to_string(std::stoul(m[2].str(), nullptr, 16)) + "\nmodel\t\t: " +
+                                            std::to_string(std::stoul(m[3].str(), nullptr, 16)) +
+                                            "\nmodel name\t: (not in the udev database)\nflags\t\t:" +
+                                            (hypervisor ? " hypervisor" : "") + "\n\n");
+      cpu = true;
+    }
+  }
+  for (auto& [ctrl, n] : nvmes)
+    if (!n.name.empty()) builder.add_nvme(std::move(n));
+  return cpu;
+}
+
+MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options) {
+  SysfsBuilder builder("udev", name);
+  bool cpu = add_udev_devices(parse_udev_db(db, name), name, builder);
+  if (cpu && !options.cpu.empty()) throw UsageError("--cpu: " + name + " says which CPU the machine has (CPU 0's modalias)");
+  if (!cpu) {
+    if (!options.cpu.empty()) {
+      builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
+      builder.note("CPU assumed from --cpu " + options.cpu);
+    } else {
+      builder.unknown("/proc/cpuinfo", "no CPU 0 record in the udev database");
+      builder.note("CPU unknown: the udev database has no CPU 0 modalias; pass --cpu");
+    }
+  }
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
+                           "/sys/class/iommu"})
+    builder.unknown(path, "not in the udev database");
+  builder.note("udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
+               "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");
+  builder.note("kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in the udev database): use "
+               "--assume-kernel to evaluate a release's rules");
+  return builder.finish();
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,25 @@
+// The udev database (`udevadm info --export-db`), shared by the udev and sosreport imports.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/import/sysfs_builder.h"
+
+namespace p2pcheck {
+
+struct UdevRecord {
+  std::string devpath;                      // "/devices/pci0000:00/0000:00:01.0" (P:)
+  std::map<std::string, std::string> env;   // E: lines
+  int line = 0;                             // where the record starts, for messages
+};
+
+// Throws Error naming the line when a record is malformed.
+std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name);
+
+// Adds every PCI function, NVMe controller and namespace the records describe to `builder`, and
+// /proc/cpuinfo from CPU 0's modalias. Returns false when no CPU record was found.
+bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder);
+
+}  // namespace p2pcheck

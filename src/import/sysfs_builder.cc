@@ -1,0 +1,113 @@
+// The synthesised sysfs of an import, laid out as the kernel lays out the real one.
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/import/sysfs_builder.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/report/report.h"
+
+namespace p2pcheck {
+namespace {
+
+std::string hex(unsigned value, int digits) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%0*x\n", digits, value);
+  return buf;
+}
+
+}  // namespace
+
+SysfsBuilder::SysfsBuilder(std::string format, std::string source_name)
+    : format_(std::move(format)), source_(std::move(source_name)) {}
+
+void SysfsBuilder::add_function(SynthFunction fn) {
+  if (functions_.count(fn.bdf)) throw Error(source_, fn.bdf.str() + " appears twice");
+  functions_.emplace(fn.bdf, std::move(fn));
+}
+
+void SysfsBuilder::add_nvme(SynthNvme nvme) { nvmes_.push_back(std::move(nvme)); }
+
+std::string SysfsBuilder::path_of(const Bdf& bdf, int depth) const {
+  const SynthFunction& fn = functions_.at(bdf);
+  if (!fn.sysfs_path.empty()) return fn.sysfs_path;
+  if (depth > 256) throw Error(source_, "PCI bridges form a loop around " + bdf.str() + "; the bus numbers are inconsistent");
+  if (!fn.parent) {
+    char hb[32];
+    std::snprintf(hb, sizeof hb, "/sys/devices/pci%04x:%02x", fn.bdf.domain, fn.bdf.bus);
+    return std::string(hb) + "/" + bdf.str();
+  }
+  if (!functions_.count(*fn.parent))
+    throw Error(source_, bdf.str() + ": its upstream bridge " + fn.parent->str() + " is not in the input");
+  return path_of(*fn.parent, depth + 1) + "/" + bdf.str();
+}
+
+MemoryTree SysfsBuilder::finish() {
+  MemoryTree tree;
+  tree.add_dir("/sys/bus/pci/devices");
+  bool complete = !functions_.empty();
+  int without_config = 0;
+  for (const auto& [bdf, fn] : functions_) {
+    std::string dir = path_of(bdf);
+    tree.add_dir(dir);
+    tree.add_file(dir + "/vendor", hex(fn.vendor, 4));
+    tree.add_file(dir + "/device", hex(fn.device, 4));
+    tree.add_file(dir + "/class", hex(fn.class_code, 6));
+    if (fn.subsystem_vendor) tree.add_file(dir + "/subsystem_vendor", hex(*fn.subsystem_vendor, 4));
+    if (fn.subsystem_device) tree.add_file(dir + "/subsystem_device", hex(*fn.subsystem_device, 4));
+    if (fn.revision) tree.add_file(dir + "/revision", hex(*fn.revision, 2));
+    if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
+    if (fn.config) {
+      tree.add_file(dir + "/config", *fn.config);
+      if (fn.config->size() < 4096) complete = false;
+    } else {
+      complete = false;
+      ++without_config;
+    }
+    if (!fn.driver.empty()) {
+      tree.add_dir("/sys/bus/pci/drivers/" + fn.driver);
+      tree.add_link(dir + "/driver", "/sys/bus/pci/drivers/" + fn.driver);
+    }
+    // As the kernel links it: relative, from /sys/bus/pci/devices up to /sys.
+    tree.add_link("/sys/bus/pci/devices/" + bdf.str(), "../../.." + dir.substr(4));
+  }
+  for (const auto& n : nvmes_) {
+    if (!functions_.count(n.bdf)) continue;
+    std::string dir = path_of(n.bdf) + "/nvme/" + n.name;
+    tree.add_link("/sys/class/nvme/" + n.name, "../.." + dir.substr(4));
+    tree.add_link(dir + "/device", "../../../" + n.bdf.str());
+    if (!n.model.empty()) tree.add_file(dir + "/model", n.model + "\n");
+    if (!n.serial.empty()) tree.add_file(dir + "/serial", n.serial + "\n");
+    if (!n.firmware.empty()) tree.add_file(dir + "/firmware_rev", n.firmware + "\n");
+    for (const auto& ns : n.namespaces) {
+      tree.add_dir(dir + "/" + ns);
+      tree.add_link("/sys/block/" + ns, "../devices" + dir.substr(12) + "/" + ns);
+    }
+  }
+  for (const auto& [path, bytes] : files_) tree.add_file(path, bytes);
+  for (const auto& [path, why] : unknown_)
+    if (!tree.find(path)) tree.add_failure(path, FileRead{ReadStatus::kFailed, "", why});
+  if (without_config)
+    notes_.push_back(std::to_string(without_config) + " of " + std::to_string(functions_.size()) +
+                     " PCI functions have no config space in this " + format_ +
+                     " input: their ACS, port type and links are unknown (not absent)");
+
+  nlohmann::ordered_json m;
+  m["schema"] = kCaptureSchema;
+  m["schema_version"] = kCaptureSchemaVersion;
+  m["tool_version"] = kToolVersion;
+  m["format"] = format_;
+  m["captured_at"] = nullptr;
+  m["source"] = source_;
+  m["hostname"] = hostname_.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(hostname_);
+  m["as_root"] = nullptr;
+  m["config_space_complete"] = complete;
+  m["redacted"] = false;
+  m["notes"] = notes_;
+  tree.add_file(kManifestPath, json_text(m) + "\n");
+  return tree;
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,147 @@
+// Roles: which functions are GPUs and which are NVMe controllers, and their block devices.
+#include "p2pcheck/model/inventory.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+constexpr std::uint16_t kVendorAmd = 0x1002, kVendorNvidia = 0x10de;
+constexpr std::uint32_t kClassNvme = 0x010802;
+
+bool is_gpu_driver(const std::string& driver) {
+  return driver == "amdgpu" || driver == "nvidia" || driver == "radeon" || driver == "nouveau";
+}
+
+std::string read_text(Source& src, const std::string& path) {
+  FileRead r = src.read(path);
+  return r.ok() ? std::string(trim(r.bytes)) : std::string();
+}
+
+NvmeNamespace read_namespace(Source& src, const std::string& name) {
+  NvmeNamespace ns;
+  ns.name = name;
+  const std::string dir = "/sys/block/" + name;
+  if (FileRead r = src.read(dir + "/size"); r.ok()) ns.size_bytes = parse_dec(r.bytes).value_or(0) * 512;
+  const std::regex partition(name + "p[0-9]+");
+  for (const std::string& entry : src.list(dir))
+    if (std::regex_match(entry, partition)) ns.partitions.push_back(entry);
+  return ns;
+}
+
+}  // namespace
+
+const NvmeController* Inventory::nvme_at(const Bdf& bdf) const {
+  for (const auto& c : nvmes)
+    if (c.bdf == bdf) return &c;
+  return nullptr;
+}
+
+Inventory read_inventory(Source& source, const Topology& topo) {
+  Inventory inv;
+  for (const auto& [bdf, fn] : topo.functions) {
+    bool gpu_vendor = fn.vendor == kVendorAmd || fn.vendor == kVendorNvidia;
+    bool display = fn.base_class() == 0x03;
+    bool accelerator = fn.class_id() == 0x1200;
+    if (fn.class_code == kClassNvme) continue;
+    if (fn.class_id() == 0x0403 && gpu_vendor) {
+      inv.ignored.push_back({bdf, "audio function of a graphics card"});
+    } else if (gpu_vendor && (display || accelerator || is_gpu_driver(fn.driver))) {
+      inv.gpus.push_back(bdf);
+    } else if (display) {
+      std::string who = fn.vendor_name.empty() ? "another vendor" : fn.vendor_name;
+      inv.ignored.push_back({bdf, "display controller from " + who + " (e.g. a BMC's VGA), not an AMD or NVIDIA GPU"});
+    } else if (accelerator) {
+      inv.ignored.push_back({bdf, "processing accelerator that is not an AMD or NVIDIA GPU"});
+    }
+  }
+
+  // Controller names come from /sys/class/nvme/<name>/device, the driver's own link to the function.
+  std::map<Bdf, NvmeController> controllers;
+  const std::regex plain_ns("nvme[0-9]+n[0-9]+");
+  const std::regex path_ns("nvme([0-9]+)c[0-9]+n([0-9]+)");  // native multipath: hidden per-path node
+  for (const std::string& name : source.list("/sys/class/nvme")) {
+    const std::string dir = "/sys/class/nvme/" + name;
+    auto device = source.resolve(dir + "/device");
+    if (!device) continue;  // fabrics controllers (TCP, RDMA) have no PCI function
+    auto bdf = Bdf::parse(basename(*device));
+    if (!bdf || !topo.find(*bdf)) continue;
+    NvmeController c;
+    c.name = name;
+    c.bdf = *bdf;
+    c.model = read_text(source, dir + "/model");
+    c.serial = read_text(source, dir + "/serial");
+    c.firmware = read_text(source, dir + "/firmware_rev");
+    std::smatch m;
+    for (const std::string& entry : source.list(dir)) {
+      if (std::regex_match(entry, plain_ns)) {
+        c.namespaces.push_back(read_namespace(source, entry));
+      } else if (std::regex_match(entry, m, path_ns)) {
+        c.namespaces.push_back(read_namespace(source, "nvme" + m[1].str() + "n" + m[2].str()));
+        c.path_nodes.push_back(entry);
+      }
+    }
+    controllers[*bdf] = std::move(c);
+  }
+  for (const auto& [bdf, fn] : topo.functions) {
+    if (fn.class_code != kClassNvme) continue;
+    auto it = controllers.find(bdf);
+    if (it != controllers.end()) {
+      inv.nvmes.push_back(std::move(it->second));
+    } else {
+      NvmeController c;
+      c.bdf = bdf;
+      inv.nvmes.push_back(std::move(c));
+    }
+  }
+  return inv;
+}
+
+namespace {
+
+std::optional<Bdf> find_function(const Topology& topo, const std::string& text) {
+  auto bdf = Bdf::parse(text);
+  if (bdf && topo.find(*bdf)) return bdf;
+  return std::nullopt;
+}
+
+Bdf resolve_nvme(const Topology& topo, const Inventory& inv, std::string text) {
+  if (auto bdf = find_function(topo, text)) return *bdf;
+  if (text.rfind("/dev/", 0) == 0) text = text.substr(5);
+  // nvme0n1p2 -> nvme0n1; then a namespace name or a controller name.
+  static const std::regex partition("(nvme[0-9]+n[0-9]+)p[0-9]+");
+  std::smatch m;
+  if (std::regex_match(text, m, partition)) text = m[1].str();
+  for (const auto& c : inv.nvmes) {
+    if (!c.name.empty() && c.name == text) return c.bdf;
+    for (const auto& ns : c.namespaces)
+      if (ns.name == text) return c.bdf;
+  }
+  throw UsageError("--nvme " + text + ": no PCI function, NVMe controller or namespace of that name in " +
+                   topo.source_description);
+}
+
+}  // namespace
+
+std::vector<DevicePair> select_pairs(const Topology& topo, const Inventory& inv, const PairSelection& sel) {
+  std::vector<Bdf> gpus, nvmes;
+  for (const auto& text : sel.gpu) {
+    auto bdf = find_function(topo, text);
+    if (!bdf) throw UsageError("--gpu " + text + ": no PCI function at that address in " + topo.source_description);
+    gpus.push_back(*bdf);
+  }
+  for (const auto& text : sel.nvme) nvmes.push_back(resolve_nvme(topo, inv, text));
+  if (sel.gpu.empty()) gpus = inv.gpus;
+  if (sel.nvme.empty())
+    for (const auto& c : inv.nvmes) nvmes.push_back(c.bdf);
+  std::vector<DevicePair> pairs;
+  for (const Bdf& g : gpus)
+    for (const Bdf& n : nvmes) pairs.push_back({g, n});
+  return pairs;
+}
+
+}  // namespace p2pcheck

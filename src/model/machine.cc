@@ -1,0 +1,185 @@
+// CPU, kernel, distribution, kernel configuration, modules and mounts, read through the source.
+#include "p2pcheck/model/machine.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+std::string read_text(Source& src, const std::string& path) {
+  FileRead r = src.read(path);
+  return r.ok() ? std::string(trim(r.bytes)) : std::string();
+}
+
+CpuInfo parse_cpuinfo(const std::string& text) {
+  CpuInfo cpu;
+  bool first = true;
+  for (const std::string& line : split_lines(text)) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key(trim(std::string_view(line).substr(0, colon)));
+    std::string value(trim(std::string_view(line).substr(colon + 1)));
+    if (key == "processor") {
+      ++cpu.processors;
+      first = cpu.processors == 1;
+    }
+    // cpu_supports_p2pdma() looks at CPU 0 only; so do we.
+    if (!first) continue;
+    if (key == "vendor_id") cpu.vendor_id = value;
+    else if (key == "cpu family") cpu.family = static_cast<int>(parse_dec(value).value_or(-1));
+    else if (key == "model") cpu.model = static_cast<int>(parse_dec(value).value_or(-1));
+    else if (key == "model name") cpu.model_name = value;
+    else if (key == "flags") {
+      for (const std::string& flag : split_words(value))
+        if (flag == "hypervisor") cpu.hypervisor = true;
+    }
+  }
+  return cpu;
+}
+
+std::optional<std::string> gunzip(const std::string& data) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return std::nullopt;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  std::string out;
+  char buf[65536];
+  int rc;
+  do {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      inflateEnd(&zs);
+      return std::nullopt;
+    }
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > kMaxFileBytes) {
+      inflateEnd(&zs);
+      return std::nullopt;
+    }
+  } while (rc != Z_STREAM_END);
+  inflateEnd(&zs);
+  return out;
+}
+
+void parse_config(KernelConfig& config, const std::string& text) {
+  static const std::regex set("(CONFIG_[A-Za-z0-9_]+)=(.*)");
+  std::smatch m;
+  for (const std::string& line : split_lines(text))
+    if (std::regex_match(line, m, set)) config.options[m[1].str()] = m[2].str();
+}
+
+// The places hipFile's documentation (and everyone else) looks, in that order.
+KernelConfig read_kernel_config(Source& src, const std::string& release) {
+  KernelConfig config;
+  std::vector<std::string> candidates;
+  if (!release.empty()) candidates.push_back("/boot/config-" + release);
+  candidates.push_back("/proc/config.gz");
+  if (!release.empty()) candidates.push_back("/lib/modules/" + release + "/build/.config");
+  for (const std::string& path : candidates) {
+    config.tried.push_back(path);
+    FileRead r = src.read(path);
+    if (!r.ok()) continue;
+    std::string text = r.bytes;
+    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+      auto plain = gunzip(r.bytes);
+      if (!plain) throw Error(path, "not a valid gzip stream; expected the kernel's compressed config");
+      text = *plain;
+    }
+    config.file = path;
+    parse_config(config, text);
+    return config;
+  }
+  return config;
+}
+
+}  // namespace
+
+std::optional<std::string> KernelConfig::get(const std::string& name) const {
+  if (!known()) return std::nullopt;
+  auto it = options.find(name);
+  return it == options.end() ? std::string("n") : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string& cmdline) {
+  std::vector<std::pair<std::string, std::string>> params;
+  for (const std::string& word : split_words(cmdline)) {
+    if (word == "--") break;  // what follows belongs to init
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) params.emplace_back(word, "");
+    else params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+  }
+  return params;
+}
+
+std::optional<KernelVersion> parse_kernel_version(const std::string& release) {
+  KernelVersion v;
+  int used = 0;
+  if (std::sscanf(release.c_str(), "%d.%d%n", &v.major, &v.minor, &used) < 2) return std::nullopt;
+  if (release.size() > static_cast<size_t>(used) && release[static_cast<size_t>(used)] == '.')
+    std::sscanf(release.c_str() + used + 1, "%d", &v.patch);
+  return v;
+}
+
+std::string KernelVersion::str() const {
+  return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
+}
+
+Machine read_machine(Source& source) {
+  Machine m;
+  if (FileRead r = source.read("/proc/cpuinfo"); r.ok()) {
+    m.cpu = parse_cpuinfo(r.bytes);
+    m.cpu.evidence_file = "/proc/cpuinfo";
+  }
+  m.kernel_release = read_text(source, "/proc/sys/kernel/osrelease");
+  m.kernel_version = read_text(source, "/proc/version");
+  if (m.kernel_release.empty() && !m.kernel_version.empty()) {
+    // "Linux version 6.8.0-142-generic (buildd@...) ...": the third word is the release.
+    auto words = split_words(m.kernel_version);
+    if (words.size() >= 3) m.kernel_release = words[2];
+  }
+  m.cmdline = read_text(source, "/proc/cmdline");
+  for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
+    FileRead r = source.read(path);
+    if (!r.ok()) continue;
+    m.os.file = path;
+    for (const std::string& line : split_lines(r.bytes)) {
+      size_t eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) value = value.substr(1, value.size() - 2);
+      if (key == "ID") m.os.id = value;
+      else if (key == "ID_LIKE") m.os.id_like = value;
+      else if (key == "VERSION_ID") m.os.version_id = value;
+      else if (key == "PRETTY_NAME") m.os.pretty_name = value;
+    }
+    break;
+  }
+  m.config = read_kernel_config(source, m.kernel_release);
+  if (FileRead r = source.read("/proc/modules"); r.ok()) {
+    m.modules_known = true;
+    for (const std::string& line : split_lines(r.bytes)) {
+      auto words = split_words(line);
+      if (words.size() >= 5) m.modules[words[0]] = words[4];
+    }
+  }
+  for (const char* path : {"/proc/mounts", "/proc/self/mounts"}) {
+    FileRead r = source.read(path);
+    if (!r.ok()) continue;
+    for (const std::string& line : split_lines(r.bytes)) {
+      auto words = split_words(line);
+      if (words.size() >= 4) m.mounts.push_back({words[0], words[1], words[2], words[3]});
+    }
+    break;
+  }
+  return m;
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,228 @@
+// Reads the PCI hierarchy from sysfs through the source layer.
+#include "p2pcheck/model/topology.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+const std::regex kHostBridgeDir("pci([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2})");
+
+std::uint64_t required_hex(Source& src, const std::string& path, std::uint64_t max) {
+  FileRead r = src.read(path);
+  if (!r.ok())
+    throw Error(path, r.status == ReadStatus::kMissing ? "missing; every PCI function has it"
+                                                       : "cannot read: " + r.error);
+  auto value = parse_hex(r.bytes);
+  if (!value || *value > max)
+    throw Error(path, "expected a hex number such as 0x1002, found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
+  return *value;
+}
+
+std::optional<std::int64_t> optional_dec(Source& src, const std::string& path) {
+  FileRead r = src.read(path);
+  if (!r.ok()) return std::nullopt;
+  auto value = parse_dec(r.bytes);
+  if (!value) throw Error(path, "expected a decimal number, found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
+  return value;
+}
+
+std::vector<Bar> parse_resource(const std::string& path, const std::string& text) {
+  std::vector<Bar> bars;
+  int index = 0;
+  for (const std::string& line : split_lines(text)) {
+    auto words = split_words(line);
+    if (words.empty()) continue;
+    if (words.size() != 3) throw Error(path, "line " + std::to_string(index + 1) + ": expected 'start end flags' in hex");
+    auto start = parse_hex(words[0]), end = parse_hex(words[1]), flags = parse_hex(words[2]);
+    if (!start || !end || !flags) throw Error(path, "line " + std::to_string(index + 1) + ": expected hex numbers");
+    if (*end > *start || (*end == *start && *start != 0)) bars.push_back(Bar{index, *start, *end - *start + 1, *flags});
+    ++index;
+  }
+  return bars;
+}
+
+void read_p2pmem(Source& src, const std::string& dir, Function& fn) {
+  std::vector<std::string> names = src.list(dir + "/p2pmem");
+  if (names.empty()) return;
+  P2pmem p;
+  if (auto v = optional_dec(src, dir + "/p2pmem/size")) p.size = static_cast<std::uint64_t>(*v);
+  if (auto v = optional_dec(src, dir + "/p2pmem/available")) p.available = static_cast<std::uint64_t>(*v);
+  if (auto v = optional_dec(src, dir + "/p2pmem/published")) p.published = *v != 0;
+  p.has_allocate = std::find(names.begin(), names.end(), "allocate") != names.end();
+  fn.p2pmem = p;
+}
+
+// Config files come in the sizes the kernel exposes; anything else is a broken capture.
+void check_config_size(const std::string& path, size_t size) {
+  if (size == 64 || size == 128 || size == 256 || size == 4096) return;
+  throw Error(path, std::to_string(size) + " bytes; expected 4096 (PCIe, read as root), 256 (conventional PCI) "
+                    "or 64 (read without root)");
+}
+
+Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir) {
+  Function fn;
+  fn.sysfs_path = dir;
+  auto bdf = Bdf::parse(link_name);
+  if (!bdf) throw Error("/sys/bus/pci/devices/" + link_name, "entry is not named like a PCI address (dddd:bb:dd.f)");
+  fn.bdf = *bdf;
+  fn.vendor = static_cast<std::uint16_t>(required_hex(src, dir + "/vendor", 0xffff));
+  fn.device = static_cast<std::uint16_t>(required_hex(src, dir + "/device", 0xffff));
+  fn.class_code = static_cast<std::uint32_t>(required_hex(src, dir + "/class", 0xffffff));
+  if (FileRead r = src.read(dir + "/subsystem_vendor"); r.ok())
+    fn.subsystem_vendor = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
+  if (FileRead r = src.read(dir + "/subsystem_device"); r.ok())
+    fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
+  if (FileRead r = src.read(dir + "/revision"); r.ok()) fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
+  if (auto driver = src.link_target(dir + "/driver")) fn.driver = basename(*driver);
+  if (auto group = src.link_target(dir + "/iommu_group")) fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
+  if (auto node = optional_dec(src, dir + "/numa_node")) fn.numa_node = static_cast<int>(*node);
+  if (auto pf = src.link_target(dir + "/physfn")) {
+    fn.physfn = Bdf::parse(basename(*pf));
+    if (!fn.physfn) throw Error(dir + "/physfn", "link does not point at a PCI function: " + *pf);
+  }
+  if (FileRead r = src.read(dir + "/resource"); r.ok()) fn.bars = parse_resource(dir + "/resource", r.bytes);
+
+  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok()) fn.link.cur_speed = parse_link_speed(r.bytes);
+  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok()) fn.link.max_speed = parse_link_speed(r.bytes);
+  if (auto w = optional_dec(src, dir + "/current_link_width"); w && *w > 0) fn.link.cur_width = static_cast<int>(*w);
+  if (auto w = optional_dec(src, dir + "/max_link_width"); w && *w > 0) fn.link.max_width = static_cast<int>(*w);
+
+  FileRead config = src.read(dir + "/config");
+  if (config.ok()) {
+    check_config_size(dir + "/config", config.bytes.size());
+    decoder.decode_config(fn, config.bytes);
+  } else if (config.status == ReadStatus::kDenied) {
+    fn.config_note = "config space not readable (" + config.error + "): needs root";
+  } else {
+    fn.config_note = "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
+  }
+  decoder.lookup_names(fn);
+  read_p2pmem(src, dir, fn);
+  return fn;
+}
+
+}  // namespace
+
+const Function* Topology::find(const Bdf& bdf) const {
+  auto it = functions.find(bdf);
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+const Function& Topology::at(const Bdf& bdf) const {
+  const Function* fn = find(bdf);
+  if (!fn) throw Error("", "no PCI function " + bdf.str() + " in " + source_description);
+  return *fn;
+}
+
+const HostBridge* Topology::host_bridge_of(const Function& fn) const {
+  auto it = host_bridges.find(fn.host_bridge);
+  return it == host_bridges.end() ? nullptr : &it->second;
+}
+
+const Function* Topology::upstream_bridge(const Function& fn) const {
+  const Function* dev = &fn;
+  if (fn.physfn) {
+    if (const Function* pf = find(*fn.physfn)) dev = pf;
+  }
+  if (!dev->parent) return nullptr;
+  return find(*dev->parent);
+}
+
+std::vector<const Function*> Topology::upstream_chain(const Function& fn) const {
+  std::vector<const Function*> chain;
+  for (const Function* at = &fn; at && chain.size() < 256; at = upstream_bridge(*at)) chain.push_back(at);
+  return chain;
+}
+
+std::vector<const Function*> Topology::children(const Function& fn) const {
+  std::vector<const Function*> kids;
+  for (const auto& [bdf, f] : functions)
+    if (f.parent && *f.parent == fn.bdf) kids.push_back(&f);
+  return kids;
+}
+
+LinkCheck check_link(const Topology& topo, const Function& fn) {
+  LinkCheck check;
+  // VFs share their PF's link; root-bus devices have no port above them in sysfs.
+  if (fn.is_virtfn() || !fn.parent) return check;
+  // A root or downstream port's Link Status describes the link below it, not the one above, so
+  // only upstream-facing functions (endpoints, switch upstream ports, bridges to PCI) are judged,
+  // against the port above them that shares the link.
+  if (fn.port_type == PortType::kRootPort || fn.port_type == PortType::kDownstreamPort) return check;
+  if (fn.port_type == PortType::kUnknown && fn.is_bridge()) return check;
+  const Function* port = topo.find(*fn.parent);
+  if (!port) return check;
+  auto lower = [](auto a, auto b) -> decltype(a) {
+    if (a && b) return std::min(*a, *b);
+    return a ? a : b;
+  };
+  check.capable_speed = lower(fn.link.max_speed, port->link.max_speed);
+  check.capable_width = lower(fn.link.max_width, port->link.max_width);
+  check.downtrained = (check.capable_speed && fn.link.cur_speed && *fn.link.cur_speed < *check.capable_speed) ||
+                      (check.capable_width && fn.link.cur_width && *fn.link.cur_width < *check.capable_width);
+  return check;
+}
+
+Topology read_topology(Source& source, const PciDecoder& decoder) {
+  Topology topo;
+  topo.source_description = source.describe();
+  const std::string devices = "/sys/bus/pci/devices";
+  if (!source.exists(devices)) throw Error(devices, "missing in " + source.describe() + "; expected the PCI devices of a Linux sysfs");
+
+  for (const std::string& name : source.list(devices)) {
+    std::string link = devices + "/" + name;
+    auto dir = source.resolve(link);
+    if (!dir) throw Error(link, "points at a device directory that does not exist (device removed, or an incomplete capture)");
+    Function fn = read_function(source, decoder, name, *dir);
+
+    // /sys/devices/.../pci0000:40/0000:40:01.1/0000:41:00.0: host bridge, then one BDF per level.
+    std::vector<std::string> parts;
+    for (size_t i = 1, j; i < dir->size(); i = j + 1) {
+      j = dir->find('/', i);
+      if (j == std::string::npos) j = dir->size();
+      parts.push_back(dir->substr(i, j - i));
+    }
+    std::smatch m;
+    size_t hb = parts.size();
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (std::regex_match(parts[i], m, kHostBridgeDir)) hb = i;
+    if (hb == parts.size() || parts.back() != name)
+      throw Error(link, "resolves to " + *dir + ", which is not below a host bridge directory (pciDDDD:BB)");
+    std::regex_match(parts[hb], m, kHostBridgeDir);
+    std::string hb_id = m[1].str() + ":" + m[2].str();
+    HostBridge& bridge = topo.host_bridges[hb_id];
+    if (bridge.id.empty()) {
+      bridge.id = hb_id;
+      bridge.domain = static_cast<std::uint32_t>(*parse_hex(m[1].str()));
+      bridge.bus = static_cast<std::uint8_t>(*parse_hex(m[2].str()));
+      for (size_t i = 0; i <= hb; ++i) bridge.sysfs_path += "/" + parts[i];
+    }
+    fn.host_bridge = hb_id;
+    if (parts.size() >= hb + 3) {
+      fn.parent = Bdf::parse(parts[parts.size() - 2]);
+      if (!fn.parent) throw Error(*dir, "parent directory '" + parts[parts.size() - 2] + "' is not a PCI address");
+    }
+    if (fn.config_size == 64) topo.config_truncated = true;
+    topo.functions.emplace(fn.bdf, std::move(fn));
+  }
+
+  for (auto& [id, bridge] : topo.host_bridges) {
+    for (const auto& [bdf, fn] : topo.functions)
+      if (fn.host_bridge == id && !fn.parent && !fn.physfn) bridge.root_devices.push_back(bdf);
+    std::sort(bridge.root_devices.begin(), bridge.root_devices.end(),
+              [](const Bdf& a, const Bdf& b) { return a.bus != b.bus ? a.bus < b.bus : a.devfn() < b.devfn(); });
+    if (!bridge.root_devices.empty()) {
+      const Function& first = topo.functions.at(bridge.root_devices.front());
+      if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort) bridge.bridge_device = first.bdf;
+      else if (first.port_type == PortType::kUnknown) bridge.bridge_device_unknown = true;
+    }
+  }
+  return topo;
+}
+
+}  // namespace p2pcheck

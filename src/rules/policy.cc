@@ -1,0 +1,106 @@
+#include "p2pcheck/rules/policy.h"
+
+namespace p2pcheck {
+
+const std::vector<AllowlistEntry>& host_bridge_allowlist() {
+  static const char* kSrc61 = "drivers/pci/p2pdma.c pci_p2pdma_whitelist[], read in 6.1.192 and 6.12.117";
+  static const char* kSrc71 = "stable-review mails for 7.1; not verified from a source tree";
+  static const char* kSrcNv = "PCI maintainer tree, Aug 2026; in no release";
+  static const char* kSrcZx = "PCI maintainer tree after 7.3-rc1; in no release";
+  static const std::vector<AllowlistEntry> table = {
+      // Rows present before 6.1 are dated by the first P2PDMA kernel (4.20): history not verified.
+      {0x8086, 0x3c00, true, {4, 20, 0}, RowStatus::kVerified, "Intel Xeon E5 / Core i7 (Sandy Bridge-EP)", kSrc61},
+      {0x8086, 0x3c01, true, {4, 20, 0}, RowStatus::kVerified, "Intel Xeon E5 / Core i7 (Sandy Bridge-EP)", kSrc61},
+      {0x8086, 0x2f00, true, {4, 20, 0}, RowStatus::kVerified, "Intel Xeon E5 v3 / E7 v3 (Haswell-EP)", kSrc61},
+      {0x8086, 0x2f01, true, {4, 20, 0}, RowStatus::kVerified, "Intel Xeon E5 v3 / E7 v3 (Haswell-EP)", kSrc61},
+      {0x8086, 0x2030, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
+      {0x8086, 0x2031, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
+      {0x8086, 0x2032, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
+      {0x8086, 0x2033, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
+      {0x8086, 0x2020, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP DMI3 host bridge", kSrc61},
+      {0x8086, 0x09a2, false, {5, 18, 0}, RowStatus::kVerified,
+       "Intel 3rd Gen Xeon Scalable (also Sapphire/Emerald Rapids 00.0)", "commit feaea1fe8b36 (5.18); in 6.1 and 6.12"},
+      {0x8086, 0x0b25, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA", kSrc71},
+      {0x8086, 0x0cfe, false, {7, 1, 0}, RowStatus::kReported, "Intel IAA/QAT", kSrc71},
+      {0x8086, 0x11fb, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA/IAA/QAT", kSrc71},
+      {0x8086, 0x1212, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA/IAA/QAT", kSrc71},
+      {0x8086, 0x1216, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA/IAA/QAT", kSrc71},
+      {0x8086, 0x4940, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
+      {0x8086, 0x4942, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
+      {0x8086, 0x4944, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
+      {0x8086, 0x4946, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
+      {0x8086, 0x4948, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
+      {0x1ae0, std::nullopt, false, {7, 1, 0}, RowStatus::kReported, "Google (any device)", kSrc71},
+      {0x10de, 0x2f95, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f96, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f97, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f98, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
+      {0x1d17, 0x1003, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
+      {0x1d17, 0x1005, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
+      {0x1d17, 0x1006, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
+      {0x1d17, 0x1007, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
+      {0x1d17, 0x1008, false, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
+  };
+  return table;
+}
+
+const std::vector<KnownBadKernel>& known_bad_kernels() {
+  static const char* kSrc = "hipFile docs, Linux distribution P2PDMA support (seeds/hipfile-kernel-p2pdma-support.txt)";
+  static const std::vector<KnownBadKernel> table = {
+      {".el9_8", "RHEL 9.8", kSrc},
+      {".el10_2", "RHEL 10.2", kSrc},
+  };
+  return table;
+}
+
+const KnownBadKernel* find_known_bad_kernel(const std::string& release) {
+  // "5.14.0-687.49.1.el9_8.x86_64": the suffix may be followed by the architecture.
+  for (const auto& bad : known_bad_kernels()) {
+    std::string suffix = bad.release_suffix;
+    size_t at = release.find(suffix);
+    if (at == std::string::npos) continue;
+    std::string rest = release.substr(at + suffix.size());
+    if (rest.empty() || rest[0] == '.' || rest[0] == '+') return &bad;
+  }
+  return nullptr;
+}
+
+const std::vector<DistroKernel>& distro_kernels() {
+  // seeds/hipfile-kernel-p2pdma-support.txt: default kernels inspected by the hipFile team.
+  static const std::vector<DistroKernel> table = {
+      {"debian-12", "Debian GNU/Linux 12 (bookworm)", "6.1.0-53-amd64", false},
+      {"debian-13", "Debian GNU/Linux 13 (trixie)", "6.12.107+deb13-amd64", false},
+      {"oracle-10", "Oracle Linux Server 10.1", "6.12.0-109.67.6.el10uek.x86_64", false},
+      {"oracle-9", "Oracle Linux Server 9.8", "6.12.0-1.23.3.2.el9uek.x86_64", false},
+      {"rhel-10.0", "Rocky Linux 10.0", "6.12.0-55.41.1.el10_0.x86_64", true},
+      {"rhel-10.2", "Rocky Linux 10.2", "6.12.0-211.58.1.el10_2.x86_64", true},
+      {"rhel-8.10", "Rocky Linux 8.10", "4.18.0-553.166.1.el8_10.x86_64", false},
+      {"rhel-9.4", "Rocky Linux 9.4", "5.14.0-427.42.1.el9_4.x86_64", true},
+      {"rhel-9.6", "Rocky Linux 9.6", "5.14.0-570.58.1.el9_6.x86_64", true},
+      {"rhel-9.8", "Rocky Linux 9.8", "5.14.0-687.49.1.el9_8.x86_64", true},
+      {"sles-15.7", "SLES 15 SP7", "6.4.0-150700.53.81-default", true},
+      {"sles-16.0", "openSUSE Leap 16.0", "6.12.0-160000.37-default", true},
+      {"ubuntu-2204", "Ubuntu 22.04.5 LTS", "5.15.0-194-generic", false},
+      {"ubuntu-2204-hwe", "Ubuntu 22.04.5 LTS (HWE)", "6.8.0-138-generic", true},
+      {"ubuntu-2404", "Ubuntu 24.04.4 LTS", "6.8.0-142-generic", true},
+      {"ubuntu-2404-hwe", "Ubuntu 24.04.4 LTS (HWE)", "7.0.0-34-generic", true},
+      {"ubuntu-2604", "Ubuntu 26.04 LTS", "7.0.0-34-generic", true},
+  };
+  return table;
+}
+
+const DistroKernel* find_distro_kernel(const OsRelease& os) {
+  std::string id = os.id, version = os.version_id;
+  std::string key;
+  if (id == "debian") key = "debian-" + version;
+  else if (id == "ubuntu") key = "ubuntu-" + std::string(version).erase(version.find('.') == std::string::npos ? version.size() : version.find('.'), 1);
+  else if (id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos") key = "rhel-" + version;
+  else if (id == "ol") key = "oracle-" + version.substr(0, version.find('.'));
+  else if (id == "sles" || id == "sled") key = "sles-" + version;
+  else if (id == "opensuse-leap") key = "sles-" + version;
+  for (const auto& row : distro_kernels())
+    if (key == row.target) return &row;
+  return nullptr;
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,143 @@
+// Path resolution shared by every backend, so a captured tree and the live `/` follow links alike.
+#include "p2pcheck/source/source.h"
+
+#include <algorithm>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+constexpr int kMaxLinkHops = 40;  // as the kernel's MAXSYMLINKS
+
+std::vector<std::string> split_path(std::string_view path) { return split(path, '/'); }
+
+}  // namespace
+
+std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last) {
+  if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
+  // The components walked so far, as the path `here` ("/a/b") and where each one starts in it.
+  std::string here;
+  std::vector<size_t> starts;
+  // Work list of components still to walk, front first; links splice their target in.
+  std::vector<std::string> todo = split_path(path);
+  std::reverse(todo.begin(), todo.end());
+  int hops = 0;
+  while (!todo.empty()) {
+    std::string part = std::move(todo.back());
+    todo.pop_back();
+    if (part == ".") continue;
+    if (part == "..") {
+      if (starts.empty()) throw Error(std::string(path), "path climbs above the root of " + describe());
+      here.resize(starts.back());
+      starts.pop_back();
+      continue;
+    }
+    starts.push_back(here.size());
+    here += '/';
+    here += part;
+    NodeType type = type_of(here);
+    if (type == NodeType::kMissing) return std::nullopt;
+    if (type != NodeType::kLink || (todo.empty() && !follow_last)) continue;
+    if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
+    const std::string& target = link_of(here);
+    log_.links_followed[here] = target;
+    // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
+    // climb above the root: that is a hostile or broken capture, never silently the host's files.
+    bool absolute = !target.empty() && target.front() == '/';
+    std::vector<std::string> parts = split_path(target);
+    size_t depth = absolute ? 0 : starts.size() - 1;
+    for (const auto& p : parts) {
+      if (p == "..") {
+        if (depth == 0) throw Error(here, "symlink to '" + target + "' leaves the root of " + describe());
+        --depth;
+      } else if (p != ".") {
+        ++depth;
+      }
+    }
+    here.resize(absolute ? 0 : starts.back());
+    if (absolute) starts.clear();
+    else starts.pop_back();
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(std::move(*it));
+  }
+  return here.empty() ? std::string("/") : here;
+}
+
+Source::NodeType Source::type_of(const std::string& path) {
+  auto it = types_.find(path);
+  if (it != types_.end()) return it->second;
+  NodeType type = node_type(path);
+  if (type != NodeType::kMissing) types_.emplace(path, type);
+  return type;
+}
+
+const std::string& Source::link_of(const std::string& path) {
+  auto it = links_.find(path);
+  if (it != links_.end()) return it->second;
+  return links_.emplace(path, node_link(path)).first->second;
+}
+
+EntryKind Source::entry_kind(NodeType type) {
+  switch (type) {
+    case NodeType::kFile: return EntryKind::kFile;
+    case NodeType::kDir: return EntryKind::kDir;
+    case NodeType::kLink: return EntryKind::kLink;
+    default: return EntryKind::kOther;
+  }
+}
+
+std::optional<std::string> Source::resolve(std::string_view path) {
+  auto where = canonicalize(path, true);
+  if (where && recording_) log_.found[*where] = entry_kind(type_of(*where));
+  return where;
+}
+
+std::optional<std::string> Source::link_target(std::string_view path) {
+  auto where = canonicalize(path, false);
+  if (!where || type_of(*where) != NodeType::kLink) return std::nullopt;
+  std::string target = link_of(*where);
+  log_.links_followed[*where] = target;
+  return target;
+}
+
+FileRead Source::read(std::string_view path) {
+  auto where = resolve(path);
+  if (!where) return {};
+  NodeType type = type_of(*where);
+  if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
+  if (type != NodeType::kFile) {
+    FileRead other{ReadStatus::kFailed, "", "not a regular file"};
+    if (recording_) log_.contents.emplace(*where, other);
+    return other;
+  }
+  ++log_.file_reads[*where];
+  auto failed = failures_.find(*where);
+  FileRead result = failed != failures_.end() ? failed->second : node_read(*where);
+  // The first answer is the one the analysis acted on; a later read of a changing file
+  // (an AER counter) must not replace it.
+  if (recording_) log_.contents.emplace(*where, result);
+  return result;
+}
+
+std::vector<std::string> Source::list(std::string_view path) {
+  auto where = resolve(path);
+  if (!where || type_of(*where) != NodeType::kDir) return {};
+  ++log_.dir_lists[*where];
+  std::vector<std::string> names = node_list(*where);
+  std::sort(names.begin(), names.end());
+  if (recording_) {
+    auto& entries = log_.listings[*where];
+    for (const std::string& name : names) {
+      std::string child = (*where == "/" ? "" : *where) + "/" + name;
+      NodeType type = type_of(child);
+      if (type == NodeType::kMissing) continue;  // vanished between listing and looking
+      RecordedEntry entry{entry_kind(type), ""};
+      if (type == NodeType::kLink) entry.link_target = link_of(child);
+      entries[name] = std::move(entry);
+    }
+  }
+  return names;
+}
+
+}  // namespace p2pcheck

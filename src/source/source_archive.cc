@@ -1,0 +1,146 @@
+// Archive backend: a tar (optionally gzip/xz/zstd compressed) of a Linux root, read into memory.
+// Nothing is unpacked to disk, so a hostile archive cannot write anywhere.
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "p2pcheck/source/archive.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+namespace {
+
+// Member names must be plain relative paths: "./sys/x" and "sys/x" are fine; "/etc/x" and "a/../b" are not.
+std::string clean_member_name(const std::string& archive, const std::string& raw) {
+  if (raw.empty()) throw Error(archive + ":<empty name>", "archive member without a name");
+  if (raw.front() == '/') throw Error(archive + ":" + raw, "absolute member name; expected a path relative to the captured root");
+  std::string out;
+  size_t i = 0;
+  while (i <= raw.size()) {
+    size_t j = raw.find('/', i);
+    if (j == std::string::npos) j = raw.size();
+    std::string part = raw.substr(i, j - i);
+    if (part == "..") throw Error(archive + ":" + raw, "member name contains '..'; refusing to open it");
+    if (!part.empty() && part != ".") out += "/" + part;
+    i = j + 1;
+  }
+  return out;  // "" for the top itself
+}
+
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// Owns the libarchive handle so every throw frees it.
+struct Reader {
+  archive* ar = archive_read_new();
+  ~Reader() { archive_read_free(ar); }
+};
+
+}  // namespace
+
+LoadedArchive load_archive(const std::string& file) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
+  Reader reader;
+  archive* ar = reader.ar;
+  archive_read_support_filter_all(ar);
+  archive_read_support_format_tar(ar);
+  archive_read_support_format_gnutar(ar);
+  // Bids last: only a compressed stream that is no tar comes out as "raw" (lspci.txt.gz).
+  archive_read_support_format_raw(ar);
+  if (archive_read_open_filename(ar, file.c_str(), 1 << 16) != ARCHIVE_OK) {
+    std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
+    throw Error(file, "not a readable tar archive: " + msg);
+  }
+  LoadedArchive loaded;
+  std::uint64_t total = 0;
+  std::string last;  // the member before a broken header, so the message says where it broke
+  archive_entry* entry = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(ar, &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN)
+      throw Error(last.empty() ? file : file + ":" + last,
+                  std::string("broken or truncated archive") + (last.empty() ? "" : " after this member") + ": " +
+                      archive_error_string(ar));
+    bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
+    if (raw && archive_filter_count(ar) <= 1)
+      throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
+    const char* raw_name = archive_entry_pathname(entry);
+    std::string member = raw ? "data" : raw_name ? raw_name : "";
+    std::string name = clean_member_name(file, member);
+    std::string where = file + ":" + member;
+    last = member;
+    if (name.empty()) continue;
+    if (const char* hard = archive_entry_hardlink(entry)) {
+      std::string target = clean_member_name(file, hard);
+      const MemoryTree::Node* node = loaded.tree.find(target);
+      if (!node) throw Error(where, "hard link to a member that is not earlier in the archive");
+      MemoryTree::Node copy = *node;
+      if (copy.kind == EntryKind::kFile) loaded.tree.add_file(name, std::move(copy.data));
+      else if (copy.kind == EntryKind::kLink) loaded.tree.add_link(name, std::move(copy.data));
+      else loaded.tree.add_dir(name);
+      continue;
+    }
+    switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
+      case AE_IFDIR: loaded.tree.add_dir(name); break;
+      case AE_IFLNK: {
+        const char* target = archive_entry_symlink(entry);
+        loaded.tree.add_link(name, target ? target : "");
+        break;
+      }
+      case AE_IFREG: {
+        la_int64_t size = archive_entry_size(entry);
+        if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
+          throw Error(where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
+        std::string data;
+        char buf[65536];
+        for (;;) {
+          la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
+          if (n < 0) throw Error(where, std::string("cannot read member data: ") + archive_error_string(ar));
+          if (n == 0) break;
+          data.append(buf, static_cast<size_t>(n));
+          total += static_cast<std::uint64_t>(n);
+          if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
+          if (total > kMaxArchiveBytes)
+            throw Error(where, "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+          // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
+          std::uint64_t packed = static_cast<std::uint64_t>(archive_filter_bytes(ar, -1));
+          if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
+            throw Error(where, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                                   " times its compressed size (" + mib(total) + " from " +
+                                   std::to_string(packed >> 10) + " KiB so far); refusing a compression bomb");
+        }
+        loaded.tree.add_file(name, std::move(data));
+        break;
+      }
+      default:
+        throw Error(where, "device node, fifo or socket in a dump; expected only files, directories and symlinks");
+    }
+    if (raw) {
+      loaded.raw = true;
+      break;
+    }
+  }
+  return loaded;
+}
+
+std::unique_ptr<Source> open_archive_source(const std::string& file) {
+  auto loaded = load_archive(file);
+  if (loaded.raw) throw Error(file, "a compressed file, not a tar archive of a captured Linux root");
+  // A dump holds the root at its top, or inside one top-level folder (tar czf x.tgz capture-host/).
+  const MemoryTree& tree = loaded.tree;
+  std::string prefix;
+  if (!tree.find("/sys")) {
+    auto top = tree.children("/");
+    if (top.size() == 1 && tree.find("/" + top[0] + "/sys")) prefix = "/" + top[0];
+    else
+      throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder; "
+                        "expected a capture of a Linux root");
+  }
+  return open_memory_source(std::make_shared<const MemoryTree>(tree.subtree(prefix)), "archive " + file);
+}
+
+}  // namespace p2pcheck

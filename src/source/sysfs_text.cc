@@ -1,0 +1,77 @@
+#include "p2pcheck/source/sysfs_text.h"
+
+#include <charconv>
+
+namespace p2pcheck {
+
+std::string_view trim(std::string_view text) {
+  const char* ws = " \t\r\n";
+  size_t b = text.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = text.find_last_not_of(ws);
+  return text.substr(b, e - b + 1);
+}
+
+std::optional<std::uint64_t> parse_hex(std::string_view text) {
+  text = trim(text);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+  if (text.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int64_t> parse_dec(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 10);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string_view::npos) j = text.size();
+    lines.emplace_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return lines;
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
+    if (j > i) words.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(separator, i);
+    if (j == std::string_view::npos) j = text.size();
+    if (j > i) parts.emplace_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::string basename(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+}  // namespace p2pcheck

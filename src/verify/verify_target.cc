@@ -1,0 +1,225 @@
+#include "p2pcheck/verify/verify_target.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <regex>
+#include <set>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/verify/verify_pattern.h"
+
+namespace p2pcheck {
+namespace {
+
+const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
+const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+bool is_stacking(LayerKind k) {
+  switch (k) {
+    case LayerKind::kLvm:
+    case LayerKind::kDmCrypt:
+    case LayerKind::kDmMultipath:
+    case LayerKind::kDmPartition:
+    case LayerKind::kDmOther:
+    case LayerKind::kMd:
+    case LayerKind::kLoop: return true;
+    default: return false;
+  }
+}
+
+std::string layer_label(const StorageLayer& l) {
+  return l.device + " (" + to_string(l.kind) + (l.detail.empty() ? "" : " " + l.detail) + ")";
+}
+
+// The controller owning an NVMe namespace or partition name, from the inventory.
+const NvmeController* controller_of(const Inventory& inv, const std::string& name) {
+  std::smatch m;
+  std::string ns = std::regex_match(name, m, kNvmePartition) ? m[1].str() : name;
+  for (const auto& c : inv.nvmes)
+    for (const auto& n : c.namespaces)
+      if (n.name == ns) return &c;
+  return nullptr;
+}
+
+std::string errtext(int err) { return std::strerror(err < 0 ? -err : err); }
+
+}  // namespace
+
+std::optional<std::string> block_device_name(Source& source, unsigned major, unsigned minor) {
+  const std::string mm = std::to_string(major) + ":" + std::to_string(minor);
+  if (auto canonical = source.resolve("/sys/dev/block/" + mm)) return basename(*canonical);
+  for (const auto& name : source.list("/sys/class/block")) {
+    FileRead r = source.read("/sys/class/block/" + name + "/dev");
+    if (r.ok() && trim(r.bytes) == mm) return name;
+  }
+  return std::nullopt;
+}
+
+TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& source, const Machine& machine,
+                              const StorageLayout& layout, const Inventory& inv) {
+  FileStat st;
+  if (int rc = io.stat(dir, st); rc < 0) throw UsageError("--target " + dir + ": " + errtext(rc));
+  if (!st.is_dir) throw UsageError("--target " + dir + ": not a directory (name a directory; verify creates its own scratch file there)");
+  auto name = block_device_name(source, st.dev_major, st.dev_minor);
+  if (!name)
+    throw UsageError("--target " + dir + ": its file system (device " + std::to_string(st.dev_major) + ":" +
+                     std::to_string(st.dev_minor) +
+                     ") is not a block device (tmpfs, overlay, btrfs subvolume, network file system?); name a "
+                     "directory on an ext4 or xfs file system on the NVMe to test");
+  TargetPlan t;
+  t.kind = TargetPlan::Kind::kScratchFile;
+  t.path = dir;
+  t.block_device = *name;
+  std::set<Bdf> seen;
+  for (const auto& s : layout.stacks) {
+    if (s.layers.empty() || s.layers.front().device != *name) continue;
+    if (s.controller_bdf && seen.insert(*s.controller_bdf).second) t.controllers.push_back(*s.controller_bdf);
+    if (t.mountpoint.empty() && !s.mounts.empty()) {
+      t.mountpoint = s.mounts.front().mountpoint;
+      t.fstype = s.mounts.front().fstype;
+    }
+    if (t.stacked_layers.empty())
+      for (const auto& l : s.layers)
+        if (is_stacking(l.kind)) t.stacked_layers.push_back(layer_label(l));
+  }
+  // Devices no NVMe stack ends on (vda, sda) still have a mount-table line worth naming.
+  if (t.mountpoint.empty())
+    for (const Mount& m : machine.mounts)
+      if (m.device == "/dev/" + *name) {
+        t.mountpoint = m.mountpoint;
+        t.fstype = m.fstype;
+        break;
+      }
+  // A file system on a bare namespace or partition the mount table did not show (another namespace).
+  if (t.controllers.empty())
+    if (const NvmeController* c = controller_of(inv, *name)) t.controllers.push_back(c->bdf);
+  if (t.controllers.empty())
+    throw UsageError("--target " + dir + ": its file system sits on " + *name +
+                     (t.fstype.empty() ? "" : " (" + t.fstype + " at " + t.mountpoint + ")") +
+                     ", which is not on a local NVMe controller; name a directory on a file system of the NVMe to test");
+  if (!t.stacked_layers.empty())
+    t.notes.push_back("the file system sits on " + join(t.stacked_layers, " on ") +
+                      ": md, dm and loop do not take P2P pages, so expect the storage stack to refuse (EREMOTEIO)");
+  if (!t.fstype.empty() && t.fstype != "ext4" && t.fstype != "xfs")
+    t.notes.push_back(t.fstype + " is not ext4 or xfs: hipFile's fastpath and O_DIRECT with P2P pages are documented "
+                                 "for those two only");
+  return t;
+}
+
+TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, VerifyIo& io, Source& source,
+                              const StorageLayout& layout, const Inventory& inv) {
+  FileStat st;
+  if (int rc = io.stat(device, st); rc < 0) throw UsageError("--raw " + device + ": " + errtext(rc));
+  if (!st.is_block) throw UsageError("--raw " + device + ": not a block device");
+  auto name = block_device_name(source, st.rdev_major, st.rdev_minor);
+  if (!name) throw UsageError("--raw " + device + ": no block device with number " + std::to_string(st.rdev_major) + ":" + std::to_string(st.rdev_minor) + " in /sys");
+  if (!std::regex_match(*name, kNvmeNamespace) && !std::regex_match(*name, kNvmePartition))
+    throw UsageError("--raw " + device + " is " + *name + ", not an NVMe namespace or partition");
+  const NvmeController* c = controller_of(inv, *name);
+  if (!c) throw UsageError("--raw " + device + " (" + *name + "): no local NVMe controller owns it (NVMe over fabrics, or a multipath head?)");
+  if (offset % kVerifyAlign)
+    throw UsageError("--offset " + std::to_string(offset) + ": must be a multiple of " + std::to_string(kVerifyAlign));
+
+  // In use = the device, or for a whole namespace any of its partitions, is mounted, held or swap.
+  std::vector<std::string> names{*name};
+  if (std::regex_match(*name, kNvmeNamespace))
+    for (const auto& ns : c->namespaces)
+      if (ns.name == *name) names.insert(names.end(), ns.partitions.begin(), ns.partitions.end());
+  std::vector<std::string> uses;
+  for (const auto& n : names) {
+    auto holders = source.list("/sys/class/block/" + n + "/holders");
+    if (!holders.empty()) uses.push_back(n + " is held by " + join(holders, ", ") + " (/sys/class/block/" + n + "/holders)");
+  }
+  for (const auto& s : layout.stacks) {
+    if (s.unused) continue;
+    bool touches = false;
+    for (const auto& l : s.layers) touches |= std::find(names.begin(), names.end(), l.device) != names.end();
+    if (!touches) continue;
+    const std::string top = s.layers.empty() ? s.nvme : s.layers.front().device;
+    for (const auto& m : s.mounts) uses.push_back(top + " is mounted at " + m.mountpoint + " (" + m.fstype + ", /proc/mounts)");
+    if (s.swap) uses.push_back(top + " is active swap (/proc/swaps)");
+  }
+  if (!uses.empty())
+    throw UsageError("--raw " + device + ": refusing to write to a device in use: " + join(uses, "; "));
+  if (!layout.mounts_known)
+    throw UsageError("--raw " + device + ": the mount table could not be read, so p2pcheck cannot tell the device is unused");
+
+  TargetPlan t;
+  t.kind = TargetPlan::Kind::kRawDevice;
+  t.path = device;
+  t.block_device = *name;
+  t.controllers.push_back(c->bdf);
+  t.raw_offset = offset;
+  if (FileRead r = source.read("/sys/class/block/" + *name + "/size"); r.ok())
+    if (auto sectors = parse_dec(trim(r.bytes)); sectors && *sectors > 0)
+      t.device_bytes = static_cast<std::uint64_t>(*sectors) * 512;  // sysfs counts 512-byte sectors always
+  if (layout.zfs_mounted)
+    t.notes.push_back("a ZFS pool is mounted and ZFS registers no holders: make sure " + *name + " is not a pool member");
+  return t;
+}
+
+TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const std::string& dir, std::uint64_t bytes) {
+  TargetOpen out;
+  std::random_device rd;
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", rd(), rd());
+  const std::string path = dir + "/.p2pcheck-verify-" + std::to_string(getpid()) + "-" + suffix;
+  int fd = io->open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+  if (fd == -EINVAL) {
+    // The kernel creates the file before it checks that the file system can do O_DIRECT.
+    io->unlink(path);
+    out.error = fd;
+    out.problem = "the file system of " + dir + " does not support O_DIRECT";
+    return out;
+  }
+  if (fd < 0) {
+    out.error = fd;
+    out.problem = "cannot create a scratch file in " + dir + ": " + errtext(fd);
+    return out;
+  }
+  out.target = std::make_shared<OpenTarget>(io, fd, path, true);
+  // Allocated up front: ENOSPC now rather than mid-transfer, and a P2P write that lands in allocated blocks.
+  if (int rc = io->fallocate(fd, 0, bytes); rc < 0) {
+    if (rc == -EOPNOTSUPP) {
+      out.notes.push_back("the file system cannot preallocate; blocks are allocated as the test writes");
+    } else {
+      out.error = rc;
+      out.problem = "cannot allocate " + format_size(bytes) + " in " + path + ": " + errtext(rc);
+      out.target.reset();
+      io->unlink(path);
+    }
+  }
+  return out;
+}
+
+TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const std::string& device) {
+  TargetOpen out;
+  int fd = io->open(device, O_RDWR | O_EXCL | O_DIRECT);
+  if (fd < 0) {
+    out.error = fd;
+    out.problem = fd == -EBUSY ? device + " is in use (O_EXCL refused: mounted or claimed since the check)"
+                               : "cannot open " + device + ": " + errtext(fd);
+    return out;
+  }
+  out.target = std::make_shared<OpenTarget>(io, fd, device, false);
+  return out;
+}
+
+std::string remove_scratch_file(VerifyIo& io, const std::string& path) {
+  if (int rc = io.unlink(path); rc < 0) return "could not remove " + path + ": " + errtext(rc) + "; remove it by hand";
+  return "";
+}
+
+}  // namespace p2pcheck

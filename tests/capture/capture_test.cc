@@ -1,0 +1,300 @@
+#include "p2pcheck/capture/capture.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/source/memory_source.h"
+#include "p2pcheck/report/report.h"
+#include "test_tree.h"
+
+namespace p2pcheck {
+namespace {
+
+using testing::ConfigSpace;
+using testing::TempDir;
+
+// A machine with one switch, a GPU and an NVMe drive below it; enough for run_check.
+void small_machine(const TempDir& dir) {
+  const std::string rp = "sys/devices/pci0000:00/0000:00:01.0";
+  auto fn = [&](const std::string& path, const std::string& bdf, std::uint16_t vendor, std::uint16_t device,
+                std::uint32_t cls, const std::string& config) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%04x\n", vendor);
+    dir.write(path + "/vendor", buf);
+    std::snprintf(buf, sizeof buf, "0x%04x\n", device);
+    dir.write(path + "/device", buf);
+    std::snprintf(buf, sizeof buf, "0x%06x\n", cls);
+    dir.write(path + "/class", buf);
+    dir.write(path + "/config", config);
+    dir.link("sys/bus/pci/devices/" + bdf, "../../.." + path.substr(3));
+  };
+  fn("sys/devices/pci0000:00/0000:00:00.0", "0000:00:00.0", 0x1022, 0x14a4, 0x060000, ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes());
+  fn(rp, "0000:00:01.0", 0x1022, 0x14ab, 0x060400, ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(4).acs(0x5f, 0x1d).bytes());
+  fn(rp + "/0000:01:00.0", "0000:01:00.0", 0x1002, 0x74a1, 0x120000, ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes());
+  fn(rp + "/0000:01:00.1", "0000:01:00.1", 0x144d, 0xa826, 0x010802, ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
+  dir.write(rp + "/0000:01:00.1/nvme/nvme0/serial", "S4EWNX0R123456      \n");
+  dir.write(rp + "/0000:01:00.1/nvme/nvme0/model", "SAMSUNG MZWLR7T6HALA-00007\n");
+  dir.write(rp + "/0000:01:00.1/nvme/nvme0/cntlid", "1\n");  // listed, never read
+  dir.link(rp + "/0000:01:00.1/nvme/nvme0/device", "../../../0000:01:00.1");
+  dir.link("sys/class/nvme/nvme0", "../../devices/pci0000:00/0000:00:01.0/0000:01:00.1/nvme/nvme0");
+  dir.write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC 9654\n\n");
+  dir.write("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+  dir.write("proc/sys/kernel/hostname", "gpu-node-17.example.com\n");
+  dir.write("boot/config-6.8.0-45-generic", "CONFIG_PCI_P2PDMA=y\n");
+  dir.write("proc/modules", "amdgpu 15032320 0 - Live 0xffffffffc1a00000\n");
+  dir.write("proc/kallsyms", "ffffffffa1c00000 T _stext\nffffffffc1a4f2d0 t kfd_ais_rw_file\t[amdgpu]\n");
+  dir.link(rp + "/0000:01:00.0/driver", "../../../../bus/pci/drivers/amdgpu");
+  dir.mkdir("sys/bus/pci/drivers/amdgpu");
+}
+
+class FakeActions : public DeviceActions {
+ public:
+  bool root = true;
+  bool module = true;
+  std::optional<std::string> verify;
+  bool is_root() override { return root; }
+  std::string hostname() override { return "gpu-node-17.example.com"; }
+  std::time_t now() override { return 1796000000; }
+  NvmeIdentity nvme_identity(const std::string& controller, const Bdf& bdf) override {
+    NvmeIdentity id;
+    id.controller = controller;
+    id.bdf = bdf;
+    id.identify_ok = true;
+    id.model = "SAMSUNG MZWLR7T6HALA-00007";
+    id.serial = "S4EWNX0R123456";
+    id.firmware = "MPK7525Q";
+    id.registers_ok = true;
+    id.cmb = decode_cmb(0x2, 0x4 << 12 | 0x2 << 8 | 0x18);  // BAR2, 4 x 1 MiB, WDS+RDS
+    return id;
+  }
+  HipProbe hip_probe() override {
+    HipProbe p;
+    p.hip_runtime.library = "libamdhip64.so";
+    p.hip_runtime.error = "not here";
+    p.hipfile.library = "libhipfile.so";
+    p.hipfile.error = "not here";
+    return p;
+  }
+  KernelModuleAnswers kernel_module(const std::vector<DevicePair>& pairs) override {
+    KernelModuleAnswers a;
+    if (!module) {
+      a.problem = "/dev/p2pprobe: not present";
+      return a;
+    }
+    a.available = true;
+    a.info.api_version = 1;
+    a.info.module_version = "0.1";
+    for (const auto& p : pairs) a.verdicts.push_back({p, KernelVerdict{2, MapType::kBusAddr, "", false, "amdgpu", "nvme"}});
+    return a;
+  }
+  std::optional<std::string> saved_results(const SavedResults&) override { return verify; }
+};
+
+const CaptureEntry* entry(const CaptureSet& set, const std::string& path) {
+  for (const auto& e : set.entries)
+    if (e.path == path) return &e;
+  return nullptr;
+}
+
+nlohmann::ordered_json check_doc(Source& source) {
+  auto j = check_json(*run_check(source, CheckOptions{}));
+  j.erase("source");
+  return j;
+}
+
+TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
+  TempDir dir;
+  small_machine(dir);
+  auto src = open_tree_source(dir.path());
+  CaptureSet set = collect_capture(*src, nullptr, false);
+  const std::string nvme = "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.1/nvme/nvme0";
+  ASSERT_TRUE(entry(set, nvme + "/model"));
+  EXPECT_EQ(entry(set, nvme + "/model")->data, "SAMSUNG MZWLR7T6HALA-00007\n");
+  ASSERT_TRUE(entry(set, nvme + "/cntlid"));  // listed: present, but not its bytes
+  EXPECT_EQ(entry(set, nvme + "/cntlid")->data, "");
+  EXPECT_NE(set.manifest["uncaptured"].dump().find(nvme + "/cntlid"), std::string::npos);
+  ASSERT_TRUE(entry(set, "/sys/class/nvme/nvme0"));
+  EXPECT_EQ(entry(set, "/sys/class/nvme/nvme0")->kind, EntryKind::kLink);
+  EXPECT_FALSE(entry(set, "/proc/sys/kernel/hostname"));  // never read by the analysis
+  ASSERT_TRUE(entry(set, "/proc/kallsyms"));  // read for amdgpu's AIS
+  // Redacted, the symbols stay and the KASLR addresses go.
+  auto again = open_tree_source(dir.path());
+  CaptureSet redacted = collect_capture(*again, nullptr, true);
+  EXPECT_EQ(entry(redacted, "/proc/kallsyms")->data, "0000000000000000 T _stext\n0000000000000000 t kfd_ais_rw_file\t[amdgpu]\n");
+  EXPECT_EQ(set.manifest["schema"], kCaptureSchema);
+  EXPECT_EQ(set.manifest["as_root"], nullptr);  // a tree does not say
+  EXPECT_EQ(set.mtime, 0);
+}
+
+TEST(Capture, ReplaysToTheSameCheckThroughDumpAndUnpackedRoot) {
+  TempDir dir, out;
+  small_machine(dir);
+  auto src = open_tree_source(dir.path());
+  auto expected = check_doc(*src);
+  auto fresh = open_tree_source(dir.path());
+  CaptureSet set = collect_capture(*fresh, nullptr, false);
+  std::string file = out.path() + "/cap.tar.zst";
+  CaptureWritten w = write_capture(set, {file, false});
+  EXPECT_EQ(w.compression, "zstd");
+  auto replay = open_dump_source(file);
+  EXPECT_EQ(check_doc(*replay), expected);
+  // Reading a placeholder says it was not captured: unknown, never an empty value.
+  FileRead r = replay->read("/sys/class/nvme/nvme0/cntlid");
+  EXPECT_EQ(r.status, ReadStatus::kFailed);
+  EXPECT_NE(r.error.find("not in this capture"), std::string::npos);
+}
+
+TEST(Capture, UnreadableFilesReplayAsUnreadable) {
+  TempDir dir, out;
+  small_machine(dir);
+  // The same machine through a memory tree in which the kernel config is denied.
+  auto tsrc = open_tree_source(dir.path());
+  MemoryTree copy;
+  for (const char* f : {"/proc/cpuinfo", "/proc/sys/kernel/osrelease"}) copy.add_file(f, tsrc->read(f).bytes);
+  copy.add_failure("/boot/config-6.8.0-45-generic", {ReadStatus::kDenied, "", "Permission denied"});
+  copy.add_dir("/sys/bus/pci/devices");
+  auto src = open_memory_source(std::make_shared<const MemoryTree>(std::move(copy)), "memory");
+  CaptureSet set = collect_capture(*src, nullptr, false);
+  EXPECT_EQ(set.manifest["unreadable"]["/boot/config-6.8.0-45-generic"]["status"], "denied");
+  std::string file = out.path() + "/cap.tar.gz";
+  write_capture(set, {file, false});
+  auto replay = open_dump_source(file);
+  FileRead r = replay->read("/boot/config-6.8.0-45-generic");
+  EXPECT_EQ(r.status, ReadStatus::kDenied);
+  EXPECT_EQ(r.error, "Permission denied");
+  // Unpacked and opened as a root, the manifest still says so.
+  std::filesystem::create_directories(out.path() + "/x");
+  ASSERT_EQ(std::system(("tar -C " + out.path() + "/x -xzf " + file).c_str()), 0);
+  auto tree_replay = with_capture_manifest(open_tree_source(out.path() + "/x/" + kCaptureTopFolder));
+  EXPECT_EQ(tree_replay->read("/boot/config-6.8.0-45-generic").status, ReadStatus::kDenied);
+}
+
+TEST(Capture, SameInputSameBytes) {
+  TempDir dir, out;
+  small_machine(dir);
+  for (const char* name : {"a.tar.zst", "b.tar.zst", "a.tar.gz", "b.tar.gz", "a.tar.xz", "b.tar.xz"}) {
+    auto src = open_tree_source(dir.path());
+    write_capture(collect_capture(*src, nullptr, false), {out.path() + "/" + name, false});
+  }
+  auto bytes = [&](const std::string& name) {
+    std::ifstream in(out.path() + "/" + name, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  EXPECT_EQ(bytes("a.tar.zst"), bytes("b.tar.zst"));
+  EXPECT_EQ(bytes("a.tar.gz"), bytes("b.tar.gz"));
+  EXPECT_EQ(bytes("a.tar.xz"), bytes("b.tar.xz"));
+}
+
+TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
+  TempDir dir, out;
+  small_machine(dir);
+  auto src = open_tree_source(dir.path());
+  CaptureSet set = collect_capture(*src, nullptr, false);
+  std::string file = out.path() + "/cap.tar";
+  out.write("cap.tar", "precious");
+  EXPECT_THROW(write_capture(set, {file, false}), UsageError);
+  {
+    std::ifstream in(file);
+    std::string s((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(s, "precious");
+  }
+  CaptureWritten w = write_capture(set, {file, true});
+  EXPECT_GT(w.bytes, 8u);
+  EXPECT_THROW(write_capture(set, {out.path() + "/no/such/dir/cap.tar", false}), UsageError);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out.path())) {
+    ++files;
+    EXPECT_EQ(e.path().filename().string().find(".p2pcheck-capture-"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(Capture, LiveProbesGoUnderLiveWithTheirOwnSchema) {
+  TempDir dir, out;
+  small_machine(dir);
+  auto src = open_tree_source(dir.path());
+  FakeActions actions;
+  actions.root = false;
+  actions.verify = R"({"schema": "p2pcheck.verify", "schema_version": 1, "pairs": []})";
+  CaptureSet set = collect_capture(*src, &actions, false);
+  ASSERT_TRUE(entry(set, "/live/nvme.json"));
+  auto nvme = nlohmann::json::parse(entry(set, "/live/nvme.json")->data);
+  EXPECT_EQ(nvme["schema"], "p2pcheck.live.nvme");
+  EXPECT_EQ(nvme["controllers"][0]["identify"]["model"], "SAMSUNG MZWLR7T6HALA-00007");
+  EXPECT_EQ(nvme["controllers"][0]["registers"]["cmb"]["size"], 4u << 20);
+  EXPECT_EQ(nvme["controllers"][0]["registers"]["cmb"]["published_expected"], true);
+  ASSERT_TRUE(entry(set, "/live/hip.json"));
+  EXPECT_EQ(nlohmann::json::parse(entry(set, "/live/hip.json")->data)["schema"], "p2pcheck.live.hip");
+  ASSERT_TRUE(entry(set, "/live/kmod.json"));
+  auto kmod = nlohmann::json::parse(entry(set, "/live/kmod.json")->data);
+  EXPECT_EQ(kmod["schema"], "p2pcheck.kmod");
+  ASSERT_EQ(kmod["verdicts"].size(), 1u);
+  EXPECT_EQ(kmod["verdicts"][0]["map_type"], "BUS_ADDR");
+  EXPECT_EQ(kmod["verdicts"][0]["provider"], "0000:01:00.0");
+  ASSERT_TRUE(entry(set, "/live/verify.json"));
+  EXPECT_EQ(set.manifest["as_root"], false);
+  EXPECT_EQ(set.manifest["captured_at"], "2026-11-30T00:53:20Z");
+  EXPECT_NE(set.manifest["notes"].dump().find("captured without root"), std::string::npos);
+  // Without the module or DMA results there are no such files at all: no placeholders.
+  actions.module = false;
+  actions.verify.reset();
+  auto again = open_tree_source(dir.path());
+  CaptureSet without = collect_capture(*again, &actions, false);
+  EXPECT_FALSE(entry(without, "/live/kmod.json"));
+  EXPECT_FALSE(entry(without, "/live/verify.json"));
+  EXPECT_NE(nlohmann::json(without.notes).dump().find("not in this capture: /dev/p2pprobe"), std::string::npos);
+  // A capture of the capture keeps the live answers and the original facts.
+  std::string file = out.path() + "/cap.tar.zst";
+  write_capture(set, {file, false});
+  auto replay = open_dump_source(file);
+  auto info = read_capture_info(*replay);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->format, "capture");
+  CaptureSet second = collect_capture(*replay, nullptr, false);
+  EXPECT_TRUE(entry(second, "/live/nvme.json"));
+  EXPECT_EQ(second.manifest["as_root"], false);
+  EXPECT_EQ(second.mtime, 1796000000);
+  EXPECT_EQ(second.manifest["source_manifest"]["hostname"], "gpu-node-17.example.com");
+}
+
+TEST(Capture, BrokenManifestOfOursIsAnErrorNamingIt) {
+  MemoryTree tree;
+  tree.add_dir("/sys/bus/pci/devices");
+  tree.add_file(kManifestPath, "{\"schema\": \"p2pcheck.capture\", ");
+  auto src = open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), "memory");
+  try {
+    read_capture_info(*src);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), kManifestPath);
+  }
+}
+
+TEST(Capture, EveryFixtureRoundTripsAndStaysSmall) {
+  int fixtures = 0;
+  for (const auto& fixture : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    std::string root = (fixture.path() / "root").string();
+    if (!std::filesystem::exists(root + "/sys")) continue;
+    ++fixtures;
+    TempDir out;
+    auto src = open_tree_source(root);
+    auto expected = check_doc(*src);
+    auto recording = open_tree_source(root);
+    std::string file = out.path() + "/cap.tar.zst";
+    CaptureWritten w = write_capture(collect_capture(*recording, nullptr, false), {file, false});
+    // An 8-GPU server: the brief says well under a few MB.
+    EXPECT_LT(w.bytes, 1u << 20) << fixture.path();
+    auto replay = open_dump_source(file);
+    EXPECT_EQ(check_doc(*replay), expected) << fixture.path();
+  }
+  EXPECT_GE(fixtures, 5);
+}
+
+}  // namespace
+}  // namespace p2pcheck

@@ -1,0 +1,122 @@
+#include "p2pcheck/checks/check.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace p2pcheck {
+namespace {
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& id) {
+  for (const auto& f : findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+Machine machine_with(const std::string& release, const std::string& config_value) {
+  Machine m;
+  m.kernel_release = release;
+  m.cpu.vendor_id = "GenuineIntel";
+  m.cpu.family = 6;
+  m.cpu.evidence_file = "/proc/cpuinfo";
+  m.config.tried = {"/boot/config-" + release};
+  if (!config_value.empty()) {
+    m.config.file = "/boot/config-" + release;
+    if (config_value != "n") m.config.options["CONFIG_PCI_P2PDMA"] = config_value;
+  }
+  return m;
+}
+
+TEST(CheckKernel, ConfigSetMissingOrUnknown) {
+  Machine yes = machine_with("6.8.0-142-generic", "y");
+  auto f = check_kernel(yes, kernel_rules_for(yes, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kPass);
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->evidence.at(0).file, "/boot/config-6.8.0-142-generic");
+
+  Machine no = machine_with("6.1.0-31-amd64", "n");
+  f = check_kernel(no, kernel_rules_for(no, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kFail);
+  EXPECT_FALSE(find(f, "kernel.config_p2pdma")->fix.empty());
+
+  Machine unknown = machine_with("6.1.0-31-amd64", "");
+  f = check_kernel(unknown, kernel_rules_for(unknown, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kUnknown);
+  EXPECT_NE(find(f, "kernel.config_p2pdma")->message.find("/boot/config-6.1.0-31-amd64"), std::string::npos);
+}
+
+TEST(CheckKernel, KnownBadKernelFailsWhateverElsePasses) {
+  Machine m = machine_with("6.12.0-211.58.1.el10_2.x86_64", "y");
+  auto f = check_kernel(m, kernel_rules_for(m, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.known_bad")->level, Level::kFail);
+  EXPECT_NE(find(f, "kernel.known_bad")->message.find("RHEL 10.2"), std::string::npos);
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kPass);
+}
+
+TEST(CheckKernel, CpuRules) {
+  Machine m = machine_with("6.8.0", "y");
+  m.cpu.vendor_id = "AuthenticAMD";
+  m.cpu.family = 0x15;
+  EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "cpu.p2pdma_rule")->level, Level::kWarn);
+  m.cpu.family = 0x19;
+  EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "cpu.p2pdma_rule")->level, Level::kInfo);
+  m.cpu.vendor_id.clear();
+  EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "cpu.p2pdma_rule")->level, Level::kUnknown);
+}
+
+TEST(CheckKernel, VendorKernelsSayWhichTableWasAssumed) {
+  Machine m = machine_with("5.14.0-427.42.1.el9_4.x86_64", "y");
+  KernelRules rules = kernel_rules_for(m, std::nullopt);
+  EXPECT_TRUE(rules.vendor_kernel);
+  EXPECT_NE(rules.table_note.find("backports"), std::string::npos);
+  EXPECT_NE(rules.table_note.find("older than 6.1"), std::string::npos);
+}
+
+TEST(AcsOverride, ReadsBothCommandLineForms) {
+  Function fn;
+  fn.bdf = *Bdf::parse("0000:42:02.0");
+  fn.vendor = 0x10b5;
+  fn.device = 0x8747;
+  EXPECT_EQ(acs_override("quiet", fn), AcsOverride::kNone);
+  EXPECT_EQ(acs_override("pci=disable_acs_redir=0000:42:01.0;0000:42:02.0", fn), AcsOverride::kRedirectDisabled);
+  EXPECT_EQ(acs_override("pci=noaer,disable_acs_redir=pci:10b5:8747", fn), AcsOverride::kRedirectDisabled);
+  EXPECT_EQ(acs_override("pci=config_acs=1101x@0000:42:02.0", fn), AcsOverride::kConfigured);
+  EXPECT_EQ(acs_override("pci=disable_acs_redir=0000:43:02.0", fn), AcsOverride::kNone);
+}
+
+TEST(Cmdline, SplitsParametersAndStopsAtInitArguments) {
+  auto params = parse_cmdline("BOOT_IMAGE=/vmlinuz ro intel_iommu=on pci=disable_acs_redir=0000:42:02.0 -- --init-arg=1");
+  ASSERT_EQ(params.size(), 4u);
+  EXPECT_EQ(params[2].first, "intel_iommu");
+  EXPECT_EQ(params[3].second, "disable_acs_redir=0000:42:02.0");
+}
+
+TEST(KernelVersion, ParsesReleases) {
+  EXPECT_EQ(parse_kernel_version("6.8.0-142-generic")->str(), "6.8");
+  EXPECT_EQ(parse_kernel_version("6.12.117")->str(), "6.12.117");
+  EXPECT_TRUE((*parse_kernel_version("5.14.0-427.el9") < KernelVersion{6, 1, 0}));
+  EXPECT_FALSE(parse_kernel_version("banana"));
+}
+
+}  // namespace
+}  // namespace p2pcheck
+
+namespace p2pcheck {
+namespace {
+
+// The read-once rule: a whole `check` reads every file and lists every directory at most once.
+TEST(ReadOnce, FullCheckOfEveryFixtureReadsEachFileOnce) {
+  int fixtures = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    if (!std::filesystem::exists(entry.path() / "root" / "sys")) continue;
+    ++fixtures;
+    auto source = open_tree_source((entry.path() / "root").string());
+    auto report = run_check(*source, CheckOptions{});
+    EXPECT_FALSE(report->pairs.empty()) << entry.path();
+    for (const auto& [path, count] : source->access_log().file_reads) EXPECT_EQ(count, 1) << entry.path() << path;
+    for (const auto& [path, count] : source->access_log().dir_lists) EXPECT_EQ(count, 1) << entry.path() << path;
+  }
+  EXPECT_GE(fixtures, 4);
+}
+
+}  // namespace
+}  // namespace p2pcheck

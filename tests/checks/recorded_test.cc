@@ -1,0 +1,150 @@
+// Replays show what the captured machine said at capture time: its kernel's p2pprobe answers
+// (live/kmod.json) beside our verdicts, and its last verify run (live/verify.json).
+#include "p2pcheck/checks/recorded.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/source/error.h"
+#include "test_tree.h"
+#include "verify_fakes.h"
+
+namespace p2pcheck {
+namespace {
+
+using namespace p2pcheck::testing;
+using nlohmann::json;
+
+constexpr const char* kGpu = "0000:03:00.0";   // epyc-mi300x-8gpu: GPU and nvme0 under one switch
+constexpr const char* kNvme = "0000:05:00.0";
+
+struct Replay {
+  TempDir root;
+  Replay() {
+    std::filesystem::copy(fixture_root("epyc-mi300x-8gpu"), root.path(),
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  }
+  std::unique_ptr<CheckReport> check() {
+    auto source = open_tree_source(root.path());
+    CheckOptions o;
+    o.selection = {{kGpu}, {kNvme}};
+    return run_check(*source, o);
+  }
+  const Finding* finding(const CheckReport& r, const std::string& id) {
+    for (const auto& f : r.findings)
+      if (f.id == id) return &f;
+    return nullptr;
+  }
+};
+
+json kmod_doc(int distance, const char* map_type) {
+  return {{"schema", "p2pcheck.kmod"},
+          {"schema_version", 1},
+          {"module", {{"api_version", 1}, {"module_version", "0.1"}, {"kernel_release", "6.12.9"}, {"p2pdma", true}}},
+          {"verdicts", json::array({{{"provider", kGpu}, {"client", kNvme}, {"distance", distance}, {"map_type", map_type},
+                                     {"map_note", ""}}})},
+          {"failures", json::array()}};
+}
+
+json verify_doc(const char* to_device, const char* to_storage) {
+  return {{"schema", "p2pcheck.verify"},
+          {"finished_at", "2026-11-30T09:00:00Z"},
+          {"summary", "x"},
+          {"pairs", json::array({{{"gpu", kGpu},
+                                  {"nvme", kNvme},
+                                  {"nvme_name", "nvme0"},
+                                  {"status", "ran"},
+                                  {"engine", "hipfile"},
+                                  {"directions", json::array({{{"flow", "storage -> GPU"}, {"outcome", to_device}},
+                                                              {{"flow", "GPU -> storage"}, {"outcome", to_storage},
+                                                               {"errno", "EREMOTEIO"}}})}},
+                                 {{"gpu", kGpu}, {"nvme", "0000:06:00.0"}, {"status", "skipped"}}})}};
+}
+
+TEST(Recorded, KernelAnswersOfTheCaptureAreComparedOnReplay) {
+  Replay r;
+  auto plain = r.check();
+  ASSERT_EQ(plain->pairs.size(), 1u);
+  EXPECT_FALSE(plain->pairs[0].kernel);
+  EXPECT_FALSE(r.finding(*plain, "kmod.kernel_verdict"));  // replay without recorded answers: nothing claimed
+  const PairDecision& ours = plain->pairs[0];
+
+  r.root.write("live/kmod.json", kmod_doc(*ours.distance, to_string(ours.map_type)).dump());
+  auto agreed = r.check();
+  ASSERT_TRUE(agreed->pairs[0].kernel);
+  EXPECT_TRUE(agreed->pairs[0].kernel_agrees.value_or(false));
+  const Finding* f = r.finding(*agreed, "kmod.kernel_verdict");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kPass);
+  EXPECT_NE(f->message.find("captured machine's kernel"), std::string::npos) << f->message;
+  ASSERT_EQ(f->evidence.size(), 1u);
+  EXPECT_EQ(f->evidence[0].file, kRecordedKmodPath);
+  EXPECT_NE(f->evidence[0].value.find("recorded at capture time"), std::string::npos);
+
+  r.root.write("live/kmod.json", kmod_doc(-1, "NOT_SUPPORTED").dump());
+  auto differ = r.check();
+  f = r.finding(*differ, "kmod.kernel_verdict");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_EQ(differ->result, Level::kFail);
+  EXPECT_FALSE(differ->pairs[0].kernel_agrees.value_or(true));
+}
+
+TEST(Recorded, AnswersForOtherPairsClaimNothing) {
+  Replay r;
+  json doc = kmod_doc(4, "BUS_ADDR");
+  doc["verdicts"][0]["client"] = "0000:06:00.0";
+  r.root.write("live/kmod.json", doc.dump());
+  auto rep = r.check();
+  EXPECT_FALSE(rep->pairs[0].kernel);
+  const Finding* f = r.finding(*rep, "kmod.kernel_verdict");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kInfo);
+  EXPECT_NE(f->message.find("cover none"), std::string::npos);
+}
+
+TEST(Recorded, VerifyRunShowsPerDirectionAndFailsWhenATransferFailed) {
+  Replay r;
+  r.root.write("live/verify.json", verify_doc("passed", "refused").dump());
+  auto rep = r.check();
+  const Finding* f = r.finding(*rep, "verify.recorded");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_NE(f->message.find("1 of 2 transfer direction(s) did not pass"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("2026-11-30T09:00:00Z"), std::string::npos);
+  ASSERT_EQ(f->evidence.size(), 1u);  // the skipped pair is not among the checked ones
+  EXPECT_EQ(f->evidence[0].value,
+            "0000:03:00.0 -> 0000:05:00.0 (nvme0): storage -> GPU passed, GPU -> storage refused (EREMOTEIO); engine hipfile");
+
+  r.root.write("live/verify.json", verify_doc("passed", "passed").dump());
+  f = r.finding(*r.check(), "verify.recorded");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kPass);
+  EXPECT_NE(f->message.find("all 2 transfer direction(s) passed"), std::string::npos);
+}
+
+TEST(Recorded, BrokenRecordsNameTheFile) {
+  Replay r;
+  r.root.write("live/kmod.json", "{\"schema\": \"p2pcheck.kmod\", \"verdicts\": [{\"provider\": \"zz\"}]}");
+  try {
+    r.check();
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/live/kmod.json"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(r.root.path() + "/live/kmod.json");
+  r.root.write("live/verify.json", "not json");
+  try {
+    r.check();
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/live/verify.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("p2pcheck.verify"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace p2pcheck

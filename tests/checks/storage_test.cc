@@ -1,0 +1,585 @@
+#include "p2pcheck/checks/storage.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "test_tree.h"
+
+namespace p2pcheck {
+namespace {
+
+using testing::TempDir;
+
+// A block layer as sysfs lays it out: whole disks, partitions inside them, holders/ and slaves/
+// links both ways, dm/, md/ and loop/ attributes. Links are absolute, i.e. inside the tree's root.
+class FakeBlock {
+ public:
+  explicit FakeBlock(const TempDir& dir) : dir_(dir) {}
+
+  std::string disk(const std::string& name, const std::string& majmin,
+                   const std::string& parent = "sys/devices/virtual/block") {
+    std::string d = parent + "/" + name;
+    dir_.write(d + "/dev", majmin + "\n");
+    dir_.mkdir(d + "/holders");
+    dir_.mkdir(d + "/slaves");
+    dir_.link("sys/class/block/" + name, "/" + d);
+    dir_.link("sys/block/" + name, "/" + d);
+    paths_[name] = d;
+    return d;
+  }
+  // An NVMe namespace below its controller, as the nvme driver registers it.
+  std::string nvme(const std::string& ctrl, const std::string& name, const std::string& majmin) {
+    return disk(name, majmin, "sys/devices/pci0000:00/0000:00:01.0/0000:04:00.0/nvme/" + ctrl);
+  }
+  std::string partition(const std::string& disk_name, const std::string& name, const std::string& majmin, int number) {
+    std::string d = paths_.at(disk_name) + "/" + name;
+    dir_.write(d + "/dev", majmin + "\n");
+    dir_.write(d + "/partition", std::to_string(number) + "\n");
+    dir_.mkdir(d + "/holders");
+    dir_.link("sys/class/block/" + name, "/" + d);
+    paths_[name] = d;
+    return d;
+  }
+  void stack(const std::string& upper, const std::string& lower) {
+    dir_.link(paths_.at(upper) + "/slaves/" + lower, "/" + paths_.at(lower));
+    dir_.link(paths_.at(lower) + "/holders/" + upper, "/" + paths_.at(upper));
+  }
+  void dm(const std::string& name, const std::string& majmin, const std::string& dm_name, const std::string& uuid,
+          const std::vector<std::string>& slaves) {
+    std::string d = disk(name, majmin);
+    dir_.write(d + "/dm/name", dm_name + "\n");
+    dir_.write(d + "/dm/uuid", uuid + (uuid.empty() ? "" : "\n"));
+    for (const auto& s : slaves) stack(name, s);
+  }
+  void md(const std::string& name, const std::string& majmin, const std::string& level,
+          const std::vector<std::string>& slaves) {
+    std::string d = disk(name, majmin);
+    dir_.write(d + "/md/level", level + "\n");
+    for (const auto& s : slaves) stack(name, s);
+  }
+  void loop(const std::string& name, const std::string& majmin, const std::string& backing) {
+    std::string d = disk(name, majmin);
+    dir_.write(d + "/loop/backing_file", backing + "\n");
+  }
+
+ private:
+  const TempDir& dir_;
+  std::map<std::string, std::string> paths_;
+};
+
+NvmeController controller(const std::string& name, const std::string& bdf,
+                          std::vector<std::pair<std::string, std::vector<std::string>>> namespaces) {
+  NvmeController c;
+  c.name = name;
+  c.bdf = *Bdf::parse(bdf);
+  for (auto& [ns, parts] : namespaces) {
+    NvmeNamespace n;
+    n.name = ns;
+    n.partitions = parts;
+    c.namespaces.push_back(n);
+  }
+  return c;
+}
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& id, const std::string& subject) {
+  for (const auto& f : fs)
+    if (f.id == id && f.subject == subject) return &f;
+  return nullptr;
+}
+
+bool has_evidence(const Finding& f, const std::string& file, const std::string& value_part = "") {
+  for (const auto& e : f.evidence)
+    if (e.file == file && e.value.find(value_part) != std::string::npos) return true;
+  return false;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Every non-PASS finding must say what it rests on.
+void expect_evidence_on_non_pass(const std::vector<Finding>& fs) {
+  for (const auto& f : fs) {
+    if (f.level == Level::kPass) continue;
+    EXPECT_FALSE(f.evidence.empty()) << f.id << " " << f.subject << ": " << f.message;
+    if (f.level == Level::kFail || f.level == Level::kWarn) {
+      EXPECT_FALSE(f.fix.empty()) << f.id << " " << f.subject;
+    }
+  }
+}
+
+class Storage : public ::testing::Test {
+ protected:
+  Storage() : block_(dir_) {
+    dir_.write("sys/module/nvme_core/parameters/multipath", "N\n");
+    block_.nvme("nvme0", "nvme0n1", "259:0");
+    block_.partition("nvme0n1", "nvme0n1p1", "259:1", 1);
+    block_.partition("nvme0n1", "nvme0n1p2", "259:2", 2);
+    block_.nvme("nvme1", "nvme1n1", "259:3");
+    block_.partition("nvme1n1", "nvme1n1p1", "259:4", 1);
+    block_.disk("sda", "8:0", "sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block");
+    block_.partition("sda", "sda1", "8:1", 1);
+    inv_.nvmes.push_back(controller("nvme0", "0000:04:00.0", {{"nvme0n1", {"nvme0n1p1", "nvme0n1p2"}}}));
+    inv_.nvmes.push_back(controller("nvme1", "0000:05:00.0", {{"nvme1n1", {"nvme1n1p1"}}}));
+    machine_.mounts.push_back({"/dev/nvme0n1p2", "/", "ext4", "rw,relatime,errors=remount-ro"});
+    machine_.mounts.push_back({"/dev/nvme0n1p1", "/boot/efi", "vfat", "rw,relatime,fmask=0077"});
+    machine_.mounts.push_back({"proc", "/proc", "proc", "rw,nosuid"});
+  }
+  std::vector<Finding> run() {
+    source_ = open_tree_source(dir_.path());
+    layout_ = read_storage(*source_, machine_, inv_);
+    return check_storage(layout_);
+  }
+
+  TempDir dir_;
+  FakeBlock block_;
+  Inventory inv_;
+  Machine machine_;
+  std::unique_ptr<Source> source_;
+  StorageLayout layout_;
+};
+
+TEST_F(Storage, Ext4WithDefaultModeDirectlyOnNvmePasses) {
+  auto fs = run();
+  const Finding* root = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->level, Level::kPass);
+  EXPECT_TRUE(contains(root->message, "/: ext4 on nvme0n1p2")) << root->message;
+  EXPECT_TRUE(contains(root->message, "default")) << root->message;
+  EXPECT_TRUE(has_evidence(*root, "/proc/mounts", "/dev/nvme0n1p2 / ext4"));
+  // The EFI partition is not a data file system: INFO, whatever it sits on.
+  const Finding* efi = find(fs, "storage.stack", "nvme0n1p1");
+  ASSERT_TRUE(efi);
+  EXPECT_EQ(efi->level, Level::kInfo);
+  // nvme1n1 holds nothing: raw use is fine.
+  const Finding* raw = find(fs, "storage.raw", "nvme1n1");
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->level, Level::kPass);
+  EXPECT_TRUE(contains(raw->message, "raw block device"));
+  const Finding* mp = find(fs, "storage.nvme_multipath", "");
+  ASSERT_TRUE(mp);
+  EXPECT_EQ(mp->level, Level::kPass);
+  EXPECT_TRUE(has_evidence(*mp, "/sys/module/nvme_core/parameters/multipath", "N"));
+  // The stack knows its controller, for pairing with GPUs.
+  ASSERT_FALSE(layout_.stacks.empty());
+  EXPECT_EQ(layout_.stacks[0].controller, "nvme0");
+  EXPECT_EQ(layout_.stacks[0].controller_bdf, Bdf::parse("0000:04:00.0"));
+  EXPECT_EQ(layout_.stacks[0].ext4_data_mode, "ordered");
+  expect_evidence_on_non_pass(fs);
+}
+
+TEST_F(Storage, Ext4JournalAndWritebackFail) {
+  machine_.mounts[0].options = "rw,relatime,data=journal";
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "data=journal"));
+  EXPECT_TRUE(contains(f->fix, "data=ordered"));
+  EXPECT_TRUE(contains(f->fix, "cost"));
+
+  machine_.mounts[0].options = "rw,data=writeback";
+  fs = run();
+  f = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "data=writeback"));
+}
+
+TEST_F(Storage, Ext4ModeHiddenFromProcMountsIsReadFromProcFs) {
+  // A superblock default (tune2fs -o journal_data) does not show in /proc/mounts.
+  dir_.write("proc/fs/ext4/nvme0n1p2/options", "rw\nbsddf\ndata=journal\n");
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(has_evidence(*f, "/proc/fs/ext4/nvme0n1p2/options", "data=journal"));
+  dir_.write("proc/fs/ext4/nvme0n1p2/options", "rw\ndata=ordered\n");
+  fs = run();
+  EXPECT_EQ(find(fs, "storage.stack", "nvme0n1p2")->level, Level::kPass);
+}
+
+TEST_F(Storage, XfsPassesOtherFileSystemsFail) {
+  machine_.mounts.push_back({"/dev/nvme1n1p1", "/data", "xfs", "rw,noatime"});
+  auto fs = run();
+  EXPECT_EQ(find(fs, "storage.stack", "nvme1n1p1")->level, Level::kPass);
+  EXPECT_FALSE(find(fs, "storage.raw", "nvme1n1"));  // in use now
+
+  machine_.mounts.back().fstype = "btrfs";
+  fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "btrfs"));
+  EXPECT_TRUE(contains(f->fix, "HIPFILE_UNSUPPORTED_FILE_SYSTEMS"));
+
+  machine_.mounts.back().fstype = "reiserfs";  // not in the table at all
+  fs = run();
+  f = find(fs, "storage.stack", "nvme1n1p1");
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "not ext4 or xfs"));
+  expect_evidence_on_non_pass(fs);
+}
+
+TEST_F(Storage, LvmOnAllNvmeWarnsAndSpanningAnotherDiskFails) {
+  block_.dm("dm-0", "253:0", "vg0-data", "LVM-AbCdEfGh12345678AbCdEfGh12345678abcdefgh12345678AbCdEfGh1234", {"nvme1n1p1"});
+  machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_TRUE(contains(f->message, "/data: xfs on LVM vg0-data (dm-0) on nvme1n1p1")) << f->message;
+  EXPECT_TRUE(contains(f->message, "all-NVMe"));
+  EXPECT_TRUE(has_evidence(*f, "/sys/block/dm-0/dm/uuid", "LVM-"));
+
+  // The same volume group also on a SATA disk: hipFile falls back.
+  TempDir other;
+  FakeBlock b2(other);
+  other.write("sys/module/nvme_core/parameters/multipath", "N\n");
+  b2.nvme("nvme1", "nvme1n1", "259:3");
+  b2.partition("nvme1n1", "nvme1n1p1", "259:4", 1);
+  b2.disk("sda", "8:0");
+  b2.partition("sda", "sda1", "8:1", 1);
+  b2.dm("dm-0", "253:0", "vg0-data", "LVM-xyz", {"nvme1n1p1", "sda1"});
+  auto src = open_tree_source(other.path());
+  Machine m;
+  m.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
+  Inventory inv;
+  inv.nvmes.push_back(controller("nvme1", "0000:05:00.0", {{"nvme1n1", {"nvme1n1p1"}}}));
+  fs = check_storage(*src, m, inv);
+  f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "sda1")) << f->message;
+  EXPECT_TRUE(contains(f->fix, "pvmove"));
+  expect_evidence_on_non_pass(fs);
+}
+
+TEST_F(Storage, DmCryptFailsWithTheReasonAndFix) {
+  block_.dm("dm-1", "253:1", "luks-data", "CRYPT-LUKS2-0123456789abcdef0123456789abcdef-luks-data", {"nvme1n1p1"});
+  machine_.mounts.push_back({"/dev/mapper/luks-data", "/secure", "ext4", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "dm-crypt"));
+  EXPECT_TRUE(contains(f->message, "EREMOTEIO"));
+  EXPECT_TRUE(contains(f->message, "falls back to POSIX"));
+  EXPECT_TRUE(contains(f->fix, "directly on the NVMe partition"));
+  EXPECT_TRUE(has_evidence(*f, "/sys/block/dm-1/dm/uuid", "CRYPT-LUKS2"));
+}
+
+TEST_F(Storage, DeviceMapperKindsFromUuidPrefix) {
+  struct Case {
+    std::string uuid;
+    LayerKind kind;
+  };
+  std::vector<Case> cases = {{"mpath-3600508b400105e210000900000490000", LayerKind::kDmMultipath},
+                             {"part1-mpath-3600508b400105e21", LayerKind::kDmPartition},
+                             {"CRYPT-VERITY-abc-root", LayerKind::kDmOther},
+                             {"CRYPT-PLAIN-abc", LayerKind::kDmCrypt},
+                             {"stratis-1-abc", LayerKind::kDmOther},
+                             {"", LayerKind::kDmOther}};
+  for (const auto& c : cases) {
+    TempDir d;
+    FakeBlock b(d);
+    b.nvme("nvme1", "nvme1n1", "259:3");
+    b.dm("dm-5", "253:5", "thing", c.uuid, {"nvme1n1"});
+    Machine m;
+    m.mounts.push_back({"/dev/dm-5", "/x", "xfs", "rw"});
+    Inventory inv;
+    inv.nvmes.push_back(controller("nvme1", "0000:05:00.0", {{"nvme1n1", {}}}));
+    auto src = open_tree_source(d.path());
+    StorageLayout layout = read_storage(*src, m, inv);
+    ASSERT_EQ(layout.stacks.size(), 1u) << c.uuid;
+    ASSERT_EQ(layout.stacks[0].layers.size(), 2u);
+    EXPECT_EQ(layout.stacks[0].layers[0].kind, c.kind) << c.uuid;
+    EXPECT_EQ(layout.stacks[0].layers[1].kind, LayerKind::kNvmeNamespace);
+    auto fs = check_storage(layout);
+    EXPECT_EQ(find(fs, "storage.stack", "nvme1n1")->level, Level::kFail) << c.uuid;
+  }
+}
+
+TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
+  block_.md("md0", "9:0", "raid1", {"nvme0n1p1", "nvme1n1p1"});
+  machine_.mounts.erase(machine_.mounts.begin() + 1);  // no EFI mount this time
+  machine_.mounts.push_back({"/dev/md0", "/scratch", "ext4", "rw"});
+  dir_.write("proc/fs/ext4/md0/options", "rw\ndata=ordered\n");
+  auto fs = run();
+  // Two stacks share one file system: its files are still read once.
+  for (const auto& [path, count] : source_->access_log().file_reads) EXPECT_EQ(count, 1) << path;
+  for (const char* leaf : {"nvme0n1p1", "nvme1n1p1"}) {
+    const Finding* f = find(fs, "storage.stack", leaf);
+    ASSERT_TRUE(f) << leaf;
+    EXPECT_EQ(f->level, Level::kFail);
+    EXPECT_TRUE(contains(f->message, "md RAID (md0)"));
+    EXPECT_TRUE(has_evidence(*f, "/sys/block/md0/md/level", "raid1"));
+  }
+  bool found = false;
+  for (const auto& s : layout_.stacks)
+    if (s.nvme == "nvme0n1p1") {
+      found = true;
+      EXPECT_EQ(s.other_members, std::vector<std::string>{"nvme1n1p1"});
+      EXPECT_TRUE(s.non_nvme_members.empty());
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Storage, PartitionOfAnMdArrayIsWalkedThroughTheArray) {
+  block_.md("md0", "9:0", "raid0", {"nvme1n1"});
+  block_.partition("md0", "md0p1", "259:8", 1);
+  machine_.mounts.push_back({"/dev/md0p1", "/fast", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "/fast: xfs on md0p1 on md raid0 (md0) on nvme1n1")) << f->message;
+}
+
+TEST_F(Storage, DeviceLinksInDevAreFollowed) {
+  dir_.write("dev/nvme1n1p1", "");
+  dir_.link("dev/disk/by-uuid/0f3c-11aa", "../../nvme1n1p1");
+  machine_.mounts.push_back({"/dev/disk/by-uuid/0f3c-11aa", "/data", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kPass);
+  EXPECT_TRUE(layout_.unmapped.empty());
+}
+
+TEST_F(Storage, EscapedMountPointsMatchLoopBackingFiles) {
+  machine_.mounts.push_back({"/dev/nvme1n1p1", "/mnt/my\\040data", "xfs", "rw"});
+  block_.loop("loop3", "7:3", "/mnt/my data/vm.img (deleted)");
+  machine_.mounts.push_back({"/dev/loop3", "/mnt/vm", "ext4", "rw"});
+  auto fs = run();
+  bool found = false;
+  for (const auto& f : fs)
+    if (f.subject == "nvme1n1p1" && contains(f.message, "loop3")) {
+      found = true;
+      EXPECT_EQ(f.level, Level::kFail);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(Storage, DmMultipathOverNvmeFails) {
+  block_.dm("dm-4", "253:4", "mpatha", "mpath-eui.0025385b71b0f4a1", {"nvme1n1"});
+  block_.dm("dm-5", "253:5", "mpatha1", "part1-mpath-eui.0025385b71b0f4a1", {"dm-4"});
+  machine_.mounts.push_back({"/dev/mapper/mpatha1", "/mp", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "dm partition mapping mpatha1 (dm-5) on dm-multipath mpatha (dm-4) on nvme1n1"))
+      << f->message;
+  EXPECT_TRUE(contains(f->fix, "failover"));
+}
+
+TEST_F(Storage, LoopDeviceWithBackingFileOnNvmeFails) {
+  machine_.mounts.push_back({"/dev/nvme1n1p1", "/srv", "ext4", "rw"});
+  block_.loop("loop0", "7:0", "/srv/images/disk.img");
+  machine_.mounts.push_back({"/dev/loop0", "/mnt/img", "ext4", "rw"});
+  // A snap: a read-only image, not a data target.
+  block_.loop("loop1", "7:1", "/var/lib/snapd/snaps/core_1.snap");
+  machine_.mounts.push_back({"/dev/loop1", "/snap/core/1", "squashfs", "ro"});
+  auto fs = run();
+  const Finding* direct = nullptr;
+  const Finding* via_loop = nullptr;
+  for (const auto& f : fs) {
+    if (f.id != "storage.stack" || f.subject != "nvme1n1p1") continue;
+    (contains(f.message, "loop") ? via_loop : direct) = &f;
+  }
+  ASSERT_TRUE(direct);
+  ASSERT_TRUE(via_loop);
+  EXPECT_EQ(direct->level, Level::kPass);
+  EXPECT_EQ(via_loop->level, Level::kFail);
+  EXPECT_TRUE(contains(via_loop->message, "/srv/images/disk.img on /srv")) << via_loop->message;
+  EXPECT_TRUE(has_evidence(*via_loop, "/sys/block/loop0/loop/backing_file", "/srv/images/disk.img"));
+  // The snap's backing file is on / (nvme0n1p2): reported, but only as INFO.
+  bool snap = false;
+  for (const auto& f : fs)
+    if (f.subject == "nvme0n1p2" && contains(f.message, "squashfs")) {
+      snap = true;
+      EXPECT_EQ(f.level, Level::kInfo);
+    }
+  EXPECT_TRUE(snap);
+}
+
+TEST_F(Storage, DevRootIsMappedThroughMountinfoDeviceNumbers) {
+  machine_.mounts[0].device = "/dev/root";
+  dir_.write("proc/self/mountinfo",
+             "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/root rw\n"
+             "23 22 0:5 / /proc rw - proc proc rw\n");
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kPass);
+  EXPECT_TRUE(layout_.unmapped.empty());
+}
+
+TEST_F(Storage, UnmappableDeviceIsUnknownNotAbsent) {
+  machine_.mounts.push_back({"/dev/disk/by-label/DATA", "/data", "xfs", "rw"});
+  auto fs = run();
+  ASSERT_EQ(layout_.unmapped.size(), 1u);
+  bool unknown = false;
+  for (const auto& f : fs)
+    if (f.id == "storage.unknown" && has_evidence(f, "/proc/mounts", "by-label/DATA")) {
+      unknown = true;
+      EXPECT_EQ(f.level, Level::kUnknown);
+    }
+  EXPECT_TRUE(unknown);
+}
+
+TEST_F(Storage, HeldButUnmountedVolumeIsReported) {
+  block_.dm("dm-2", "253:2", "vg1-lv", "LVM-abc", {"nvme1n1"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_TRUE(contains(f->message, "not mounted"));
+  EXPECT_TRUE(contains(f->message, "no file system mounted on dm-2"));
+  EXPECT_FALSE(find(fs, "storage.raw", "nvme1n1"));
+}
+
+TEST_F(Storage, SwapPartitionIsInfo) {
+  dir_.write("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n/dev/nvme1n1p1 partition 8388604 0 -2\n");
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kInfo);
+  EXPECT_TRUE(has_evidence(*f, "/proc/swaps", "nvme1n1p1"));
+}
+
+TEST_F(Storage, UnusedNamespaceWithZfsMountedIsOnlyAWarning) {
+  machine_.mounts.push_back({"tank/data", "/tank", "zfs", "rw,xattr"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.raw", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_TRUE(contains(f->message, "zfs"));
+}
+
+TEST_F(Storage, NoMountTableMakesUnusedUnknown) {
+  machine_.mounts.clear();
+  auto fs = run();
+  const Finding* f = find(fs, "storage.raw", "nvme0n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kUnknown);
+  ASSERT_TRUE(find(fs, "storage.unknown", ""));
+  EXPECT_EQ(find(fs, "storage.unknown", "")->level, Level::kUnknown);
+}
+
+TEST(StorageTree, NoBlockLayerIsUnknown) {
+  TempDir dir;
+  dir.write("sys/bus/pci/devices/.keep", "");
+  Machine m;
+  m.mounts.push_back({"/dev/nvme0n1p2", "/", "ext4", "rw"});
+  Inventory inv;
+  auto src = open_tree_source(dir.path());
+  auto fs = check_storage(*src, m, inv);
+  const Finding* f = find(fs, "storage.unknown", "");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kUnknown);
+  EXPECT_FALSE(f->evidence.empty());
+  EXPECT_FALSE(find(fs, "storage.nvme_multipath", ""));  // no NVMe controllers: nothing to say
+}
+
+TEST_F(Storage, FabricsNamespaceIsNotLocal) {
+  block_.disk("nvme5n1", "259:9", "sys/devices/virtual/nvme-fabrics/ctl/nvme5");
+  machine_.mounts.push_back({"/dev/nvme5n1", "/remote", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.stack", "nvme5n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_TRUE(contains(f->message, "no local PCIe NVMe function"));
+}
+
+// Native multipath: head nvme1n1 in nvme-subsys1 over nvme1c1n1 and nvme1c2n1 (two controllers).
+class Multipath : public Storage {
+ protected:
+  void make_head() {
+    dir_.write("sys/module/nvme_core/parameters/multipath", "Y\n");
+    dir_.mkdir("sys/devices/virtual/nvme-subsystem/nvme-subsys1/nvme1n1");
+    dir_.link("sys/class/nvme-subsystem/nvme-subsys1", "/sys/devices/virtual/nvme-subsystem/nvme-subsys1");
+    dir_.mkdir("sys/devices/virtual/nvme-subsystem/nvme-subsys1/nvme1");
+    dir_.mkdir("sys/devices/virtual/nvme-subsystem/nvme-subsys1/nvme2");
+    dir_.mkdir("sys/devices/pci0000:00/0000:00:01.0/0000:05:00.0/nvme/nvme1/nvme1c1n1");
+    dir_.link("sys/class/nvme/nvme1", "/sys/devices/pci0000:00/0000:00:01.0/0000:05:00.0/nvme/nvme1");
+    dir_.mkdir("sys/devices/pci0000:00/0000:00:02.0/0000:06:00.0/nvme/nvme2/nvme1c2n1");
+    dir_.link("sys/class/nvme/nvme2", "/sys/devices/pci0000:00/0000:00:02.0/0000:06:00.0/nvme/nvme2");
+    // What read_inventory() finds under those controllers.
+    NvmeController c1, c2;
+    c1.name = "nvme1";
+    c1.path_nodes = {"nvme1c1n1"};
+    c2.name = "nvme2";
+    c2.path_nodes = {"nvme1c2n1"};
+    inv_.nvmes.push_back(c1);
+    inv_.nvmes.push_back(c2);
+  }
+};
+
+TEST_F(Multipath, HeadNodeFailsWithTheCommandLineFix) {
+  make_head();
+  machine_.mounts.push_back({"/dev/nvme1n1p1", "/data", "xfs", "rw"});
+  auto fs = run();
+  const Finding* f = find(fs, "storage.nvme_multipath", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "nvme1c1n1, nvme1c2n1")) << f->message;
+  EXPECT_TRUE(contains(f->message, "controllers nvme1, nvme2")) << f->message;
+  EXPECT_TRUE(contains(f->fix, "nvme_core.multipath=N"));
+  EXPECT_TRUE(contains(f->fix, "loses NVMe native multipathing"));
+  EXPECT_TRUE(has_evidence(*f, "/sys/module/nvme_core/parameters/multipath", "Y"));
+  // The file system on it is judged with the head in mind.
+  const Finding* stack = find(fs, "storage.stack", "nvme1n1p1");
+  ASSERT_TRUE(stack);
+  EXPECT_EQ(stack->level, Level::kFail);
+  EXPECT_TRUE(contains(stack->message, "multipath head"));
+  // No machine-wide multipath finding when per-head ones exist.
+  EXPECT_FALSE(find(fs, "storage.nvme_multipath", ""));
+}
+
+TEST_F(Multipath, RawHeadFails) {
+  make_head();
+  auto fs = run();
+  const Finding* f = find(fs, "storage.raw", "nvme1n1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+}
+
+TEST_F(Multipath, EnabledWithoutHeadsIsInfoAndParameterStatesAreDistinguished) {
+  dir_.write("sys/module/nvme_core/parameters/multipath", "Y\n");
+  auto fs = run();
+  const Finding* f = find(fs, "storage.nvme_multipath", "");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kInfo);
+  EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kEnabled);
+
+  std::filesystem::remove(dir_.path() + "/sys/module/nvme_core/parameters/multipath");
+  dir_.write("sys/module/nvme_core/parameters/io_timeout", "30\n");
+  fs = run();
+  EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kAbsent);
+  EXPECT_EQ(find(fs, "storage.nvme_multipath", "")->level, Level::kPass);
+
+  std::filesystem::remove_all(dir_.path() + "/sys/module/nvme_core");
+  fs = run();
+  EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kUnknown);
+  f = find(fs, "storage.nvme_multipath", "");
+  EXPECT_EQ(f->level, Level::kUnknown);
+  EXPECT_TRUE(contains(f->evidence[0].value, "not present"));
+}
+
+TEST_F(Storage, EachFileIsReadOnce) {
+  block_.dm("dm-0", "253:0", "vg0-data", "LVM-abc", {"nvme1n1p1"});
+  machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
+  machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data2", "xfs", "rw"});  // bind mount: same top
+  run();
+  for (const auto& [path, count] : source_->access_log().file_reads) EXPECT_EQ(count, 1) << path;
+  int data_stacks = 0;
+  for (const auto& s : layout_.stacks)
+    if (s.nvme == "nvme1n1p1") {
+      ++data_stacks;
+      EXPECT_EQ(s.mounts.size(), 2u);
+    }
+  EXPECT_EQ(data_stacks, 1);
+}
+
+}  // namespace
+}  // namespace p2pcheck

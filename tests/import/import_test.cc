@@ -1,0 +1,265 @@
+#include "p2pcheck/import/import.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/model/topology.h"
+#include "test_tree.h"
+
+namespace p2pcheck {
+namespace {
+
+using testing::ConfigSpace;
+
+// Formats config bytes the way `lspci -xxxx` prints them.
+std::string hex_dump(const std::string& bdf_line, const std::string& config) {
+  std::string out = bdf_line + "\n";
+  for (size_t at = 0; at < config.size(); at += 16) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, at < 0x100 ? "%02zx:" : "%03zx:", at);
+    out += buf;
+    for (size_t i = 0; i < 16; ++i) {
+      std::snprintf(buf, sizeof buf, " %02x", static_cast<unsigned char>(config[at + i]));
+      out += buf;
+    }
+    out += "\n";
+  }
+  return out + "\n";
+}
+
+std::string bridge(std::uint8_t primary, std::uint8_t sec, std::uint8_t sub, int port, std::uint16_t acs_ctrl) {
+  std::string c = ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(port).acs(0x5f, acs_ctrl).bytes();
+  c[0x18] = static_cast<char>(primary);
+  c[0x19] = static_cast<char>(sec);
+  c[0x1a] = static_cast<char>(sub);
+  return c;
+}
+
+// Root complex 00.0, root port 00:01.1 -> switch 01:00.0 -> ports 02:00.0/02:01.0 -> GPU 03:00.0, NVMe 04:00.0.
+std::string small_lspci() {
+  return hex_dump("00:00.0 Host bridge: AMD Root Complex", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256)) +
+         hex_dump("00:01.1 PCI bridge: AMD GPP Bridge", bridge(0, 1, 4, 4, 0x1d)) +
+         hex_dump("01:00.0 PCI bridge: Broadcom PEX890xx", bridge(1, 2, 4, 5, 0)) +
+         hex_dump("02:00.0 PCI bridge: Broadcom PEX890xx", bridge(2, 3, 3, 6, 0)) +
+         hex_dump("02:01.0 PCI bridge: Broadcom PEX890xx", bridge(2, 4, 4, 6, 0)) +
+         hex_dump("03:00.0 Processing accelerators: AMD MI300X", ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes()) +
+         "\tKernel driver in use: amdgpu\n" +
+         hex_dump("04:00.0 Non-Volatile memory controller: Samsung", ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
+}
+
+std::unique_ptr<Source> as_source(MemoryTree tree) {
+  return open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), "import test");
+}
+
+TEST(Sniff, RecognisesEachFormatByContent) {
+  EXPECT_EQ(sniff_text(small_lspci()), TextFormat::kLspciDump);
+  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n\tSubsystem: x\n"), TextFormat::kLspciNoHex);
+  EXPECT_EQ(sniff_text("-[0000:00]-+-00.0\n           \\-01.0\n"), TextFormat::kLspciTree);
+  EXPECT_EQ(sniff_text("P: /devices/pci0000:00/0000:00:00.0\nM: x\nE: DEVPATH=/devices/pci0000:00\n"), TextFormat::kUdevDb);
+  EXPECT_EQ(sniff_text("<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">"), TextFormat::kHwlocXml);
+  EXPECT_EQ(sniff_text("processor\t: 0\nvendor_id\t: AuthenticAMD\n"), TextFormat::kCpuinfo);
+  EXPECT_EQ(sniff_text("hello world\n"), TextFormat::kUnknown);
+  EXPECT_EQ(sniff_text(std::string("\x7f" "ELF\0\0", 6)), TextFormat::kUnknown);
+}
+
+TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
+  auto src = as_source(import_lspci(small_lspci(), nullptr, "", "lspci.txt", ImportOptions{"amd-zen"}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  ASSERT_EQ(topo.functions.size(), 7u);
+  const Function& gpu = topo.at(*Bdf::parse("03:00.0"));
+  EXPECT_EQ(gpu.sysfs_path, "/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0");
+  EXPECT_EQ(gpu.driver, "amdgpu");
+  EXPECT_EQ(gpu.config_size, 4096u);
+  EXPECT_EQ(topo.at(*Bdf::parse("02:01.0")).acs.presence, Presence::kPresent);
+  EXPECT_EQ(topo.at(*Bdf::parse("00:01.1")).acs.control, 0x1d);
+  EXPECT_EQ(topo.at(*Bdf::parse("00:01.1")).port_type, PortType::kRootPort);
+  ASSERT_EQ(topo.host_bridges.size(), 1u);
+  EXPECT_EQ(topo.host_bridges.begin()->second.bridge_device, Bdf::parse("00:00.0"));
+  auto info = read_capture_info(*src);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->format, "lspci");
+  EXPECT_EQ(src->read("/proc/cmdline").status, ReadStatus::kFailed);  // unknown, not absent
+  auto report = run_check(*src, CheckOptions{{}, std::string("6.8")});
+  ASSERT_EQ(report->pairs.size(), 1u);
+  ASSERT_TRUE(report->pairs[0].path.walk.common);
+  EXPECT_EQ(report->pairs[0].path.walk.common->bdf, Bdf::parse("01:00.0"));
+  EXPECT_EQ(report->pairs[0].map_type, MapType::kBusAddr);
+  EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
+  // lspci does not say whether an IOMMU is on: unknown, never "no IOMMU active".
+  bool iommu_unknown = false;
+  for (const auto& f : report->findings)
+    if (f.id == "iommu.state") iommu_unknown = f.message.find("unknown (not in lspci output)") != std::string::npos;
+  EXPECT_TRUE(iommu_unknown);
+}
+
+TEST(ImportLspci, TreeDrawingGivesTheHierarchy) {
+  const std::string tree =
+      "-[0000:00]-+-00.0  AMD Root Complex\n"
+      "           \\-01.1-[01-04]----00.0-[02-04]--+-00.0-[03]----00.0  AMD MI300X\n"
+      "                                           \\-01.0-[04]----00.0  Samsung NVMe\n";
+  auto src = as_source(import_lspci(small_lspci(), &tree, "", "lspci.txt", ImportOptions{}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  EXPECT_EQ(topo.at(*Bdf::parse("04:00.0")).parent, Bdf::parse("02:01.0"));
+  EXPECT_EQ(topo.at(*Bdf::parse("02:00.0")).parent, Bdf::parse("01:00.0"));
+  EXPECT_FALSE(topo.at(*Bdf::parse("00:01.1")).parent);
+  auto info = read_capture_info(*src);
+  EXPECT_NE(nlohmann::json(info->notes).dump().find("hierarchy from lspci -t"), std::string::npos);
+  EXPECT_NE(nlohmann::json(info->notes).dump().find("CPU unknown"), std::string::npos);
+}
+
+TEST(ImportLspci, BrokenDumpsNameTheLine) {
+  std::string dump = small_lspci();
+  try {
+    import_lspci(dump.substr(0, dump.find("30:")) + "30: 00 zz 00\n", nullptr, "", "cut.txt", ImportOptions{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.txt: line"), std::string::npos) << e.what();
+  }
+  // A dump cut in the middle of a device: 48 bytes are no size lspci prints.
+  std::string cut = hex_dump("00:00.0 Host bridge", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(48));
+  EXPECT_THROW(import_lspci(cut, nullptr, "", "cut.txt", ImportOptions{}), Error);
+  EXPECT_THROW(import_lspci(small_lspci(), nullptr, "", "x", ImportOptions{"sparc"}), UsageError);
+}
+
+TEST(ImportUdev, PathsGiveTheHierarchyAndNoConfigMeansAcsUnknown) {
+  const std::string db =
+      "P: /devices/pci0000:40/0000:40:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:40:01.1\nE: DRIVER=pcieport\n\n"
+      "P: /devices/pci0000:40/0000:40:01.1/0000:41:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=120000\nE: PCI_ID=1002:74A1\n"
+      "E: PCI_SUBSYS_ID=1002:74A1\nE: PCI_SLOT_NAME=0000:41:00.0\nE: DRIVER=amdgpu\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nE: PCI_ID=144D:A826\nE: PCI_SLOT_NAME=0000:81:00.0\nE: DRIVER=nvme\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:80:01.1\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0/nvme/nvme3\nE: SUBSYSTEM=nvme\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0/nvme/nvme3/nvme3n1\nE: SUBSYSTEM=block\nE: DEVTYPE=disk\n"
+      "E: ID_MODEL=SAMSUNG MZWLR7T6HALA-00007\nE: ID_SERIAL_SHORT=S4EWNX0R123456\n\n"
+      "P: /devices/system/cpu/cpu0\nE: SUBSYSTEM=cpu\nE: MODALIAS=cpu:type:x86,ven0002fam0019mod0011:feature:,0000,009F\n\n";
+  auto src = as_source(import_udev(db, "udev.txt", ImportOptions{}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  ASSERT_EQ(topo.functions.size(), 4u);
+  const Function& gpu = topo.at(*Bdf::parse("41:00.0"));
+  EXPECT_EQ(gpu.parent, Bdf::parse("40:01.1"));
+  EXPECT_EQ(gpu.driver, "amdgpu");
+  EXPECT_EQ(gpu.acs.presence, Presence::kUnknown);  // no config file: unknown, never absent
+  EXPECT_EQ(topo.at(*Bdf::parse("40:01.1")).acs.presence, Presence::kUnknown);
+  EXPECT_EQ(gpu.port_type, PortType::kUnknown);
+  auto report = run_check(*src, CheckOptions{{}, std::string("6.8")});
+  EXPECT_EQ(report->machine.cpu.vendor_id, "AuthenticAMD");
+  EXPECT_EQ(report->machine.cpu.family, 0x19);
+  EXPECT_TRUE(report->machine.cpu.hypervisor);
+  ASSERT_EQ(report->inv.nvmes.size(), 1u);
+  EXPECT_EQ(report->inv.nvmes[0].name, "nvme3");
+  EXPECT_EQ(report->inv.nvmes[0].model, "SAMSUNG MZWLR7T6HALA-00007");
+  // Two root complexes: the Zen rule decides without ACS.
+  ASSERT_EQ(report->pairs.size(), 1u);
+  EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
+  EXPECT_THROW(import_udev(db, "udev.txt", ImportOptions{"intel"}), UsageError);
+}
+
+TEST(ImportUdev, MalformedLinesAreNamed) {
+  try {
+    import_udev("P: /devices/pci0000:00/0000:00:00.0\ngarbage here\n", "u.txt", ImportOptions{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "u.txt: line 2");
+  }
+}
+
+const char* kHwloc = R"(<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0" gp_index="1">
+    <info name="CPUVendor" value="GenuineIntel"/>
+    <info name="CPUFamilyNumber" value="6"/>
+    <info name="CPUModelNumber" value="79"/>
+    <info name="CPUModel" value="Intel(R) Xeon(R) CPU E5-2680 v4"/>
+    <info name="OSName" value="Linux"/>
+    <info name="OSRelease" value="5.15.0-91-generic"/>
+    <info name="HostName" value="node7"/>
+    <object type="Bridge" gp_index="21" bridge_type="0-1" depth="0" bridge_pci="0000:[00-03]">
+      <object type="PCIDev" gp_index="9" pci_busid="0000:00:00.0" pci_type="0600 [8086:6f00] [15d9:0832] 01"/>
+      <object type="Bridge" gp_index="19" bridge_type="1-1" depth="1" bridge_pci="0000:[02-02]" pci_busid="0000:00:02.0" pci_type="0604 [8086:6f04] [15d9:0832] 01">
+        <object type="PCIDev" gp_index="15" pci_busid="0000:02:00.0" pci_type="0380 [1002:738c] [1002:0c34] 01"/>
+      </object>
+      <object type="Bridge" gp_index="18" bridge_type="1-1" depth="1" bridge_pci="0000:[03-03]" pci_busid="0000:00:03.0" pci_type="0604 [8086:6f08] [15d9:0832] 01">
+        <object type="PCIDev" gp_index="20" pci_busid="0000:03:00.0" pci_type="0108 [8086:0a54] [8086:4812] 00">
+          <object type="OSDev" gp_index="22" name="nvme0n1" subtype="Disk" osdev_type="0"/>
+        </object>
+      </object>
+    </object>
+  </object>
+</topology>
+)";
+
+TEST(ImportHwloc, NestingGivesTheHierarchyAndInfoTheCpuAndKernel) {
+  auto src = as_source(import_hwloc(kHwloc, "topo.xml", ImportOptions{}));
+  auto report = run_check(*src, CheckOptions{});
+  EXPECT_EQ(report->machine.kernel_release, "5.15.0-91-generic");
+  EXPECT_EQ(report->machine.cpu.vendor_id, "GenuineIntel");
+  EXPECT_EQ(report->topo.at(*Bdf::parse("03:00.0")).parent, Bdf::parse("00:03.0"));
+  EXPECT_EQ(report->topo.at(*Bdf::parse("03:00.0")).class_code, 0x010802u);
+  ASSERT_EQ(report->pairs.size(), 1u);
+  // Through the root complex on Broadwell (8086:6f00 is not allowlisted): refused without ACS.
+  EXPECT_EQ(report->pairs[0].verdict, Verdict::kNotSupported);
+  EXPECT_EQ(read_capture_info(*src)->manifest["hostname"], "node7");
+}
+
+TEST(ImportHwloc, BrokenOrHostileXml) {
+  try {
+    import_hwloc("<?xml version=\"1.0\"?>\n<topology>\n<object type=\"Machine\">\n</topology>\n", "bad.xml", ImportOptions{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.xml: line"), std::string::npos) << e.what();
+  }
+  // External entities are never fetched or expanded.
+  const std::string xxe = "<?xml version=\"1.0\"?>\n<!DOCTYPE topology [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
+                          "<topology><object type=\"PCIDev\" pci_busid=\"0000:00:00.0\" pci_type=\"0600 [8086:6f00] [0000:0000] 01\">"
+                          "<info name=\"OSRelease\" value=\"&e;\"/></object></topology>";
+  try {
+    auto tree = import_hwloc(xxe, "xxe.xml", ImportOptions{});
+    const MemoryTree::Node* release = tree.find("/proc/sys/kernel/osrelease");
+    EXPECT_TRUE(!release || release->data.find("root:") == std::string::npos);
+  } catch (const Error&) {
+    // Refusing the document is just as good.
+  }
+  EXPECT_THROW(import_hwloc("<?xml version=\"1.0\"?><topology/>", "empty.xml", ImportOptions{}), Error);
+}
+
+TEST(ImportSosreport, UdevHierarchyProcBusPciConfigAndTheCopiedFiles) {
+  MemoryTree sos;
+  sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
+               "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=1022:14A4\nE: PCI_SLOT_NAME=0000:00:00.0\n\n"
+               "P: /devices/pci0000:00/0000:00:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:00:01.1\n\n");
+  sos.add_file("/proc/bus/pci/00/00.0", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256));
+  sos.add_file("/proc/bus/pci/00/01.1", bridge(0, 1, 1, 4, 0x1d));
+  sos.add_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n\n");
+  sos.add_file("/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt\n");
+  sos.add_file("/etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n");
+  sos.add_file("/sos_commands/kernel/uname_-a", "Linux node7 6.8.0-45-generic #45-Ubuntu SMP x86_64 GNU/Linux\n");
+  sos.add_file("/sos_commands/kernel/lsmod", "Module                  Size  Used by\nnvme                   57344  3\namdgpu              12345678  0\n");
+  sos.add_file("/hostname", "node7\n");
+  auto src = as_source(import_sosreport(sos, "sosreport.tar.xz", ImportOptions{}));
+  auto report = run_check(*src, CheckOptions{});
+  EXPECT_EQ(report->machine.kernel_release, "6.8.0-45-generic");
+  EXPECT_EQ(report->machine.cmdline, "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt");
+  EXPECT_TRUE(report->machine.modules.count("amdgpu"));
+  EXPECT_EQ(report->topo.at(*Bdf::parse("00:01.1")).acs.control, 0x1d);
+  EXPECT_EQ(read_capture_info(*src)->format, "sosreport");
+  MemoryTree no_db;
+  no_db.add_file("/sos_commands/pci/lspci_-nnvv", "00:00.0 Host bridge\n");
+  EXPECT_THROW(import_sosreport(no_db, "sos", ImportOptions{}), Error);
+}
+
+TEST(CpuOption, KeywordsAndFiles) {
+  EXPECT_NE(cpuinfo_for_option("amd-pre-zen").find("cpu family\t: 21"), std::string::npos);
+  EXPECT_NE(cpuinfo_for_option("hygon").find("HygonGenuine"), std::string::npos);
+  EXPECT_THROW(cpuinfo_for_option("m68k"), UsageError);
+}
+
+}  // namespace
+}  // namespace p2pcheck

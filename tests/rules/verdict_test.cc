@@ -1,0 +1,369 @@
+// One test per branch of the kernel's calc_map_type_and_dist() and host check (p2pdma.c).
+#include "p2pcheck/rules/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "test_tree.h"
+
+namespace p2pcheck {
+namespace {
+
+using testing::ConfigSpace;
+using testing::FakeSysfs;
+using testing::TempDir;
+
+constexpr std::uint16_t kNoAcs = 0xffff;
+
+// Builds small trees: host bridges, root ports, switches, endpoints, with ACS where asked.
+class Machine : public ::testing::Test {
+ protected:
+  std::string host_bridge(const std::string& id, std::uint16_t vendor = 0x8086, std::uint16_t device = 0x6f00,
+                          const std::string& devfn = "00.0") {
+    std::string dir = "sys/devices/pci" + id;
+    if (vendor) sys_.add(dir, id + ":" + devfn, vendor, device, 0x060000, ConfigSpace(vendor, device, 0x060000, false).bytes(256));
+    else dir_.mkdir(dir);
+    return dir;
+  }
+  std::string port(const std::string& parent, const std::string& bdf, int type, std::uint16_t acs_ctrl = kNoAcs,
+                   std::uint16_t vendor = 0x8086, std::uint16_t device = 0x6f02) {
+    ConfigSpace cfg(vendor, device, 0x060400, true);
+    cfg.pcie(type);
+    if (acs_ctrl != kNoAcs) cfg.acs(0x005f, acs_ctrl);
+    return sys_.add(parent, bdf, vendor, device, 0x060400, cfg.bytes());
+  }
+  std::string endpoint(const std::string& parent, const std::string& bdf, std::uint32_t cls, int type = 0,
+                       std::uint16_t acs_ctrl = kNoAcs, size_t config_size = 4096) {
+    std::uint16_t vendor = cls == 0x010802 ? 0x144d : 0x1002;
+    ConfigSpace cfg(vendor, 0x1234, cls, false);
+    cfg.pcie(type);
+    if (acs_ctrl != kNoAcs) cfg.acs(0x005f, acs_ctrl);
+    return sys_.add(parent, bdf, vendor, 0x1234, cls, cfg.bytes(config_size));
+  }
+  void cpu(const std::string& vendor, int family) {
+    machine_.cpu.vendor_id = vendor;
+    machine_.cpu.family = family;
+  }
+  PairDecision decide(const std::string& gpu, const std::string& nvme, const std::string& kernel = "6.8.0-142-generic") {
+    source_ = open_tree_source(dir_.path());
+    topo_ = read_topology(*source_, decoder_);
+    inv_ = read_inventory(*source_, topo_);
+    machine_.config.file = "/boot/config";
+    machine_.config.options["CONFIG_PCI_P2PDMA"] = p2pdma_;
+    machine_.kernel_release = kernel;
+    KernelRules rules = kernel_rules_for(machine_, assume_);
+    return decide_pair(topo_, inv_, machine_, rules, {*Bdf::parse(gpu), *Bdf::parse(nvme)});
+  }
+  // A switch below root port 00:01.0 with downstream ports 02:01.0 (GPU 03:00.0) and 02:02.0 (NVMe 04:00.0).
+  void switch_machine(std::uint16_t rp_acs, std::uint16_t up_acs, std::uint16_t gpu_port_acs, std::uint16_t nvme_port_acs,
+                      std::uint16_t gpu_acs = kNoAcs) {
+    std::string hb = host_bridge("0000:00");
+    std::string rp = port(hb, "0000:00:01.0", 4, rp_acs);
+    std::string up = port(rp, "0000:01:00.0", 5, up_acs, 0x10b5, 0x8747);
+    std::string d1 = port(up, "0000:02:01.0", 6, gpu_port_acs, 0x10b5, 0x8747);
+    std::string d2 = port(up, "0000:02:02.0", 6, nvme_port_acs, 0x10b5, 0x8747);
+    endpoint(d1, "0000:03:00.0", 0x120000, 0, gpu_acs);
+    endpoint(d2, "0000:04:00.0", 0x010802);
+  }
+
+  TempDir dir_;
+  FakeSysfs sys_{dir_};
+  PciDecoder decoder_;
+  std::unique_ptr<Source> source_;
+  Topology topo_;
+  Inventory inv_;
+  p2pcheck::Machine machine_;
+  std::string p2pdma_ = "y";
+  std::optional<std::string> assume_;
+};
+
+TEST_F(Machine, SameFunctionIsBusAddrAtDistanceZero) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:03:00.0", "0000:03:00.0");
+  EXPECT_EQ(d.map_type, MapType::kBusAddr);
+  EXPECT_EQ(d.distance, 0);
+}
+
+TEST_F(Machine, SameSwitchWithoutAcsStaysBelowIt) {
+  switch_machine(0x001d, kNoAcs, kNoAcs, kNoAcs);  // ACS above the common bridge is not looked at
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.map_type, MapType::kBusAddr);
+  EXPECT_EQ(d.distance, 4);
+  EXPECT_EQ(d.verdict, Verdict::kSupported);
+  EXPECT_FALSE(d.host_checked);
+  EXPECT_EQ(d.to_gpu.verdict, Verdict::kSupported);
+}
+
+TEST_F(Machine, AcsOnTheProviderSendsItThroughTheHostBridge) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs, 0x0004);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.map_type, MapType::kNotSupported);
+  EXPECT_EQ(d.distance, -1);
+  EXPECT_EQ(d.acs_fix, "pci=disable_acs_redir=0000:03:00.0");
+}
+
+TEST_F(Machine, AcsOnTheCommonBridgeCounts) {
+  switch_machine(kNoAcs, 0x0008, kNoAcs, kNoAcs);
+  cpu("AuthenticAMD", 0x19);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.map_type, MapType::kThruHostBridge);  // Zen allows it
+  EXPECT_EQ(d.distance, 4);
+  EXPECT_EQ(d.acs_fix, "pci=disable_acs_redir=0000:01:00.0");
+}
+
+TEST_F(Machine, AcsOnTheClientSideCountsInTheKernelsOrder) {
+  switch_machine(kNoAcs, kNoAcs, 0x001d, 0x0020);  // EC alone also counts
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.map_type, MapType::kNotSupported);
+  EXPECT_EQ(d.acs_fix, "pci=disable_acs_redir=0000:02:01.0;0000:02:02.0");
+}
+
+TEST_F(Machine, AcsBitsOtherThanRedirectDoNotCount) {
+  switch_machine(kNoAcs, 0x0011, 0x0013, 0x0001);  // SV, TB, UF only
+  cpu("GenuineIntel", 6);
+  EXPECT_EQ(decide("0000:03:00.0", "0000:04:00.0").map_type, MapType::kBusAddr);
+}
+
+TEST_F(Machine, DifferentRootPortsGoThroughTheHostBridge) {
+  std::string hb = host_bridge("0000:00");
+  endpoint(port(hb, "0000:00:01.0", 4, 0x001d), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4, 0x001d), "0000:02:00.0", 0x010802);
+  cpu("AuthenticAMD", 0x17);
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(d.map_type, MapType::kThruHostBridge);
+  EXPECT_EQ(d.distance, 4);
+  EXPECT_TRUE(d.acs_fix.empty());  // ACS is not consulted without a common bridge
+  EXPECT_EQ(d.host.cpu_supports, true);
+}
+
+TEST_F(Machine, IntelUnlistedHostBridgeIsRefused) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x6f00);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(d.map_type, MapType::kNotSupported);
+  EXPECT_EQ(d.distance, -1);
+  EXPECT_EQ(d.host.allowlisted, false);
+  EXPECT_NE(d.rule.find("not on 6.8's P2PDMA allowlist"), std::string::npos) << d.rule;
+}
+
+TEST_F(Machine, IntelListedHostBridgeIsAllowed) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x2020);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(d.map_type, MapType::kThruHostBridge);
+  EXPECT_EQ(d.host.allowlisted, true);
+  EXPECT_EQ(d.distance, 4);
+}
+
+TEST_F(Machine, RootPortFirstOnTheBusIsTheHostBridgeDevice) {
+  std::string hb = host_bridge("0000:17", 0);  // Skylake-SP stacks: no 00.0 device, a root port first
+  endpoint(port(hb, "0000:17:02.0", 4, kNoAcs, 0x8086, 0x2032), "0000:18:00.0", 0x030000);
+  endpoint(port(hb, "0000:17:03.0", 4, kNoAcs, 0x8086, 0x2033), "0000:19:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:18:00.0", "0000:19:00.0");
+  ASSERT_EQ(d.host.bridges.size(), 1u);
+  EXPECT_EQ(d.host.bridges[0].device, Bdf::parse("0000:17:02.0"));
+  EXPECT_EQ(d.verdict, Verdict::kSupported);
+}
+
+TEST_F(Machine, NoDeviceAtZeroAndNoRootPortFirstMeansNoHostBridgeDevice) {
+  std::string hb = host_bridge("0000:80", 0);
+  sys_.add(hb, "0000:80:04.0", 0x8086, 0x2021, 0x088000, ConfigSpace(0x8086, 0x2021, 0x088000, false).pcie(9).bytes());
+  endpoint(port(hb, "0000:80:05.0", 4, kNoAcs, 0x8086, 0x2030), "0000:81:00.0", 0x030000);
+  endpoint(port(hb, "0000:80:06.0", 4, kNoAcs, 0x8086, 0x2030), "0000:82:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:81:00.0", "0000:82:00.0");
+  EXPECT_FALSE(d.host.bridges[0].device);
+  EXPECT_EQ(d.verdict, Verdict::kNotSupported);
+}
+
+TEST_F(Machine, RootBusDevicesHaveNoUpstreamBridge) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x6f00);
+  endpoint(hb, "0000:00:03.0", 0x030000, 9);
+  endpoint(hb, "0000:00:04.0", 0x010802, 9);
+  cpu("AuthenticAMD", 0x19);
+  PairDecision d = decide("0000:00:03.0", "0000:00:04.0");
+  EXPECT_EQ(d.map_type, MapType::kThruHostBridge);
+  EXPECT_EQ(d.distance, 2);
+}
+
+TEST_F(Machine, VirtualFunctionCountsFromItsPhysicalFunction) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
+  std::string vf = endpoint("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", "0000:03:00.4", 0x120000);
+  dir_.link(vf + "/physfn", "../0000:03:00.0");
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:03:00.4", "0000:04:00.0");
+  EXPECT_EQ(d.map_type, MapType::kBusAddr);
+  EXPECT_EQ(d.distance, 4);
+}
+
+TEST_F(Machine, DifferentHostBridgesBothAllowlistedWithoutReqSame) {
+  endpoint(port(host_bridge("0000:17", 0), "0000:17:00.0", 4, kNoAcs, 0x8086, 0x2030), "0000:18:00.0", 0x030000);
+  endpoint(port(host_bridge("0000:ae", 0), "0000:ae:00.0", 4, kNoAcs, 0x8086, 0x2030), "0000:af:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision d = decide("0000:18:00.0", "0000:af:00.0");
+  EXPECT_FALSE(d.host.same_host_bridge);
+  EXPECT_EQ(d.host.bridges.size(), 2u);
+  EXPECT_EQ(d.verdict, Verdict::kSupported);
+  EXPECT_EQ(d.distance, 4);
+}
+
+TEST_F(Machine, ReqSameHostBridgeRefusesAcrossHostBridges) {
+  endpoint(port(host_bridge("0000:00", 0x8086, 0x2f00), "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(host_bridge("0000:80", 0x8086, 0x2f00), "0000:80:01.0", 4), "0000:81:00.0", 0x010802);
+  endpoint(port("sys/devices/pci0000:00", "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision across = decide("0000:01:00.0", "0000:81:00.0");
+  EXPECT_EQ(across.verdict, Verdict::kNotSupported);
+  EXPECT_NE(across.rule.find("REQ_SAME_HOST_BRIDGE"), std::string::npos) << across.rule;
+  EXPECT_EQ(decide("0000:01:00.0", "0000:02:00.0").verdict, Verdict::kSupported);
+}
+
+TEST_F(Machine, PreZenAmdIsRefusedButWritesWouldPass) {
+  std::string hb = host_bridge("0000:00", 0x1002, 0x5a10);
+  endpoint(port(hb, "0000:00:02.0", 4, kNoAcs, 0x1002, 0x5a16), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:0d.0", 4, kNoAcs, 0x1002, 0x5a1e), "0000:02:00.0", 0x010802);
+  cpu("AuthenticAMD", 0x15);
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(d.verdict, Verdict::kNotSupported);
+  EXPECT_EQ(d.to_gpu.hardware, "passes");
+  EXPECT_EQ(d.from_gpu.hardware, "dropped");
+  EXPECT_EQ(d.host.cpu_supports, false);
+}
+
+TEST_F(Machine, PreZenBehindASwitchWorksBothWays) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
+  cpu("AuthenticAMD", 0x10);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.to_gpu.verdict, Verdict::kSupported);
+  EXPECT_EQ(d.from_gpu.verdict, Verdict::kSupported);
+  EXPECT_TRUE(d.to_gpu.hardware.empty());
+}
+
+TEST_F(Machine, HygonIsNotAmdToTheKernel) {
+  std::string hb = host_bridge("0000:00", 0x1d94, 0x1450);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("HygonGenuine", 0x18);
+  EXPECT_EQ(decide("0000:01:00.0", "0000:02:00.0").verdict, Verdict::kNotSupported);
+}
+
+TEST_F(Machine, RowsOfLaterKernelsSayWhenTheyArrive) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x0b25);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  PairDecision on68 = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(on68.verdict, Verdict::kNotSupported);
+  EXPECT_NE(on68.later.find("allowed from kernel 7.1"), std::string::npos) << on68.later;
+  assume_ = "7.1";
+  EXPECT_EQ(decide("0000:01:00.0", "0000:02:00.0").verdict, Verdict::kSupported);
+}
+
+TEST_F(Machine, PendingRowsNeverAllow) {
+  std::string hb = host_bridge("0000:00", 0x10de, 0x2f95);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  assume_ = "9.9";
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  EXPECT_EQ(d.verdict, Verdict::kNotSupported);
+  EXPECT_NE(d.later.find("once the pending allowlist row"), std::string::npos) << d.later;
+}
+
+TEST_F(Machine, The0x09a2RowArrivedIn5_18) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x09a2);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  EXPECT_EQ(decide("0000:01:00.0", "0000:02:00.0").verdict, Verdict::kSupported);
+  PairDecision old = decide("0000:01:00.0", "0000:02:00.0", "5.15.0-91-generic");
+  EXPECT_EQ(old.verdict, Verdict::kNotSupported);
+  EXPECT_NE(old.later.find("5.18"), std::string::npos);
+}
+
+TEST_F(Machine, UnreadableAcsIsUnknownUnlessEitherWayIsAllowed) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x6f00);
+  std::string rp = port(hb, "0000:00:01.0", 4);
+  std::string up = port(rp, "0000:01:00.0", 5, kNoAcs, 0x10b5, 0x8747);
+  endpoint(port(up, "0000:02:01.0", 6, 0x001d, 0x10b5, 0x8747), "0000:03:00.0", 0x120000);
+  // The NVMe's port was read without root: 64 bytes, ACS unknown.
+  sys_.add(up, "0000:02:02.0", 0x10b5, 0x8747, 0x060400, ConfigSpace(0x10b5, 0x8747, 0x060400, true).pcie(6).bytes(64));
+  endpoint("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0", "0000:04:00.0", 0x010802);
+  endpoint("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0", "0000:04:00.1", 0x010802);
+  cpu("GenuineIntel", 6);
+  // A known redirect decides regardless of the unknown one.
+  EXPECT_EQ(decide("0000:03:00.0", "0000:04:00.0").verdict, Verdict::kNotSupported);
+  // Two functions below the unreadable port: it is their common bridge, and the kernel checks it.
+  PairDecision d = decide("0000:04:00.0", "0000:04:00.1");
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  ASSERT_EQ(d.unknowns.size(), 1u);
+  EXPECT_NE(d.unknowns[0].find("0000:02:02.0"), std::string::npos);
+}
+
+TEST_F(Machine, UnknownAcsWithZenIsStillSupported) {
+  std::string hb = host_bridge("0000:00", 0x1022, 0x14a4);
+  std::string rp = port(hb, "0000:00:01.1", 4);
+  std::string up = port(rp, "0000:01:00.0", 5, kNoAcs, 0x10b5, 0x8747);
+  sys_.add(up, "0000:02:01.0", 0x10b5, 0x8747, 0x060400, ConfigSpace(0x10b5, 0x8747, 0x060400, true).pcie(6).bytes(64));
+  endpoint("sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:01.0", "0000:03:00.0", 0x120000);
+  endpoint(port(up, "0000:02:02.0", 6, kNoAcs, 0x10b5, 0x8747), "0000:04:00.0", 0x010802);
+  cpu("AuthenticAMD", 0x19);
+  PairDecision zen = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(zen.map_type, MapType::kUnknown);
+  EXPECT_EQ(zen.verdict, Verdict::kSupported);
+  EXPECT_EQ(zen.distance, 4);
+  cpu("GenuineIntel", 6);
+  PairDecision intel = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(intel.verdict, Verdict::kUnknown);
+  EXPECT_FALSE(intel.distance);
+  EXPECT_FALSE(intel.unknowns.empty());
+}
+
+TEST_F(Machine, KernelWithoutP2pdmaRefusesEverything) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
+  cpu("AuthenticAMD", 0x19);
+  p2pdma_ = "n";
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  EXPECT_EQ(d.verdict, Verdict::kNotSupported);
+  EXPECT_EQ(d.distance, -1);
+}
+
+TEST_F(Machine, KnownBadKernelIsNeverUsed) {
+  switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
+  cpu("AuthenticAMD", 0x19);
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0", "5.14.0-687.49.1.el9_8.x86_64");
+  EXPECT_EQ(d.map_type, MapType::kBusAddr);  // what the kernel would do...
+  EXPECT_EQ(d.verdict, Verdict::kNotSupported);  // ...but it corrupts memory
+  EXPECT_NE(d.to_gpu.reason.find("RHEL 9.8"), std::string::npos);
+}
+
+TEST(Policy, KnownBadKernelsMatchReleasesNotBuilds) {
+  EXPECT_TRUE(find_known_bad_kernel("5.14.0-687.49.1.el9_8.x86_64"));
+  EXPECT_TRUE(find_known_bad_kernel("6.12.0-211.58.1.el10_2.x86_64"));
+  EXPECT_TRUE(find_known_bad_kernel("5.14.0-690.1.1.el9_8"));
+  EXPECT_FALSE(find_known_bad_kernel("5.14.0-570.58.1.el9_6.x86_64"));
+  EXPECT_FALSE(find_known_bad_kernel("6.12.0-55.41.1.el10_0.x86_64"));
+  EXPECT_FALSE(find_known_bad_kernel("6.12.0-1.el10_20.x86_64"));
+}
+
+TEST(Policy, DistributionTableFindsTheSeedRows) {
+  OsRelease ubuntu{"ubuntu", "debian", "24.04", "Ubuntu 24.04.4 LTS", "/etc/os-release"};
+  ASSERT_TRUE(find_distro_kernel(ubuntu));
+  EXPECT_TRUE(find_distro_kernel(ubuntu)->p2pdma);
+  OsRelease debian{"debian", "", "12", "Debian GNU/Linux 12 (bookworm)", "/etc/os-release"};
+  ASSERT_TRUE(find_distro_kernel(debian));
+  EXPECT_FALSE(find_distro_kernel(debian)->p2pdma);
+  OsRelease rocky{"rocky", "rhel", "9.8", "Rocky Linux 9.8", "/etc/os-release"};
+  EXPECT_STREQ(find_distro_kernel(rocky)->target, "rhel-9.8");
+}
+
+}  // namespace
+}  // namespace p2pcheck

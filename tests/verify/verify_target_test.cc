@@ -1,0 +1,164 @@
+// Where verify may write: a directory's file system must sit on the NVMe (st_dev -> sysfs -> the
+// storage stacks); a raw device must be an NVMe namespace nothing mounts, holds or swaps on.
+#include "p2pcheck/verify/verify_target.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "p2pcheck/source/error.h"
+#include "verify_fakes.h"
+
+namespace p2pcheck {
+namespace {
+
+using namespace p2pcheck::testing;
+
+struct Machine8Gpu {
+  std::unique_ptr<Source> source;
+  Topology topo;
+  Inventory inv;
+  Machine machine;
+  StorageLayout layout;
+  FakeIo io;
+  explicit Machine8Gpu(const std::string& root = fixture_root("epyc-mi300x-8gpu")) {
+    source = open_tree_source(root);
+    PciDecoder decoder;
+    topo = read_topology(*source, decoder);
+    inv = read_inventory(*source, topo);
+    machine = read_machine(*source);
+    layout = read_storage(*source, machine, inv);
+  }
+  TargetPlan dir(const std::string& path) { return resolve_target_dir(path, io, *source, machine, layout, inv); }
+  TargetPlan raw(const std::string& path, std::uint64_t offset = 0) {
+    return resolve_raw_device(path, offset, io, *source, layout, inv);
+  }
+};
+
+std::string usage_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(VerifyTarget, DirectoryOnAnNvmeFileSystem) {
+  Machine8Gpu m;
+  m.io.dir_on("/mnt/nvme1/scratch", 259, 1);  // nvme1n1, ext4 at /mnt/nvme1
+  TargetPlan t = m.dir("/mnt/nvme1/scratch");
+  EXPECT_EQ(t.kind, TargetPlan::Kind::kScratchFile);
+  EXPECT_EQ(t.block_device, "nvme1n1");
+  ASSERT_EQ(t.controllers.size(), 1u);
+  EXPECT_EQ(t.controllers[0].str(), "0000:06:00.0");
+  EXPECT_EQ(t.fstype, "ext4");
+  EXPECT_EQ(t.mountpoint, "/mnt/nvme1");
+  EXPECT_TRUE(t.stacked_layers.empty());
+}
+
+TEST(VerifyTarget, DirectoryOnMdIsOnBothNvmeAndSaysTheStackWillRefuse) {
+  Machine8Gpu m;
+  m.io.dir_on("/scratch", 9, 0);  // md0 (raid0 over nvme6n1, nvme7n1)
+  TargetPlan t = m.dir("/scratch");
+  EXPECT_EQ(t.block_device, "md0");
+  EXPECT_EQ(t.controllers.size(), 2u);
+  ASSERT_EQ(t.stacked_layers.size(), 1u);
+  EXPECT_NE(t.stacked_layers[0].find("md0 (md"), std::string::npos) << t.stacked_layers[0];
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_NE(t.notes[0].find("EREMOTEIO"), std::string::npos);
+}
+
+TEST(VerifyTarget, RefusesFileSystemsNotOnNvme) {
+  Machine8Gpu m;
+  m.io.dir_on("/dev/shm", 0, 27);  // tmpfs: an anonymous device number
+  std::string e = usage_error([&] { m.dir("/dev/shm"); });
+  EXPECT_NE(e.find("not a block device"), std::string::npos) << e;
+  TempDir real;
+  std::ofstream(real.path() + "/file") << "x";
+  e = usage_error([&] { m.dir(real.path() + "/file"); });
+  EXPECT_NE(e.find("not a directory"), std::string::npos) << e;
+  e = usage_error([&] { m.dir(real.path() + "/missing"); });
+  EXPECT_NE(e.find("No such file"), std::string::npos) << e;
+}
+
+TEST(VerifyTarget, RawDeviceMountedOrHeldIsRefused) {
+  Machine8Gpu m;
+  m.io.block_device("/dev/nvme1n1", 259, 1);
+  std::string e = usage_error([&] { m.raw("/dev/nvme1n1"); });
+  EXPECT_NE(e.find("mounted at /mnt/nvme1"), std::string::npos) << e;
+  m.io.block_device("/dev/nvme6n1", 259, 6);
+  e = usage_error([&] { m.raw("/dev/nvme6n1"); });
+  EXPECT_NE(e.find("held by md0"), std::string::npos) << e;
+  // A whole namespace is in use when any partition of it is.
+  m.io.block_device("/dev/nvme8n1", 259, 8);
+  e = usage_error([&] { m.raw("/dev/nvme8n1"); });
+  EXPECT_NE(e.find("mounted at /"), std::string::npos) << e;
+  m.io.block_device("/dev/md0", 9, 0);
+  e = usage_error([&] { m.raw("/dev/md0"); });
+  EXPECT_NE(e.find("not an NVMe namespace"), std::string::npos) << e;
+  e = usage_error([&] { m.raw("/etc/hostname"); });
+  EXPECT_NE(e.find("not a block device"), std::string::npos) << e;
+}
+
+TEST(VerifyTarget, UnusedRawNamespaceIsAccepted) {
+  // The 8-GPU machine with /mnt/nvme1 unmounted.
+  TempDir copy;
+  copy_fixture_unmounting("epyc-mi300x-8gpu", copy, "/dev/nvme1n1");
+  Machine8Gpu m(copy.path());
+  m.io.block_device("/dev/nvme1n1", 259, 1);
+  TargetPlan t = m.raw("/dev/nvme1n1", 1 << 20);
+  EXPECT_EQ(t.kind, TargetPlan::Kind::kRawDevice);
+  EXPECT_EQ(t.block_device, "nvme1n1");
+  EXPECT_EQ(t.raw_offset, 1u << 20);
+  EXPECT_GT(t.device_bytes, 0u);
+  ASSERT_EQ(t.controllers.size(), 1u);
+  EXPECT_EQ(t.controllers[0].str(), "0000:06:00.0");
+  std::string e = usage_error([&] { m.raw("/dev/nvme1n1", 1000); });
+  EXPECT_NE(e.find("multiple of 4096"), std::string::npos) << e;
+}
+
+TEST(VerifyTarget, ScratchFileIsNewExclusiveDirectAndRemoved) {
+  TempDir dir;
+  auto io = std::make_shared<FakeIo>();
+  TargetOpen a = create_scratch_file(io, dir.path(), 1 << 20);
+  ASSERT_TRUE(a.target) << a.problem;
+  TargetOpen b = create_scratch_file(io, dir.path(), 1 << 20);
+  ASSERT_TRUE(b.target);
+  EXPECT_NE(a.target->path(), b.target->path());  // unique names
+  EXPECT_EQ(io->open_flags[0] & (O_CREAT | O_EXCL | O_DIRECT), O_CREAT | O_EXCL | O_DIRECT);
+  EXPECT_EQ(std::filesystem::file_size(a.target->path()), 1u << 20);  // preallocated
+  std::string path = a.target->path();
+  a.target.reset();
+  EXPECT_EQ(remove_scratch_file(*io, path), "");
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_NE(remove_scratch_file(*io, path).find("remove it by hand"), std::string::npos);
+}
+
+TEST(VerifyTarget, NoODirectNoScratchFileLeftBehind) {
+  TempDir dir;
+  auto io = std::make_shared<FakeIo>();
+  io->o_direct_error = -EINVAL;
+  TargetOpen a = create_scratch_file(io, dir.path(), 1 << 20);
+  EXPECT_FALSE(a.target);
+  EXPECT_NE(a.problem.find("does not support O_DIRECT"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  io->o_direct_error = 0;
+  io->fallocate_error = -ENOSPC;
+  a = create_scratch_file(io, dir.path(), 1 << 20);
+  EXPECT_FALSE(a.target);
+  EXPECT_NE(a.problem.find("No space"), std::string::npos) << a.problem;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(VerifyTarget, RawOpenIsExclusive) {
+  auto io = std::make_shared<FakeIo>();
+  TargetOpen t = open_raw_device(io, "/nonexistent/nvme9n1");
+  EXPECT_FALSE(t.target);
+  EXPECT_EQ(io->open_flags[0] & (O_EXCL | O_DIRECT | O_ACCMODE), O_EXCL | O_DIRECT | O_RDWR);
+}
+
+}  // namespace
+}  // namespace p2pcheck
