@@ -1,5 +1,6 @@
 // Capture: record what the analysis reads, then store exactly that (capture.h).
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/version.h"
 #include "p2pcheck/capture/capture.h"
 
 #include <archive.h>

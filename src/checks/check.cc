@@ -9,7 +9,6 @@
 #include "p2pcheck/checks/gpu_stack.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/checks/recorded.h"
-#include "p2pcheck/report/report.h"
 #include "p2pcheck/checks/storage.h"
 #include "p2pcheck/source/sysfs_text.h"
 

@@ -6,6 +6,7 @@
 
 #include "kmod_command.h"
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/version.h"
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/live/device_actions.h"

@@ -1,5 +1,6 @@
 // The synthesised sysfs of an import, laid out as the kernel lays out the real one.
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/version.h"
 #include "p2pcheck/import/sysfs_builder.h"
 
 #include <cstdio>
@@ -7,7 +8,6 @@
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/source/error.h"
-#include "p2pcheck/report/report.h"
 
 namespace p2pcheck {
 namespace {

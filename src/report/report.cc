@@ -1,4 +1,5 @@
 #include "p2pcheck/report/report.h"
+#include "p2pcheck/source/version.h"
 
 #include <cstdio>
 #include <set>
@@ -72,26 +73,6 @@ std::string function_label(const Function& fn) {
     label += " " + fn.vendor_name + " device";
   }
   return label;
-}
-
-std::string link_text(const LinkInfo& link) {
-  if (!link.cur_speed && !link.max_speed) return "";
-  auto part = [](const std::optional<double>& s, const std::optional<int>& w) {
-    return (s ? format_speed(*s) : std::string("?")) + " x" + (w ? std::to_string(*w) : std::string("?"));
-  };
-  std::string text = part(link.cur_speed, link.cur_width);
-  if (link.downtrained()) text += " (device capable " + part(link.max_speed, link.max_width) + ")";
-  return text;
-}
-
-std::string acs_text(const Acs& acs) {
-  switch (acs.presence) {
-    case Presence::kAbsent: return "";
-    case Presence::kUnknown: return "ACS unknown";
-    case Presence::kPresent:
-      return "ACS " + std::string(acs.redirect() ? "redirect " : "") + "[" + acs_bits_str(acs.control) + "]";
-  }
-  return "";
 }
 
 json function_json(const Topology& topo, const Function& fn, const Inventory& inv) {

@@ -1,4 +1,5 @@
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/version.h"
 #include "p2pcheck/verify/verify_report.h"
 
 #include <unistd.h>

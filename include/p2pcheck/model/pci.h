@@ -165,5 +165,9 @@ std::optional<double> parse_link_speed(std::string_view text);
 double lane_bytes_per_second(double gts);
 std::string format_size(std::uint64_t bytes);  // "256 GiB", "16 MiB", "4 KiB"
 std::string format_speed(double gts);          // "16 GT/s", "2.5 GT/s"
+// "16 GT/s x16 (device capable 32 GT/s x16)"; empty when the link is unknown.
+std::string link_text(const LinkInfo& link);
+// "ACS redirect [SV RR CR UF]", "ACS unknown"; empty when the function has no ACS.
+std::string acs_text(const Acs& acs);
 
 }  // namespace p2pcheck

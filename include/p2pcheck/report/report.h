@@ -10,7 +10,6 @@
 
 namespace p2pcheck {
 
-inline constexpr const char* kToolVersion = "0.1.0";
 // Bumped when a field changes meaning or disappears; new fields do not bump it. docs/json.md.
 inline constexpr int kJsonSchemaVersion = 1;
 
@@ -29,8 +28,6 @@ std::string paths_text(const Topology& topo, const Inventory& inv, const std::ve
                        const TextStyle& style);
 // One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
 std::string function_label(const Function& fn);
-std::string link_text(const LinkInfo& link);
-std::string acs_text(const Acs& acs);
 
 }  // namespace p2pcheck
 
