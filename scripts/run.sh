@@ -9,8 +9,11 @@ echo "== p2pcheck check (this machine) =="
 rc=$?
 if [ "$rc" -eq 4 ]; then
   echo
+  # Fixture trees are not committed: generate this one (python3 stdlib, under a second) into
+  # build/fixtures and run from build/ so the report names it fixtures/epyc-mi300x-8gpu/root.
+  python3 tools/mkfixture.py fixtures/epyc-mi300x-8gpu/machine.toml --out build/fixtures > /dev/null || exit 1
   echo "== no GPU–NVMe pair here; the bundled reference fixture: p2pcheck check --root fixtures/epyc-mi300x-8gpu/root =="
-  ./build/p2pcheck --root fixtures/epyc-mi300x-8gpu/root check "$@"
+  (cd build && ./p2pcheck --root fixtures/epyc-mi300x-8gpu/root check "$@")
   rc=$?
 fi
 exit "$rc"

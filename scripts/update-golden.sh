@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates every fixture tree from its machine.toml and every fixture's expected output.
-# Review `git diff fixtures/` before committing: the expected files are the reviewed verdicts.
+# One command to regenerate every fixture's expected output: builds, generates every fixture tree
+# from its machine.toml into build/fixtures (trees are never committed), then rewrites
+# fixtures/<name>/expected/. Review `git diff fixtures/` before committing: the expected files are
+# the reviewed verdicts. (The QEMU lab's fixtures/lab/*/expected: tests/lab/replay_test.sh BINARY update.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 tools/mkfixture.py --all
 scripts/build.sh
-tests/golden.sh build/p2pcheck update
+rm -rf build/fixtures
+python3 tools/mkfixture.py --all --out build/fixtures
+tests/golden.sh build/p2pcheck update build/fixtures

@@ -3,9 +3,12 @@
 # --dump (and unpacked, through --root), and must give the same check/topo/paths JSON and exit
 # codes as the original, apart from `source` and `capture`; a redacted capture differs only in
 # placeholders; captures are byte-identical for the same input; FILE is never overwritten unless
-# --force. Usage: tests/capture_test.sh BINARY
+# --force. Usage: tests/capture_test.sh BINARY [TREES]
+# TREES: the generated fixture trees (<TREES>/<name>/root), else $P2PCHECK_FIXTURE_TREES, else
+# build/fixtures.
 set -u
 bin=$(realpath "$1")
+fx=$(realpath -m "${2:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../build/fixtures}}")
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"  # the non-root capture below writes into a subdirectory
@@ -32,9 +35,11 @@ compare() {  # name dirA dirB [--placeholders]
   if cmp -s "$a/rc" "$b/rc"; then ok; else fail "$name: exit codes differ ($(tr '\n' ' ' < "$a/rc") vs $(tr '\n' ' ' < "$b/rc"))"; fi
 }
 
-for dir in fixtures/*/; do
-  name=$(basename "$dir"); root=fixtures/$name/root
+fixtures=0
+for dir in "$fx"/*/; do
+  name=$(basename "$dir"); root=$fx/$name/root
   [ -d "$root/sys" ] || continue
+  fixtures=$((fixtures + 1))
   run_all "$tmp/$name/orig" --root "$root"
   "$bin" --root "$root" capture -o "$tmp/$name.tar.zst" > /dev/null || { fail "$name: capture failed"; continue; }
   run_all "$tmp/$name/dump" --dump "$tmp/$name.tar.zst"
@@ -53,6 +58,7 @@ for dir in fixtures/*/; do
   compare "$name (--redact)" "$tmp/$name/orig" "$tmp/$name/redacted" --placeholders
 done
 
+[ "$fixtures" -gt 0 ] || fail "no fixture trees in $fx (python3 tools/mkfixture.py --all --out $fx)"
 # A real 8-GPU server's capture stays small.
 size=$(stat -c %s "$tmp/epyc-mi300x-8gpu.tar.zst" 2>/dev/null || echo 0)
 if [ "$size" -gt 0 ] && [ "$size" -lt 1048576 ]; then ok; else fail "epyc-mi300x-8gpu capture is $size bytes; expected well under 1 MiB"; fi
@@ -78,10 +84,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 fi
 
 # Never a partial or unwanted write.
-"$bin" --root fixtures/intel-xeon-broadwell/root capture -o "$tmp/live.tar.zst" > "$tmp/out" 2>&1
+"$bin" --root "$fx/intel-xeon-broadwell/root" capture -o "$tmp/live.tar.zst" > "$tmp/out" 2>&1
 if [ $? -eq 3 ] && grep -q "file exists; pass --force" "$tmp/out"; then ok; else fail "capture overwrote an existing file"; fi
-if "$bin" --root fixtures/intel-xeon-broadwell/root capture --force -o "$tmp/live.tar.zst" > /dev/null; then ok; else fail "--force did not replace"; fi
-"$bin" --root fixtures/intel-xeon-broadwell/root capture -o "$tmp/no/such/dir/x.tar.zst" > "$tmp/out" 2>&1
+if "$bin" --root "$fx/intel-xeon-broadwell/root" capture --force -o "$tmp/live.tar.zst" > /dev/null; then ok; else fail "--force did not replace"; fi
+"$bin" --root "$fx/intel-xeon-broadwell/root" capture -o "$tmp/no/such/dir/x.tar.zst" > "$tmp/out" 2>&1
 if [ $? -eq 3 ]; then ok; else fail "capture into a missing directory: expected exit 3"; fi
 if ls -a "$tmp" | grep -q '^\.p2pcheck-capture-'; then fail "a temporary file was left behind"; else ok; fi
 

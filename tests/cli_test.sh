@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end checks of the p2pcheck command: the live backend on this GPU-less machine, exit codes,
-# and clear errors for bad input.
+# and clear errors for bad input. Usage: tests/cli_test.sh BINARY [TREES]
+# TREES: the generated fixture trees (<TREES>/<name>/root), else $P2PCHECK_FIXTURE_TREES, else
+# build/fixtures.
 set -u
 bin=$1
+fx=$(realpath -m "${2:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../build/fixtures}}")
 cd "$(dirname "$0")/.." || exit 1
+[ -d "$fx/epyc-mi300x-8gpu/root/sys" ] || { echo "cli_test: no generated fixtures in $fx (python3 tools/mkfixture.py --all --out $fx)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0
 expect() {  # expect NAME WANT_RC PATTERN -- command...
@@ -27,7 +31,7 @@ fi
 expect live_json 0 '"source": "live /"' -- "$bin" topo --json
 # verify writes real data: it must be told where, only on this machine, and never off the NVMe.
 expect verify_needs_target 3 "name where, --target DIR" -- "$bin" verify
-expect verify_live_only 3 "verify moves real data on this machine" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root verify --target /tmp
+expect verify_live_only 3 "verify moves real data on this machine" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" verify --target /tmp
 expect verify_raw_confirm 3 "add --allow-destructive" -- "$bin" verify --raw /dev/null --offset 1M
 expect verify_bad_offset 3 "--offset -8M: expected a size" -- "$bin" verify --raw /dev/null --offset -8M --allow-destructive
 expect verify_bad_direction 3 "direction" -- "$bin" verify --target /tmp --direction sideways
@@ -42,36 +46,36 @@ if [ ! -e /dev/p2pprobe ]; then
 fi
 
 # A sysfs string that is not UTF-8 (a vendor's model field) is shown replaced, never a crash.
-cp -a fixtures/epyc-mi300x-8gpu/root "$tmp/badutf8"
+cp -a "$fx/epyc-mi300x-8gpu/root" "$tmp/badutf8"
 printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
 expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json
 expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json
 
 # Exit codes and messages on the fixtures.
-expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root fixtures/intel-xeon-broadwell/root explain 02:00.0 nvme0
-expect epyc_explain 0 "common upstream bridge" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root explain 0000:03:00.0 /dev/nvme0n1
-expect any_two_functions 0 "distance 4" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root paths --gpu 03:00.0 --nvme 04:00.0
-expect nonroot_unknown 0 "run as root" -- "$bin" --root fixtures/epyc-mi300x-8gpu-nonroot/root topo
+expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0
+expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
+expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
+expect nonroot_unknown 0 "run as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo
 
 # Usage errors: exit 3.
-expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root paths --gpu 77:00.0
-expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root check --nvme nvme42
+expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 77:00.0
+expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme42
 expect bad_subcommand 3 "" -- "$bin" frobnicate
-expect bad_kernel 3 "--assume-kernel banana" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root check --assume-kernel banana
-expect root_and_dump 3 "give one" -- "$bin" --root fixtures/epyc-mi300x-8gpu/root --dump x.tar topo
+expect bad_kernel 3 "--assume-kernel banana" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --assume-kernel banana
+expect root_and_dump 3 "give one" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
 
 # Bad input: exit 5, naming the file and what was expected.
 expect missing_root 5 "/does/not/exist: cannot open root directory" -- "$bin" --root /does/not/exist topo
 echo "hello" > "$tmp/garbage.tar"
 expect garbage_dump 5 "garbage.tar: not a recognised dump" -- "$bin" --dump "$tmp/garbage.tar" topo
-cp -r fixtures/opteron-6300-prezen/root "$tmp/broken"
+cp -r "$fx/opteron-6300-prezen/root" "$tmp/broken"
 cfg=$(find "$tmp/broken/sys/devices" -name config | head -1)
 head -c 100 "$cfg" > "$tmp/cfg" && mv "$tmp/cfg" "$cfg"
 expect truncated_config 5 "config: 100 bytes; expected 4096" -- "$bin" --root "$tmp/broken" topo
-cp -r fixtures/opteron-6300-prezen/root "$tmp/escape"
+cp -r "$fx/opteron-6300-prezen/root" "$tmp/escape"
 ln -sfn ../../../../../../etc "$tmp/escape/sys/bus/pci/devices/0000:00:00.0"
 expect escaping_link 5 "leaves the root" -- "$bin" --root "$tmp/escape" topo
-cp -r fixtures/opteron-6300-prezen/root "$tmp/vanished"
+cp -r "$fx/opteron-6300-prezen/root" "$tmp/vanished"
 rm -rf "$tmp/vanished/sys/devices/pci0000:00/0000:00:02.0"
 expect vanished_device 5 "does not exist" -- "$bin" --root "$tmp/vanished" topo
 

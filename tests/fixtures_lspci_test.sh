@@ -8,8 +8,11 @@
 # non-root view) must instead show "Capabilities: <access denied>" for every device that has a
 # capability list; the other checks apply unchanged.
 #
-# Needs: lspci (pciutils), find. Run from anywhere: bash tests/fixtures_lspci_test.sh
+# The trees are generated (python3 tools/mkfixture.py --all --out TREES); TREES is the argument,
+# else $P2PCHECK_FIXTURE_TREES, else build/fixtures.
+# Needs: lspci (pciutils), find. Run from anywhere: bash tests/fixtures_lspci_test.sh [TREES]
 set -u
+trees=$(realpath -m "${1:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../build/fixtures}}")
 cd "$(dirname "$0")/.." || exit 1
 command -v lspci >/dev/null || { echo "fixtures_lspci_test: lspci not installed (apt-get install pciutils)"; exit 1; }
 
@@ -22,9 +25,9 @@ failed=0
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 shopt -s nullglob
-roots=(fixtures/*/root)
+roots=("$trees"/*/root)
 if [ ${#roots[@]} -eq 0 ]; then
-  echo "fixtures_lspci_test: no fixtures/*/root found"
+  echo "fixtures_lspci_test: no $trees/*/root found (python3 tools/mkfixture.py --all --out $trees)"
   exit 1
 fi
 

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Golden outputs of every fixture: `tests/golden.sh BINARY check` compares, `... update` rewrites
-# fixtures/<name>/expected/ (review the diff before committing). Each fixture is analysed through
-# --root and through a tar.gz of itself (--dump), which must give identical results.
+# Golden outputs of every fixture: `tests/golden.sh BINARY check [TREES]` compares, `... update`
+# rewrites fixtures/<name>/expected/ in the source tree (review the diff before committing). Each
+# fixture is analysed through --root and through a tar.gz of itself (--dump), which must give
+# identical results.
+# TREES is the generated fixtures directory (<TREES>/<name>/root, made by
+# `python3 tools/mkfixture.py --all --out TREES`); default $P2PCHECK_FIXTURE_TREES, else
+# build/fixtures. The binary runs from TREES' parent with relative `fixtures/<name>/root`, because
+# the outputs name their source ("source: tree fixtures/<name>/root").
 set -u
 bin=$(realpath "$1"); mode=$2
-cd "$(dirname "$0")/.." || exit 1
+src=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+trees=${3:-${P2PCHECK_FIXTURE_TREES:-$src/build/fixtures}}
+[ "$(basename "$trees")" = fixtures ] || { echo "golden.sh: $trees: the generated directory must be named fixtures/"; exit 1; }
+cd "$trees/.." 2>/dev/null || { echo "golden.sh: no generated fixtures at $trees (python3 tools/mkfixture.py --all --out $trees)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-passed=0; failed=0
+passed=0; failed=0; seen=0
 
 run_all() {  # fixture root -> files in $2
   local root=$1 out=$2
@@ -23,15 +31,21 @@ run_all() {  # fixture root -> files in $2
   done
 }
 
-for dir in fixtures/*/; do
-  name=$(basename "$dir")
-  [ -d "$dir/root" ] || continue
+# The committed descriptions decide which fixtures exist; each must have been generated.
+for toml in "$src"/fixtures/*/machine.toml; do
+  [ -f "$toml" ] || continue
+  name=$(basename "$(dirname "$toml")"); expected=$src/fixtures/$name/expected
+  seen=$((seen + 1))
+  if [ ! -d "fixtures/$name/root/sys" ]; then
+    echo "FAIL $name: no generated tree $trees/$name/root (python3 tools/mkfixture.py --all --out $trees)"
+    failed=$((failed + 1)); continue
+  fi
   run_all "fixtures/$name/root" "$tmp/$name"
   if [ "$mode" = update ]; then
-    rm -rf "fixtures/$name/expected"; cp -r "$tmp/$name" "fixtures/$name/expected"
+    rm -rf "$expected"; cp -r "$tmp/$name" "$expected"
     echo "updated fixtures/$name/expected"; continue
   fi
-  if diff -ru "fixtures/$name/expected" "$tmp/$name" > "$tmp/$name.diff"; then
+  if diff -ru "$expected" "$tmp/$name" > "$tmp/$name.diff"; then
     passed=$((passed + 1))
   else
     echo "FAIL $name: output differs from fixtures/$name/expected (run scripts/update-golden.sh and review)"
@@ -44,6 +58,7 @@ for dir in fixtures/*/; do
   if cmp -s "$tmp/$name.dump.json" "$tmp/$name.root.json"; then passed=$((passed + 1)); else
     echo "FAIL $name: --dump of the archived tree differs from --root"; failed=$((failed + 1)); fi
 done
-[ "$mode" = update ] && exit 0
+[ "$seen" -gt 0 ] || { echo "golden.sh: no fixtures/*/machine.toml in $src"; exit 1; }
+[ "$mode" = update ] && [ "$failed" -eq 0 ] && exit 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,9 +12,12 @@
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # Then the real examples in tests/imports/real/ (one machine, one moment; make-real-inputs.sh) must
 # describe the same PCI tree as the capture taken beside them.
-# Usage: tests/imports_test.sh BINARY
+# Usage: tests/imports_test.sh BINARY [TREES]
+# TREES: the generated fixture trees (<TREES>/<name>/root), else $P2PCHECK_FIXTURE_TREES, else
+# build/fixtures.
 set -u
 bin=$(realpath "$1")
+fx=$(realpath -m "${2:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../build/fixtures}}")
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0
@@ -32,9 +35,11 @@ cpu_keyword() {  # /proc/cpuinfo -> --cpu value
 have_lstopo=0; command -v lstopo > /dev/null && have_lstopo=1
 [ $have_lstopo -eq 1 ] || echo "note: lstopo (Debian package hwloc) not installed; hwloc imports of the fixtures skipped"
 
-for dir in fixtures/*/; do
+fixtures=0
+for dir in "$fx"/*/; do
   name=$(basename "$dir"); root=$(cd "$dir/root" 2>/dev/null && pwd) || continue
   [ -d "$root/sys" ] || continue
+  fixtures=$((fixtures + 1))
   rel=$(cat "$root/proc/sys/kernel/osrelease"); cpu=$(cpu_keyword "$root/proc/cpuinfo")
   w=$tmp/$name; mkdir -p "$w/bundle"
   "$bin" --root "$root" check --json --assume-kernel "$rel" > "$w/tree.json" 2>/dev/null
@@ -78,6 +83,10 @@ for dir in fixtures/*/; do
   fi
 done
 
+if [ "$fixtures" -eq 0 ]; then
+  echo "FAIL no fixture trees in $fx (python3 tools/mkfixture.py --all --out $fx)"; failed=$((failed + 1))
+fi
+
 # The real examples: one machine, one moment.
 real=tests/imports/real
 "$bin" --dump "$real/capture.tar.zst" topo --json > "$tmp/real.json" 2>/dev/null
@@ -98,7 +107,7 @@ expect_usage() {  # name args...
   local name=$1; shift
   if "$bin" "$@" topo > /dev/null 2>&1; [ $? -eq 3 ]; then passed=$((passed + 1)); else echo "FAIL $name: expected exit 3"; failed=$((failed + 1)); fi
 }
-expect_usage "--cpu with --root" --root fixtures/intel-xeon-broadwell/root --cpu intel
+expect_usage "--cpu with --root" --root "$fx/intel-xeon-broadwell/root" --cpu intel
 expect_usage "--cpu on a udev database that has the CPU" --dump "$real/udev.txt.xz" --cpu intel
 expect_usage "--cpu unknown keyword" --dump "$real/lspci-xxxx.txt.xz" --cpu sparc
 expect_usage "--cpu on a capture" --dump "$real/capture.tar.zst" --cpu intel

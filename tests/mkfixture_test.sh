@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Regenerate every fixture from its machine.toml into a temporary directory and compare with the
-# committed trees: file contents byte for byte, symlink targets as text (diff --no-dereference),
-# and the set of paths. Fails when tools/mkfixture.py and fixtures/*/root have drifted apart; the fix
-# is `python3 tools/mkfixture.py --all` and committing the result.
-# Also checks that the generator is deterministic (two runs agree) and that no tree contains an
-# empty directory (git cannot store one, so a fresh clone would differ from the generator output).
+# The fixture trees are not committed: tools/mkfixture.py generates them from fixtures/*/machine.toml
+# (into the build tree, see tests/CMakeLists.txt). This checks the generator itself:
+#   - every fixtures/*/machine.toml generates a root/ (and there is at least one);
+#   - it is deterministic: two runs agree (file contents byte for byte, symlink targets as text);
+#   - no tree contains an empty directory (an archive or a copy may drop it, so a tree must not
+#     depend on one), an absolute symlink or a dangling symlink;
+#   - nothing is stale: a fixtures/<name>/ with expected/ but no machine.toml fails.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
@@ -22,22 +23,20 @@ if ! python3 tools/mkfixture.py --all --out "$tmp/b" >/dev/null; then
 fi
 
 shopt -s nullglob
-for toml in fixtures/*/machine.toml; do
+tomls=(fixtures/*/machine.toml)
+[ ${#tomls[@]} -gt 0 ] || { echo "mkfixture_test: no fixtures/*/machine.toml"; exit 1; }
+for toml in "${tomls[@]}"; do
   name=$(basename "$(dirname "$toml")")
+  if [ ! -d "$tmp/a/$name/root/sys" ]; then
+    fail "$name" "generated no root/sys from $toml"; continue
+  fi
   ok=1
   if ! diff -r --no-dereference "$tmp/a/$name/root" "$tmp/b/$name/root" >"$tmp/det.txt" 2>&1; then
     fail "$name" "two generator runs differ: $(head -3 "$tmp/det.txt" | tr '\n' '|')"; ok=0
   fi
-  if [ ! -d "fixtures/$name/root" ]; then
-    fail "$name" "fixtures/$name/root is missing (run python3 tools/mkfixture.py --all)"; ok=0
-  elif ! diff -r --no-dereference "fixtures/$name/root" "$tmp/a/$name/root" >"$tmp/diff.txt" 2>&1; then
-    fail "$name" "committed tree differs from generator output ($(wc -l <"$tmp/diff.txt") diff lines):"
-    head -10 "$tmp/diff.txt" | sed 's/^/    /'
-    ok=0
-  fi
   empty=$(find "$tmp/a/$name/root" -type d -empty | head -3)
   if [ -n "$empty" ]; then
-    fail "$name" "generator made empty directories (not storable in git): $empty"; ok=0
+    fail "$name" "generator made empty directories: $empty"; ok=0
   fi
   bad=$(find "$tmp/a/$name/root" -type l -lname '/*' | head -3)
   if [ -n "$bad" ]; then
@@ -49,9 +48,10 @@ for toml in fixtures/*/machine.toml; do
   fi
   [ $ok -eq 1 ] && { echo "ok   $name"; passed=$((passed + 1)); }
 done
-for root in fixtures/*/root; do
-  name=$(basename "$(dirname "$root")")
-  [ -f "fixtures/$name/machine.toml" ] || fail "$name" "root/ without machine.toml"
+# Reviewed outputs whose description is gone would never be checked again.
+for expected in fixtures/*/expected; do
+  name=$(basename "$(dirname "$expected")")
+  [ -f "fixtures/$name/machine.toml" ] || fail "$name" "fixtures/$name/expected without machine.toml"
 done
 
 echo "$passed passed, $failed failed"

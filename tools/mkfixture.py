@@ -3,9 +3,9 @@
 
 Usage
 -----
-    python3 tools/mkfixture.py fixtures/<name>/machine.toml      # writes fixtures/<name>/root/
+    python3 tools/mkfixture.py fixtures/<name>/machine.toml      # writes fixtures/<name>/root/ (git-ignored)
     python3 tools/mkfixture.py --all                             # every fixtures/*/machine.toml
-    python3 tools/mkfixture.py --all --out /tmp/x                # writes /tmp/x/<name>/root/
+    python3 tools/mkfixture.py --all --out build/fixtures        # writes build/fixtures/<name>/root/ (what ctest uses)
     python3 tools/mkfixture.py --nonroot FILE.toml               # force config_bytes = 64
 
 The output directory is deleted and recreated; output is deterministic (same input -> same bytes,

@@ -7,6 +7,7 @@ checks that p2pcheck's verdict for every pair equals the running kernel's.
     lab.py run [--p2pcheck BIN] SCENARIO...    boot and check (names or globs; "all")
     lab.py list                                scenarios with their expected verdicts
     lab.py run --update-fixtures SCENARIO...   also (re)write fixtures/lab/<scenario>/
+                                               (<scenario>.tar.zst, args, expected/)
 
 Options: --work DIR (default: $P2PCHECK_LAB_WORK or <repo>/build/lab),
 --keep (keep disk images), --verbose. Cache of kernels: $P2PCHECK_LAB_CACHE or
@@ -24,7 +25,7 @@ capture`; this script then asserts, on the host:
     disk image changed; an ivshmem provider's memory (a file on the host)
     holds what the NVMe wrote into it;
   - the capture replayed on the host gives the same verdicts as the live run
-    and as the stored fixture (fixtures/lab/<scenario>).
+    and as the stored fixture (fixtures/lab/<scenario>/<scenario>.tar.zst).
 """
 import argparse
 import base64
@@ -826,10 +827,43 @@ def pair_core(p):
     return {k: p.get(k) for k in PAIR_FIELDS}
 
 
-def replay(p2pcheck, root, gpus, nvmes):
-    r = subprocess.run([p2pcheck, "--root", root, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
+def replay(p2pcheck, root, gpus, nvmes, how="--root"):
+    r = subprocess.run([p2pcheck, how, root, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
                        capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
+
+
+# A stored lab fixture is one archive in p2pcheck's own capture format (top folder
+# p2pcheck-capture/), not ~350 loose files in git. The recipe is fixed (sorted members, owner 0,
+# mtime 0, fixed modes, GNU format, zstd -19) so re-recording an unchanged tree gives the same bytes.
+# Symlink targets are left alone by the transform (flag S): they start with "../".
+PACK_TAR = ["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0",
+            "--mode=a=rX,u+w", "--format=gnu", "--transform=s,^\\.,p2pcheck-capture,S"]
+
+
+def fixture_archive(name):
+    return os.path.join(FIXTURES, name, f"{name}.tar.zst")
+
+
+def pack_capture(root, dest):
+    """Unpacked capture tree `root` -> `dest` (.tar.zst), deterministically; replaced atomically."""
+    tmp = dest + ".tmp"
+    env = dict(os.environ, LC_ALL="C")
+    with open(tmp, "wb") as f:
+        tar = subprocess.Popen(PACK_TAR + ["-C", root, "-cf", "-", "."], stdout=subprocess.PIPE, env=env)
+        z = subprocess.run(["zstd", "-19", "-q", "-c"], stdin=tar.stdout, stdout=f)
+        tar.stdout.close()
+        if tar.wait() != 0 or z.returncode != 0:
+            os.remove(tmp)
+            raise SystemExit(f"lab: packing {root} into {dest} failed")
+    os.replace(tmp, dest)
+
+
+def unpack_capture(archive, dest):
+    """`archive` (a capture .tar.zst) -> its tree directly under `dest` (top folder stripped)."""
+    os.makedirs(dest, exist_ok=True)
+    run(["tar", "--zstd", "-C", dest, "--strip-components=1", "-xf", archive])
+    return dest
 
 
 def strip_source(text):
@@ -1220,7 +1254,8 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
         for x in os.listdir(inner):
             os.rename(os.path.join(inner, x), os.path.join(root, x))
         os.rmdir(inner)
-    # git keeps no empty directories: the fixture is the tree without them.
+    # Stored fixtures have never held empty directories (they were git trees): keep it that way so
+    # a re-recorded archive compares like with like.
     subprocess.run(["find", root, "-mindepth", "1", "-type", "d", "-empty", "-delete"], check=True)
     gpus = ",".join(dev[p][0] for p in sc.t.providers)
     nvmes = ",".join(dev[c][0] for c in sc.t.clients)
@@ -1234,14 +1269,22 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
           + json.dumps({"live": live, "replay": again}, indent=1)[:3000])
     fx = os.path.join(FIXTURES, sc.name)
     args = f"--gpu {gpus} --nvme {nvmes}\n"
+    archive = fixture_archive(sc.name)
     if update_fixtures:
         shutil.rmtree(fx, ignore_errors=True)
         os.makedirs(os.path.join(fx, "expected"))
-        shutil.copytree(root, os.path.join(fx, "root"), symlinks=True)
+        pack_capture(root, archive)
+        # The archive must give back exactly the tree it was made from (contents, symlink targets).
+        back = os.path.join(rdir, "capture-check")
+        shutil.rmtree(back, ignore_errors=True)
+        unpack_capture(archive, back)
+        d = subprocess.run(["diff", "-r", "--no-dereference", root, back], capture_output=True, text=True)
+        ck.ok(d.returncode == 0, f"{os.path.relpath(archive, REPO)} does not unpack to the captured tree:\n"
+              + d.stdout[:2000] + d.stderr[:500])
         with open(os.path.join(fx, "args"), "w") as f:
             f.write(args)
-        # expected output: p2pcheck on the stored tree, the `source` line removed
-        rc2, text2, err2 = replay(p2pcheck, os.path.join(fx, "root"), gpus, nvmes)
+        # expected output: p2pcheck on the stored archive, the `source` line removed
+        rc2, text2, err2 = replay(p2pcheck, archive, gpus, nvmes, how="--dump")
         with open(os.path.join(fx, "expected", "check.json"), "w") as f:
             f.write(strip_source(text2))
         with open(os.path.join(fx, "expected", "exit_code"), "w") as f:
@@ -1257,12 +1300,12 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
             f.write("\n")
         log(f"{sc.name}: wrote {os.path.relpath(fx, REPO)}")
     # The stored fixture replayed by the same binary: differences come from the trees alone.
-    if not ck.ok(os.path.isdir(os.path.join(fx, "root")), f"no stored fixture {os.path.relpath(fx, REPO)} "
+    if not ck.ok(os.path.isfile(archive), f"no stored fixture {os.path.relpath(archive, REPO)} "
                  f"(run: tests/lab/lab.py run --update-fixtures {sc.name}, review, commit)"):
         return
     ck.ok(read(os.path.join(fx, "args")) == args,
           f"fixture args differ: {read(os.path.join(fx, 'args')).strip()} vs {args.strip()}")
-    rc3, text3, err3 = replay(p2pcheck, os.path.join(fx, "root"), gpus, nvmes)
+    rc3, text3, err3 = replay(p2pcheck, archive, gpus, nvmes, how="--dump")
     stored = json.loads(text3) if text3.strip().startswith("{") else None
     if not ck.ok(stored is not None, f"replay of the stored fixture failed (exit {rc3}): {err3[:300]}"):
         return
@@ -1355,7 +1398,7 @@ def main():
             failed.append(n)
         elif not a.keep:
             for x in os.listdir(w.p("run", n)):
-                if x.endswith((".img", ".bin")) or x in ("initrd", "capture-root"):
+                if x.endswith((".img", ".bin")) or x in ("initrd", "capture-root", "capture-check"):
                     p = w.p("run", n, x)
                     shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
     print(f"lab: {len(names) - len(failed)} of {len(names)} scenario(s) passed in {time.time() - t0:.0f} s"

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Replays the QEMU lab's captures without QEMU: every fixtures/lab/<scenario>/root
-# is a sysfs+proc tree a real 6.12 / 6.1 / Debian kernel made in the lab
-# (captured in the guest by `p2pcheck capture`, see tests/lab/README.md).
+# Replays the QEMU lab's captures without QEMU: every
+# fixtures/lab/<scenario>/<scenario>.tar.zst is a sysfs+proc tree a real 6.12 /
+# 6.1 / Debian kernel made in the lab, in p2pcheck's capture format (captured in
+# the guest by `p2pcheck capture`, see tests/lab/README.md).
 #
 #   tests/lab/replay_test.sh BINARY           compare (a fast, non-lab test)
 #   tests/lab/replay_test.sh BINARY update    rewrite expected/check.json and
-#       expected/exit_code from the stored trees after an intended output change
+#       expected/exit_code from the stored captures after an intended output change
 #       (review the diff; expected/kernel.json, the kernel's own answers, is
 #       only ever written by a QEMU run: lab.py run --update-fixtures)
 #
 # For each fixture:
-#   1. `p2pcheck --root root check --json $(cat args)` minus its "source" line
-#      == expected/check.json, and its exit code == expected/exit_code;
-#   2. the same through --dump of a tar.gz of root;
+#   1. `p2pcheck --dump <scenario>.tar.zst check --json $(cat args)` minus its
+#      "source" line == expected/check.json, and its exit code == expected/exit_code;
+#   2. the same through --root of the archive unpacked (both readers agree);
 #   3. every pair's distance / verdict / map type == the running kernel's own
 #      answer recorded in the guest through kmod/p2pprobe (expected/kernel.json);
 #      and where the capture holds answers in live/kmod.json (what the module said
@@ -37,11 +38,12 @@ dirs=(fixtures/lab/*/)
 for dir in "${dirs[@]}"; do
 	name=$(basename "$dir")
 	dir=${dir%/}
-	for f in args root expected/check.json expected/exit_code expected/kernel.json; do
+	capture=$dir/$name.tar.zst
+	for f in args "$name.tar.zst" expected/check.json expected/exit_code expected/kernel.json; do
 		[ -e "$dir/$f" ] || { fail "$name" "missing $dir/$f"; continue 2; }
 	done
 	read -r -a args < "$dir/args"
-	"$bin" --root "$dir/root" check --json "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
+	"$bin" --dump "$capture" check --json "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
 	rc=$?
 	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
 	if [ "$mode" = update ]; then
@@ -59,13 +61,20 @@ for dir in "${dirs[@]}"; do
 		fail "$name" "exit code $rc, expected $(cat "$dir/expected/exit_code") ($(head -c 300 "$tmp/$name.err"))"
 		ok=0
 	fi
-	tar -C "$dir" -czf "$tmp/$name.tar.gz" root
-	"$bin" --dump "$tmp/$name.tar.gz" check --json "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.dump.json"
-	if ! cmp -s "$tmp/$name.dump.json" "$tmp/$name.json"; then
-		fail "$name" "--dump of the archived tree differs from --root"
+	# The archive unpacked (top folder p2pcheck-capture/) and read as a directory tree.
+	root=$tmp/$name.root
+	mkdir -p "$root"
+	if ! tar --zstd -C "$root" -xf "$capture" || [ ! -d "$root/p2pcheck-capture/sys" ]; then
+		fail "$name" "$capture does not unpack to p2pcheck-capture/sys"
+		continue
+	fi
+	root=$root/p2pcheck-capture
+	"$bin" --root "$root" check --json "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
+	if ! cmp -s "$tmp/$name.root.json" "$tmp/$name.json"; then
+		fail "$name" "--root of the unpacked archive differs from --dump"
 		ok=0
 	fi
-	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$dir/root" <<'EOF'
+	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$root" <<'EOF'
 import json, os, sys
 ours = {(p["gpu"], p["nvme"]): p for p in json.load(open(sys.argv[1]))["pairs"]}
 kmod = os.path.join(sys.argv[3], "live", "kmod.json")
