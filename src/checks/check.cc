@@ -1,4 +1,5 @@
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/machine_state.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -377,11 +378,11 @@ std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& 
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();
-  report->source = source.describe();
-  PciDecoder decoder;
-  report->topo = read_topology(source, decoder);
-  report->inv = read_inventory(source, report->topo);
-  report->machine = read_machine(source);
+  MachineState state = load_machine_state(source);
+  report->source = std::move(state.source);
+  report->topo = std::move(state.topo);  // before deciding: the decisions point into report->topo
+  report->inv = std::move(state.inv);
+  report->machine = std::move(state.machine);
   report->rules = kernel_rules_for(report->machine, options.assume_kernel);
   std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
   report->pairs.reserve(selected.size());  // growing one by one moved ~8,000 large PairDecisions

@@ -60,30 +60,26 @@ int report(const KmodAction& a) {
 
 }  // namespace
 
-CLI::App* add_kmod_command(CLI::App& app, std::function<int()>& run, const bool& json) {
+Command add_kmod_command(CLI::App& app, const GlobalOptions& o) {
   auto* kmod = app.add_subcommand("kmod", "the p2pprobe kernel module: status, load, unload (root)");
   kmod->require_subcommand(1);
   kmod->fallthrough();
   auto* status = kmod->add_subcommand("status", "is it loaded, does it answer, which module file would be used");
   auto* load = kmod->add_subcommand("load", "modprobe p2pprobe, else insmod the built kmod/p2pprobe.ko");
   auto* unload = kmod->add_subcommand("unload", "rmmod p2pprobe");
+  // Static: CLI11 fills it during parse, after this function has returned.
   static std::string ko;
   load->add_option("--ko", ko, "the p2pprobe.ko file to insmod");
   for (auto* sub : {status, load, unload}) sub->fallthrough();
-  status->callback([&run, &json] { run = [&json] { return print_status(current_status(), json); }; });
-  load->callback([&run] {
-    run = [] {
-      auto runner = system_command_runner();
+  auto run = [&o, status, load, unload]() -> int {
+    if (status->parsed()) return print_status(current_status(), o.json);
+    auto runner = system_command_runner();
+    if (load->parsed())
       return report(kmod_load(*runner, current_status(), ko.empty() ? std::nullopt : std::optional<std::string>(ko)));
-    };
-  });
-  unload->callback([&run] {
-    run = [] {
-      auto runner = system_command_runner();
-      return report(kmod_unload(*runner, current_status()));
-    };
-  });
-  return kmod;
+    if (unload->parsed()) return report(kmod_unload(*runner, current_status()));
+    return kExitUsage;
+  };
+  return {kmod, run};
 }
 
 }  // namespace p2pcheck::cli

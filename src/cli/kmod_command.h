@@ -1,12 +1,11 @@
 // `p2pcheck kmod status|load|unload`: the CLI side of kmod_control.h.
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <functional>
+#include "options.h"
 
 namespace p2pcheck::cli {
 
-// Registers the subcommand; `run` is set to the code to execute when it was chosen.
-CLI::App* add_kmod_command(CLI::App& app, std::function<int()>& run, const bool& json);
+// Registers `kmod` with its status, load and unload subcommands (--json applies to status).
+Command add_kmod_command(CLI::App& app, const GlobalOptions& o);
 
 }  // namespace p2pcheck::cli

@@ -12,6 +12,7 @@
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/sysfs_text.h"
 

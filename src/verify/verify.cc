@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/rules/paths.h"
@@ -328,12 +329,12 @@ const char* to_string(Outcome o) {
 std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const VerifyOptions& options) {
   validate(options);
   auto plan = std::make_unique<VerifyPlan>();
-  plan->source = source.describe();
   plan->options = options;
-  PciDecoder decoder;
-  plan->topo = read_topology(source, decoder);
-  plan->inv = read_inventory(source, plan->topo);
-  plan->machine = read_machine(source);
+  MachineState state = load_machine_state(source);
+  plan->source = std::move(state.source);
+  plan->topo = std::move(state.topo);
+  plan->inv = std::move(state.inv);
+  plan->machine = std::move(state.machine);
   plan->rules = kernel_rules_for(plan->machine, std::nullopt);
   plan->storage = read_storage(source, plan->machine, plan->inv);
   plan->io_timeout_s = nvme_io_timeout(source);

@@ -1,3 +1,4 @@
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/capture/capture.h"
 
 #include <gtest/gtest.h>

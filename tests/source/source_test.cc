@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
 #include "test_tree.h"
 

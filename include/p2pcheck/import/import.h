@@ -44,7 +44,4 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
 // /proc/cpuinfo text for --cpu (a keyword, or a file to read); throws UsageError for anything else.
 std::string cpuinfo_for_option(const std::string& cpu);
 
-// --dump FILE with import options (see source.h for the one without).
-std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options);
-
 }  // namespace p2pcheck

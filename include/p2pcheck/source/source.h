@@ -115,8 +115,6 @@ std::unique_ptr<Source> open_tree_source(const std::string& dir);
 // A .tar, .tar.gz, .tar.xz or .tar.zst holding such a tree (at its top or under one top folder),
 // read into memory without unpacking anything to disk. Throws Error naming the member on bad input.
 std::unique_ptr<Source> open_archive_source(const std::string& file);
-// --dump FILE: recognises what FILE is by its content and opens the matching source.
-std::unique_ptr<Source> open_dump_source(const std::string& file);
 
 // Limits that keep hostile input from exhausting memory: no sysfs or proc file we read is near these.
 inline constexpr std::uint64_t kMaxFileBytes = 64ull << 20;

@@ -1,0 +1,29 @@
+// The one load step every command starts from: the PCI tree, the roles in it and the facts outside
+// it (kernel, CPU, OS), read through one Source. check, verify, capture and the CLI all call this,
+// so what a command reads, and in which order, is decided here once.
+#pragma once
+
+#include <string>
+
+#include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/machine.h"
+#include "p2pcheck/model/topology.h"
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+
+struct MachineState {
+  std::string source;  // source.describe()
+  Topology topo;
+  Inventory inv;
+  Machine machine;     // left empty with Load::kPciOnly
+};
+
+// topo and paths need only the PCI tree; reading /proc and /boot for them would make a replay of a
+// bare PCI dump (lspci) report files it never needed.
+enum class Load { kEverything, kPciOnly };
+
+// Throws Error on unreadable input (naming the file), as the readers below it do.
+MachineState load_machine_state(Source& source, Load what = Load::kEverything);
+
+}  // namespace p2pcheck

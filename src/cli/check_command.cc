@@ -1,0 +1,34 @@
+// `p2pcheck check` (the default command): the verdict for every GPU–NVMe pair, with findings and fixes.
+#include <iostream>
+
+#include "commands.h"
+#include "p2pcheck/report/report.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck::cli {
+
+static int run_check_command(const GlobalOptions& o) {
+  auto source = open_source(o);
+  auto info = replay_info(*source);
+  auto report = checked(*source, o);
+  if (o.json) {
+    auto j = check_json(*report);
+    if (info) j["capture"] = capture_summary_json(*info);
+    std::cout << json_text(j) << "\n";
+  } else {
+    std::cout << replay_text(info) << check_text(*report, text_style(o));
+  }
+  if (report->pairs.empty()) {
+    print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
+    return kExitNoPair;
+  }
+  return exit_for(report->result);
+}
+
+Command add_check_command(CLI::App& app, const GlobalOptions& o) {
+  auto* sub = app.add_subcommand("check", "the verdict for every GPU–NVMe pair, with findings and fixes (default)");
+  sub->fallthrough();
+  return {sub, [&o] { return run_check_command(o); }};
+}
+
+}  // namespace p2pcheck::cli

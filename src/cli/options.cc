@@ -1,0 +1,98 @@
+#include "options.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "p2pcheck/import/dump.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/live/kmod_control.h"
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck::cli {
+
+void add_global_options(CLI::App& app, GlobalOptions& o) {
+  app.add_option("--root", o.root, "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
+  app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
+  app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
+  app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("--ascii", o.ascii, "plain ASCII tree lines");
+  app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
+      ->delimiter(',');
+  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
+      ->delimiter(',');
+  app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
+  app.add_option("--cpu", o.cpu, "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
+}
+
+std::unique_ptr<Source> open_source(const GlobalOptions& o) {
+  if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
+  if (!o.cpu.empty() && o.dump.empty())
+    throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
+  // An unpacked capture replays like the archive: what could not be read stays unreadable.
+  if (!o.root.empty()) return with_capture_manifest(open_tree_source(o.root));
+  if (!o.dump.empty()) return open_dump_source(o.dump, ImportOptions{o.cpu});
+  return open_live_source();
+}
+
+std::optional<CaptureInfo> replay_info(Source& source) {
+  return source.is_live() ? std::nullopt : read_capture_info(source);
+}
+
+std::string replay_text(const std::optional<CaptureInfo>& info) {
+  if (!info) return "";
+  const auto& m = info->manifest;
+  auto str = [&](const char* key) { return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string(); };
+  std::string out;
+  if (info->format == "capture") {
+    std::string root = m.contains("as_root") && m["as_root"].is_boolean() ? (m["as_root"].get<bool>() ? "yes" : "no") : "unknown";
+    out = "replaying a capture by p2pcheck " + str("tool_version") +
+          (str("captured_at").empty() ? "" : " taken " + str("captured_at")) + (str("source").empty() ? "" : " from " + str("source")) +
+          "; as root: " + root + "\n";
+  } else {
+    out = "imported from " + info->format + " input: " + str("source") + "\n";
+  }
+  for (const auto& n : info->notes) out += "  note: " + n + "\n";
+  return out + "\n";
+}
+
+TextStyle text_style(const GlobalOptions& o) {
+  TextStyle style;
+  style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  style.unicode = !o.ascii;
+  return style;
+}
+
+int exit_for(Level result) {
+  switch (result) {
+    case Level::kFail: return kExitFail;
+    case Level::kUnknown: return kExitUnknown;
+    default: return kExitOk;
+  }
+}
+
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {
+  CheckOptions options;
+  options.selection = o.selection;
+  // Static: the report's pairs keep asking it until the command has printed them.
+  static std::unique_ptr<P2pprobeClient> kernel_module;
+  if (source.is_live()) {
+    kernel_module = open_kernel_module(options.kernel_module_problem);
+    options.kernel_module = kernel_module.get();
+  }
+  if (!o.assume_kernel.empty()) {
+    if (!parse_kernel_version(o.assume_kernel)) throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
+    options.assume_kernel = o.assume_kernel;
+  }
+  return run_check(source, options);
+}
+
+void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes) {
+  std::cerr << "p2pcheck: no GPU–NVMe pair found in " << source << " (" << gpus << " GPU(s), " << nvmes
+            << " NVMe); name any two functions with --gpu and --nvme\n";
+}
+
+}  // namespace p2pcheck::cli

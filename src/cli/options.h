@@ -1,0 +1,61 @@
+// What every p2pcheck command shares: the global options, the source they select, the text style,
+// the replay banner and the exit codes. Each command lives in its own <name>_command.cc.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/finding.h"
+#include "p2pcheck/model/inventory.h"
+#include "p2pcheck/report/report.h"
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck::cli {
+
+// Exit codes, documented in README.md.
+enum Exit {
+  kExitOk = 0,
+  kExitFail = 1,
+  kExitUnknown = 2,
+  kExitUsage = 3,
+  kExitNoPair = 4,
+  kExitInput = 5,
+};
+
+struct GlobalOptions {
+  std::string root;
+  std::string dump;
+  bool json = false;
+  std::string color = "auto";
+  bool ascii = false;
+  PairSelection selection;
+  std::string assume_kernel;
+  std::string cpu;  // --cpu, for imports that lack the CPU
+};
+void add_global_options(CLI::App& app, GlobalOptions& o);
+
+// A subcommand as registered on the app, and what to run when the user chose it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+std::unique_ptr<Source> open_source(const GlobalOptions& o);
+// Replays of captures and imports say what they are and what they could not tell.
+std::optional<CaptureInfo> replay_info(Source& source);
+std::string replay_text(const std::optional<CaptureInfo>& info);
+TextStyle text_style(const GlobalOptions& o);
+int exit_for(Level result);
+// run_check with the options given; on the live machine the running kernel answers for itself
+// through p2pprobe when it is loaded.
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o);
+// On stderr when a command found no pair to judge.
+void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes);
+
+}  // namespace p2pcheck::cli

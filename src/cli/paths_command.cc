@@ -1,0 +1,34 @@
+// `p2pcheck paths`: every GPU–NVMe pair with the hops between them.
+#include <iostream>
+
+#include "commands.h"
+#include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/report/report.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck::cli {
+
+static int run_paths(const GlobalOptions& o) {
+  auto source = open_source(o);
+  MachineState state = load_machine_state(*source, Load::kPciOnly);
+  std::vector<PairPath> paths;
+  for (const DevicePair& pair : select_pairs(state.topo, state.inv, o.selection))
+    paths.push_back(describe_path(state.topo, state.inv, pair));
+  if (o.json)
+    std::cout << json_text(paths_json(state.topo, state.inv, paths)) << "\n";
+  else
+    std::cout << paths_text(state.topo, state.inv, paths, text_style(o));
+  if (paths.empty()) {
+    print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());
+    return kExitNoPair;
+  }
+  return kExitOk;
+}
+
+Command add_paths_command(CLI::App& app, const GlobalOptions& o) {
+  auto* sub = app.add_subcommand("paths", "every GPU–NVMe pair with the hops between them");
+  sub->fallthrough();
+  return {sub, [&o] { return run_paths(o); }};
+}
+
+}  // namespace p2pcheck::cli
