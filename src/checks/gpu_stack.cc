@@ -68,28 +68,10 @@ std::map<std::string, std::uint64_t> parse_properties(const std::string& text) {
   return out;
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 bool cmdline_has(const Machine& m, const std::string& word) {
   for (const auto& w : split_words(m.cmdline))
     if (w == word || w.rfind(word + "=", 0) == 0) return true;
   return false;
-}
-
-std::string read_text(Source& src, const std::string& path, FileRead* raw = nullptr) {
-  FileRead r = src.read(path);
-  if (raw) *raw = r;
-  return r.ok() ? std::string(trim(r.bytes)) : std::string();
 }
 
 std::string why_unread(const FileRead& r) {
@@ -676,7 +658,7 @@ std::vector<Finding> check_gpu_stack(Source& source, const Machine& machine, con
     if (node && module.build && *module.build > kAisCapabilityMinBuild) {
       std::uint64_t cap = node->prop("capability");
       Finding f = make("gpu.ais_initialized", Level::kPass, who, "amdgpu initialized AIS for this GPU (capability bit 0x40)");
-      f.evidence.push_back({node->dir + "/properties", "capability " + hex(cap)});
+      f.evidence.push_back({node->dir + "/properties", "capability 0x" + hex(cap)});
       f.evidence.push_back({"/sys/module/amdgpu/version", module.version});
       if (!(cap & kKfdCapAisInitialized)) {
         f.level = Level::kFail;

@@ -60,12 +60,6 @@ constexpr const char* kStackedFix =
     "the data, and losing what the layer gave";
 
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
 const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
 const std::regex kNvmeController("nvme[0-9]+");

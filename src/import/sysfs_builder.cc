@@ -8,15 +8,13 @@
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
 namespace {
 
-std::string hex(unsigned value, int digits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%0*x\n", digits, value);
-  return buf;
-}
+// A sysfs ID attribute as the kernel prints it: "0x1002\n".
+std::string id_attr(unsigned value, int digits) { return "0x" + hex(value, digits) + "\n"; }
 
 }  // namespace
 
@@ -52,12 +50,12 @@ MemoryTree SysfsBuilder::finish() {
   for (const auto& [bdf, fn] : functions_) {
     std::string dir = path_of(bdf);
     tree.add_dir(dir);
-    tree.add_file(dir + "/vendor", hex(fn.vendor, 4));
-    tree.add_file(dir + "/device", hex(fn.device, 4));
-    tree.add_file(dir + "/class", hex(fn.class_code, 6));
-    if (fn.subsystem_vendor) tree.add_file(dir + "/subsystem_vendor", hex(*fn.subsystem_vendor, 4));
-    if (fn.subsystem_device) tree.add_file(dir + "/subsystem_device", hex(*fn.subsystem_device, 4));
-    if (fn.revision) tree.add_file(dir + "/revision", hex(*fn.revision, 2));
+    tree.add_file(dir + "/vendor", id_attr(fn.vendor, 4));
+    tree.add_file(dir + "/device", id_attr(fn.device, 4));
+    tree.add_file(dir + "/class", id_attr(fn.class_code, 6));
+    if (fn.subsystem_vendor) tree.add_file(dir + "/subsystem_vendor", id_attr(*fn.subsystem_vendor, 4));
+    if (fn.subsystem_device) tree.add_file(dir + "/subsystem_device", id_attr(*fn.subsystem_device, 4));
+    if (fn.revision) tree.add_file(dir + "/revision", id_attr(*fn.revision, 2));
     if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
     if (fn.config) {
       tree.add_file(dir + "/config", *fn.config);

@@ -17,11 +17,6 @@ bool is_gpu_driver(const std::string& driver) {
   return driver == "amdgpu" || driver == "nvidia" || driver == "radeon" || driver == "nouveau";
 }
 
-std::string read_text(Source& src, const std::string& path) {
-  FileRead r = src.read(path);
-  return r.ok() ? std::string(trim(r.bytes)) : std::string();
-}
-
 NvmeNamespace read_namespace(Source& src, const std::string& name) {
   NvmeNamespace ns;
   ns.name = name;

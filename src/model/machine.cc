@@ -12,11 +12,6 @@
 namespace p2pcheck {
 namespace {
 
-std::string read_text(Source& src, const std::string& path) {
-  FileRead r = src.read(path);
-  return r.ok() ? std::string(trim(r.bytes)) : std::string();
-}
-
 CpuInfo parse_cpuinfo(const std::string& text) {
   CpuInfo cpu;
   bool first = true;

@@ -140,4 +140,10 @@ std::vector<std::string> Source::list(std::string_view path) {
   return names;
 }
 
+std::string read_text(Source& source, const std::string& path, FileRead* raw) {
+  FileRead r = source.read(path);
+  if (raw) *raw = r;
+  return r.ok() ? std::string(trim(r.bytes)) : std::string();
+}
+
 }  // namespace p2pcheck

@@ -1,6 +1,7 @@
 #include "p2pcheck/source/sysfs_text.h"
 
 #include <charconv>
+#include <cstdio>
 
 namespace p2pcheck {
 
@@ -72,6 +73,18 @@ std::string basename(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string hex(std::uint64_t value, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
+  return buf;
 }
 
 }  // namespace p2pcheck

@@ -22,16 +22,11 @@
 #include "p2pcheck/verify/verify_hipfile.h"
 #include "p2pcheck/verify/verify_kmod.h"
 #include "p2pcheck/verify/verify_p2pmem.h"
+#include "p2pcheck/source/sysfs_text.h"
 #include "uapi/p2pprobe.h"
 
 namespace p2pcheck {
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);

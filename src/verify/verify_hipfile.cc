@@ -25,12 +25,6 @@ bool resolve(DynamicLoader& loader, void* handle, const char* name, F& fn, std::
   return fn != nullptr;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 // Tries each name; returns the handle and, when none loads, the first loader error (the most
 // telling: the plain .so name).
 void* load_first(DynamicLoader& loader, const std::vector<std::string>& names, std::string& path, std::string& error) {

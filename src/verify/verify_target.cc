@@ -20,12 +20,6 @@ namespace {
 const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
 const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 bool is_stacking(LayerKind k) {
   switch (k) {
     case LayerKind::kLvm:

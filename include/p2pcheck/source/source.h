@@ -108,6 +108,9 @@ class Source {
   std::map<std::string, FileRead> failures_;
 };
 
+// A small text attribute, trimmed; "" when it cannot be read (`raw`, when given, says why).
+std::string read_text(Source& source, const std::string& path, FileRead* raw = nullptr);
+
 // The running machine, read from `/`.
 std::unique_ptr<Source> open_live_source();
 // A directory laid out like a Linux root (hwloc fsroot convention): DIR/sys, DIR/proc, ...

@@ -18,6 +18,10 @@ std::vector<std::string> split_lines(std::string_view text);
 std::vector<std::string> split_words(std::string_view text);
 // Non-empty pieces between separators: split("a;;b", ';') -> {"a", "b"}.
 std::vector<std::string> split(std::string_view text, char separator);
+// Items separated by `sep`: join({"a", "b"}, ", ") -> "a, b".
+std::string join(const std::vector<std::string>& items, const std::string& sep);
+// Lower-case hex without prefix, at least `digits` wide: hex(0x1002, 4) -> "1002".
+std::string hex(std::uint64_t value, int digits = 0);
 // Last component of a path or link target: "../../../bus/pci/drivers/nvme" -> "nvme".
 std::string basename(std::string_view path);
 
