@@ -1,7 +1,9 @@
 #include "p2pcheck/report/check.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/version.h"
@@ -191,6 +193,9 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
       if (std::find(gpus.begin(), gpus.end(), d.path.pair.gpu) == gpus.end()) gpus.push_back(d.path.pair.gpu);
       if (std::find(nvmes.begin(), nvmes.end(), d.path.pair.nvme) == nvmes.end()) nvmes.push_back(d.path.pair.nvme);
     }
+    // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
+    std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
+    for (const auto& d : r.pairs) by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
     const size_t first = 22, width = 26;
     out += "\nPairs (storage -> GPU / GPU -> storage)\n";
     for (size_t start = 0; start < nvmes.size(); start += 4) {
@@ -204,11 +209,10 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
       for (const Bdf& g : gpus) {
         std::string line = "  " + pad("GPU " + g.str(), first);
         for (size_t i = start; i < end; ++i) {
-          auto it = std::find_if(r.pairs.begin(), r.pairs.end(), [&](const PairDecision& d) {
-            return d.path.pair.gpu == g && d.path.pair.nvme == nvmes[i];
-          });
-          std::string c = it == r.pairs.end() ? "" : cell(*it, r.rules);
-          const char* color = it == r.pairs.end() ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
+          auto found = by_pair.find({g, nvmes[i]});
+          const PairDecision* it = found == by_pair.end() ? nullptr : found->second;
+          std::string c = !it ? "" : cell(*it, r.rules);
+          const char* color = !it ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
           line += colored(style, color, pad(c, width));
         }
         out += line + "\n";
