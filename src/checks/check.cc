@@ -81,14 +81,14 @@ std::vector<Finding> check_kernel(const Machine& m, const KernelRules& rules) {
   if (rules.assumed) {
     config.level = Level::kInfo;
     config.message = "CONFIG_PCI_P2PDMA not checked: --assume-kernel evaluates another kernel's rules";
-  } else if (!rules.p2pdma_enabled) {
+  } else if (rules.p2pdma_enabled == Tri::kUnknown) {
     config.level = Level::kUnknown;
     std::string tried;
     for (const auto& t : m.config.tried) tried += (tried.empty() ? "" : ", ") + t;
     config.message = "CONFIG_PCI_P2PDMA unknown: no kernel configuration found (looked in " + tried + ")";
     config.fix = "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
                  "), or load configs.ko for /proc/config.gz";
-  } else if (*rules.p2pdma_enabled) {
+  } else if (rules.p2pdma_enabled == Tri::kYes) {
     config.message = "CONFIG_PCI_P2PDMA=y";
     config.evidence.push_back({rules.config_file, "CONFIG_PCI_P2PDMA=y"});
   } else {
@@ -131,7 +131,7 @@ std::vector<Finding> check_kernel(const Machine& m, const KernelRules& rules) {
   } else {
     cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
                                                  " (" + hex_family(c.family) + "), model name " + c.model_name});
-    if (c.vendor_id == "AuthenticAMD" && c.family >= 0x17) {
+    if (cpu_supports_p2pdma(c) == Tri::kYes) {
       cpu.message = "AMD Zen or newer (family " + hex_family(c.family) + "): the kernel allows P2P through the root complex";
     } else if (cpu_is_pre_zen_amd(c)) {
       cpu.level = Level::kWarn;
@@ -245,9 +245,9 @@ std::vector<Finding> check_iommu(Source& source, const Machine& m, const Topolog
   std::set<std::string> redirected_ports;
   int affected = 0;
   for (const auto& d : pairs) {
-    if (d.path.walk.common && !d.path.walk.acs_redirect.empty()) {
+    if (d.walk.common && !d.walk.acs_redirect.empty()) {
       ++affected;
-      for (const Function* fn : d.path.walk.acs_redirect) redirected_ports.insert(fn->bdf.str());
+      for (const Function* fn : d.walk.acs_redirect) redirected_ports.insert(fn->bdf.str());
     }
   }
   if (affected) {
@@ -312,8 +312,8 @@ Finding compare_with_kernel(std::vector<PairDecision>& pairs,
     if (!k) continue;
     ++compared;
     d.kernel = *k;
-    d.kernel_agrees = agrees(d, *d.kernel);
-    if (!*d.kernel_agrees) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
+    d.kernel_agrees = tri(agrees(d, *d.kernel));
+    if (d.kernel_agrees == Tri::kNo) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
   }
   if (compared == 0)
     return {"kmod.kernel_verdict", Level::kInfo, "", whose + " answers cover none of the pairs checked here", {ev}, ""};
@@ -355,7 +355,7 @@ std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live,
         "the running kernel's own"));
   } catch (const Error& e) {
     // A module that stops answering leaves our prediction standing, said plainly.
-    for (PairDecision& d : pairs) d.kernel.reset(), d.kernel_agrees.reset();
+    for (PairDecision& d : pairs) d.kernel.reset(), d.kernel_agrees = Tri::kUnknown;
     out.push_back({"kmod.kernel_verdict", Level::kUnknown, "", std::string("the kernel module did not answer: ") + e.what(),
                    {{module.path(), "ioctl failed"}}, "reload it: p2pcheck kmod unload; p2pcheck kmod load"});
   }

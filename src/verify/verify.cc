@@ -18,7 +18,8 @@
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/live/p2pprobe_client.h"
-#include "p2pcheck/rules/paths.h"
+#include "p2pcheck/model/route.h"
+#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/verify/verify_hipfile.h"
 #include "p2pcheck/verify/verify_kmod.h"
 #include "p2pcheck/verify/verify_p2pmem.h"
@@ -105,11 +106,11 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
                   Level::kFail);
   Verdict v = path_verdict(pp.decision, plan.rules, o.force);
   if (v == Verdict::kNotSupported && !o.try_anyway)
-    return refuse("the kernel will refuse this pair: " + pp.decision.rule + " (--try-anyway to watch it refuse)",
+    return refuse("the kernel will refuse this pair: " + rule_text(pp.decision) + " (--try-anyway to watch it refuse)",
                   Level::kFail);
   if (v == Verdict::kUnknown && !o.try_anyway)
     return refuse("p2pcheck cannot tell whether the kernel allows this pair (unknown: " +
-                      join(pp.decision.unknowns, "; ") + "); --try-anyway to let the kernel decide",
+                      join(unknown_texts(pp.decision), "; ") + "); --try-anyway to let the kernel decide",
                   Level::kUnknown);
   EngineChoice choice = choose_engine(provider, o.engine);
   if (!choice.kind) return refuse(choice.refusal, o.engine ? Level::kFail : Level::kUnknown);
@@ -138,8 +139,8 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
                      std::to_string(size) + " runs past the end of the device (" +
                      std::to_string(pp.target->device_bytes) + " bytes)");
   if (v != Verdict::kSupported)
-    pp.notes.push_back("--try-anyway: expected outcome is the kernel's refusal (" + pp.decision.rule + ")");
-  if (pp.decision.kernel && !pp.decision.kernel_agrees.value_or(true))
+    pp.notes.push_back("--try-anyway: expected outcome is the kernel's refusal (" + rule_text(pp.decision) + ")");
+  if (pp.decision.kernel && pp.decision.kernel_agrees == Tri::kNo)
     pp.notes.push_back("the running kernel's own verdict (p2pprobe) disagrees with p2pcheck's");
   return pp;
 }
@@ -202,7 +203,7 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
       d.refused_by = "kernel";
       d.reason = "the kernel refused the pair (" + errno_name(res.error) +
                  (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
-                 "): " + pp.decision.rule;
+                 "): " + rule_text(pp.decision);
       if (pp.decision.verdict == Verdict::kSupported)
         d.reason += " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "
                     "p2pprobe module's verdict in `p2pcheck check`)";

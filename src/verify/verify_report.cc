@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/error.h"
 
 namespace p2pcheck {
@@ -187,7 +188,7 @@ std::string verify_text(const VerifyReport& report, const TextStyle& style) {
     if (pp.skipped) continue;
     const PairDecision& dec = pp.decision;
     out += "\n" + pair_title(pp) + "\n";
-    out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) + "): " + dec.rule + "\n";
+    out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) + "): " + rule_text(dec) + "\n";
     if (!pp.refusal.empty()) {
       out += "  " + colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
              "   " + pp.refusal + "\n";
@@ -255,7 +256,7 @@ json verify_json(const VerifyReport& report) {
   j["abandoned"] = report.abandoned;
   j["finished_at"] = text_or_null(report.finished_at);
   j["kernel"] = {{"release", text_or_null(plan.rules.release)},
-                 {"p2pdma_config", opt(plan.rules.p2pdma_enabled)},
+                 {"p2pdma_config", tri_json(plan.rules.p2pdma_enabled)},
                  {"known_bad", plan.rules.known_bad ? json(plan.rules.known_bad->name) : json(nullptr)},
                  {"nvme_io_timeout_s", opt(plan.io_timeout_s)}};
   j["options"] = {{"engine", o.engine ? to_string(*o.engine) : "auto"},
@@ -281,7 +282,7 @@ json verify_json(const VerifyReport& report) {
     p["verdict"] = to_string(d.verdict);
     p["map_type"] = to_string(d.map_type);
     p["distance"] = opt(d.distance);
-    p["rule"] = d.rule;
+    p["rule"] = rule_text(d);
     p["status"] = pair_status(pp, r);
     p["refusal"] = text_or_null(pp.refusal);
     p["problem"] = text_or_null(r.problem);

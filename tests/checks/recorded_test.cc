@@ -75,7 +75,7 @@ TEST(Recorded, KernelAnswersOfTheCaptureAreComparedOnReplay) {
   r.root.write("live/kmod.json", kmod_doc(*ours.distance, to_string(ours.map_type)).dump());
   auto agreed = r.check();
   ASSERT_TRUE(agreed->pairs[0].kernel);
-  EXPECT_TRUE(agreed->pairs[0].kernel_agrees.value_or(false));
+  EXPECT_EQ(agreed->pairs[0].kernel_agrees, Tri::kYes);
   const Finding* f = r.finding(*agreed, "kmod.kernel_verdict");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kPass);
@@ -90,7 +90,7 @@ TEST(Recorded, KernelAnswersOfTheCaptureAreComparedOnReplay) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFail);
   EXPECT_EQ(differ->result, Level::kFail);
-  EXPECT_FALSE(differ->pairs[0].kernel_agrees.value_or(true));
+  EXPECT_EQ(differ->pairs[0].kernel_agrees, Tri::kNo);
 }
 
 TEST(Recorded, AnswersForOtherPairsClaimNothing) {

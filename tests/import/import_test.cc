@@ -86,8 +86,8 @@ TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
   EXPECT_EQ(src->read("/proc/cmdline").status, ReadStatus::kFailed);  // unknown, not absent
   auto report = run_check(*src, CheckOptions{{}, std::string("6.8")});
   ASSERT_EQ(report->pairs.size(), 1u);
-  ASSERT_TRUE(report->pairs[0].path.walk.common);
-  EXPECT_EQ(report->pairs[0].path.walk.common->bdf, Bdf::parse("01:00.0"));
+  ASSERT_TRUE(report->pairs[0].walk.common);
+  EXPECT_EQ(report->pairs[0].walk.common->bdf, Bdf::parse("01:00.0"));
   EXPECT_EQ(report->pairs[0].map_type, MapType::kBusAddr);
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
   // lspci does not say whether an IOMMU is on: unknown, never "no IOMMU active".

@@ -123,7 +123,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
 
   auto source2 = open_tree_source(root);
   auto agreed = run_check(*source2, options);
-  for (const auto& d : agreed->pairs) EXPECT_EQ(d.kernel_agrees, true) << d.path.pair.gpu.str();
+  for (const auto& d : agreed->pairs) EXPECT_EQ(d.kernel_agrees, Tri::kYes) << d.path.pair.gpu.str();
   bool pass = false;
   for (const auto& f : agreed->findings) pass |= f.id == "kmod.kernel_verdict" && f.level == Level::kPass;
   EXPECT_TRUE(pass);
@@ -135,7 +135,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   auto disagreed = run_check(*source3, options);
   EXPECT_EQ(disagreed->result, Level::kFail);
   int disagreements = 0;
-  for (const auto& d : disagreed->pairs) disagreements += d.kernel_agrees == false;
+  for (const auto& d : disagreed->pairs) disagreements += d.kernel_agrees == Tri::kNo;
   EXPECT_EQ(disagreements, 1);
   auto json = check_json(*disagreed);
   bool found = false;

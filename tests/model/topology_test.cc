@@ -4,8 +4,8 @@
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/route.h"
 #include "p2pcheck/rules/p2pdma.h"
-#include "p2pcheck/rules/paths.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
@@ -105,7 +105,7 @@ TEST_F(SmallMachine, SelectorsAcceptAddressesNamesAndDevicePaths) {
 }
 
 TEST_F(SmallMachine, WalkUnderOneSwitch) {
-  P2pWalk w = walk_p2p(topo_, fn("0000:03:00.0"), fn("0000:04:00.0"));
+  P2pWalk w = calc_map_type_and_dist(topo_, fn("0000:03:00.0"), fn("0000:04:00.0"));
   ASSERT_TRUE(w.common);
   EXPECT_EQ(w.common->bdf.str(), "0000:01:00.0");
   EXPECT_EQ(w.distance, 4);
@@ -117,19 +117,19 @@ TEST_F(SmallMachine, WalkUnderOneSwitch) {
 }
 
 TEST_F(SmallMachine, WalkDistancesMatchTheKernel) {
-  EXPECT_EQ(walk_p2p(topo_, fn("0000:03:00.0"), fn("0000:03:00.0")).distance, 0);
-  EXPECT_EQ(walk_p2p(topo_, fn("0000:03:00.0"), fn("0000:03:00.1")).distance, 2);
+  EXPECT_EQ(calc_map_type_and_dist(topo_, fn("0000:03:00.0"), fn("0000:03:00.0")).distance, 0);
+  EXPECT_EQ(calc_map_type_and_dist(topo_, fn("0000:03:00.0"), fn("0000:03:00.1")).distance, 2);
   // A VF counts from its PF's upstream bridge.
-  P2pWalk vf = walk_p2p(topo_, fn("0000:04:00.0"), fn("0000:04:00.2"));
+  P2pWalk vf = calc_map_type_and_dist(topo_, fn("0000:04:00.0"), fn("0000:04:00.2"));
   EXPECT_EQ(vf.distance, 2);
   EXPECT_EQ(vf.common->bdf.str(), "0000:02:02.0");
   // Different root ports: no common bridge; both whole chains.
-  P2pWalk split = walk_p2p(topo_, fn("0000:03:00.0"), fn("0000:05:00.0"));
+  P2pWalk split = calc_map_type_and_dist(topo_, fn("0000:03:00.0"), fn("0000:05:00.0"));
   EXPECT_FALSE(split.common);
   EXPECT_EQ(split.distance, 6);
   EXPECT_TRUE(split.acs_checked.empty());
   // Root-bus devices have no upstream bridge at all.
-  P2pWalk root = walk_p2p(topo_, fn("0000:00:04.0"), fn("0000:00:00.0"));
+  P2pWalk root = calc_map_type_and_dist(topo_, fn("0000:00:04.0"), fn("0000:00:00.0"));
   EXPECT_FALSE(root.common);
   EXPECT_EQ(root.distance, 2);
 }
@@ -141,6 +141,21 @@ TEST_F(SmallMachine, PathHopsGoUpThenDown) {
   EXPECT_EQ(roles, (std::vector<std::string>{"GPU", "switch downstream port", "switch upstream port", "root port",
                                              "host bridge", "root port", "NVMe"}));
   EXPECT_EQ(p.host_bridges, std::vector<std::string>{"0000:00"});
+  EXPECT_FALSE(p.common);
+  EXPECT_EQ(p.distance, 6);
+}
+
+TEST_F(SmallMachine, RouteMeetsWhereTheKernelsWalkMeets) {
+  const char* pairs[][2] = {{"0000:03:00.0", "0000:04:00.0"}, {"0000:03:00.0", "0000:03:00.1"},
+                            {"0000:04:00.0", "0000:04:00.2"}, {"0000:03:00.0", "0000:05:00.0"}};
+  for (const auto& [a, b] : pairs) {
+    PairPath route = describe_path(topo_, inv_, {*Bdf::parse(a), *Bdf::parse(b)});
+    P2pWalk walk = calc_map_type_and_dist(topo_, fn(a), fn(b));
+    EXPECT_EQ(route.common, walk.common) << a << " " << b;
+    EXPECT_EQ(route.distance, walk.distance) << a << " " << b;
+    EXPECT_EQ(route.gpu_side, walk.provider_side) << a << " " << b;
+    EXPECT_EQ(route.nvme_side, walk.client_side) << a << " " << b;
+  }
 }
 
 TEST_F(SmallMachine, EachFileIsReadOnce) {

@@ -1,14 +1,29 @@
-// The kernel's P2PDMA path rules (drivers/pci/p2pdma.c), as a pure walk over the topology.
+// The kernel's P2PDMA decision, function for function as drivers/pci/p2pdma.c has it (6.1 and 6.12
+// carry the same algorithm and table). p2pcheck's own additions are in rules/verdict.h.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/policy.h"
+#include "p2pcheck/rules/tri.h"
 
 namespace p2pcheck {
 
-// What calc_map_type_and_dist() finds before any policy: the common upstream bridge, the distance
-// and the devices whose ACS redirect bits it counts.
+// enum pci_p2pdma_map_type, plus kUnknown where a fact p2pcheck could not read decides it.
+enum class MapType { kBusAddr, kThruHostBridge, kNotSupported, kUnknown };
+const char* to_string(MapType t);  // the kernel's names: "BUS_ADDR", ...
+
+// pci_bridge_has_acs_redir() (6.1 :261, 6.12 :388): ACS capability present and RR, CR or EC set in ACS Control.
+// Unknown when the extended config space could not be read (needs root).
+Tri pci_bridge_has_acs_redir(const Function& dev);
+
+// What calc_map_type_and_dist() finds before the host check: the common upstream bridge, the
+// distance, and the devices whose ACS redirect bits it counts.
 struct P2pWalk {
   const Function* provider = nullptr;
   const Function* client = nullptr;
@@ -23,12 +38,83 @@ struct P2pWalk {
   // provider side up to and including `common`, then the client side below `common`.
   // Only filled when a common bridge exists (without one the kernel does not consult ACS).
   std::vector<const Function*> acs_checked;
-  std::vector<const Function*> acs_redirect;  // those with RR, CR or EC set in ACS Control
-  std::vector<const Function*> acs_unknown;   // those whose ACS state could not be read (needs root)
+  std::vector<const Function*> acs_redirect;  // pci_bridge_has_acs_redir() yes
+  std::vector<const Function*> acs_unknown;   // pci_bridge_has_acs_redir() unknown
+  // BUS_ADDR (common bridge, no redirect), THRU_HOST_BRIDGE (redirect, or no common bridge), or
+  // kUnknown (no redirect seen, but some ACS unreadable).
+  MapType map_type = MapType::kUnknown;
 };
 
+// calc_map_type_and_dist() up to `map_through_host_bridge:` (6.1 :449-542, 6.12 :575-668).
 // `provider` is the device whose memory is used (the GPU's VRAM BAR, an NVMe CMB), `client` the
 // device that DMAs to it. The result is the same either way round except the order of acs_checked.
-P2pWalk walk_p2p(const Topology& topo, const Function& provider, const Function& client);
+P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
+
+// cpu_supports_p2pdma() (6.1 :286, 6.12 :413): x86 CPU 0 is AMD family >= 0x17 (Zen and later); Hygon is another vendor.
+// Unknown without /proc/cpuinfo.
+Tri cpu_supports_p2pdma(const CpuInfo& cpu);
+
+// pci_host_bridge_dev() (6.1 :339, 6.12 :466): the first device on the host bridge's root bus, if it is 00.0 or a root port.
+// The model reads it (Topology::host_bridges); this names the kernel's view of it.
+struct HostBridgeDev {
+  bool in_topology = false;       // the host bridge is in the topology at all
+  const Function* dev = nullptr;  // nullptr: none (never allowlisted), or unknown (below)
+  bool unknown = false;           // the first root-bus device's port type is unreadable (needs root)
+};
+HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_bridge);
+
+// Why one host bridge passes or fails __host_bridge_whitelist().
+enum class BridgeResult {
+  kAllowlisted,              // its row is in effect (and REQ_SAME_HOST_BRIDGE, if set, is met)
+  kNotInTopology,            // the host bridge is missing from the topology
+  kNoHostBridgeDevice,       // pci_host_bridge_dev() is NULL: nothing to look up
+  kDeviceUnknown,            // pci_host_bridge_dev() could not be told (needs root)
+  kNotOnAllowlist,           // no row in effect on the evaluated kernel
+  kOnlyWithinOneHostBridge,  // REQ_SAME_HOST_BRIDGE row, but the pair crosses host bridges
+};
+
+// __host_bridge_whitelist() for one host bridge.
+struct BridgeCheck {
+  std::string host_bridge;          // "0000:00"
+  std::optional<Bdf> device;        // pci_host_bridge_dev(); nullopt: none, or unknown
+  bool device_unknown = false;      // first root-bus device's port type unreadable (needs root)
+  std::uint16_t vendor = 0, device_id = 0;
+  const AllowlistEntry* entry = nullptr;        // row in effect on the evaluated kernel
+  const AllowlistEntry* later_entry = nullptr;  // row only newer (or pending) kernels have
+  BridgeResult result = BridgeResult::kNotInTopology;
+  Tri passes = Tri::kUnknown;
+  std::string ids() const;  // "8086:6f00", as the kernel's allowlist and warning print them
+};
+
+// The host check of map_through_host_bridge: cpu_supports_p2pdma() || host_bridge_whitelist().
+struct HostCheck {
+  Tri cpu_supports = Tri::kUnknown;  // cpu_supports_p2pdma()
+  std::string cpu_vendor;            // the facts it read: CPU 0's vendor_id ("" unknown) and family
+  int cpu_family = -1;
+  bool same_host_bridge = true;
+  std::vector<BridgeCheck> bridges;  // provider's host bridge, then the client's if it differs
+  // The kernel release whose allowlist rows were used; nullopt: release unknown, oldest verified table.
+  std::optional<KernelVersion> table_version;
+  Tri allowlisted = Tri::kUnknown;   // host_bridge_whitelist()
+  Tri allowed = Tri::kUnknown;       // cpu_supports || allowlisted
+};
+
+// Whether an allowlist row is in the table of `version` (nullopt: the oldest table we verified).
+// Pending rows are in no release.
+bool allowlist_row_in_kernel(const AllowlistEntry& row, const std::optional<KernelVersion>& version);
+
+// __host_bridge_whitelist(host, same_host_bridge) (6.1 :358, 6.12 :485). The kernel's name
+// starts with "__", which C++ reserves.
+BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string& host_bridge, bool same_host_bridge,
+                                         const std::optional<KernelVersion>& version);
+
+// cpu_supports_p2pdma() || host_bridge_whitelist(provider, client) (6.1 :391, 6.12 :518):
+// one host bridge must match; two must both match, neither with REQ_SAME_HOST_BRIDGE.
+HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const std::optional<KernelVersion>& version,
+                     const Function& provider, const Function& client);
+
+// `map_through_host_bridge:` (6.1 :526, 6.12 :652): the walk's map type after the host check. With ACS unknown the
+// kernel's answer stays unknown, unless the host check passes (then it is allowed either way).
+MapType map_through_host_bridge(const P2pWalk& walk, const HostCheck& host);
 
 }  // namespace p2pcheck

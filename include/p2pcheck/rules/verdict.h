@@ -1,13 +1,17 @@
-// The kernel's P2PDMA verdict for a pair, with the host check, per-direction meaning and what
-// would change it. Implemented in src/p2pdma.cc beside the walk, so the rules live in one place.
+// p2pcheck's verdict for a pair: the kernel's decision (rules/p2pdma.h) plus what the kernel does
+// not know (pre-Zen AMD reads and writes), kernels never to trust, and CONFIG_PCI_P2PDMA.
+// Decisions carry structured reasons; report/rule_text.h turns them into sentences.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "p2pcheck/model/machine.h"
-#include "p2pcheck/rules/paths.h"
+#include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/p2pdma.h"
 #include "p2pcheck/rules/policy.h"
+#include "p2pcheck/rules/tri.h"
 
 namespace p2pcheck {
 
@@ -17,45 +21,58 @@ struct KernelRules {
   std::optional<KernelVersion> version;  // parsed upstream version
   bool assumed = false;                 // from --assume-kernel, not the source
   bool vendor_kernel = false;           // RHEL/SLES-style release: backports make the number unreliable
-  std::string table_note;               // which allowlist table was assumed, and how sure that is
-  // CONFIG_PCI_P2PDMA: true/false, nullopt when no config could be read.
-  std::optional<bool> p2pdma_enabled;
+  // Which allowlist table was assumed, and how sure that is. The one sentence left in rules/:
+  // checks/ prints it as a finding and sits below report/.
+  std::string table_note;
+  Tri p2pdma_enabled = Tri::kUnknown;   // CONFIG_PCI_P2PDMA; unknown when no config could be read
   std::string config_file;
   const KnownBadKernel* known_bad = nullptr;
 };
 KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release);
 
-enum class MapType { kBusAddr, kThruHostBridge, kNotSupported, kUnknown };
 enum class Verdict { kSupported, kNotSupported, kUnknown };
-const char* to_string(MapType t);  // the kernel's names: "BUS_ADDR", ...
 const char* to_string(Verdict v);  // "supported", "not_supported", "unknown"
 
-// __host_bridge_whitelist() for one host bridge.
-struct BridgeCheck {
-  std::string host_bridge;          // "0000:00"
-  std::optional<Bdf> device;        // pci_host_bridge_dev(); nullopt: none, or unknown (below)
-  bool device_unknown = false;      // first root-bus device's port type unreadable (needs root)
-  std::uint16_t vendor = 0, device_id = 0;
-  const AllowlistEntry* entry = nullptr;         // row in effect on the evaluated kernel
-  const AllowlistEntry* later_entry = nullptr;   // row only newer (or pending) kernels have
-  std::optional<bool> passes;
-  std::string ids() const;  // "8086:6f00", as the kernel's allowlist and warning print them
+// A fact that could not be read and would decide the pair.
+enum class UnknownFact {
+  kAcsControl,        // ACS Control of `function` (config space beyond 64 bytes needs root)
+  kCpu,               // CPU vendor and family (no /proc/cpuinfo)
+  kHostBridgeDevice,  // pci_host_bridge_dev() of `host_bridge` (first device's port type needs root)
+  kP2pdmaConfig,      // CONFIG_PCI_P2PDMA (no kernel config found)
+};
+struct Unknown {
+  UnknownFact fact;
+  const Function* function = nullptr;  // kAcsControl
+  std::string host_bridge;             // kHostBridgeDevice
 };
 
-struct HostCheck {
-  std::optional<bool> cpu_supports;  // cpu_supports_p2pdma(): x86 AMD family >= 0x17
-  bool same_host_bridge = true;
-  std::vector<BridgeCheck> bridges;
-  std::optional<bool> allowlisted;
-  std::optional<bool> allowed;       // cpu_supports || allowlisted
+// Which rule decided the pair.
+enum class DecidedBy {
+  kCommonBridge,     // BUS_ADDR: a common upstream bridge and no ACS redirect below it
+  kCpuAllows,        // THRU_HOST_BRIDGE allowed by cpu_supports_p2pdma()
+  kAllowlistAllows,  // THRU_HOST_BRIDGE allowed by host_bridge_whitelist()
+  kHostCheckFails,   // NOT_SUPPORTED: neither the CPU nor the host bridge(s) pass
+  kEitherWay,        // ACS unknown, but the host check passes: allowed, map type open
+  kCannotDecide,     // an unknown fact decides it (`undecided_by`)
+  kNoP2pdmaConfig,   // p2pcheck: kernel built without CONFIG_PCI_P2PDMA, every call is a stub
 };
+
+// Why one direction gets its verdict.
+enum class FlowReason {
+  kAllowed,            // allowed inside the switch / through the root complex
+  kSameAsRule,         // not allowed (or unknown) for the reason the rule gives
+  kPreZenWritePasses,  // the kernel refuses; a pre-Zen AMD root complex would pass this P2P write
+  kPreZenReadDropped,  // the kernel refuses; pre-Zen AMD root complexes drop P2P reads anyway
+  kKnownBadKernel,     // this kernel corrupts memory with P2PDMA
+};
+
+// What the hardware would do where the kernel's answer differs (pre-Zen AMD).
+enum class Hardware { kAsTheKernelSays, kPasses, kDropped };
 
 struct Flow {
   Verdict verdict = Verdict::kUnknown;
-  std::string reason;
-  // What the hardware would do where the kernel's answer differs: "passes" (pre-Zen AMD writes),
-  // "dropped" (pre-Zen AMD reads); empty when the kernel's answer is the whole story.
-  std::string hardware;
+  FlowReason reason = FlowReason::kSameAsRule;
+  Hardware hardware = Hardware::kAsTheKernelSays;
 };
 
 // The running kernel's own answer for the pair, from the p2pprobe module (kmod/).
@@ -68,20 +85,24 @@ struct KernelVerdict {
 };
 
 struct PairDecision {
-  PairPath path;
+  PairPath path;   // the route, hop by hop (model/route.h)
+  P2pWalk walk;    // calc_map_type_and_dist(): provider = GPU, client = NVMe
   MapType map_type = MapType::kUnknown;
   std::optional<int> distance;  // pci_p2pdma_distance(): the path distance, or -1 when refused
   Verdict verdict = Verdict::kUnknown;
-  std::string rule;             // the rule that decided, one line
+  DecidedBy decided_by = DecidedBy::kCannotDecide;
+  std::optional<Unknown> undecided_by;  // kCannotDecide: the first unknown fact, if any
   bool host_checked = false;    // the path goes through the root complex
   HostCheck host;
   Flow to_gpu;    // storage -> GPU: the NVMe writes into the GPU's BAR (a P2P write)
   Flow from_gpu;  // GPU -> storage: the NVMe reads from the GPU's BAR (a P2P read)
-  std::vector<std::string> unknowns;  // what could not be read and would decide it
-  std::string acs_fix;          // "pci=disable_acs_redir=..." when ACS redirect is what blocks
-  std::string later;            // "allowed from 7.1 on" / "would be allowed once ... is merged"
+  std::vector<Unknown> unknowns;  // what could not be read and would decide it
+  // A refused pair's allowlist row that only a newer (or a pending) kernel has.
+  const AllowlistEntry* later = nullptr;
+  std::string config_file;                    // kNoP2pdmaConfig: the config that says so
+  const KnownBadKernel* known_bad = nullptr;  // the flows are refused: this kernel corrupts memory
   std::optional<KernelVerdict> kernel;  // when the p2pprobe module answered
-  std::optional<bool> kernel_agrees;    // ours vs the kernel's (distance, supported, map type)
+  Tri kernel_agrees = Tri::kUnknown;    // ours vs the kernel's (distance, supported, map type)
 };
 
 // calc_map_type_and_dist() plus the host check, for the (GPU = provider, NVMe = client) pair,
@@ -89,6 +110,7 @@ struct PairDecision {
 PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine,
                          const KernelRules& rules, const DevicePair& pair);
 
+// AMD before Zen (family < 0x17): the root complex passes P2P writes, drops P2P reads.
 bool cpu_is_pre_zen_amd(const CpuInfo& cpu);
 
 }  // namespace p2pcheck

@@ -1,4 +1,4 @@
-#include "p2pcheck/rules/paths.h"
+#include "p2pcheck/model/route.h"
 
 #include <algorithm>
 
@@ -28,18 +28,29 @@ PairPath describe_path(const Topology& topo, const Inventory& inv, const DeviceP
   path.pair = pair;
   const Function& gpu = topo.at(pair.gpu);
   const Function& nvme = topo.at(pair.nvme);
-  path.walk = walk_p2p(topo, gpu, nvme);
-  for (const Function* fn : path.walk.provider_side) path.hops.push_back({fn, "", role_of(*fn, inv)});
-  if (path.walk.common) {
-    path.hops.push_back({path.walk.common, "", role_of(*path.walk.common, inv)});
+  std::vector<const Function*> gpu_chain = topo.upstream_chain(gpu);
+  std::vector<const Function*> nvme_chain = topo.upstream_chain(nvme);
+  path.gpu_side = gpu_chain;
+  path.nvme_side = nvme_chain;
+  for (auto up = gpu_chain.begin(); up != gpu_chain.end(); ++up) {
+    auto meet = std::find(nvme_chain.begin(), nvme_chain.end(), *up);
+    if (meet == nvme_chain.end()) continue;
+    path.common = *up;
+    path.gpu_side.assign(gpu_chain.begin(), up);
+    path.nvme_side.assign(nvme_chain.begin(), meet);
+    break;
+  }
+  path.distance = static_cast<int>(path.gpu_side.size() + path.nvme_side.size());
+  for (const Function* fn : path.gpu_side) path.hops.push_back({fn, "", role_of(*fn, inv)});
+  if (path.common) {
+    path.hops.push_back({path.common, "", role_of(*path.common, inv)});
   } else {
     // Through the root complex: up to the GPU's host bridge, across to the NVMe's if it differs.
     path.host_bridges.push_back(gpu.host_bridge);
     if (nvme.host_bridge != gpu.host_bridge) path.host_bridges.push_back(nvme.host_bridge);
     for (const auto& id : path.host_bridges) path.hops.push_back({nullptr, id, "host bridge"});
   }
-  for (auto it = path.walk.client_side.rbegin(); it != path.walk.client_side.rend(); ++it)
-    path.hops.push_back({*it, "", role_of(**it, inv)});
+  for (auto it = path.nvme_side.rbegin(); it != path.nvme_side.rend(); ++it) path.hops.push_back({*it, "", role_of(**it, inv)});
   return path;
 }
 

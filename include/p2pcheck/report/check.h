@@ -1,0 +1,17 @@
+// `p2pcheck check`: the kernel and stack findings and every pair's verdict, as text and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/report/common.h"
+
+namespace p2pcheck {
+
+nlohmann::ordered_json check_json(const CheckReport& report);
+std::string check_text(const CheckReport& report, const TextStyle& style);
+// One pair's decision in the check document's "pairs" (also `explain --json`).
+nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv);
+
+}  // namespace p2pcheck

@@ -1,0 +1,61 @@
+// What every command's output shares: the JSON schema version, text styling, a function's label
+// and JSON, and the small JSON and text helpers the per-command files build with.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/tri.h"
+
+namespace p2pcheck {
+
+// Bumped when a field changes meaning or disappears; new fields do not bump it. docs/json.md.
+inline constexpr int kJsonSchemaVersion = 1;
+
+struct TextStyle {
+  bool color = false;    // ANSI colour, only when printing to a terminal
+  bool unicode = true;   // box-drawing characters for trees
+};
+
+// One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
+std::string function_label(const Function& fn);
+nlohmann::ordered_json function_json(const Topology& topo, const Function& fn, const Inventory& inv);
+// true, false, or null for unknown.
+nlohmann::ordered_json tri_json(Tri value);
+
+// Helpers for src/report/ only; a namespace of their own so callers' local helpers of the same
+// name (colored, pad) do not clash.
+namespace report_detail {
+
+using json = nlohmann::ordered_json;
+
+std::string hex(std::uint64_t value, int digits);
+json opt_bdf(const std::optional<Bdf>& bdf);
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+// An empty object with room for `keys` members, filled with j["key"] = ...: an ordered_map that
+// grows copies (never moves) what it holds, since its pairs have a const key; so does every
+// {{"key", value}, ...} list, one growth per power of two.
+json object_for(std::size_t keys);
+json link_json(const Topology& topo, const Function& fn);
+json acs_json(const Acs& acs);
+// The hop by hop part of a path, shared by path_json and decision_json.
+json hops_json(const Topology& topo, const PairPath& path);
+json bdfs_json(const std::vector<const Function*>& fns);
+json nvme_name_json(const PairPath& path, const Inventory& inv);
+json common_bridge_json(const PairPath& path);
+
+std::string colored(const TextStyle& style, const char* code, const std::string& text);
+// Pads to `width` code points (UTF-8), at least one space after.
+std::string pad(const std::string& s, std::size_t width);
+
+}  // namespace report_detail
+}  // namespace p2pcheck

@@ -1,0 +1,32 @@
+// The sentences for a decision's structured reasons (rules/verdict.h): the rule that decided, each
+// direction's reason, the unknown facts, what a later kernel changes, the host bridges' verdicts.
+// Printed text and JSON both use these, so the words live in one place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "p2pcheck/rules/verdict.h"
+
+namespace p2pcheck {
+
+// The rule that decided, one line.
+std::string rule_text(const PairDecision& d);
+// Why one direction (d.to_gpu or d.from_gpu) got its verdict.
+std::string flow_reason_text(const PairDecision& d, const Flow& flow);
+// "passes", "dropped"; nullptr when the hardware does what the kernel says.
+const char* hardware_token(Hardware hardware);
+std::string unknown_text(const Unknown& unknown);
+std::vector<std::string> unknown_texts(const PairDecision& d);
+// "allowed from kernel 7.1 on (...)", "would be allowed once ... is merged (...)"; empty when none.
+std::string later_text(const PairDecision& d);
+// "pci=disable_acs_redir=<devices>" when ACS redirect is what sends the pair up; empty otherwise.
+std::string acs_fix_text(const PairDecision& d);
+// "host bridge 0000:00 (8086:6f00 at 0000:00:00.0)", or why it has no host bridge device.
+std::string bridge_text(const BridgeCheck& bridge);
+// A failing host bridge and why __host_bridge_whitelist() refuses it.
+std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& bridge);
+// The refusal is REQ_SAME_HOST_BRIDGE across two host bridges: moving a device fixes it.
+bool refused_across_host_bridges(const PairDecision& d);
+
+}  // namespace p2pcheck

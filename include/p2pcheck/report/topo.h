@@ -1,0 +1,15 @@
+// `p2pcheck topo`: every PCI function under its host bridge, the GPUs and the NVMe, as text and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "p2pcheck/model/inventory.h"
+#include "p2pcheck/report/common.h"
+
+namespace p2pcheck {
+
+nlohmann::ordered_json topology_json(const Topology& topo, const Inventory& inv);
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style);
+
+}  // namespace p2pcheck

@@ -1,0 +1,264 @@
+#include "p2pcheck/report/check.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/version.h"
+
+namespace p2pcheck {
+
+using namespace report_detail;
+
+namespace {
+
+json finding_json(const Finding& f) {
+  json ev = json::array();
+  for (const auto& e : f.evidence) ev.push_back({{"file", e.file}, {"value", e.value}});
+  return {{"id", f.id}, {"level", to_string(f.level)}, {"subject", f.subject}, {"message", f.message},
+          {"evidence", std::move(ev)}, {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+}
+
+json flow_json(const PairDecision& d, const Flow& f) {
+  json j = object_for(3);
+  j["verdict"] = to_string(f.verdict);
+  j["reason"] = flow_reason_text(d, f);
+  const char* hardware = hardware_token(f.hardware);
+  j["hardware"] = hardware ? json(hardware) : json(nullptr);
+  return j;
+}
+
+const char* level_color(Level l) {
+  switch (l) {
+    case Level::kPass: return "32";
+    case Level::kInfo: return "0";
+    case Level::kWarn: return "33";
+    case Level::kFail: return "1;31";
+    case Level::kUnknown: return "35";
+  }
+  return "0";
+}
+
+std::string cell(const PairDecision& d, const KernelRules& rules) {
+  if (rules.p2pdma_enabled == Tri::kNo) return "NO / NO  no P2PDMA";
+  if (rules.known_bad) return "BAD / BAD  " + std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
+  auto one = [](const Flow& f) {
+    if (f.verdict == Verdict::kSupported) return std::string("ok");
+    if (f.verdict == Verdict::kUnknown) return std::string("?");
+    return std::string(f.hardware == Hardware::kPasses ? "NO*" : "NO");
+  };
+  std::string how = d.map_type == MapType::kBusAddr          ? "switch"
+                    : d.map_type == MapType::kThruHostBridge ? (d.walk.common ? "ACS->host" : "host bridge")
+                    : d.map_type == MapType::kNotSupported   ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
+                                                             : "unknown";
+  return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
+}
+
+}  // namespace
+
+json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv) {
+  // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
+  json out = object_for(19);
+  out["gpu"] = d.path.pair.gpu.str();
+  out["nvme"] = d.path.pair.nvme.str();
+  out["nvme_name"] = nvme_name_json(d.path, inv);
+  out["common_bridge"] = common_bridge_json(d.path);
+  out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
+  out["path_distance"] = d.walk.distance;
+  out["map_type"] = to_string(d.map_type);
+  out["verdict"] = to_string(d.verdict);
+  out["rule"] = rule_text(d);
+  out["unknowns"] = unknown_texts(d);
+  json flows = object_for(2);
+  flows["to_gpu"] = flow_json(d, d.to_gpu);
+  flows["from_gpu"] = flow_json(d, d.from_gpu);
+  out["flows"] = std::move(flows);
+  std::string acs_fix = acs_fix_text(d);
+  std::string later = later_text(d);
+  out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
+  out["later"] = later.empty() ? json(nullptr) : json(later);
+  if (d.host_checked) {
+    json bridges = json::array();
+    for (const auto& b : d.host.bridges) {
+      bridges.push_back({{"host_bridge", b.host_bridge},
+                         {"device", b.device ? json(b.device->str()) : json(nullptr)},
+                         {"device_unknown", b.device_unknown},
+                         {"ids", b.device ? json(b.ids()) : json(nullptr)},
+                         {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
+                         {"passes", tri_json(b.passes)}});
+    }
+    out["host_check"] = {{"cpu_supports_p2pdma", tri_json(d.host.cpu_supports)},
+                         {"same_host_bridge", d.host.same_host_bridge},
+                         {"bridges", std::move(bridges)},
+                         {"allowlisted", tri_json(d.host.allowlisted)},
+                         {"allowed", tri_json(d.host.allowed)}};
+  } else {
+    out["host_check"] = nullptr;
+  }
+  out["hops"] = hops_json(topo, d.path);
+  out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
+  out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
+  std::optional<double> ceiling = path_ceiling(d.path);
+  out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
+  if (d.kernel) {
+    out["kernel"] = {{"distance", d.kernel->distance},
+                     {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
+                     {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
+                     {"agrees", d.kernel_agrees == Tri::kYes}};
+  } else {
+    out["kernel"] = nullptr;
+  }
+  return out;
+}
+
+json check_json(const CheckReport& r) {
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_json(f));
+  json pairs = json::array();
+  for (const auto& d : r.pairs) pairs.push_back(decision_json(r.topo, d, r.inv));
+  json gpus = json::array();
+  for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
+  json nvmes = json::array();
+  for (const auto& c : r.inv.nvmes) nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
+  return {{"schema", "p2pcheck.check"},
+          {"schema_version", kJsonSchemaVersion},
+          {"tool_version", kToolVersion},
+          {"source", r.source},
+          {"result", to_string(r.result)},
+          {"kernel", {{"release", r.rules.release}, {"assumed", r.rules.assumed}, {"vendor_kernel", r.rules.vendor_kernel},
+                      {"table", r.rules.table_note},
+                      {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}}},
+          {"cpu", {{"vendor", r.machine.cpu.vendor_id}, {"family", r.machine.cpu.family}, {"model", r.machine.cpu.model},
+                   {"model_name", r.machine.cpu.model_name}, {"hypervisor", r.machine.cpu.hypervisor}}},
+          {"config_space_complete", !r.topo.config_truncated},
+          {"gpus", std::move(gpus)},
+          {"nvme", std::move(nvmes)},
+          {"findings", std::move(findings)},
+          {"pairs", std::move(pairs)}};
+}
+
+std::string check_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
+  const Machine& m = r.machine;
+  out += "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
+  if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
+  if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name;
+  out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
+  out += "source: " + r.source + "\n\n";
+
+  size_t ok = 0;
+  for (const auto& d : r.pairs) ok += d.verdict == Verdict::kSupported;
+  std::string result = std::string(to_string(r.result == Level::kPass ? Level::kPass : r.result));
+  size_t failing = 0;
+  for (const auto& f : r.findings) failing += f.level == Level::kFail;
+  out += colored(style, level_color(r.result), "RESULT: " + result) + " — " + std::to_string(ok) + " of " +
+         std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA" +
+         (failing ? "; " + std::to_string(failing) + " check(s) of the kernel and stack fail" : "") + "\n";
+  if (r.topo.config_truncated)
+    out += "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
+  if (r.inv.gpus.empty())
+    out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") + "\n";
+
+  out += "\nKernel and stack\n";
+  std::set<std::string> folded;
+  for (const auto& f : r.findings) {
+    // Per-device PASS lines of one check fold into one line; anything else is shown in full.
+    if (f.level == Level::kPass && !f.subject.empty()) {
+      if (!folded.insert(f.id).second) continue;
+      std::vector<std::string> subjects;
+      for (const auto& g : r.findings)
+        if (g.id == f.id && g.level == Level::kPass && !g.subject.empty()) subjects.push_back(g.subject);
+      if (subjects.size() > 1) {
+        out += "  " + colored(style, level_color(f.level), pad("PASS", 8)) + f.message + " — and " +
+               std::to_string(subjects.size() - 1) + " more (" + f.id + ": " + subjects.front() + " ... " +
+               subjects.back() + ")\n";
+        continue;
+      }
+    }
+    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
+                       (f.subject.empty() ? "" : f.subject + ": ") + f.message;
+    if (!f.evidence.empty()) line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+    for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
+      line += "\n          fix: " + f.fix;
+    out += line + "\n";
+  }
+
+  if (!r.pairs.empty()) {
+    // The matrix: GPUs down, NVMe across; each cell "storage->GPU / GPU->storage  how".
+    std::vector<Bdf> gpus, nvmes;
+    for (const auto& d : r.pairs) {
+      if (std::find(gpus.begin(), gpus.end(), d.path.pair.gpu) == gpus.end()) gpus.push_back(d.path.pair.gpu);
+      if (std::find(nvmes.begin(), nvmes.end(), d.path.pair.nvme) == nvmes.end()) nvmes.push_back(d.path.pair.nvme);
+    }
+    // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
+    std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
+    for (const auto& d : r.pairs) by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
+    const size_t first = 22, width = 26;
+    out += "\nPairs (storage -> GPU / GPU -> storage)\n";
+    for (size_t start = 0; start < nvmes.size(); start += 4) {
+      size_t end = std::min(nvmes.size(), start + 4);
+      std::string header = "  " + pad("", first);
+      for (size_t i = start; i < end; ++i) {
+        const NvmeController* c = r.inv.nvme_at(nvmes[i]);
+        header += pad((c && !c->name.empty() ? c->name + " " : "") + nvmes[i].str(), width);
+      }
+      out += header + "\n";
+      for (const Bdf& g : gpus) {
+        std::string line = "  " + pad("GPU " + g.str(), first);
+        for (size_t i = start; i < end; ++i) {
+          auto found = by_pair.find({g, nvmes[i]});
+          const PairDecision* it = found == by_pair.end() ? nullptr : found->second;
+          std::string c = !it ? "" : cell(*it, r.rules);
+          const char* color = !it ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
+          line += colored(style, color, pad(c, width));
+        }
+        out += line + "\n";
+      }
+    }
+    out += "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
+           "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
+  }
+
+  if (r.rules.known_bad && !r.pairs.empty()) {
+    out += "\nAll pairs: NOT SAFE on this kernel — " + std::string(r.rules.known_bad->name) +
+           " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
+           "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
+  }
+  for (const auto& d : r.pairs) {
+    bool disagreement = d.kernel_agrees == Tri::kNo;
+    if (!disagreement && (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported))) continue;
+    const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
+    out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") + d.path.pair.nvme.str() +
+           ": " + colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
+                          d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
+           " (" + to_string(d.map_type) + ")\n";
+    out += "  why   " + rule_text(d) + "\n";
+    if (d.to_gpu.hardware == Hardware::kPasses)
+      out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) + "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
+    for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
+    std::string acs_fix = acs_fix_text(d);
+    if (!acs_fix.empty())
+      out += "  fix   boot with " + acs_fix + " — costs IOMMU isolation for the devices below those ports (they may "
+             "share an IOMMU group; VFIO passthrough loses isolation)\n";
+    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo &&
+             !d.host.same_host_bridge && refused_across_host_bridges(d))
+      out += "  fix   put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
+             d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
+             "), or under one PCIe switch\n";
+    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo)
+      out += "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
+             "platform whose CPU or host bridge the kernel allows\n";
+    if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
+    if (d.kernel)
+      out += "  kernel says distance " + std::to_string(d.kernel->distance) +
+             (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
+             (d.kernel_agrees == Tri::kYes ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
+    out += "  see   p2pcheck explain " + d.path.pair.gpu.str() + " " + d.path.pair.nvme.str() + "\n";
+  }
+  return out;
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,166 @@
+#include "p2pcheck/report/common.h"
+
+#include <cstdio>
+
+namespace p2pcheck {
+namespace report_detail {
+
+std::string hex(std::uint64_t value, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
+  return buf;
+}
+
+json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }
+
+json object_for(std::size_t keys) {
+  json j(json::value_t::object);
+  j.get_ref<json::object_t&>().reserve(keys);
+  return j;
+}
+
+json link_json(const Topology& topo, const Function& fn) {
+  const LinkInfo& link = fn.link;
+  LinkCheck check = check_link(topo, fn);
+  json j = object_for(7);
+  j["max_speed_gts"] = opt(link.max_speed);
+  j["max_width"] = opt(link.max_width);
+  j["speed_gts"] = opt(link.cur_speed);
+  j["width"] = opt(link.cur_width);
+  j["capable_speed_gts"] = opt(check.capable_speed);
+  j["capable_width"] = opt(check.capable_width);
+  j["downtrained"] = check.downtrained;
+  return j;
+}
+
+json acs_json(const Acs& acs) {
+  json j = object_for(5);
+  j["presence"] = to_string(acs.presence);
+  if (acs.presence == Presence::kPresent) {
+    j["capability"] = "0x" + hex(acs.capability, 4);
+    j["control"] = "0x" + hex(acs.control, 4);
+    j["enabled"] = acs_bits_str(acs.control);
+    j["redirect"] = acs.redirect();
+  } else {
+    j["redirect"] = acs.presence == Presence::kAbsent ? json(false) : json(nullptr);
+  }
+  return j;
+}
+
+json hops_json(const Topology& topo, const PairPath& path) {
+  json hops = json::array();
+  for (const Hop& hop : path.hops) {
+    json h = object_for(6);
+    if (hop.function) {
+      h["bdf"] = hop.function->bdf.str();
+      h["host_bridge"] = nullptr;
+      h["role"] = hop.role;
+      h["common"] = hop.function == path.common;
+      h["acs"] = acs_json(hop.function->acs);
+      h["link"] = link_json(topo, *hop.function);
+    } else {
+      h["bdf"] = nullptr;
+      h["host_bridge"] = hop.host_bridge;
+      h["role"] = hop.role;
+      h["common"] = false;
+    }
+    hops.push_back(std::move(h));
+  }
+  return hops;
+}
+
+json bdfs_json(const std::vector<const Function*>& fns) {
+  json arr = json::array();
+  for (const Function* f : fns) arr.push_back(f->bdf.str());
+  return arr;
+}
+
+json nvme_name_json(const PairPath& path, const Inventory& inv) {
+  const NvmeController* nvme = inv.nvme_at(path.pair.nvme);
+  return nvme && !nvme->name.empty() ? json(nvme->name) : json(nullptr);
+}
+
+json common_bridge_json(const PairPath& path) {
+  return path.common ? json(path.common->bdf.str()) : json(nullptr);
+}
+
+std::string colored(const TextStyle& style, const char* code, const std::string& text) {
+  return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  // Count UTF-8 code points so the columns line up.
+  size_t len = 0;
+  for (unsigned char c : s)
+    if ((c & 0xc0) != 0x80) ++len;
+  return len >= width ? s + " " : s + std::string(width - len, ' ');
+}
+
+}  // namespace report_detail
+
+using namespace report_detail;
+
+std::string function_label(const Function& fn) {
+  std::string label = fn.bdf.str() + " [" + hex(fn.vendor, 4) + ":" + hex(fn.device, 4) + "]";
+  if (!fn.device_name.empty()) {
+    label += " " + (fn.vendor_name.empty() ? "" : fn.vendor_name + " ") + fn.device_name;
+  } else if (!fn.vendor_name.empty()) {
+    label += " " + fn.vendor_name + " device";
+  }
+  return label;
+}
+
+json function_json(const Topology& topo, const Function& fn, const Inventory& inv) {
+  json bars = json::array();
+  for (const Bar& bar : fn.bars)
+    bars.push_back({{"index", bar.index}, {"start", "0x" + hex(bar.start, 16)}, {"size", bar.size},
+                    {"flags", "0x" + hex(bar.flags, 8)}, {"io", bar.is_io()}, {"prefetchable", bar.prefetchable()},
+                    {"64bit", bar.is_64bit()}});
+  json rebar = {{"presence", to_string(fn.rebar_presence)}, {"bars", json::array()}};
+  for (const auto& r : fn.rebar)
+    rebar["bars"].push_back({{"bar", r.bar}, {"current_size", r.current_size}, {"supported_sizes", r.supported_sizes}});
+  json j = {
+      {"bdf", fn.bdf.str()},
+      {"parent", opt_bdf(fn.parent)},
+      {"host_bridge", fn.host_bridge},
+      {"sysfs_path", fn.sysfs_path},
+      {"vendor", hex(fn.vendor, 4)},
+      {"device", hex(fn.device, 4)},
+      {"subsystem_vendor", hex(fn.subsystem_vendor, 4)},
+      {"subsystem_device", hex(fn.subsystem_device, 4)},
+      {"class", hex(fn.class_code, 6)},
+      {"revision", hex(fn.revision, 2)},
+      {"header_type", opt(fn.header_type)},
+      {"vendor_name", fn.vendor_name},
+      {"device_name", fn.device_name},
+      {"driver", fn.driver.empty() ? json(nullptr) : json(fn.driver)},
+      {"numa_node", fn.numa_node},
+      {"iommu_group", opt(fn.iommu_group)},
+      {"role", role_of(fn, inv)},
+      {"port_type", to_string(fn.port_type)},
+      {"config_size", fn.config_size},
+      {"config_note", fn.config_note.empty() ? json(nullptr) : json(fn.config_note)},
+      {"link", link_json(topo, fn)},
+      {"acs", acs_json(fn.acs)},
+      {"bars", std::move(bars)},
+      {"resizable_bar", std::move(rebar)},
+      {"sriov", fn.sriov_presence == Presence::kPresent
+                    ? json{{"presence", "present"}, {"total_vfs", fn.sriov.total_vfs}, {"num_vfs", fn.sriov.num_vfs},
+                           {"vf_device", hex(fn.sriov.vf_device, 4)}}
+                    : json{{"presence", to_string(fn.sriov_presence)}}},
+      {"physfn", opt_bdf(fn.physfn)},
+  };
+  if (fn.p2pmem)
+    j["p2pmem"] = {{"size", opt(fn.p2pmem->size)}, {"available", opt(fn.p2pmem->available)},
+                   {"published", opt(fn.p2pmem->published)}, {"allocate", fn.p2pmem->has_allocate}};
+  else
+    j["p2pmem"] = nullptr;
+  return j;
+}
+
+json tri_json(Tri value) {
+  if (value == Tri::kUnknown) return json(nullptr);
+  return json(value == Tri::kYes);
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,71 @@
+#include "p2pcheck/report/paths.h"
+
+#include "p2pcheck/rules/p2pdma.h"
+#include "p2pcheck/source/version.h"
+
+namespace p2pcheck {
+
+using namespace report_detail;
+
+json path_json(const Topology& topo, const PairPath& path, const Inventory& inv) {
+  json j = object_for(9);
+  j["gpu"] = path.pair.gpu.str();
+  j["nvme"] = path.pair.nvme.str();
+  j["nvme_name"] = nvme_name_json(path, inv);
+  j["common_bridge"] = common_bridge_json(path);
+  j["distance"] = path.distance;
+  j["host_bridges"] = path.host_bridges;
+  j["hops"] = hops_json(topo, path);
+  // Which of the route's devices the kernel finds ACS redirect on (or cannot tell).
+  P2pWalk walk = calc_map_type_and_dist(topo, topo.at(path.pair.gpu), topo.at(path.pair.nvme));
+  j["acs_redirect"] = bdfs_json(walk.acs_redirect);
+  j["acs_unknown"] = bdfs_json(walk.acs_unknown);
+  return j;
+}
+
+json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths) {
+  json pairs = json::array();
+  for (const auto& p : paths) pairs.push_back(path_json(topo, p, inv));
+  return {{"schema", "p2pcheck.paths"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
+          {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated},
+          {"pairs", std::move(pairs)}};
+}
+
+std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
+                       const TextStyle& style) {
+  std::string out;
+  out += "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
+  out += std::to_string(paths.size()) + " GPU–NVMe pair(s)\n";
+  if (topo.config_truncated)
+    out += "note: config space beyond 64 bytes not readable (not root): ACS on these paths is unknown\n";
+  for (const PairPath& p : paths) {
+    const Function& gpu = topo.at(p.pair.gpu);
+    const NvmeController* nvme = inv.nvme_at(p.pair.nvme);
+    std::string nvme_name = nvme && !nvme->name.empty() ? nvme->name + " " : "";
+    out += "\n" + colored(style, "1", "GPU " + gpu.bdf.str() + " <-> " + nvme_name + p.pair.nvme.str());
+    if (p.common)
+      out += ": common upstream bridge " + p.common->bdf.str() + " (" + role_of(*p.common, inv) + ")";
+    else
+      out += ": no common upstream bridge, through host bridge" + std::string(p.host_bridges.size() > 1 ? "s " : " ") +
+             p.host_bridges.front() + (p.host_bridges.size() > 1 ? " and " + p.host_bridges.back() : "");
+    out += ", distance " + std::to_string(p.distance) + "\n";
+    for (size_t i = 0; i < p.hops.size(); ++i) {
+      const Hop& hop = p.hops[i];
+      const char* arrow = i == 0 ? "  " : (style.unicode ? "→ " : "> ");
+      if (!hop.function) {
+        out += "    " + std::string(arrow) + "host bridge " + hop.host_bridge + "\n";
+        continue;
+      }
+      std::string line = "    " + std::string(arrow) + function_label(*hop.function) + "  <" + hop.role +
+                         (hop.function == p.common ? ", common" : "") + ">";
+      std::string link = link_text(hop.function->link);
+      if (!link.empty()) line += "  " + link;
+      std::string acs = acs_text(hop.function->acs);
+      if (!acs.empty()) line += "  " + acs;
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace p2pcheck

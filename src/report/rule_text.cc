@@ -1,0 +1,140 @@
+#include "p2pcheck/report/rule_text.h"
+
+#include <cstdio>
+
+namespace p2pcheck {
+namespace {
+
+std::string join_bdfs(const std::vector<const Function*>& fns, const char* separator) {
+  std::string s;
+  for (const Function* f : fns) s += (s.empty() ? "" : separator) + f->bdf.str();
+  return s;
+}
+
+// Failing host bridges, each with its reason, in the order the kernel checks them.
+std::vector<std::string> bridge_refusals(const HostCheck& host) {
+  std::vector<std::string> reasons;
+  for (const BridgeCheck& b : host.bridges)
+    if (b.passes != Tri::kYes) reasons.push_back(bridge_refusal_text(host, b));
+  return reasons;
+}
+
+// Why the host check refused.
+std::string refusal_text(const HostCheck& host) {
+  char family[16];
+  std::snprintf(family, sizeof family, "0x%x", host.cpu_family);
+  std::string cpu = host.cpu_vendor.empty() ? "CPU unknown" : host.cpu_vendor + " family " + family;
+  std::vector<std::string> reasons = bridge_refusals(host);
+  return "through the root complex, and " + cpu + " is not an AMD Zen or newer CPU; " +
+         (reasons.empty() ? std::string("host bridge not allowlisted") : reasons.front()) +
+         (reasons.size() > 1 ? "; " + reasons[1] : "");
+}
+
+}  // namespace
+
+std::string bridge_text(const BridgeCheck& b) {
+  if (!b.device) return "host bridge " + b.host_bridge + (b.device_unknown ? " (device unknown: needs root)" : " (no 00.0 device or root port first on its bus)");
+  return "host bridge " + b.host_bridge + " (" + b.ids() + " at " + b.device->str() + ")";
+}
+
+std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& b) {
+  std::string why = bridge_text(b);
+  if (b.result == BridgeResult::kOnlyWithinOneHostBridge)
+    why += " is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE)";
+  else if (b.result == BridgeResult::kNotOnAllowlist)
+    why += " is not on " + (host.table_version ? host.table_version->str() + "'s" : std::string("the")) + " P2PDMA allowlist";
+  return why;
+}
+
+bool refused_across_host_bridges(const PairDecision& d) {
+  if (d.decided_by != DecidedBy::kHostCheckFails) return false;
+  for (const BridgeCheck& b : d.host.bridges)
+    if (b.passes != Tri::kYes && b.result == BridgeResult::kOnlyWithinOneHostBridge) return true;
+  return false;
+}
+
+std::string unknown_text(const Unknown& u) {
+  switch (u.fact) {
+    case UnknownFact::kAcsControl:
+      return "ACS control of " + u.function->bdf.str() + " (" +
+             (u.function->config_note.empty() ? "not readable" : u.function->config_note) + ")";
+    case UnknownFact::kCpu: return "CPU vendor and family (no /proc/cpuinfo)";
+    case UnknownFact::kHostBridgeDevice:
+      return "host bridge device of " + u.host_bridge + " (first device's port type needs root)";
+    case UnknownFact::kP2pdmaConfig: return "CONFIG_PCI_P2PDMA (no kernel config found)";
+  }
+  return "";
+}
+
+std::vector<std::string> unknown_texts(const PairDecision& d) {
+  std::vector<std::string> out;
+  for (const Unknown& u : d.unknowns) out.push_back(unknown_text(u));
+  return out;
+}
+
+std::string rule_text(const PairDecision& d) {
+  std::string rule;
+  switch (d.decided_by) {
+    case DecidedBy::kNoP2pdmaConfig:
+      return "kernel built without CONFIG_PCI_P2PDMA (" + d.config_file + "): every P2PDMA call is a stub";
+    case DecidedBy::kCommonBridge:
+      rule = "common upstream bridge " + d.walk.common->bdf.str() + " and no ACS redirect on the path: traffic stays below it";
+      break;
+    case DecidedBy::kCpuAllows:
+      rule = "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)";
+      break;
+    case DecidedBy::kAllowlistAllows:
+      rule = "through the root complex; allowed because the host bridge is on the allowlist";
+      break;
+    case DecidedBy::kHostCheckFails: rule = refusal_text(d.host); break;
+    case DecidedBy::kEitherWay:
+      rule = "allowed either way: BUS_ADDR if no ACS redirect, else through a host bridge that passes the host check";
+      break;
+    case DecidedBy::kCannotDecide:
+      rule = "cannot decide: " + (d.undecided_by ? unknown_text(*d.undecided_by) : std::string("missing facts"));
+      break;
+  }
+  if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr)
+    rule = "ACS redirect on " + join_bdfs(d.walk.acs_redirect, ", ") + " sends the traffic up through the root complex; " + rule;
+  return rule;
+}
+
+std::string flow_reason_text(const PairDecision& d, const Flow& flow) {
+  switch (flow.reason) {
+    case FlowReason::kAllowed:
+      return std::string("allowed ") + (d.map_type == MapType::kBusAddr ? "inside the switch" : "through the root complex");
+    case FlowReason::kSameAsRule: return rule_text(d);
+    case FlowReason::kPreZenWritePasses:
+      return "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU BAR)";
+    case FlowReason::kPreZenReadDropped:
+      return "the kernel refuses it, and pre-Zen AMD root complexes drop P2P reads (NVMe reading the GPU BAR) anyway";
+    case FlowReason::kKnownBadKernel:
+      return std::string(d.known_bad ? d.known_bad->name : "this") +
+             " kernels can corrupt memory with P2PDMA: never use the fastpath here";
+  }
+  return "";
+}
+
+const char* hardware_token(Hardware hardware) {
+  switch (hardware) {
+    case Hardware::kPasses: return "passes";
+    case Hardware::kDropped: return "dropped";
+    case Hardware::kAsTheKernelSays: break;
+  }
+  return nullptr;
+}
+
+std::string later_text(const PairDecision& d) {
+  if (!d.later) return "";
+  const AllowlistEntry& row = *d.later;
+  if (row.status == RowStatus::kPending)
+    return "would be allowed once the pending allowlist row for " + std::string(row.name) + " is merged (" + row.source + ")";
+  return "allowed from kernel " + row.since.str() + " on (" + row.name + "; " + row.source + ")";
+}
+
+std::string acs_fix_text(const PairDecision& d) {
+  if (!d.walk.common || d.walk.acs_redirect.empty()) return "";
+  return "pci=disable_acs_redir=" + join_bdfs(d.walk.acs_redirect, ";");
+}
+
+}  // namespace p2pcheck

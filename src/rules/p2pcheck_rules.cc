@@ -1,0 +1,144 @@
+// p2pcheck's rules on top of the kernel's decision (p2pdma.cc): which kernel's table to use, what
+// pre-Zen AMD hardware does with each direction, kernels never to trust, and CONFIG_PCI_P2PDMA.
+#include <string>
+
+#include "p2pcheck/rules/verdict.h"
+
+namespace p2pcheck {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kSupported: return "supported";
+    case Verdict::kNotSupported: return "not_supported";
+    case Verdict::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+bool cpu_is_pre_zen_amd(const CpuInfo& cpu) { return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17; }
+
+KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release) {
+  KernelRules rules;
+  rules.release = assume_release ? *assume_release : machine.kernel_release;
+  rules.assumed = assume_release.has_value();
+  rules.version = parse_kernel_version(rules.release);
+  // el8/el9/el10 and SLES "-default" kernels carry backports their version number does not show.
+  rules.vendor_kernel = rules.release.find(".el") != std::string::npos ||
+                        rules.release.find("-default") != std::string::npos;
+  if (!rules.version) {
+    rules.table_note = "kernel release unknown: evaluated with the 6.1-6.12 allowlist (verified from source)";
+  } else if (*rules.version < kOldestVerifiedTable) {
+    rules.table_note = "kernel " + rules.version->str() +
+                       " is older than 6.1: evaluated with 6.1's algorithm and the rows dated by release; "
+                       "history before 6.1 is not verified (before 5.9 AMD Zen was allowlisted by root "
+                       "complex ID instead of CPU family, and early kernels refused any ACS redirect)";
+  } else {
+    rules.table_note = "allowlist as of " + rules.version->str() +
+                       (*rules.version <= KernelVersion{6, 12, 999} ? " (same table as 6.1-6.12, verified from source)"
+                                                                    : " (rows newer than 6.12 are from reports)");
+  }
+  if (rules.vendor_kernel)
+    rules.table_note += "; vendor kernel: backports may differ from upstream " +
+                        (rules.version ? rules.version->str() : std::string("?")) +
+                        ", the kernel module's own answer settles it";
+  // --assume-kernel evaluates another kernel's rules: this machine's config says nothing about it.
+  if (!rules.assumed) {
+    rules.config_file = machine.config.file;
+    if (auto value = machine.config.get("CONFIG_PCI_P2PDMA")) rules.p2pdma_enabled = tri(*value == "y");
+  }
+  rules.known_bad = find_known_bad_kernel(rules.release);
+  return rules;
+}
+
+namespace {
+
+// The kernel's answer: the walk, the host check where the path reaches the root complex, the map type.
+void decide_as_the_kernel(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d) {
+  const P2pWalk& walk = d.walk;
+  if (walk.map_type == MapType::kUnknown)
+    for (const Function* f : walk.acs_unknown) d.unknowns.push_back({UnknownFact::kAcsControl, f, ""});
+  if (walk.map_type != MapType::kBusAddr) {
+    d.host_checked = true;
+    d.host = host_check(topo, machine.cpu, rules.version, *walk.provider, *walk.client);
+    if (d.host.cpu_supports == Tri::kUnknown) d.unknowns.push_back({UnknownFact::kCpu, nullptr, ""});
+    for (const BridgeCheck& b : d.host.bridges)
+      if (b.device_unknown) d.unknowns.push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
+  }
+  d.map_type = map_through_host_bridge(walk, d.host);
+
+  switch (d.map_type) {
+    case MapType::kBusAddr: d.decided_by = DecidedBy::kCommonBridge; break;
+    case MapType::kThruHostBridge:
+      d.decided_by = d.host.cpu_supports == Tri::kYes ? DecidedBy::kCpuAllows : DecidedBy::kAllowlistAllows;
+      break;
+    case MapType::kNotSupported:
+      d.decided_by = DecidedBy::kHostCheckFails;
+      // The last failing host bridge with a newer row names the kernel that would allow it.
+      for (const BridgeCheck& b : d.host.bridges)
+        if (b.passes != Tri::kYes && b.later_entry) d.later = b.later_entry;
+      break;
+    case MapType::kUnknown:
+      if (d.host.allowed == Tri::kYes) {
+        d.decided_by = DecidedBy::kEitherWay;
+      } else {
+        d.decided_by = DecidedBy::kCannotDecide;
+        if (!d.unknowns.empty()) d.undecided_by = d.unknowns.front();
+      }
+      break;
+  }
+  d.verdict = d.map_type == MapType::kNotSupported                               ? Verdict::kNotSupported
+              : d.map_type == MapType::kUnknown && d.host.allowed != Tri::kYes ? Verdict::kUnknown
+                                                                                 : Verdict::kSupported;
+  // pci_p2pdma_distance(): -1 when refused; unknown when we cannot tell.
+  if (d.verdict == Verdict::kNotSupported) d.distance = -1;
+  else if (d.verdict == Verdict::kSupported) d.distance = walk.distance;
+}
+
+// What the kernel does not know: pre-Zen AMD root complexes pass P2P writes and drop P2P reads
+// (seed debian-bug-1015871), so a refused pair is half wrong there.
+void split_directions(const Machine& machine, PairDecision& d) {
+  FlowReason reason = d.verdict == Verdict::kSupported ? FlowReason::kAllowed : FlowReason::kSameAsRule;
+  d.to_gpu = d.from_gpu = {d.verdict, reason, Hardware::kAsTheKernelSays};
+  if (d.map_type == MapType::kNotSupported && cpu_is_pre_zen_amd(machine.cpu)) {
+    d.to_gpu = {d.verdict, FlowReason::kPreZenWritePasses, Hardware::kPasses};
+    d.from_gpu = {d.verdict, FlowReason::kPreZenReadDropped, Hardware::kDropped};
+  }
+}
+
+// The kernel itself, before any path rule: built without P2PDMA, known to corrupt memory, or unread.
+void apply_kernel_support(const KernelRules& rules, PairDecision& d) {
+  if (rules.p2pdma_enabled == Tri::kNo) {
+    d.verdict = Verdict::kNotSupported;
+    d.distance = -1;
+    d.map_type = MapType::kNotSupported;
+    d.decided_by = DecidedBy::kNoP2pdmaConfig;
+    d.config_file = rules.config_file;
+    d.to_gpu = d.from_gpu = {Verdict::kNotSupported, FlowReason::kSameAsRule, Hardware::kAsTheKernelSays};
+  } else if (rules.known_bad) {
+    // The path rules stand (map type, distance); the data must not move.
+    d.verdict = Verdict::kNotSupported;
+    d.known_bad = rules.known_bad;
+    d.to_gpu = d.from_gpu = {Verdict::kNotSupported, FlowReason::kKnownBadKernel, Hardware::kAsTheKernelSays};
+  } else if (rules.p2pdma_enabled == Tri::kUnknown && !rules.assumed) {
+    d.unknowns.push_back({UnknownFact::kP2pdmaConfig, nullptr, ""});
+    if (d.verdict == Verdict::kSupported) {
+      d.verdict = Verdict::kUnknown;
+      d.to_gpu.verdict = d.from_gpu.verdict = Verdict::kUnknown;
+    }
+  }
+}
+
+}  // namespace
+
+PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules,
+                         const DevicePair& pair) {
+  PairDecision d;
+  d.path = describe_path(topo, inv, pair);
+  d.walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
+  decide_as_the_kernel(topo, machine, rules, d);
+  split_directions(machine, d);
+  apply_kernel_support(rules, d);
+  return d;
+}
+
+}  // namespace p2pcheck
