@@ -6,13 +6,64 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "p2pcheck/model/pci.h"
+#include "p2pcheck/source/memory_source.h"
 
 namespace p2pcheck::testing {
 
-class TempDir {
+// Where FakeSysfs writes: a tree in memory (FakeRoot, the default for unit tests) or a directory on
+// disk (TempDir, for the tests of the disk backends themselves). Paths are relative to the root.
+class TreeWriter {
+ public:
+  virtual ~TreeWriter() = default;
+  virtual void write(const std::string& rel, const std::string& bytes) const = 0;
+  virtual void link(const std::string& rel, const std::string& target) const = 0;
+  virtual void mkdir(const std::string& rel) const = 0;
+};
+
+// A fake Linux root in memory, behind the same Source interface as a captured tree: nothing touches
+// the disk, and a fixture is loaded once and changed in place instead of copied.
+class FakeRoot : public TreeWriter {
+ public:
+  FakeRoot() : tree_(std::make_shared<MemoryTree>()) {}
+  // Every file, link and directory below `dir` (a generated fixture root), to build on.
+  static FakeRoot load(const std::string& dir) {
+    FakeRoot root;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir); it != std::filesystem::recursive_directory_iterator(); ++it) {
+      std::string rel = it->path().lexically_relative(dir).string();  // relative() would follow links
+      if (it->is_symlink()) {
+        root.link(rel, std::filesystem::read_symlink(it->path()).string());
+      } else if (it->is_directory()) {
+        root.mkdir(rel);
+      } else {
+        std::ifstream in(it->path(), std::ios::binary);
+        root.write(rel, std::string(std::istreambuf_iterator<char>(in), {}));
+      }
+    }
+    return root;
+  }
+
+  void write(const std::string& rel, const std::string& bytes) const override { tree_->add_file("/" + rel, bytes); }
+  void link(const std::string& rel, const std::string& target) const override { tree_->add_link("/" + rel, target); }
+  void mkdir(const std::string& rel) const override { tree_->add_dir("/" + rel); }
+  // A file that exists but cannot be read, as on the machine (kDenied: needs root; kFailed: I/O error).
+  void fail(const std::string& rel, ReadStatus status, const std::string& error) const {
+    tree_->add_file("/" + rel, "");
+    tree_->add_failure("/" + rel, FileRead{status, "", error});
+  }
+  // The tree as a Source. It shares the tree: later writes are seen by sources made before them.
+  std::unique_ptr<Source> source(const std::string& description = "tree (memory)") const {
+    return open_memory_source(tree_, description);
+  }
+
+ private:
+  std::shared_ptr<MemoryTree> tree_;
+};
+
+class TempDir : public TreeWriter {
  public:
   TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "p2pcheck-test-XXXXXX").string();
@@ -21,17 +72,17 @@ class TempDir {
   ~TempDir() { std::filesystem::remove_all(path_); }
   const std::string& path() const { return path_; }
 
-  void write(const std::string& rel, const std::string& bytes) const {
+  void write(const std::string& rel, const std::string& bytes) const override {
     std::filesystem::path p = path_ + "/" + rel;
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p, std::ios::binary) << bytes;
   }
-  void link(const std::string& rel, const std::string& target) const {
+  void link(const std::string& rel, const std::string& target) const override {
     std::filesystem::path p = path_ + "/" + rel;
     std::filesystem::create_directories(p.parent_path());
     std::filesystem::create_symlink(target, p);
   }
-  void mkdir(const std::string& rel) const { std::filesystem::create_directories(path_ + "/" + rel); }
+  void mkdir(const std::string& rel) const override { std::filesystem::create_directories(path_ + "/" + rel); }
 
  private:
   std::string path_;
@@ -79,7 +130,7 @@ class ConfigSpace {
 // A sysfs tree: host bridges and functions nested as the kernel lays them out.
 class FakeSysfs {
  public:
-  explicit FakeSysfs(const TempDir& dir) : dir_(dir) {}
+  explicit FakeSysfs(const TreeWriter& dir) : dir_(dir) {}
 
   // Adds a function below `parent_dir` ("sys/devices/pci0000:00" or a function's dir); returns its dir.
   std::string add(const std::string& parent_dir, const std::string& bdf, std::uint16_t vendor,
@@ -103,7 +154,7 @@ class FakeSysfs {
   }
 
  private:
-  const TempDir& dir_;
+  const TreeWriter& dir_;
 };
 
 }  // namespace p2pcheck::testing
