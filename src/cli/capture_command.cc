@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "p2pcheck/capture/capture.h"
 #include "p2pcheck/live/device_actions.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/source/error.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"

@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "p2pcheck/source/archive.h"
-#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 

@@ -1,0 +1,54 @@
+// The capture format: what `p2pcheck capture` writes and every replay reads.
+//
+//   p2pcheck-capture/manifest.json   what made it, when, from what, as root or not, notes
+//   p2pcheck-capture/sys/... proc/... etc/... boot/...   the root as the analysis saw it
+//   p2pcheck-capture/live/*.json     what only the live machine could tell (one file per probe)
+//
+// Files the machine refused to read, and entries that were listed but never read, are stored as
+// empty placeholders and named in the manifest ("unreadable", "uncaptured"), so a replay reports
+// them unreadable ("unknown"), never empty or absent. Imports describe themselves with the same
+// manifest schema (with "format").
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+
+inline constexpr const char* kManifestPath = "/manifest.json";
+inline constexpr const char* kCaptureSchema = "p2pcheck.capture";
+// Bumped when a manifest field changes meaning or disappears; live/ files carry their own.
+inline constexpr int kCaptureSchemaVersion = 1;
+inline constexpr const char* kCaptureTopFolder = "p2pcheck-capture";
+// What a replayed read of a placeholder says, so it is never mistaken for an empty file.
+inline constexpr const char* kNotCaptured = "not in this capture: only what the analysis read was stored";
+
+// What a replayed capture (or an import, which describes itself the same way) says about itself.
+struct CaptureInfo {
+  std::string format;  // "capture", "lspci", "udev", "hwloc", "sosreport"
+  nlohmann::ordered_json manifest;
+  std::vector<std::string> notes;
+};
+// Reads /manifest.json through `source`; nullopt when there is none or it is not ours. Throws
+// Error when it is ours but broken.
+std::optional<CaptureInfo> read_capture_info(Source& source);
+// The manifest's unreadable and uncaptured files as the failures their reads must replay.
+std::map<std::string, FileRead> capture_failures(const nlohmann::json& manifest);
+// For a capture opened as a tree (--root of an unpacked capture): applies its failures.
+std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source);
+
+// What the CLI shows on replay: "capture"/import summary object for --json output.
+nlohmann::ordered_json capture_summary_json(const CaptureInfo& info);
+
+// The manifest's names for read outcomes ("denied", "failed"), and its time format (UTC ISO 8601).
+const char* read_status_name(ReadStatus status);
+std::string iso_time(std::time_t t);
+std::optional<std::time_t> parse_iso_time(const std::string& text);
+
+}  // namespace p2pcheck

@@ -1,0 +1,217 @@
+// Capture: record what the analysis reads, then gather exactly that into a CaptureSet (capture.h).
+#include <algorithm>
+#include <set>
+
+#include "live_probes.h"
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/capture/redact.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/source/version.h"
+
+namespace p2pcheck {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Live-changing PCIe error counters: read through the source so they land in the capture as the
+// sysfs files they are, and a replay shows the counters of the captured moment.
+void read_aer_counters(Source& source, const Topology& topo) {
+  static const char* files[] = {"aer_dev_correctable", "aer_dev_fatal", "aer_dev_nonfatal",
+                                "aer_rootport_total_err_cor", "aer_rootport_total_err_fatal",
+                                "aer_rootport_total_err_nonfatal"};
+  for (const auto& [bdf, fn] : topo.functions)
+    for (const char* f : files)
+      if (source.exists(fn.sysfs_path + "/" + f)) source.read(fn.sysfs_path + "/" + f);
+}
+
+// The whole analysis on a recording source: afterwards its AccessLog holds every answer it gave.
+std::unique_ptr<CheckReport> record_analysis(Source& source) {
+  source.set_recording(true);
+  auto report = run_check(source, CheckOptions{});
+  read_aer_counters(source, report->topo);
+  if (!source.is_live())  // a capture of a capture keeps the original machine's live answers
+    for (const std::string& name : source.list("/live")) source.read("/live/" + name);
+  source.set_recording(false);
+  return report;
+}
+
+struct Gathered {
+  std::map<std::string, CaptureEntry> entries;
+  std::map<std::string, FileRead> unreadable;  // placeholders for reads the machine refused
+  std::set<std::string> uncaptured;            // placeholders for entries listed but never read
+};
+
+// Everything the log saw, each path once: the first kind that claims it wins, and files the
+// analysis read win over placeholders.
+Gathered gather_entries(const AccessLog& log, const std::map<std::string, std::string>& live_files) {
+  Gathered g;
+  auto put = [&](const std::string& path, EntryKind kind, std::string data) {
+    if (path == kManifestPath || path == "/") return;
+    g.entries.emplace(path, CaptureEntry{path, kind, std::move(data)});
+  };
+  auto placeholder = [&](const std::string& path, std::optional<FileRead> why) {
+    if (g.entries.count(path) || path == kManifestPath) return;
+    put(path, EntryKind::kFile, "");
+    if (why && why->error != kNotCaptured) g.unreadable[path] = *why;
+    else g.uncaptured.insert(path);
+  };
+  for (const auto& [path, r] : log.contents) {
+    if (r.ok()) put(path, EntryKind::kFile, r.bytes);
+    else if (r.status != ReadStatus::kMissing) placeholder(path, r);
+  }
+  for (const auto& [path, target] : log.links_followed) put(path, EntryKind::kLink, target);
+  for (const auto& [path, kind] : log.found) {
+    if (kind == EntryKind::kDir) put(path, EntryKind::kDir, "");
+    else if (kind == EntryKind::kFile) placeholder(path, std::nullopt);
+    else if (kind == EntryKind::kOther) placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
+  }
+  for (const auto& [dir, names] : log.listings) {
+    put(dir, EntryKind::kDir, "");
+    for (const auto& [name, e] : names) {
+      std::string path = (dir == "/" ? "" : dir) + "/" + name;
+      if (e.kind == EntryKind::kLink) put(path, EntryKind::kLink, e.link_target);
+      else if (e.kind == EntryKind::kDir) put(path, EntryKind::kDir, "");
+      else if (e.kind == EntryKind::kFile) placeholder(path, std::nullopt);
+      else placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
+    }
+  }
+  for (const auto& [path, bytes] : live_files) put(path, EntryKind::kFile, bytes);
+  return g;
+}
+
+// Who took it, when, as root or not: the live machine's answers, or those of the capture replayed.
+struct Provenance {
+  std::optional<bool> as_root;
+  std::optional<std::time_t> taken;
+  std::string hostname;
+  ordered_json source_manifest;  // the replayed capture's manifest, without its failure lists
+};
+
+Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& from) {
+  Provenance p;
+  if (actions) {
+    p.as_root = actions->is_root();
+    p.taken = actions->now();
+    p.hostname = actions->hostname();
+  } else if (from) {
+    const auto& m = from->manifest;
+    p.source_manifest = m;
+    p.source_manifest.erase("unreadable");
+    p.source_manifest.erase("uncaptured");
+    if (m.contains("as_root") && m["as_root"].is_boolean()) p.as_root = m["as_root"].get<bool>();
+    if (m.contains("captured_at") && m["captured_at"].is_string()) p.taken = parse_iso_time(m["captured_at"].get<std::string>());
+    if (m.contains("hostname") && m["hostname"].is_string()) p.hostname = m["hostname"].get<std::string>();
+  }
+  return p;
+}
+
+std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const Provenance& p,
+                                       const CheckReport& report, const Gathered& g) {
+  std::vector<std::string> notes;
+  if (from)
+    for (const auto& n : from->notes) notes.push_back(n);
+  if (p.as_root == false)
+    notes.push_back("captured without root: the kernel showed only the first 64 bytes of each config space, so "
+                    "ACS, port types and link capabilities are unknown; capture again as root for the full answer");
+  else if (report.topo.config_truncated && !p.as_root.has_value())
+    notes.push_back("some config spaces hold only 64 bytes (read without root): ACS, port types and link "
+                    "capabilities of those functions are unknown");
+  if (!g.unreadable.empty())
+    notes.push_back(std::to_string(g.unreadable.size()) +
+                    " file(s) could not be read on the captured machine (manifest.json \"unreadable\"); they "
+                    "replay as unreadable, not as empty");
+  return notes;
+}
+
+// With --redact every identifier is replaced; without it the text passes unchanged.
+class Cleaner {
+ public:
+  Cleaner(bool redact, const Gathered& g, const Provenance& p, const std::vector<std::string>& serials) : redact_(redact) {
+    if (!redact) return;
+    for (const auto& [path, e] : g.entries)
+      if (e.kind == EntryKind::kFile) redactor_.learn(path, e.data);
+    if (!p.hostname.empty()) redactor_.add_hostname(p.hostname);
+    for (const auto& s : serials) redactor_.add_serial(s);
+  }
+  bool redacting() const { return redact_; }
+  std::string text(const std::string& s) { return redact_ ? redactor_.text(s) : s; }
+  CaptureEntry entry(const std::string& path, const CaptureEntry& e) {
+    CaptureEntry out{text(path), e.kind, e.data};
+    if (redact_ && e.kind == EntryKind::kFile) out.data = redactor_.file(path, e.data);
+    else if (redact_ && e.kind == EntryKind::kLink) out.data = redactor_.text(e.data);
+    return out;
+  }
+
+ private:
+  bool redact_;
+  Redactor redactor_;
+};
+
+ordered_json build_manifest(Source& source, const CheckReport& report, const Provenance& p, const Gathered& g,
+                            const std::map<std::string, std::string>& live_files, const CaptureSet& set,
+                            const std::vector<std::string>& notes, Cleaner& clean) {
+  ordered_json m;
+  m["schema"] = kCaptureSchema;
+  m["schema_version"] = kCaptureSchemaVersion;
+  m["tool_version"] = kToolVersion;
+  m["format"] = "capture";
+  m["captured_at"] = p.taken ? ordered_json(iso_time(*p.taken)) : ordered_json();
+  std::string described = source.describe();
+  if (clean.redacting() && !source.is_live()) described = described.substr(0, described.find(' '));  // file names can name the customer
+  m["source"] = described;
+  m["hostname"] = p.hostname.empty() ? ordered_json() : ordered_json(clean.text(p.hostname));
+  m["as_root"] = p.as_root ? ordered_json(*p.as_root) : ordered_json();
+  m["config_space_complete"] = !report.topo.config_truncated;
+  const Machine& machine = report.machine;
+  m["kernel"] = {{"release", machine.kernel_release.empty() ? ordered_json() : ordered_json(machine.kernel_release)},
+                 {"version", machine.kernel_version.empty() ? ordered_json() : ordered_json(clean.text(machine.kernel_version))}};
+  m["redacted"] = clean.redacting();
+  m["live"] = ordered_json::array();
+  for (const auto& [path, bytes] : live_files) m["live"].push_back(path.substr(1));
+  if (!source.is_live())
+    for (const auto& e : set.entries)
+      if (e.path.rfind("/live/", 0) == 0 && e.kind == EntryKind::kFile) m["live"].push_back(e.path.substr(1));
+  m["notes"] = ordered_json::array();
+  for (const auto& n : notes) m["notes"].push_back(clean.text(n));
+  m["unreadable"] = ordered_json::object();
+  for (const auto& [path, r] : g.unreadable)
+    m["unreadable"][clean.text(path)] = {{"status", read_status_name(r.status)}, {"error", r.error}};
+  m["uncaptured"] = ordered_json::array();
+  for (const auto& path : g.uncaptured) m["uncaptured"].push_back(clean.text(path));
+  if (!p.source_manifest.is_null()) {
+    ordered_json sm = p.source_manifest;
+    if (clean.redacting() && sm.contains("source") && sm["source"].is_string()) {
+      std::string s = sm["source"].get<std::string>();
+      sm["source"] = s.substr(0, s.find(' '));
+    }
+    m["source_manifest"] = clean.redacting() ? ordered_json::parse(clean.text(sm.dump())) : sm;
+  }
+  return m;
+}
+
+}  // namespace
+
+CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact) {
+  std::optional<CaptureInfo> from = source.is_live() ? std::nullopt : read_capture_info(source);
+  auto report = record_analysis(source);
+
+  CaptureSet set;
+  std::map<std::string, std::string> live_files;
+  std::vector<std::string> identify_serials;
+  if (actions) live_probes(*actions, *report, live_files, set.notes, identify_serials);
+
+  Gathered gathered = gather_entries(source.access_log(), live_files);
+  Provenance prov = provenance(actions, from);
+  set.mtime = prov.taken ? static_cast<std::int64_t>(*prov.taken) : 0;
+
+  Cleaner clean(redact, gathered, prov, identify_serials);
+  for (const auto& [path, e] : gathered.entries) set.entries.push_back(clean.entry(path, e));
+  std::sort(set.entries.begin(), set.entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+
+  std::vector<std::string> notes = capture_notes(from, prov, *report, gathered);
+  set.manifest = build_manifest(source, *report, prov, gathered, live_files, set, notes, clean);
+  for (const auto& n : notes) set.notes.push_back(n);
+  return set;
+}
+
+}  // namespace p2pcheck

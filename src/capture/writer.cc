@@ -1,0 +1,169 @@
+// Writing a CaptureSet: a deterministic tar (sorted members, fixed owners and times) into a
+// temporary file beside FILE, renamed into place only when complete (capture.h).
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck {
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+struct Writer {
+  archive* ar = archive_write_new();
+  ~Writer() { archive_write_free(ar); }
+};
+
+void check(archive* ar, int rc, const std::string& file) {
+  if (rc < ARCHIVE_WARN) throw Error(file, std::string("cannot write the capture: ") + (archive_error_string(ar) ? archive_error_string(ar) : "libarchive error"));
+}
+
+// The directory FILE goes into: "." for a bare name, "/" for "/name".
+std::string directory_of(const std::string& file) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? std::string("/") : file.substr(0, slash);
+}
+
+[[noreturn]] void refuse(const CaptureOutput& output, const std::string& why) {
+  throw UsageError("capture -o " + output.file + ": " + why);
+}
+
+// Refuses before anything is written: no directory, no write permission, an existing FILE.
+// Returns the directory the temporary file goes into.
+std::string check_output_target(const CaptureOutput& output) {
+  if (output.file.empty()) throw UsageError("capture: -o FILE is required");
+  std::string dir = directory_of(output.file);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    refuse(output, "directory " + dir + " does not exist");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    refuse(output, "cannot write into " + dir + ": " + std::strerror(errno));
+  if (lstat(output.file.c_str(), &st) == 0 && !output.force) refuse(output, "file exists; pass --force to replace it");
+  return dir;
+}
+
+// The compression FILE's name asks for; zstd for any other name. Returns its name for the report.
+std::string set_compression(archive* ar, const std::string& file) {
+  if (ends_with(file, ".tar.gz") || ends_with(file, ".tgz")) {
+    check(ar, archive_write_add_filter_gzip(ar), file);
+    check(ar, archive_write_set_filter_option(ar, "gzip", "timestamp", nullptr), file);  // same input, same bytes
+    check(ar, archive_write_set_filter_option(ar, "gzip", "compression-level", "9"), file);
+    return "gzip";
+  }
+  if (ends_with(file, ".tar.xz") || ends_with(file, ".txz")) {
+    check(ar, archive_write_add_filter_xz(ar), file);
+    return "xz";
+  }
+  if (ends_with(file, ".tar")) return "none";
+  check(ar, archive_write_add_filter_zstd(ar), file);
+  check(ar, archive_write_set_filter_option(ar, "zstd", "compression-level", "9"), file);
+  return "zstd";
+}
+
+// Members in sorted order, every directory listed before what it holds. Returns how many.
+std::size_t write_members(archive* ar, const CaptureSet& set, const std::string& file) {
+  std::map<std::string, const CaptureEntry*> members;
+  std::set<std::string> dirs{""};
+  for (const auto& e : set.entries) {
+    members[e.path] = &e;
+    for (size_t slash = e.path.find('/', 1); slash != std::string::npos; slash = e.path.find('/', slash + 1))
+      dirs.insert(e.path.substr(0, slash));
+  }
+  CaptureEntry manifest{kManifestPath, EntryKind::kFile, json_text(set.manifest) + "\n"};
+  members[manifest.path] = &manifest;
+  for (const auto& d : dirs)
+    if (!members.count(d)) members[d] = nullptr;
+  std::size_t written = 0;
+  for (const auto& [path, e] : members) {
+    archive_entry* entry = archive_entry_new();
+    std::string name = std::string(kCaptureTopFolder) + path;
+    archive_entry_set_pathname(entry, name.c_str());
+    archive_entry_set_mtime(entry, set.mtime, 0);
+    archive_entry_set_uid(entry, 0);
+    archive_entry_set_gid(entry, 0);
+    EntryKind kind = e ? e->kind : EntryKind::kDir;
+    if (kind == EntryKind::kDir) {
+      archive_entry_set_filetype(entry, AE_IFDIR);
+      archive_entry_set_perm(entry, 0755);
+    } else if (kind == EntryKind::kLink) {
+      archive_entry_set_filetype(entry, AE_IFLNK);
+      archive_entry_set_perm(entry, 0777);
+      archive_entry_set_symlink(entry, e->data.c_str());
+    } else {
+      archive_entry_set_filetype(entry, AE_IFREG);
+      archive_entry_set_perm(entry, 0644);
+      archive_entry_set_size(entry, static_cast<la_int64_t>(e->data.size()));
+    }
+    int rc = archive_write_header(ar, entry);
+    archive_entry_free(entry);
+    check(ar, rc, file);
+    if (kind == EntryKind::kFile && !e->data.empty() &&
+        archive_write_data(ar, e->data.data(), e->data.size()) != static_cast<la_ssize_t>(e->data.size()))
+      check(ar, ARCHIVE_FATAL, file);
+    ++written;
+  }
+  return written;
+}
+
+// The finished temporary file becomes FILE; without --force never over an existing one.
+void move_into_place(const std::string& tmp, const CaptureOutput& output) {
+  if (output.force) {
+    if (rename(tmp.c_str(), output.file.c_str()) != 0)
+      throw Error(output.file, std::string("cannot move the capture into place: ") + std::strerror(errno));
+    return;
+  }
+  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, output.file.c_str(), RENAME_NOREPLACE) == 0) return;
+  int err = errno;
+  if (err == EEXIST) refuse(output, "file exists; pass --force to replace it");
+  // File systems without RENAME_NOREPLACE: link() refuses an existing name just as well.
+  if ((err != EINVAL && err != ENOSYS) || link(tmp.c_str(), output.file.c_str()) != 0)
+    throw Error(output.file, std::string("cannot move the capture into place: ") + std::strerror(errno == 0 ? err : errno));
+  unlink(tmp.c_str());
+}
+
+}  // namespace
+
+CaptureWritten write_capture(const CaptureSet& set, const CaptureOutput& output) {
+  CaptureWritten written;
+  written.file = output.file;
+  std::string dir = check_output_target(output);
+  std::string tmp = dir + "/.p2pcheck-capture-XXXXXX";
+  int fd = mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) throw Error(output.file, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  try {
+    Writer w;
+    archive_write_set_format_pax_restricted(w.ar);
+    written.compression = set_compression(w.ar, output.file);
+    check(w.ar, archive_write_open_fd(w.ar, fd), output.file);
+    written.members = write_members(w.ar, set, output.file);
+    check(w.ar, archive_write_close(w.ar), output.file);
+    if (fsync(fd) != 0) throw Error(output.file, std::string("cannot write the capture: ") + std::strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0) written.bytes = static_cast<std::uint64_t>(st.st_size);
+    close(fd);
+    fd = -1;
+    move_into_place(tmp, output);
+  } catch (...) {
+    if (fd >= 0) close(fd);
+    unlink(tmp.c_str());
+    throw;
+  }
+  return written;
+}
+
+}  // namespace p2pcheck
