@@ -388,125 +388,138 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
   return plan;
 }
 
-VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& env) {
-  VerifyReport report;
-  report.plan = std::move(plan_in);
-  const VerifyPlan& plan = *report.plan;
-  std::uint64_t base_seed = plan.options.seed.value_or(0);
-  if (!plan.options.seed) {
-    std::random_device rd;
-    base_seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+namespace {
+
+std::uint64_t base_seed_for(const VerifyOptions& options) {
+  if (options.seed) return *options.seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) | rd();
+}
+
+// What one pair's run shares with the next: once a transfer is abandoned (no completion), nothing
+// else may touch any NVMe, and the report says so.
+struct RunState {
+  std::string abandoned_at;  // "nvme1 to-storage": the transfer that never completed
+};
+
+// One direction of one pair: put the pattern where the engine reads it, move it by P2P DMA under a
+// deadline, and check what arrived.
+void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine, TargetOpen& opened,
+                   const TransferRequest& base, Direction dir, VerifyEnvironment& env, VerifyReport& report,
+                   RunState& state, DirectionResult& d) {
+  d.direction = dir;
+  if (!state.abandoned_at.empty()) {
+    d.reason = "not run: the previous transfer did not complete";
+    return;
   }
-  std::string abandoned_at;
+  const std::uint64_t offset = base.target.offset;
+  TransferRequest req = base;
+  req.direction = dir;
+  // A different seed per direction: data left by the other direction can never pass.
+  req.seed = base.seed + (dir == Direction::kToStorage ? 1 : 0);
+  if (dir == Direction::kToDevice) {
+    HostIoResult host = write_pattern(*env.io, req.target.fd, offset, pp.size, pp.chunk, req.seed);
+    if (host.error) {
+      d.outcome = Outcome::kFailed;
+      d.error = host.error;
+      d.reason = "could not put the pattern on storage with ordinary I/O first: " + errno_name(host.error) + ": " +
+                 errno_meaning(host.error);
+      return;
+    }
+  }
+  if (env.on_transfer_start) env.on_transfer_start(pp, dir);
+  auto t0 = std::chrono::steady_clock::now();
+  std::optional<TransferResult> res = run_with_deadline(engine.engine, req, opened.target, plan.options.timeout_s);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!res) {
+    d.outcome = Outcome::kTimedOut;
+    d.seconds = wall;
+    d.reason = "no completion within " + seconds(plan.options.timeout_s) +
+               " s: the transfer was probably dropped by the root complex; the NVMe driver gives up after its "
+               "io_timeout (" + (plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) : std::string("30")) +
+               " s) and usually resets the controller";
+    state.abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
+    report.abandoned = true;
+    return;
+  }
+  classify(*res, pp, wall, plan.io_timeout_s, d);
+  if (dir == Direction::kToStorage && d.outcome == Outcome::kPassed) {
+    // The P2P write reached the file: read it back the ordinary way.
+    env.io->fsync(req.target.fd);
+    HostIoResult back = read_and_check(*env.io, req.target.fd, offset, pp.size, pp.chunk, req.seed);
+    if (back.error) {
+      d.outcome = Outcome::kFailed;
+      d.error = back.error;
+      d.reason = "the P2P write reported success but reading it back failed: " + errno_name(back.error) + ": " +
+                 errno_meaning(back.error);
+    } else if (back.mismatch) {
+      d.outcome = Outcome::kMismatch;
+      d.mismatch = back.mismatch;
+      d.reason = mismatch_text(*back.mismatch, offset) + " (read back from storage after the P2P write)";
+    }
+  }
+}
 
-  for (size_t i = 0; i < plan.pairs.size(); ++i) {
-    const PairPlan& pp = plan.pairs[i];
-    PairResult& r = report.results.emplace_back();
-    if (pp.skipped || !pp.refusal.empty()) continue;
-    if (!abandoned_at.empty()) {
-      r.problem = "not run: " + abandoned_at + " did not complete, and the NVMe may still be resetting";
-      continue;
-    }
-    EngineAvailability engine = env.engines.get(*pp.engine);
-    r.engine_facts = engine.facts;
-    if (!engine.engine) {
-      r.problem = std::string(to_string(*pp.engine)) + " cannot run here: " + join(engine.problems, "; ");
-      if (env.on_pair_done) env.on_pair_done(pp, r);
-      continue;
-    }
-    const TargetPlan& tp = *pp.target;
-    const std::uint64_t offset = tp.kind == TargetPlan::Kind::kRawDevice ? tp.raw_offset : 0;
-    TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp.path, offset + pp.size)
-                                                                  : open_raw_device(env.io, tp.path);
-    r.notes = opened.notes;
-    if (!opened.target) {
-      r.problem = opened.problem;
-      if (env.on_pair_done) env.on_pair_done(pp, r);
-      continue;
-    }
-    r.target_file = opened.target->path();
-    r.seed = base_seed + 2 * i;
-    r.aer_devices = path_devices(pp.decision);
-    AerSnapshot aer_before = read_aer(env.source, r.aer_devices);
-    if (env.kernel_log) r.kernel_log_problem = env.kernel_log->start();
-
-    TransferRequest base;
-    base.provider = pp.decision.path.pair.gpu;
-    base.client = pp.decision.path.pair.nvme;
-    base.target = {opened.target->fd(), opened.target->path(), tp.kind == TargetPlan::Kind::kRawDevice, offset, pp.size};
-    base.chunk = pp.chunk;
-    for (Direction dir : plan.options.directions) {
-      DirectionResult& d = r.directions.emplace_back();
-      d.direction = dir;
-      if (!abandoned_at.empty()) {
-        d.reason = "not run: the previous transfer did not complete";
-        continue;
-      }
-      TransferRequest req = base;
-      req.direction = dir;
-      // A different seed per direction: data left by the other direction can never pass.
-      req.seed = r.seed + (dir == Direction::kToStorage ? 1 : 0);
-      if (dir == Direction::kToDevice) {
-        HostIoResult host = write_pattern(*env.io, req.target.fd, offset, pp.size, pp.chunk, req.seed);
-        if (host.error) {
-          d.outcome = Outcome::kFailed;
-          d.error = host.error;
-          d.reason = "could not put the pattern on storage with ordinary I/O first: " + errno_name(host.error) + ": " +
-                     errno_meaning(host.error);
-          continue;
-        }
-      }
-      if (env.on_transfer_start) env.on_transfer_start(pp, dir);
-      auto t0 = std::chrono::steady_clock::now();
-      std::optional<TransferResult> res = run_with_deadline(engine.engine, req, opened.target, plan.options.timeout_s);
-      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!res) {
-        d.outcome = Outcome::kTimedOut;
-        d.seconds = wall;
-        d.reason = "no completion within " + seconds(plan.options.timeout_s) +
-                   " s: the transfer was probably dropped by the root complex; the NVMe driver gives up after its "
-                   "io_timeout (" + (plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) : std::string("30")) +
-                   " s) and usually resets the controller";
-        abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
-        report.abandoned = true;
-        continue;
-      }
-      classify(*res, pp, wall, plan.io_timeout_s, d);
-      if (dir == Direction::kToStorage && d.outcome == Outcome::kPassed) {
-        // The P2P write reached the file: read it back the ordinary way.
-        env.io->fsync(req.target.fd);
-        HostIoResult back = read_and_check(*env.io, req.target.fd, offset, pp.size, pp.chunk, req.seed);
-        if (back.error) {
-          d.outcome = Outcome::kFailed;
-          d.error = back.error;
-          d.reason = "the P2P write reported success but reading it back failed: " + errno_name(back.error) + ": " +
-                     errno_meaning(back.error);
-        } else if (back.mismatch) {
-          d.outcome = Outcome::kMismatch;
-          d.mismatch = back.mismatch;
-          d.reason = mismatch_text(*back.mismatch, offset) + " (read back from storage after the P2P write)";
-        }
-      }
-    }
-
-    if (abandoned_at.empty()) env.io->fsync(opened.target->fd());
-    AerSnapshot aer_after = read_aer(env.source, r.aer_devices);
-    r.aer_changes = aer_changes(aer_before, aer_after);
-    r.aer_not_reported = aer_after.not_reported;
-    r.aer_unreadable = aer_after.unreadable;
-    if (env.kernel_log && r.kernel_log_problem.empty())
-      for (auto& line : env.kernel_log->read_new())
-        if (kmsg_relevant(line)) r.kernel_log.push_back(std::move(line));
-    if (tp.kind == TargetPlan::Kind::kScratchFile) {
-      std::string problem = remove_scratch_file(*env.io, r.target_file);
-      r.target_removed = problem.empty();
-      if (!problem.empty()) r.notes.push_back(problem);
-    }
-    opened.target.reset();  // closes it, unless an abandoned worker still holds it
+// One pair: open its target, run each direction, then record AER counters and the kernel log, and
+// remove the scratch file. `r.problem` says why it could not start.
+void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, VerifyEnvironment& env,
+              VerifyReport& report, RunState& state, PairResult& r) {
+  if (!state.abandoned_at.empty()) {
+    r.problem = "not run: " + state.abandoned_at + " did not complete, and the NVMe may still be resetting";
+    return;
+  }
+  EngineAvailability engine = env.engines.get(*pp.engine);
+  r.engine_facts = engine.facts;
+  if (!engine.engine) {
+    r.problem = std::string(to_string(*pp.engine)) + " cannot run here: " + join(engine.problems, "; ");
     if (env.on_pair_done) env.on_pair_done(pp, r);
+    return;
   }
+  const TargetPlan& tp = *pp.target;
+  const std::uint64_t offset = tp.kind == TargetPlan::Kind::kRawDevice ? tp.raw_offset : 0;
+  TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp.path, offset + pp.size)
+                                                                : open_raw_device(env.io, tp.path);
+  r.notes = opened.notes;
+  if (!opened.target) {
+    r.problem = opened.problem;
+    if (env.on_pair_done) env.on_pair_done(pp, r);
+    return;
+  }
+  r.target_file = opened.target->path();
+  r.seed = seed;
+  r.aer_devices = path_devices(pp.decision);
+  AerSnapshot aer_before = read_aer(env.source, r.aer_devices);
+  if (env.kernel_log) r.kernel_log_problem = env.kernel_log->start();
 
-  // PASS needs at least one direction that ran, and every direction that ran to pass.
+  TransferRequest base;
+  base.provider = pp.decision.path.pair.gpu;
+  base.client = pp.decision.path.pair.nvme;
+  base.target = {opened.target->fd(), opened.target->path(), tp.kind == TargetPlan::Kind::kRawDevice, offset, pp.size};
+  base.chunk = pp.chunk;
+  base.seed = r.seed;
+  for (Direction dir : plan.options.directions)
+    run_direction(plan, pp, engine, opened, base, dir, env, report, state, r.directions.emplace_back());
+
+  if (state.abandoned_at.empty()) env.io->fsync(opened.target->fd());
+  AerSnapshot aer_after = read_aer(env.source, r.aer_devices);
+  r.aer_changes = aer_changes(aer_before, aer_after);
+  r.aer_not_reported = aer_after.not_reported;
+  r.aer_unreadable = aer_after.unreadable;
+  if (env.kernel_log && r.kernel_log_problem.empty())
+    for (auto& line : env.kernel_log->read_new())
+      if (kmsg_relevant(line)) r.kernel_log.push_back(std::move(line));
+  if (tp.kind == TargetPlan::Kind::kScratchFile) {
+    std::string problem = remove_scratch_file(*env.io, r.target_file);
+    r.target_removed = problem.empty();
+    if (!problem.empty()) r.notes.push_back(problem);
+  }
+  opened.target.reset();  // closes it, unless an abandoned worker still holds it
+  if (env.on_pair_done) env.on_pair_done(pp, r);
+}
+
+// PASS needs at least one direction that ran, and every direction that ran to pass.
+void summarize(VerifyReport& report) {
+  const VerifyPlan& plan = *report.plan;
   Level result = Level::kPass;
   int passed = 0, total = 0;
   auto worse = [&](Level l) {
@@ -539,6 +552,23 @@ VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& 
   }
   if (refused) report.summary += "; " + std::to_string(refused) + " pair(s) refused before running";
   if (not_started) report.summary += "; " + std::to_string(not_started) + " pair(s) could not run here";
+}
+
+}  // namespace
+
+VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& env) {
+  VerifyReport report;
+  report.plan = std::move(plan_in);
+  const VerifyPlan& plan = *report.plan;
+  std::uint64_t base_seed = base_seed_for(plan.options);
+  RunState state;
+  for (size_t i = 0; i < plan.pairs.size(); ++i) {
+    const PairPlan& pp = plan.pairs[i];
+    PairResult& r = report.results.emplace_back();
+    if (pp.skipped || !pp.refusal.empty()) continue;
+    run_pair(plan, pp, base_seed + 2 * i, env, report, state, r);
+  }
+  summarize(report);
   return report;
 }
 
