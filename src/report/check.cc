@@ -139,7 +139,10 @@ json check_json(const CheckReport& r) {
           {"pairs", std::move(pairs)}};
 }
 
-std::string check_text(const CheckReport& r, const TextStyle& style) {
+namespace {
+
+// The banner, the RESULT line and what limits the whole answer.
+std::string summary_text(const CheckReport& r, const TextStyle& style) {
   std::string out;
   const Machine& m = r.machine;
   out += "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
@@ -160,7 +163,12 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
     out += "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
   if (r.inv.gpus.empty())
     out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") + "\n";
+  return out;
+}
 
+// Every finding; per-device PASS lines of one check fold into one line.
+std::string findings_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
   out += "\nKernel and stack\n";
   std::set<std::string> folded;
   for (const auto& f : r.findings) {
@@ -185,7 +193,12 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
       line += "\n          fix: " + f.fix;
     out += line + "\n";
   }
+  return out;
+}
 
+// GPUs down, NVMe across, four NVMe per block; each cell "storage->GPU / GPU->storage  how".
+std::string matrix_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
   if (!r.pairs.empty()) {
     // The matrix: GPUs down, NVMe across; each cell "storage->GPU / GPU->storage  how".
     std::vector<Bdf> gpus, nvmes;
@@ -221,7 +234,12 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
     out += "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
            "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
   }
+  return out;
+}
 
+// Each pair that is not supported (or where the kernel disagrees): why, what is unknown, the fix.
+std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
   if (r.rules.known_bad && !r.pairs.empty()) {
     out += "\nAll pairs: NOT SAFE on this kernel — " + std::string(r.rules.known_bad->name) +
            " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
@@ -259,6 +277,12 @@ std::string check_text(const CheckReport& r, const TextStyle& style) {
     out += "  see   p2pcheck explain " + d.path.pair.gpu.str() + " " + d.path.pair.nvme.str() + "\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string check_text(const CheckReport& r, const TextStyle& style) {
+  return summary_text(r, style) + findings_text(r, style) + matrix_text(r, style) + problem_pairs_text(r, style);
 }
 
 }  // namespace p2pcheck
