@@ -115,16 +115,22 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
 
 }  // namespace
 
-MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, const std::string& cpuinfo,
-                        const std::string& name, const ImportOptions& options) {
+namespace {
+
+// What libpci's dump reader is given, and what only we read: the driver names of lspci -k.
+struct FilteredDump {
+  std::string text;
+  std::map<Bdf, std::string> drivers;
+};
+
+FilteredDump filter_dump(const std::string& dump, const std::string& name) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
   // longer); "Kernel driver in use" lines from -k are ours.
   static const std::regex device_re("((?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]) .*");
   static const std::regex hex_re("([0-9a-fA-F]{2,4}): [0-9a-fA-F]{2}( [0-9a-fA-F]{2})*");
   static const std::regex hexish_re("[0-9a-fA-F]{2,4}:( .*)?");
   static const std::regex driver_re("\\s+Kernel driver in use: (\\S+)\\s*");
-  std::string filtered;
-  std::map<Bdf, std::string> drivers;
+  FilteredDump out;
   std::optional<Bdf> current;
   int line_no = 0;
   for (std::string line : split_lines(dump)) {
@@ -135,19 +141,23 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
     if (std::regex_match(line, m, device_re)) {
       current = Bdf::parse(m[1].str());
       if (!current) throw Error(where, "'" + m[1].str() + "' is not a PCI address");
-      filtered += m[1].str() + " x\n";
+      out.text += m[1].str() + " x\n";
     } else if (current && std::regex_match(line, m, hex_re)) {
       if (std::stoul(m[1].str(), nullptr, 16) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
-      filtered += line + "\n";
+      out.text += line + "\n";
     } else if (current && std::regex_match(line, hexish_re)) {
       throw Error(where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
     } else if (current && std::regex_match(line, m, driver_re)) {
-      drivers[*current] = m[1].str();
+      out.drivers[*current] = m[1].str();
     } else if (line.empty()) {
-      filtered += "\n";
+      out.text += "\n";
     }
   }
+  return out;
+}
 
+// Each function's config space as libpci's dump access method reads it.
+std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::string& name) {
   PrivateFile copy(filtered);
   Access access;
   pci_access* a = access.a;
@@ -161,7 +171,6 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
     throw Error(name, std::string("lspci dump not readable: ") + e.what());
   }
 
-  SysfsBuilder builder("lspci", name);
   std::map<Bdf, std::string> configs;
   for (pci_dev* d = a->devices; d; d = d->next) {
     Bdf bdf{static_cast<std::uint32_t>(d->domain), d->bus, d->dev, d->func};
@@ -178,7 +187,12 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
     configs[bdf] = config;
   }
   if (configs.empty()) throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output");
+  return configs;
+}
 
+// The functions as sysfs would show them, each below its upstream bridge.
+int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
+                  const std::map<Bdf, std::string>& drivers, const std::string* tree_text, const std::string& name) {
   auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
   auto word = [&](const std::string& c, size_t at) { return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8); };
   // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
@@ -217,7 +231,13 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
     }
     builder.add_function(std::move(fn));
   }
+  return disagreements;
+}
 
+// The CPU from a cpuinfo file or --cpu, and what lspci output cannot tell.
+void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
+                       const std::string* tree_text, int disagreements, const std::string& cpuinfo,
+                       const std::string& name, const ImportOptions& options) {
   if (!cpuinfo.empty() && !options.cpu.empty()) throw UsageError("--cpu: " + name + " came with a cpuinfo file; give one of them");
   if (!cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);
@@ -239,7 +259,7 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
                          : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
                            "(lspci output does not say which root buses share a host bridge)");
   builder.note("not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
-               std::string(drivers.empty() ? ", drivers (lspci -k shows them)" : ""));
+               std::string(!have_drivers ? ", drivers (lspci -k shows them)" : ""));
   // In an -xxxx dump conventional PCI functions have 256 bytes: that is all they have. Only a dump
   // without any 4096-byte function, or with 64-byte ones, lacks what the kernel would show root.
   size_t largest = 0, header_only = 0;
@@ -250,6 +270,17 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
   if (largest < 4096 || header_only)
     builder.note("the dump holds " + std::string(header_only ? "only the 64-byte header" : "no extended config space") +
                  " for some functions (lspci -x/-xxx, or run without root): their ACS is unknown; ask for `lspci -xxxx` run as root");
+}
+
+}  // namespace
+
+MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, const std::string& cpuinfo,
+                        const std::string& name, const ImportOptions& options) {
+  FilteredDump filtered = filter_dump(dump, name);
+  std::map<Bdf, std::string> configs = read_configs(filtered.text, name);
+  SysfsBuilder builder("lspci", name);
+  int disagreements = add_functions(builder, configs, filtered.drivers, tree_text, name);
+  add_machine_notes(builder, configs, !filtered.drivers.empty(), tree_text, disagreements, cpuinfo, name, options);
   return builder.finish();
 }
 
