@@ -4,10 +4,12 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libpci-dev pciutils pci.ids libnvme-dev libjson-c-dev
+  libssl-dev    # libnvme.pc lists openssl in Requires.private: pkg-config fails without it
   libarchive-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev python3
   libxml2-dev   # hwloc XML imports
   hwloc zstd    # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
+  clang-format  # tests: the format check (.clang-format, tests/format_test.sh)
 )
 # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
 packages+=(linux-headers-amd64)
