@@ -5,12 +5,6 @@
 namespace p2pcheck {
 namespace report_detail {
 
-std::string hex(std::uint64_t value, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
-  return buf;
-}
-
 json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }
 
 json object_for(std::size_t keys) {

@@ -12,6 +12,7 @@
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/rules/tri.h"
+#include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
 
@@ -35,7 +36,7 @@ namespace report_detail {
 
 using json = nlohmann::ordered_json;
 
-std::string hex(std::uint64_t value, int digits);
+using p2pcheck::hex;  // source/sysfs_text.h
 json opt_bdf(const std::optional<Bdf>& bdf);
 template <typename T>
 json opt(const std::optional<T>& v) {
