@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -262,16 +264,20 @@ class ScopedEnv {
 
 inline std::string fixture_root(const std::string& name) { return std::string(P2PCHECK_FIXTURES) + "/" + name + "/root"; }
 
-// A copy of a fixture's root in `into` with the /proc/mounts lines of `device` ("/dev/nvme1n1") gone.
-inline void copy_fixture_unmounting(const std::string& name, const TempDir& into, const std::string& device) {
-  namespace fs = std::filesystem;
-  fs::copy(fixture_root(name), into.path(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  std::ifstream in(into.path() + "/proc/mounts");
+// A fixture's root loaded into memory (not copied) with the /proc/mounts lines of `device`
+// ("/dev/nvme1n1") gone. Throws when no line named it, so a test cannot pass on a fixture that changed.
+inline FakeRoot fixture_unmounting(const std::string& name, const std::string& device) {
+  FakeRoot root = FakeRoot::load(fixture_root(name));
+  std::istringstream in(root.source()->read("/proc/mounts").bytes);
   std::string mounts, line;
-  while (std::getline(in, line))
-    if (line.rfind(device + " ", 0) != 0) mounts += line + "\n";
-  in.close();
-  std::ofstream(into.path() + "/proc/mounts") << mounts;
+  bool dropped = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(device + " ", 0) == 0) dropped = true;
+    else mounts += line + "\n";
+  }
+  if (!dropped) throw std::runtime_error(fixture_root(name) + "/proc/mounts does not mount " + device);
+  root.write("proc/mounts", mounts);
+  return root;
 }
 
 }  // namespace p2pcheck::testing

@@ -18,10 +18,12 @@ namespace p2pcheck {
 namespace {
 
 using testing::ConfigSpace;
-using testing::TempDir;
+using testing::FakeRoot;
+using testing::TempDir;  // only where capture writes or unpacks an archive file: that is under test
+using testing::TreeWriter;
 
 // A machine with one switch, a GPU and an NVMe drive below it; enough for run_check.
-void small_machine(const TempDir& dir) {
+void small_machine(const TreeWriter& dir) {
   const std::string rp = "sys/devices/pci0000:00/0000:00:01.0";
   auto fn = [&](const std::string& path, const std::string& bdf, std::uint16_t vendor, std::uint16_t device,
                 std::uint32_t cls, const std::string& config) {
@@ -110,9 +112,9 @@ nlohmann::ordered_json check_doc(Source& source) {
 }
 
 TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
-  TempDir dir;
+  FakeRoot dir;
   small_machine(dir);
-  auto src = open_tree_source(dir.path());
+  auto src = dir.source();
   CaptureSet set = collect_capture(*src, nullptr, false);
   const std::string nvme = "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.1/nvme/nvme0";
   ASSERT_TRUE(entry(set, nvme + "/model"));
@@ -125,7 +127,7 @@ TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
   EXPECT_FALSE(entry(set, "/proc/sys/kernel/hostname"));  // never read by the analysis
   ASSERT_TRUE(entry(set, "/proc/kallsyms"));  // read for amdgpu's AIS
   // Redacted, the symbols stay and the KASLR addresses go.
-  auto again = open_tree_source(dir.path());
+  auto again = dir.source();
   CaptureSet redacted = collect_capture(*again, nullptr, true);
   EXPECT_EQ(entry(redacted, "/proc/kallsyms")->data, "0000000000000000 T _stext\n0000000000000000 t kfd_ais_rw_file\t[amdgpu]\n");
   EXPECT_EQ(set.manifest["schema"], kCaptureSchema);
@@ -134,11 +136,12 @@ TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
 }
 
 TEST(Capture, ReplaysToTheSameCheckThroughDumpAndUnpackedRoot) {
-  TempDir dir, out;
+  FakeRoot dir;
+  TempDir out;
   small_machine(dir);
-  auto src = open_tree_source(dir.path());
+  auto src = dir.source();
   auto expected = check_doc(*src);
-  auto fresh = open_tree_source(dir.path());
+  auto fresh = dir.source();
   CaptureSet set = collect_capture(*fresh, nullptr, false);
   std::string file = out.path() + "/cap.tar.zst";
   CaptureWritten w = write_capture(set, {file, false});
@@ -152,10 +155,11 @@ TEST(Capture, ReplaysToTheSameCheckThroughDumpAndUnpackedRoot) {
 }
 
 TEST(Capture, UnreadableFilesReplayAsUnreadable) {
-  TempDir dir, out;
+  FakeRoot dir;
+  TempDir out;
   small_machine(dir);
   // The same machine through a memory tree in which the kernel config is denied.
-  auto tsrc = open_tree_source(dir.path());
+  auto tsrc = dir.source();
   MemoryTree copy;
   for (const char* f : {"/proc/cpuinfo", "/proc/sys/kernel/osrelease"}) copy.add_file(f, tsrc->read(f).bytes);
   copy.add_failure("/boot/config-6.8.0-45-generic", {ReadStatus::kDenied, "", "Permission denied"});
@@ -177,10 +181,11 @@ TEST(Capture, UnreadableFilesReplayAsUnreadable) {
 }
 
 TEST(Capture, SameInputSameBytes) {
-  TempDir dir, out;
+  FakeRoot dir;
+  TempDir out;
   small_machine(dir);
   for (const char* name : {"a.tar.zst", "b.tar.zst", "a.tar.gz", "b.tar.gz", "a.tar.xz", "b.tar.xz"}) {
-    auto src = open_tree_source(dir.path());
+    auto src = dir.source();
     write_capture(collect_capture(*src, nullptr, false), {out.path() + "/" + name, false});
   }
   auto bytes = [&](const std::string& name) {
@@ -193,9 +198,10 @@ TEST(Capture, SameInputSameBytes) {
 }
 
 TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
-  TempDir dir, out;
+  FakeRoot dir;
+  TempDir out;
   small_machine(dir);
-  auto src = open_tree_source(dir.path());
+  auto src = dir.source();
   CaptureSet set = collect_capture(*src, nullptr, false);
   std::string file = out.path() + "/cap.tar";
   out.write("cap.tar", "precious");
@@ -217,9 +223,10 @@ TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
 }
 
 TEST(Capture, LiveProbesGoUnderLiveWithTheirOwnSchema) {
-  TempDir dir, out;
+  FakeRoot dir;
+  TempDir out;
   small_machine(dir);
-  auto src = open_tree_source(dir.path());
+  auto src = dir.source();
   FakeActions actions;
   actions.root = false;
   actions.verify = R"({"schema": "p2pcheck.verify", "schema_version": 1, "pairs": []})";
@@ -245,7 +252,7 @@ TEST(Capture, LiveProbesGoUnderLiveWithTheirOwnSchema) {
   // Without the module or DMA results there are no such files at all: no placeholders.
   actions.module = false;
   actions.verify.reset();
-  auto again = open_tree_source(dir.path());
+  auto again = dir.source();
   CaptureSet without = collect_capture(*again, &actions, false);
   EXPECT_FALSE(entry(without, "/live/kmod.json"));
   EXPECT_FALSE(entry(without, "/live/verify.json"));

@@ -8,6 +8,7 @@
 namespace p2pcheck {
 namespace {
 
+using testing::FakeRoot;
 using testing::TempDir;
 
 class FakeRunner : public CommandRunner {
@@ -22,11 +23,13 @@ class FakeRunner : public CommandRunner {
 };
 
 TEST(KmodControl, StatusReadsProcModules) {
-  TempDir dir;
-  dir.write("sys/.keep", "");
-  dir.write("proc/modules", "nvme 57344 2 - Live 0x0000000000000000\np2pprobe 28672 0 - Live 0x0000000000000000\n");
-  auto src = open_tree_source(dir.path());
-  KmodStatus s = kmod_status(*src, {dir.path() + "/nothing.ko"});
+  FakeRoot root;
+  root.mkdir("sys");
+  root.write("proc/modules", "nvme 57344 2 - Live 0x0000000000000000\np2pprobe 28672 0 - Live 0x0000000000000000\n");
+  auto src = root.source();
+  // Module files are looked for on the real disk (not through the source): an empty directory has none.
+  TempDir modules;
+  KmodStatus s = kmod_status(*src, {modules.path() + "/nothing.ko"});
   EXPECT_TRUE(s.loaded);
   EXPECT_EQ(s.state, "Live");
   EXPECT_FALSE(s.device_present);

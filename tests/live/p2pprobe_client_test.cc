@@ -113,6 +113,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   FakeModule* module = fake.get();
   // First run without the module gives our answers; the fake kernel repeats them.
   auto ours = run_check(*source, CheckOptions{});
+  ASSERT_FALSE(ours->pairs.empty());  // the loops below must compare something
   std::map<std::pair<Bdf, Bdf>, KernelVerdict> kernel;
   for (const auto& d : ours->pairs)
     kernel[{d.path.pair.gpu, d.path.pair.nvme}] = KernelVerdict{d.distance.value_or(-1), d.map_type, "", false, "", ""};
@@ -123,6 +124,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
 
   auto source2 = open_tree_source(root);
   auto agreed = run_check(*source2, options);
+  ASSERT_EQ(agreed->pairs.size(), ours->pairs.size());
   for (const auto& d : agreed->pairs) EXPECT_EQ(d.kernel_agrees, Tri::kYes) << d.path.pair.gpu.str();
   bool pass = false;
   for (const auto& f : agreed->findings) pass |= f.id == "kmod.kernel_verdict" && f.level == Level::kPass;

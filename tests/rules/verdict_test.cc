@@ -13,7 +13,7 @@ namespace {
 
 using testing::ConfigSpace;
 using testing::FakeSysfs;
-using testing::TempDir;
+using testing::FakeRoot;
 
 constexpr std::uint16_t kNoAcs = 0xffff;
 
@@ -30,7 +30,7 @@ class Machine : public ::testing::Test {
                           const std::string& devfn = "00.0") {
     std::string dir = "sys/devices/pci" + id;
     if (vendor) sys_.add(dir, id + ":" + devfn, vendor, device, 0x060000, ConfigSpace(vendor, device, 0x060000, false).bytes(256));
-    else dir_.mkdir(dir);
+    else root_.mkdir(dir);
     return dir;
   }
   std::string port(const std::string& parent, const std::string& bdf, int type, std::uint16_t acs_ctrl = kNoAcs,
@@ -53,7 +53,7 @@ class Machine : public ::testing::Test {
     machine_.cpu.family = family;
   }
   PairDecision decide(const std::string& gpu, const std::string& nvme, const std::string& kernel = "6.8.0-142-generic") {
-    source_ = open_tree_source(dir_.path());
+    source_ = root_.source();
     topo_ = read_topology(*source_, decoder_);
     inv_ = read_inventory(*source_, topo_);
     machine_.config.file = p2pdma_.empty() ? "" : "/boot/config";
@@ -74,8 +74,8 @@ class Machine : public ::testing::Test {
     endpoint(d2, "0000:04:00.0", 0x010802);
   }
 
-  TempDir dir_;
-  FakeSysfs sys_{dir_};
+  FakeRoot root_;  // in memory: each test states its tree, nothing touches the disk
+  FakeSysfs sys_{root_};
   PciDecoder decoder_;
   std::unique_ptr<Source> source_;
   Topology topo_;
@@ -214,7 +214,7 @@ TEST_F(Machine, RootBusDevicesHaveNoUpstreamBridge) {
 TEST_F(Machine, VirtualFunctionCountsFromItsPhysicalFunction) {
   switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
   std::string vf = endpoint("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0", "0000:03:00.4", 0x120000);
-  dir_.link(vf + "/physfn", "../0000:03:00.0");
+  root_.link(vf + "/physfn", "../0000:03:00.0");
   cpu("GenuineIntel", 6);
   PairDecision d = decide("0000:03:00.4", "0000:04:00.0");
   EXPECT_EQ(d.map_type, MapType::kBusAddr);

@@ -34,6 +34,8 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 struct DoubleFixture {
+  // On disk: the double (another library, through dlopen) writes its KFD counters under kfd as files,
+  // and storage holds the real O_DIRECT scratch file.
   TempDir kfd, storage;
   ScopedEnv env;
   HipfileConfig config;
@@ -214,12 +216,12 @@ TEST(VerifyHipfile, CounterJudgement) {
 }
 
 TEST(VerifyHipfile, ReadsCountersUpToTwoLevelsDown) {
-  TempDir root;
+  FakeRoot root;  // shared tree: the source sees process 78's counters written after it was opened
   root.write("sys/class/kfd/kfd/proc/77/ais_1/0000:45:00.0:PCI_in", "4096\n");
   root.write("sys/class/kfd/kfd/proc/77/ais_2/0000:45:00.0:PCI_in", "8192\n");
   root.write("sys/class/kfd/kfd/proc/77/ais_2/0000:46:00.0:PCI_in", "1\n");
   root.write("sys/class/kfd/kfd/proc/77/vram_1", "0\n");
-  auto source = open_tree_source(root.path());
+  auto source = root.source();
   AisCounterRead in = read_ais_counters(*source, 77, kNvme, Direction::kToDevice);
   EXPECT_EQ(in.total, 12288u);
   EXPECT_EQ(in.files.size(), 2u);
@@ -237,9 +239,9 @@ TEST(VerifyHipfile, DebianHip52WithoutGpu) {
   if (!probe) GTEST_SKIP() << "libamdhip64-5 not installed (apt-get install libamdhip64-5)";
   if (std::filesystem::exists("/dev/kfd")) GTEST_SKIP() << "this machine has an AMD GPU stack (/dev/kfd)";
   HipfileConfig config;  // the real search lists
-  TempDir kfd;
+  FakeRoot kfd;  // nothing writes counters here (no double), so the KFD tree can live in memory
   kfd.mkdir("sys/class/kfd/kfd/proc");
-  EngineAvailability a = open_hipfile_engine(config, std::shared_ptr<DynamicLoader>(open_live_loader()), open_tree_source(kfd.path()));
+  EngineAvailability a = open_hipfile_engine(config, std::shared_ptr<DynamicLoader>(open_live_loader()), kfd.source());
   EXPECT_FALSE(a.engine);
   EXPECT_TRUE(contains(a.facts, "HIP runtime 5.2.")) << joined(a.facts);
   EXPECT_TRUE(contains(a.problems, "no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)")) << joined(a.problems);

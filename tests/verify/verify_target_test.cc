@@ -23,8 +23,9 @@ struct Machine8Gpu {
   Machine machine;
   StorageLayout layout;
   FakeIo io;
-  explicit Machine8Gpu(const std::string& root = fixture_root("epyc-mi300x-8gpu")) {
-    source = open_tree_source(root);
+  // The generated fixture is only read, so the tree backend opens it in place.
+  explicit Machine8Gpu(std::unique_ptr<Source> from = open_tree_source(fixture_root("epyc-mi300x-8gpu")))
+      : source(std::move(from)) {
     PciDecoder decoder;
     topo = read_topology(*source, decoder);
     inv = read_inventory(*source, topo);
@@ -76,7 +77,7 @@ TEST(VerifyTarget, RefusesFileSystemsNotOnNvme) {
   m.io.dir_on("/dev/shm", 0, 27);  // tmpfs: an anonymous device number
   std::string e = usage_error([&] { m.dir("/dev/shm"); });
   EXPECT_NE(e.find("not a block device"), std::string::npos) << e;
-  TempDir real;
+  TempDir real;  // a real file and a missing path: resolve_target_dir stats the real file system
   std::ofstream(real.path() + "/file") << "x";
   e = usage_error([&] { m.dir(real.path() + "/file"); });
   EXPECT_NE(e.find("not a directory"), std::string::npos) << e;
@@ -105,9 +106,7 @@ TEST(VerifyTarget, RawDeviceMountedOrHeldIsRefused) {
 
 TEST(VerifyTarget, UnusedRawNamespaceIsAccepted) {
   // The 8-GPU machine with /mnt/nvme1 unmounted.
-  TempDir copy;
-  copy_fixture_unmounting("epyc-mi300x-8gpu", copy, "/dev/nvme1n1");
-  Machine8Gpu m(copy.path());
+  Machine8Gpu m(fixture_unmounting("epyc-mi300x-8gpu", "/dev/nvme1n1").source());
   m.io.block_device("/dev/nvme1n1", 259, 1);
   TargetPlan t = m.raw("/dev/nvme1n1", 1 << 20);
   EXPECT_EQ(t.kind, TargetPlan::Kind::kRawDevice);
