@@ -96,28 +96,48 @@ std::optional<RecordedKernelAnswers> read_recorded_kernel_answers(Source& source
   return out;
 }
 
-std::optional<Finding> recorded_verify_finding(Source& source, const std::vector<PairDecision>& pairs) {
+std::optional<RecordedVerify> read_recorded_verify(Source& source) {
   auto j = read_document(source, kRecordedVerifyPath, "p2pcheck.verify");
   if (!j) return std::nullopt;
-  Finding f;
-  f.id = "verify.recorded";
-  std::string when = text(*j, "finished_at");
-  std::string intro = "p2pcheck verify on the captured machine" + (when.empty() ? std::string() : " (" + when + ")");
-  int ran = 0, failed = 0, other = 0;
+  RecordedVerify out;
+  out.finished_at = text(*j, "finished_at");
+  out.summary = text(*j, "summary");
   for (const auto& p : array_field(*j, "pairs", kRecordedVerifyPath)) {
     if (!p.is_object()) throw Error(kRecordedVerifyPath, "pairs[]: expected objects");
-    auto gpu = Bdf::parse(text(p, "gpu")), nvme = Bdf::parse(text(p, "nvme"));
+    RecordedVerifyPair pair;
+    pair.gpu = Bdf::parse(text(p, "gpu"));
+    pair.nvme = Bdf::parse(text(p, "nvme"));
+    pair.status = text(p, "status");
+    pair.directions_broken = p.contains("directions") && !p["directions"].is_array();
+    if (pair.directions_broken) {
+      out.pairs.push_back(std::move(pair));
+      continue;
+    }
+    pair.flow = flow_line(p);
+    for (const auto& d : array_field(p, "directions", kRecordedVerifyPath)) pair.outcomes.push_back(text(d, "outcome"));
+    out.pairs.push_back(std::move(pair));
+  }
+  return out;
+}
+
+Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<PairDecision>& pairs) {
+  Finding f;
+  f.id = "verify.recorded";
+  std::string intro = "p2pcheck verify on the captured machine" +
+                      (recorded.finished_at.empty() ? std::string() : " (" + recorded.finished_at + ")");
+  int ran = 0, failed = 0, other = 0;
+  for (const RecordedVerifyPair& p : recorded.pairs) {
     bool checked = false;
     for (const auto& d : pairs)
-      checked |= gpu && nvme && d.path.pair.gpu == *gpu && d.path.pair.nvme == *nvme;
-    if (!checked || text(p, "status") == "skipped") {
+      checked |= p.gpu && p.nvme && d.path.pair.gpu == *p.gpu && d.path.pair.nvme == *p.nvme;
+    if (!checked || p.status == "skipped") {
       ++other;
       continue;
     }
-    f.evidence.push_back({kRecordedVerifyPath, flow_line(p)});
-    if (text(p, "status") != "ran") continue;
-    for (const auto& d : array_field(p, "directions", kRecordedVerifyPath)) {
-      std::string outcome = text(d, "outcome");
+    if (p.directions_broken) throw Error(kRecordedVerifyPath, "\"directions\": expected an array");
+    f.evidence.push_back({kRecordedVerifyPath, p.flow});
+    if (p.status != "ran") continue;
+    for (const std::string& outcome : p.outcomes) {
       if (outcome == "not_run") continue;
       ++ran;
       failed += outcome != "passed";
@@ -126,10 +146,10 @@ std::optional<Finding> recorded_verify_finding(Source& source, const std::vector
   if (f.evidence.empty()) {
     f.level = Level::kInfo;
     f.message = intro + " tested none of the pairs checked here (" + std::to_string(other) + " other pair(s))";
-    f.evidence.push_back({kRecordedVerifyPath, text(*j, "summary")});
+    f.evidence.push_back({kRecordedVerifyPath, recorded.summary});
   } else if (ran == 0) {
     f.level = Level::kInfo;
-    f.message = intro + " moved no data for these pairs: " + text(*j, "summary");
+    f.message = intro + " moved no data for these pairs: " + recorded.summary;
   } else if (failed) {
     f.level = Level::kFail;
     f.message = intro + ": " + std::to_string(failed) + " of " + std::to_string(ran) +

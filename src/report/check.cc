@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "p2pcheck/checks/kernel.h"
+#include "p2pcheck/checks/links.h"
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/version.h"
 
@@ -128,7 +130,7 @@ json check_json(const CheckReport& r) {
           {"source", r.source},
           {"result", to_string(r.result)},
           {"kernel", {{"release", r.rules.release}, {"assumed", r.rules.assumed}, {"vendor_kernel", r.rules.vendor_kernel},
-                      {"table", r.rules.table_note},
+                      {"table", allowlist_table_note(r.rules)},
                       {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}}},
           {"cpu", {{"vendor", r.machine.cpu.vendor_id}, {"family", r.machine.cpu.family}, {"model", r.machine.cpu.model},
                    {"model_name", r.machine.cpu.model_name}, {"hypervisor", r.machine.cpu.hypervisor}}},

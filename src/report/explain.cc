@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "p2pcheck/checks/kernel.h"
+#include "p2pcheck/checks/links.h"
 #include "p2pcheck/report/rule_text.h"
 
 namespace p2pcheck {
@@ -20,7 +22,7 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
   out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
   out += "NVMe " + (c && !c->name.empty() ? c->name + " " : "") + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
-  out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " + r.rules.table_note + "\n\n";
+  out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " + allowlist_table_note(r.rules) + "\n\n";
   out += "1. Walk (calc_map_type_and_dist: provider = GPU, client = NVMe)\n";
   const P2pWalk& w = d.walk;
   auto acs_of = [](const Function* f) {

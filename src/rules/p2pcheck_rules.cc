@@ -25,22 +25,14 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   // el8/el9/el10 and SLES "-default" kernels carry backports their version number does not show.
   rules.vendor_kernel = rules.release.find(".el") != std::string::npos ||
                         rules.release.find("-default") != std::string::npos;
-  if (!rules.version) {
-    rules.table_note = "kernel release unknown: evaluated with the 6.1-6.12 allowlist (verified from source)";
-  } else if (*rules.version < kOldestVerifiedTable) {
-    rules.table_note = "kernel " + rules.version->str() +
-                       " is older than 6.1: evaluated with 6.1's algorithm and the rows dated by release; "
-                       "history before 6.1 is not verified (before 5.9 AMD Zen was allowlisted by root "
-                       "complex ID instead of CPU family, and early kernels refused any ACS redirect)";
-  } else {
-    rules.table_note = "allowlist as of " + rules.version->str() +
-                       (*rules.version <= KernelVersion{6, 12, 999} ? " (same table as 6.1-6.12, verified from source)"
-                                                                    : " (rows newer than 6.12 are from reports)");
-  }
-  if (rules.vendor_kernel)
-    rules.table_note += "; vendor kernel: backports may differ from upstream " +
-                        (rules.version ? rules.version->str() : std::string("?")) +
-                        ", the kernel module's own answer settles it";
+  if (!rules.version)
+    rules.table_basis = TableBasis::kReleaseUnknown;
+  else if (*rules.version < kOldestVerifiedTable)
+    rules.table_basis = TableBasis::kOlderThanVerified;
+  else if (*rules.version <= KernelVersion{6, 12, 999})
+    rules.table_basis = TableBasis::kVerified;
+  else
+    rules.table_basis = TableBasis::kNewerRowsReported;
   // --assume-kernel evaluates another kernel's rules: this machine's config says nothing about it.
   if (!rules.assumed) {
     rules.config_file = machine.config.file;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/checks/links.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/live/p2pprobe_client.h"

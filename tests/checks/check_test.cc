@@ -1,4 +1,7 @@
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/checks/iommu.h"
+#include "p2pcheck/checks/kernel.h"
+#include "p2pcheck/checks/kernel_module.h"
 
 #include <gtest/gtest.h>
 
@@ -67,8 +70,69 @@ TEST(CheckKernel, VendorKernelsSayWhichTableWasAssumed) {
   Machine m = machine_with("5.14.0-427.42.1.el9_4.x86_64", "y");
   KernelRules rules = kernel_rules_for(m, std::nullopt);
   EXPECT_TRUE(rules.vendor_kernel);
-  EXPECT_NE(rules.table_note.find("backports"), std::string::npos);
-  EXPECT_NE(rules.table_note.find("older than 6.1"), std::string::npos);
+  EXPECT_NE(allowlist_table_note(rules).find("backports"), std::string::npos);
+  EXPECT_NE(allowlist_table_note(rules).find("older than 6.1"), std::string::npos);
+}
+
+TEST(CheckKernel, TableNoteSaysWhichBasis) {
+  KernelRules rules;
+  EXPECT_EQ(allowlist_table_note(rules), "kernel release unknown: evaluated with the 6.1-6.12 allowlist (verified from source)");
+  rules.version = KernelVersion{6, 8, 0};
+  rules.table_basis = TableBasis::kVerified;
+  EXPECT_EQ(allowlist_table_note(rules), "allowlist as of 6.8 (same table as 6.1-6.12, verified from source)");
+  rules.version = KernelVersion{6, 16, 0};
+  rules.table_basis = TableBasis::kNewerRowsReported;
+  rules.vendor_kernel = true;
+  EXPECT_EQ(allowlist_table_note(rules), "allowlist as of 6.16 (rows newer than 6.12 are from reports); vendor kernel: "
+                                         "backports may differ from upstream 6.16, the kernel module's own answer settles it");
+  Machine m = machine_with("6.8.0-142-generic", "y");
+  EXPECT_EQ(kernel_rules_for(m, std::nullopt).table_basis, TableBasis::kVerified);
+  EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "kernel.allowlist_table")->message,
+            "allowlist as of 6.8 (same table as 6.1-6.12, verified from source)");
+}
+
+// The IOMMU check over a filled state: no Source, the case stated in the struct.
+TEST(CheckIommu, StatesFromWhatWasRead) {
+  Machine m;
+  Topology topo;
+  IommuState none;
+  none.units_dir = {ReadStatus::kFailed, "", "is a directory"};
+  EXPECT_NE(check_iommu(none, m, topo, {}).at(0).message.find("no IOMMU active"), std::string::npos);
+
+  IommuState unknown;  // an import that does not carry the IOMMU marks it unreadable
+  unknown.units_dir = {ReadStatus::kFailed, "", "not in an lspci dump"};
+  auto f = check_iommu(unknown, m, topo, {});
+  EXPECT_NE(f.at(0).message.find("unknown (not in an lspci dump)"), std::string::npos) << f.at(0).message;
+
+  IommuState on;
+  on.units = {"dmar0", "dmar1"};
+  on.group_types = {"identity"};
+  on.type_file = "/sys/kernel/iommu_groups/0/type";
+  m.cmdline = "intel_iommu=on iommu=pt";
+  f = check_iommu(on, m, topo, {});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].message, "IOMMU on (passthrough, 2 unit(s)), intel_iommu=on iommu=pt: the kernel enables ACS redirect "
+                          "on every port that has ACS");
+  EXPECT_EQ(f[0].evidence.at(1).file, "/sys/kernel/iommu_groups/0/type");
+}
+
+TEST(CheckKernelModule, NotAskedOrNotAnswering) {
+  std::vector<PairDecision> pairs;
+  ModuleAnswers not_asked;
+  EXPECT_TRUE(check_kernel_module(not_asked, false, pairs).empty());  // a replay without recorded answers
+  auto f = check_kernel_module(not_asked, true, pairs);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].level, Level::kInfo);
+  EXPECT_NE(f[0].message.find("(p2pprobe not loaded)"), std::string::npos);
+
+  ModuleAnswers broken;
+  broken.asked = true;
+  broken.device = "/dev/p2pprobe";
+  broken.error = "/dev/p2pprobe: ioctl VERDICT: No such device";
+  f = check_kernel_module(broken, true, pairs);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].level, Level::kUnknown);
+  EXPECT_EQ(f[0].evidence.at(0).file, "/dev/p2pprobe");
 }
 
 TEST(AcsOverride, ReadsBothCommandLineForms) {

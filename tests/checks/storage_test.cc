@@ -4,18 +4,21 @@
 
 #include <map>
 
+#include "file_map.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
 namespace {
 
-using testing::TempDir;
+using testing::FakeRoot;
+using testing::FileMap;
+using testing::TreeWriter;
 
 // A block layer as sysfs lays it out: whole disks, partitions inside them, holders/ and slaves/
 // links both ways, dm/, md/ and loop/ attributes. Links are absolute, i.e. inside the tree's root.
 class FakeBlock {
  public:
-  explicit FakeBlock(const TempDir& dir) : dir_(dir) {}
+  explicit FakeBlock(const TreeWriter& dir) : dir_(dir) {}
 
   std::string disk(const std::string& name, const std::string& majmin,
                    const std::string& parent = "sys/devices/virtual/block") {
@@ -64,7 +67,7 @@ class FakeBlock {
   }
 
  private:
-  const TempDir& dir_;
+  const TreeWriter& dir_;
   std::map<std::string, std::string> paths_;
 };
 
@@ -107,6 +110,34 @@ void expect_evidence_on_non_pass(const std::vector<Finding>& fs) {
   }
 }
 
+// The pure check on a filled layout: ext4 with data=journal straight on an NVMe partition.
+TEST(StorageCheck, Ext4JournalModeOnAFilledLayout) {
+  StorageLayout layout;
+  layout.block_known = true;
+  layout.mounts_known = true;
+  layout.nvme_controllers = 1;
+  layout.multipath.param = NvmeMultipath::Param::kDisabled;
+  layout.multipath.param_evidence = {"/sys/module/nvme_core/parameters/multipath", "N"};
+  StorageStack s;
+  s.nvme = "nvme0n1p2";
+  s.nvme_namespace = "nvme0n1";
+  s.controller = "nvme0";
+  s.controller_bdf = Bdf::parse("0000:04:00.0");
+  s.layers.push_back({"nvme0n1p2", LayerKind::kNvmePartition, "", {}});
+  s.mounts.push_back({"/dev/nvme0n1p2", "/data", "ext4", "rw,data=journal"});
+  s.ext4_data_mode = "journal";
+  s.ext4_data_mode_evidence = {"/proc/mounts", mount_line(s.mounts.front())};
+  layout.stacks.push_back(s);
+  auto fs = check_storage(layout);
+  const Finding* f = find(fs, "storage.stack", "nvme0n1p2");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_EQ(f->message, "/data: ext4 on nvme0n1p2: ext4 with data=journal: hipFile accepts only data=ordered and falls "
+                        "back to POSIX I/O");
+  EXPECT_TRUE(has_evidence(*f, "/proc/mounts", "data=journal"));
+  EXPECT_EQ(find(fs, "storage.nvme_multipath", "")->level, Level::kPass);
+}
+
 class Storage : public ::testing::Test {
  protected:
   Storage() : block_(dir_) {
@@ -125,12 +156,14 @@ class Storage : public ::testing::Test {
     machine_.mounts.push_back({"proc", "/proc", "proc", "rw,nosuid"});
   }
   std::vector<Finding> run() {
-    source_ = open_tree_source(dir_.path());
+    root_ = dir_.root();
+    source_ = root_.source();
     layout_ = read_storage(*source_, machine_, inv_);
     return check_storage(layout_);
   }
 
-  TempDir dir_;
+  FileMap dir_;
+  FakeRoot root_;
   FakeBlock block_;
   Inventory inv_;
   Machine machine_;
@@ -231,7 +264,7 @@ TEST_F(Storage, LvmOnAllNvmeWarnsAndSpanningAnotherDiskFails) {
   EXPECT_TRUE(has_evidence(*f, "/sys/block/dm-0/dm/uuid", "LVM-"));
 
   // The same volume group also on a SATA disk: hipFile falls back.
-  TempDir other;
+  FakeRoot other;
   FakeBlock b2(other);
   other.write("sys/module/nvme_core/parameters/multipath", "N\n");
   b2.nvme("nvme1", "nvme1n1", "259:3");
@@ -239,12 +272,12 @@ TEST_F(Storage, LvmOnAllNvmeWarnsAndSpanningAnotherDiskFails) {
   b2.disk("sda", "8:0");
   b2.partition("sda", "sda1", "8:1", 1);
   b2.dm("dm-0", "253:0", "vg0-data", "LVM-xyz", {"nvme1n1p1", "sda1"});
-  auto src = open_tree_source(other.path());
+  auto src = other.source();
   Machine m;
   m.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
   Inventory inv;
   inv.nvmes.push_back(controller("nvme1", "0000:05:00.0", {{"nvme1n1", {"nvme1n1p1"}}}));
-  fs = check_storage(*src, m, inv);
+  fs = check_storage(read_storage(*src, m, inv));
   f = find(fs, "storage.stack", "nvme1n1p1");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFail);
@@ -279,7 +312,7 @@ TEST_F(Storage, DeviceMapperKindsFromUuidPrefix) {
                              {"stratis-1-abc", LayerKind::kDmOther},
                              {"", LayerKind::kDmOther}};
   for (const auto& c : cases) {
-    TempDir d;
+    FakeRoot d;
     FakeBlock b(d);
     b.nvme("nvme1", "nvme1n1", "259:3");
     b.dm("dm-5", "253:5", "thing", c.uuid, {"nvme1n1"});
@@ -287,7 +320,7 @@ TEST_F(Storage, DeviceMapperKindsFromUuidPrefix) {
     m.mounts.push_back({"/dev/dm-5", "/x", "xfs", "rw"});
     Inventory inv;
     inv.nvmes.push_back(controller("nvme1", "0000:05:00.0", {{"nvme1n1", {}}}));
-    auto src = open_tree_source(d.path());
+    auto src = d.source();
     StorageLayout layout = read_storage(*src, m, inv);
     ASSERT_EQ(layout.stacks.size(), 1u) << c.uuid;
     ASSERT_EQ(layout.stacks[0].layers.size(), 2u);
@@ -304,8 +337,11 @@ TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
   machine_.mounts.push_back({"/dev/md0", "/scratch", "ext4", "rw"});
   dir_.write("proc/fs/ext4/md0/options", "rw\ndata=ordered\n");
   auto fs = run();
-  // Two stacks share one file system: its files are still read once.
-  for (const auto& [path, count] : source_->access_log().file_reads) EXPECT_EQ(count, 1) << path;
+  // Two stacks share one file system: its files are still read once. Not vacuous: md0's files were read.
+  const auto& reads = source_->access_log().file_reads;
+  EXPECT_TRUE(reads.count("/sys/devices/virtual/block/md0/md/level"));
+  EXPECT_TRUE(reads.count("/proc/fs/ext4/md0/options"));
+  for (const auto& [path, count] : reads) EXPECT_EQ(count, 1) << path;
   for (const char* leaf : {"nvme0n1p1", "nvme1n1p1"}) {
     const Finding* f = find(fs, "storage.stack", leaf);
     ASSERT_TRUE(f) << leaf;
@@ -467,13 +503,13 @@ TEST_F(Storage, NoMountTableMakesUnusedUnknown) {
 }
 
 TEST(StorageTree, NoBlockLayerIsUnknown) {
-  TempDir dir;
+  FakeRoot dir;
   dir.write("sys/bus/pci/devices/.keep", "");
   Machine m;
   m.mounts.push_back({"/dev/nvme0n1p2", "/", "ext4", "rw"});
   Inventory inv;
-  auto src = open_tree_source(dir.path());
-  auto fs = check_storage(*src, m, inv);
+  auto src = dir.source();
+  auto fs = check_storage(read_storage(*src, m, inv));
   const Finding* f = find(fs, "storage.unknown", "");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kUnknown);
@@ -552,13 +588,13 @@ TEST_F(Multipath, EnabledWithoutHeadsIsInfoAndParameterStatesAreDistinguished) {
   EXPECT_EQ(f->level, Level::kInfo);
   EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kEnabled);
 
-  std::filesystem::remove(dir_.path() + "/sys/module/nvme_core/parameters/multipath");
+  dir_.remove("sys/module/nvme_core/parameters/multipath");
   dir_.write("sys/module/nvme_core/parameters/io_timeout", "30\n");
   fs = run();
   EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kAbsent);
   EXPECT_EQ(find(fs, "storage.nvme_multipath", "")->level, Level::kPass);
 
-  std::filesystem::remove_all(dir_.path() + "/sys/module/nvme_core");
+  dir_.remove("sys/module/nvme_core");
   fs = run();
   EXPECT_EQ(layout_.multipath.param, NvmeMultipath::Param::kUnknown);
   f = find(fs, "storage.nvme_multipath", "");
@@ -571,7 +607,11 @@ TEST_F(Storage, EachFileIsReadOnce) {
   machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
   machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data2", "xfs", "rw"});  // bind mount: same top
   run();
-  for (const auto& [path, count] : source_->access_log().file_reads) EXPECT_EQ(count, 1) << path;
+  const auto& reads = source_->access_log().file_reads;
+  // Not vacuous: the mapping's files were read (once, though two mounts sit on it).
+  EXPECT_TRUE(reads.count("/sys/devices/virtual/block/dm-0/dm/name"));
+  EXPECT_TRUE(reads.count("/sys/module/nvme_core/parameters/multipath"));
+  for (const auto& [path, count] : reads) EXPECT_EQ(count, 1) << path;
   int data_stacks = 0;
   for (const auto& s : layout_.stacks)
     if (s.nvme == "nvme1n1p1") {

@@ -1,12 +1,19 @@
-// `p2pcheck check`: everything the fastpath needs, for every selected GPU-NVMe pair.
+// `p2pcheck check`: everything the fastpath needs, for every selected GPU-NVMe pair. run_check
+// loads the machine once, decides the pairs, runs each check's read step and then its pure check
+// (kernel.h, kernel_module.h, iommu.h, links.h, gpu.h, storage.h, recorded.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "p2pcheck/model/finding.h"
+#include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/machine.h"
+#include "p2pcheck/model/topology.h"
 #include "p2pcheck/rules/verdict.h"
+#include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 
@@ -34,24 +41,5 @@ struct CheckReport {
 // Reads everything through `source` and decides. Throws Error on unreadable input, UsageError on
 // a selector that matches nothing.
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options);
-
-// Kernel and CPU findings (config, known-bad kernels, distribution table, allowlist table, CPU rule).
-std::vector<Finding> check_kernel(const Machine& machine, const KernelRules& rules);
-// What the kernel command line says about a device's ACS (pci=disable_acs_redir=, pci=config_acs=).
-enum class AcsOverride { kNone, kRedirectDisabled, kConfigured };
-AcsOverride acs_override(const std::string& cmdline, const Function& fn);
-
-// IOMMU state and its effect on ACS redirect.
-std::vector<Finding> check_iommu(Source& source, const Machine& machine, const Topology& topo,
-                                 const std::vector<PairDecision>& pairs);
-// Link health on every hop of every pair: downtrained links, and the path's bandwidth ceiling.
-std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDecision>& pairs);
-// The kernel module's answers beside ours: PASS when all agree, FAIL naming each disagreement.
-struct RecordedKernelAnswers;
-// A capture's recorded p2pprobe answers (recorded.h) beside ours, on replay.
-std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded, std::vector<PairDecision>& pairs);
-std::vector<Finding> check_kernel_module(const CheckOptions& options, bool live, std::vector<PairDecision>& pairs);
-// Bytes per second the slowest hop of a path can carry (after line encoding); nullopt if unknown.
-std::optional<double> path_ceiling(const PairPath& path);
 
 }  // namespace p2pcheck

@@ -29,9 +29,25 @@ struct RecordedKernelAnswers {
 // p2pcheck.kmod document capture writes.
 std::optional<RecordedKernelAnswers> read_recorded_kernel_answers(Source& source);
 
+// The last `p2pcheck verify` the capture recorded, one entry per pair it covered.
+struct RecordedVerifyPair {
+  std::optional<Bdf> gpu, nvme;
+  std::string status;                 // "ran", "skipped", "refused", ...
+  std::string flow;                   // the pair and each direction's outcome, one evidence line
+  std::vector<std::string> outcomes;  // each direction's outcome: "passed", "not_run", "failed", ...
+  // "directions" is not an array: an error only if this pair is one being checked (as it always was).
+  bool directions_broken = false;
+};
+struct RecordedVerify {
+  std::string finished_at;
+  std::string summary;
+  std::vector<RecordedVerifyPair> pairs;
+};
+// nullopt when the source has no live/verify.json; Error naming the file when it is broken.
+std::optional<RecordedVerify> read_recorded_verify(Source& source);
+
 // One finding about the recorded verify run for the pairs being checked: its outcome per pair and
 // direction as evidence, FAIL when a transfer that ran failed, PASS when all that ran passed.
-// nullopt when the source has no live/verify.json; Error naming the file when it is broken.
-std::optional<Finding> recorded_verify_finding(Source& source, const std::vector<PairDecision>& pairs);
+Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<PairDecision>& pairs);
 
 }  // namespace p2pcheck

@@ -94,6 +94,8 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
 // ("storage.raw"), per multipath head or one for the machine ("storage.nvme_multipath"), and
 // "storage.unknown" when the block layer or the mount table could not be read.
 std::vector<Finding> check_storage(const StorageLayout& layout);
-std::vector<Finding> check_storage(Source& source, const Machine& machine, const Inventory& inv);
+
+// A /proc/mounts line as evidence: "DEVICE MOUNTPOINT FSTYPE OPTIONS".
+std::string mount_line(const Mount& m);
 
 }  // namespace p2pcheck

@@ -15,15 +15,22 @@
 
 namespace p2pcheck {
 
+// Which host bridge allowlist the verdict uses for a kernel release.
+enum class TableBasis {
+  kReleaseUnknown,     // no parseable release: the 6.1-6.12 table
+  kOlderThanVerified,  // before 6.1: 6.1's algorithm with rows dated by release, history unverified
+  kVerified,           // 6.1-6.12: the table verified from source
+  kNewerRowsReported,  // after 6.12: rows added later come from reports
+};
+
 // The kernel the verdict is evaluated for: the source's running kernel, or --assume-kernel.
 struct KernelRules {
   std::string release;                  // "6.8.0-142-generic"; empty when unknown
   std::optional<KernelVersion> version;  // parsed upstream version
   bool assumed = false;                 // from --assume-kernel, not the source
   bool vendor_kernel = false;           // RHEL/SLES-style release: backports make the number unreliable
-  // Which allowlist table was assumed, and how sure that is. The one sentence left in rules/:
-  // checks/ prints it as a finding and sits below report/.
-  std::string table_note;
+  // Which allowlist table was assumed, and how sure that is (checks/kernel.h says it in words).
+  TableBasis table_basis = TableBasis::kReleaseUnknown;
   Tri p2pdma_enabled = Tri::kUnknown;   // CONFIG_PCI_P2PDMA; unknown when no config could be read
   std::string config_file;
   const KnownBadKernel* known_bad = nullptr;

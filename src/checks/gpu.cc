@@ -1,21 +1,18 @@
-// GPU-side requirements of hipFile's fastpath, and what NVIDIA GPUs and virtual machines change.
-#include "p2pcheck/checks/gpu_stack.h"
+// The GPU checks over what read_gpu read: virtualization, NVIDIA, the amdgpu module, KFD, AIS, each
+// AMD GPU (driver, VF, APU, large BAR, AIS initialized), and the HIP runtime and hipFile libraries.
+#include "p2pcheck/checks/gpu.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cstdio>
-#include <set>
 
+#include "gpu_steps.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
-namespace {
 
-constexpr std::uint16_t kVendorAmd = 0x1002, kVendorNvidia = 0x10de, kVendorVirtio = 0x1af4;
-constexpr int kHeapFbPublic = 1, kHeapFbPrivate = 2;  // HSA_MEM_HEAP_TYPE_* (kfd_topology.h)
-constexpr std::uint64_t kIoLinkXgmi = 11;               // HSA_IOLINK_TYPE_XGMI
-constexpr std::uint64_t kSmallBar = 256ull << 20;       // the legacy aperture firmware gives without ReBAR
+using namespace gpu_steps;
+
+namespace {
 
 // APUs by gfx target (integrated GPUs share system memory; kfd_ais_init refuses AMD_IS_APU).
 // Source: LLVM AMDGPUUsage "AMDGPU Processors" table, entries marked APU. gfx94x is left out:
@@ -47,41 +44,10 @@ constexpr DmiVm kDmiVms[] = {
     {"Google Compute Engine", "Google Compute Engine"},
 };
 
-// Where the HIP runtime and hipFile usually live (ROCm install docs; Debian multiarch; RPM lib64).
-constexpr const char* kLibDirs[] = {"/opt/rocm/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
-
-std::optional<std::uint64_t> parse_u64(std::string_view text) {
-  text = trim(text);
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-std::map<std::string, std::uint64_t> parse_properties(const std::string& text) {
-  std::map<std::string, std::uint64_t> out;
-  for (const std::string& line : split_lines(text)) {
-    auto w = split_words(line);
-    if (w.size() == 2)
-      if (auto v = parse_u64(w[1])) out[w[0]] = *v;
-  }
-  return out;
-}
-
 bool cmdline_has(const Machine& m, const std::string& word) {
   for (const auto& w : split_words(m.cmdline))
     if (w == word || w.rfind(word + "=", 0) == 0) return true;
   return false;
-}
-
-std::string why_unread(const FileRead& r) {
-  switch (r.status) {
-    case ReadStatus::kOk: return "read";
-    case ReadStatus::kMissing: return "not present";
-    case ReadStatus::kDenied: return "not readable (" + r.error + "): needs root";
-    case ReadStatus::kFailed: return "read failed (" + r.error + ")";
-  }
-  return "?";
 }
 
 Finding make(const std::string& id, Level level, const std::string& subject, const std::string& message) {
@@ -95,13 +61,14 @@ Finding make(const std::string& id, Level level, const std::string& subject, con
 
 // ---------------------------------------------------------------------------------------------
 
-Finding virtualization_finding(Source& src, const Machine& machine, const Topology& topo) {
-  FileRead vr, pr;
-  std::string vendor = read_text(src, "/sys/class/dmi/id/sys_vendor", &vr);
-  std::string product = read_text(src, "/sys/class/dmi/id/product_name", &pr);
+Finding virtualization_finding(const GpuState& gpu, const Machine& machine, const Topology& topo) {
+  const TextFile& vr = gpu.dmi_vendor;
+  const TextFile& pr = gpu.dmi_product;
+  const std::string& vendor = vr.text;
+  const std::string& product = pr.text;
   std::vector<Evidence> ev;
-  ev.push_back({"/sys/class/dmi/id/sys_vendor", vr.ok() ? vendor : why_unread(vr)});
-  ev.push_back({"/sys/class/dmi/id/product_name", pr.ok() ? product : why_unread(pr)});
+  ev.push_back({"/sys/class/dmi/id/sys_vendor", vr.ok() ? vendor : why_unread(vr.status, vr.error)});
+  ev.push_back({"/sys/class/dmi/id/product_name", pr.ok() ? product : why_unread(pr.status, pr.error)});
   std::string cpu_file = machine.cpu.evidence_file.empty() ? "/proc/cpuinfo" : machine.cpu.evidence_file;
   ev.push_back({cpu_file, machine.cpu.evidence_file.empty() ? "not read"
                                                           : (machine.cpu.hypervisor ? "flags: hypervisor" : "no hypervisor flag")});
@@ -155,14 +122,15 @@ Finding virtualization_finding(Source& src, const Machine& machine, const Topolo
   return f;
 }
 
-Finding nvidia_finding(Source& src, const Machine& machine, const std::vector<Bdf>& gpus) {
+Finding nvidia_finding(const GpuState& gpu, const Machine& machine, const std::vector<Bdf>& gpus) {
   std::vector<std::string> names;
   for (const auto& b : gpus) names.push_back(b.str());
   Finding f = make("gpu.nvidia", Level::kInfo, join(names, " "), "");
-  FileRead vr, pr;
-  std::string version = read_text(src, "/sys/module/nvidia/version", &vr);
-  std::string banner = read_text(src, "/proc/driver/nvidia/version", &pr);
-  f.evidence.push_back({"/sys/module/nvidia/version", vr.ok() ? version : why_unread(vr)});
+  const TextFile& vr = gpu.nvidia_version;
+  const TextFile& pr = gpu.nvidia_banner;
+  const std::string& version = vr.text;
+  const std::string& banner = pr.text;
+  f.evidence.push_back({"/sys/module/nvidia/version", vr.ok() ? version : why_unread(vr.status, vr.error)});
   if (pr.ok()) f.evidence.push_back({"/proc/driver/nvidia/version", split_lines(banner).empty() ? banner : split_lines(banner)[0]});
   bool open_module = banner.find("Open Kernel Module") != std::string::npos;
   bool nvidia_fs = machine.modules.count("nvidia_fs") > 0;
@@ -183,32 +151,6 @@ Finding nvidia_finding(Source& src, const Machine& machine, const std::vector<Bd
             "RmForceDisableIomapWC=1\" and use_pci_p2pdma in cufile.json; cost: a driver change and reboot";
   }
   return f;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-struct AmdgpuModule {
-  bool loaded = false;
-  bool builtin = false;
-  bool known = true;
-  std::string version;  // /sys/module/amdgpu/version; empty for in-tree builds
-  std::optional<std::uint64_t> build;
-};
-
-AmdgpuModule read_amdgpu_module(Source& src, const Machine& machine, bool any_bound) {
-  AmdgpuModule m;
-  bool sys = !src.list("/sys/module/amdgpu").empty();
-  if (machine.modules_known && machine.modules.count("amdgpu")) {
-    m.loaded = true;
-  } else if (sys || any_bound) {
-    m.loaded = true;
-    m.builtin = machine.modules_known && sys;  // in /sys/module but not in /proc/modules: compiled in
-  } else if (!machine.modules_known) {
-    m.known = false;
-  }
-  m.version = read_text(src, "/sys/module/amdgpu/version");
-  m.build = amdgpu_dkms_build(m.version);
-  return m;
 }
 
 Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
@@ -279,31 +221,22 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
   return f;
 }
 
-Finding ais_finding(Source& src, const AmdgpuModule& m) {
+Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
   Finding f = make("gpu.ais", Level::kPass, "", "");
-  FileRead r = src.read("/proc/kallsyms");
   bool interpretable = m.build && *m.build > kAisCapabilityMinBuild;
   std::string note = interpretable ? "" : "; per-GPU AIS state (KFD capability bit 0x40) is not read: it means that only on amdgpu "
                                     "DKMS builds newer than " + std::to_string(kAisCapabilityMinBuild) +
                                     " (on other kernels the bit is HSA_CAP_VA_LIMIT)";
-  if (!r.ok() || trim(r.bytes).empty()) {
+  if (k.status != ReadStatus::kOk || k.empty) {
     f.level = Level::kUnknown;
-    std::string why = r.ok() ? "empty" : why_unread(r);
+    std::string why = k.status == ReadStatus::kOk ? "empty" : why_unread(k.status, k.error);
     f.message = "whether amdgpu has AIS is unknown: /proc/kallsyms " + why + note;
     f.evidence.push_back({"/proc/kallsyms", why});
-    f.fix = r.status == ReadStatus::kMissing ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
+    f.fix = k.status == ReadStatus::kMissing ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
                                              : "run p2pcheck as root";
     return f;
   }
-  // ais-check's probe: a line naming kfd_ais_rw_file. Non-root readers see zero addresses, but names still show.
-  std::string hit;
-  for (const std::string& line : split_lines(r.bytes)) {
-    auto w = split_words(line);
-    if (w.size() >= 3 && w[2] == "kfd_ais_rw_file") {
-      hit = line;
-      break;
-    }
-  }
+  const std::string& hit = k.ais_line;
   if (!hit.empty()) {
     f.evidence.push_back({"/proc/kallsyms", hit});
     f.message = "amdgpu has AIS (kfd_ais_rw_file in /proc/kallsyms)" + note;
@@ -320,7 +253,7 @@ Finding ais_finding(Source& src, const AmdgpuModule& m) {
 }
 
 // The largest BAR vs VRAM: hipFile needs all VRAM CPU/peer visible (kfd_ais_init: is_large_bar).
-Finding large_bar_finding(Source& src, const Function& fn, const KfdNode* node) {
+Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode* node) {
   Finding f = make("gpu.large_bar", Level::kPass, fn.bdf.str(), "");
   const std::string fix =
       "enable Resizable BAR / Above 4G decoding in firmware; cost: a firmware setting and a reboot (CSM/legacy boot "
@@ -335,9 +268,8 @@ Finding large_bar_finding(Source& src, const Function& fn, const KfdNode* node) 
     f.evidence.push_back({node->vram_file, "size_in_bytes " + std::to_string(*node->vram_bytes) +
                                                (node->vram_heap_type ? " heap_type " + std::to_string(*node->vram_heap_type) : "")});
   }
-  FileRead tr, vr;
-  std::string total_text = read_text(src, fn.sysfs_path + "/mem_info_vram_total", &tr);
-  std::string vis_text = read_text(src, fn.sysfs_path + "/mem_info_vis_vram_total", &vr);
+  const std::string& total_text = gpu.vram_total.at(fn.bdf).text;
+  const std::string& vis_text = gpu.vram_visible.at(fn.bdf).text;
   auto total = parse_u64(total_text), visible = parse_u64(vis_text);
   if (!vram && total) {
     vram = total;
@@ -406,8 +338,135 @@ Finding large_bar_finding(Source& src, const Function& fn, const KfdNode* node) 
   return f;
 }
 
+// hipFile and the HIP runtime: found or not, never a failure ("look for them; do not require them").
+std::vector<Finding> library_findings(const LibraryScan& scan) {
+  const std::vector<std::string>& hip = scan.hip;
+  const std::vector<std::string>& hipfile = scan.hipfile;
+  const std::vector<std::string>& looked = scan.looked;
+  const std::vector<Evidence>& listed = scan.listed;
+  std::vector<Finding> out;
+  Finding h = make("gpu.hip_runtime", Level::kInfo, "", "");
+  if (!hip.empty()) {
+    h.message = "HIP runtime found: " + join(hip, ", ") +
+                "; whether it exports hipAmdFileRead/hipAmdFileWrite is checked at verify time (it needs dlopen)";
+    h.evidence.push_back({hip.front(), "present"});
+  } else {
+    h.level = Level::kWarn;
+    h.message = "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
+                ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
+                "a container or a Python wheel)";
+    h.evidence = listed;
+    h.fix = "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
+  }
+  out.push_back(std::move(h));
+  Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
+  if (!hipfile.empty()) {
+    l.message = "hipFile library found: " + join(hipfile, ", ");
+    l.evidence.push_back({hipfile.front(), "present"});
+  } else {
+    l.message = "no hipFile library (libhipfile.so*) in the usual places; applications may bundle their own";
+    l.evidence = listed;
+    l.fix = "install hipFile from ROCm (or build it) where it is to be used; cost: none beyond the install";
+  }
+  out.push_back(std::move(l));
+  return out;
+}
+
+Finding no_amd_gpu_finding() {
+  Finding f = make("gpu.amd", Level::kInfo, "", "no AMD GPU: hipFile's GPU requirements do not apply");
+  f.evidence.push_back({"/sys/bus/pci/devices", "no AMD (1002) display or accelerator function"});
+  return f;
+}
+
+Finding driver_finding(const Function& fn) {
+  const std::string who = fn.bdf.str();
+  Finding drv = make("gpu.driver", Level::kPass, who, "bound to amdgpu");
+  drv.evidence.push_back({fn.sysfs_path + "/driver", fn.driver.empty() ? "no driver" : fn.driver});
+  if (fn.driver != "amdgpu") {
+    drv.level = Level::kFail;
+    drv.message = fn.driver.empty() ? "no driver bound: hipFile needs amdgpu"
+                                    : "bound to " + fn.driver + ", not amdgpu: hipFile needs amdgpu";
+    drv.fix = fn.driver.empty()
+                  ? "load amdgpu (modprobe amdgpu); cost: none"
+                  : "unbind it from " + fn.driver + " (echo " + who + " > /sys/bus/pci/drivers/" + fn.driver +
+                        "/unbind) and bind amdgpu; cost: whatever " + fn.driver + " provided" +
+                        (fn.driver == "vfio-pci" ? " (the GPU leaves its virtual machine)" : "");
+  }
+  return drv;
+}
+
+Finding sriov_vf_finding(const Function& fn) {
+  Finding f = make("gpu.sriov_vf", Level::kFail, fn.bdf.str(),
+                   "SR-IOV virtual function of " + fn.physfn->str() + ": hipFile needs the physical function "
+                                                                      "(amdgpu does not set up AIS on a VF)");
+  f.evidence.push_back({fn.sysfs_path + "/physfn", fn.physfn->str()});
+  f.fix = "run on the physical function (the host, with the PF bound to amdgpu); cost: gives up SR-IOV partitioning";
+  return f;
+}
+
+Finding no_kfd_node_finding(const Function& fn) {
+  const std::string who = fn.bdf.str();
+  Finding f = make("gpu.kfd", Level::kWarn, who, "no KFD node maps to this GPU: ROCm does not use it (unsupported by "
+                                                 "KFD, or a display-only GPU)");
+  f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", "no node with domain/location_id of " + who});
+  f.fix = "check that the GPU is supported by ROCm; cost: none";
+  return f;
+}
+
+// Only amdgpu DKMS builds newer than kAisCapabilityMinBuild say "AIS initialized" in bit 0x40.
+Finding ais_initialized_finding(const Function& fn, const KfdNode& node, const AmdgpuModule& module) {
+  std::uint64_t cap = node.prop("capability");
+  Finding f = make("gpu.ais_initialized", Level::kPass, fn.bdf.str(), "amdgpu initialized AIS for this GPU (capability bit 0x40)");
+  f.evidence.push_back({node.dir + "/properties", "capability 0x" + hex(cap)});
+  f.evidence.push_back({"/sys/module/amdgpu/version", module.version});
+  if (!(cap & kKfdCapAisInitialized)) {
+    f.level = Level::kFail;
+    f.message = "amdgpu did not initialize AIS for this GPU (capability bit 0x40 clear): it needs CONFIG_PCI_P2PDMA, "
+                "a large-BAR dGPU that is not an SR-IOV VF nor xGMI-attached to the CPU";
+    f.fix = "fix what the kernel, large-BAR and GPU findings report, then reload amdgpu or reboot; cost: per those findings";
+  }
+  return f;
+}
+
+// One AMD GPU: its driver, then the first thing that rules it out (VF, APU), else large BAR and AIS.
+void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module, std::vector<Finding>& out) {
+  out.push_back(driver_finding(fn));
+  if (fn.is_virtfn()) {
+    out.push_back(sriov_vf_finding(fn));
+    return;
+  }
+  const KfdNode* node = gpu.kfd.present ? gpu.kfd.gpu_node(fn.bdf) : nullptr;
+  if (gpu.kfd.present && !node && fn.driver == "amdgpu") out.push_back(no_kfd_node_finding(fn));
+  if (auto apu = apu_finding(fn, node)) {
+    out.push_back(std::move(*apu));
+    return;
+  }
+  out.push_back(large_bar_finding(gpu, fn, node));
+  if (node && module.build && *module.build > kAisCapabilityMinBuild) out.push_back(ais_initialized_finding(fn, *node, module));
+}
+
+}  // namespace
+
+AmdgpuModule gpu_steps::amdgpu_module(const Machine& machine, const std::vector<const Function*>& amd, bool in_sysfs,
+                           const std::string& version) {
+  AmdgpuModule m;
+  bool sys = in_sysfs;
+  bool any_bound = std::any_of(amd.begin(), amd.end(), [](const Function* f) { return f->driver == "amdgpu"; });
+  if (machine.modules_known && machine.modules.count("amdgpu")) {
+    m.loaded = true;
+  } else if (sys || any_bound) {
+    m.loaded = true;
+    m.builtin = machine.modules_known && sys;  // in /sys/module but not in /proc/modules: compiled in
+  } else if (!machine.modules_known) {
+    m.known = false;
+  }
+  m.version = version;
+  m.build = amdgpu_dkms_build(m.version);
+  return m;
+}
+
 // Integrated GPUs and CPU-attached ones: kfd_ais_init refuses AMD_IS_APU and xgmi.connected_to_cpu.
-std::optional<Finding> apu_finding(const Function& fn, const KfdNode* node) {
+std::optional<Finding> gpu_steps::apu_finding(const Function& fn, const KfdNode* node) {
   std::string why;
   std::vector<Evidence> ev;
   if (node) {
@@ -446,137 +505,15 @@ std::optional<Finding> apu_finding(const Function& fn, const KfdNode* node) {
   return f;
 }
 
-// hipFile and the HIP runtime: found or not, never a failure ("look for them; do not require them").
-std::vector<Finding> library_findings(Source& src) {
-  std::vector<std::string> dirs;
-  for (const std::string& entry : src.list("/opt"))
-    if (entry.rfind("rocm-", 0) == 0) dirs.push_back("/opt/" + entry + "/lib");
-  dirs.insert(dirs.begin(), std::begin(kLibDirs), std::end(kLibDirs));
-  std::set<std::string> seen_dirs;
-  std::vector<std::string> hip, hipfile, looked;
-  std::vector<Evidence> listed;  // each place looked at, for the evidence when nothing is found
-  for (const auto& dir : dirs) {
-    auto canonical = src.resolve(dir);
-    looked.push_back(dir);
-    if (!canonical) {
-      listed.push_back({dir, "absent"});
-      continue;
-    }
-    if (!seen_dirs.insert(*canonical).second) continue;
-    std::vector<std::string> names = src.list(dir);
-    listed.push_back({dir, std::to_string(names.size()) + " entries"});
-    for (const auto& name : names) {
-      if (name.rfind("libamdhip64.so", 0) == 0) hip.push_back(dir + "/" + name);
-      if (name.rfind("libhipfile.so", 0) == 0) hipfile.push_back(dir + "/" + name);
-    }
+GpusByVendor gpu_steps::gpus_by_vendor(const Topology& topo, const Inventory& inv) {
+  GpusByVendor gpus;
+  for (const Bdf& b : inv.gpus) {
+    const Function* fn = topo.find(b);
+    if (!fn) continue;
+    if (fn->vendor == kVendorAmd) gpus.amd.push_back(fn);
+    if (fn->vendor == kVendorNvidia) gpus.nvidia.push_back(b);
   }
-  std::vector<Finding> out;
-  Finding h = make("gpu.hip_runtime", Level::kInfo, "", "");
-  if (!hip.empty()) {
-    h.message = "HIP runtime found: " + join(hip, ", ") +
-                "; whether it exports hipAmdFileRead/hipAmdFileWrite is checked at verify time (it needs dlopen)";
-    h.evidence.push_back({hip.front(), "present"});
-  } else {
-    h.level = Level::kWarn;
-    h.message = "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
-                ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
-                "a container or a Python wheel)";
-    h.evidence = listed;
-    h.fix = "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
-  }
-  out.push_back(std::move(h));
-  Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
-  if (!hipfile.empty()) {
-    l.message = "hipFile library found: " + join(hipfile, ", ");
-    l.evidence.push_back({hipfile.front(), "present"});
-  } else {
-    l.message = "no hipFile library (libhipfile.so*) in the usual places; applications may bundle their own";
-    l.evidence = listed;
-    l.fix = "install hipFile from ROCm (or build it) where it is to be used; cost: none beyond the install";
-  }
-  out.push_back(std::move(l));
-  return out;
-}
-
-}  // namespace
-
-std::uint64_t KfdNode::prop(const std::string& key) const {
-  auto it = properties.find(key);
-  return it == properties.end() ? 0 : it->second;
-}
-
-const KfdNode* KfdTopology::gpu_node(const Bdf& bdf) const {
-  for (const auto& n : nodes)
-    if (n.is_gpu() && n.bdf == bdf) return &n;
-  return nullptr;
-}
-
-KfdTopology read_kfd(Source& src) {
-  KfdTopology kfd;
-  const std::string root = "/sys/class/kfd/kfd/topology/nodes";
-  std::vector<std::string> entries = src.list(root);
-  if (entries.empty()) {
-    kfd.problem = src.list("/sys/class/kfd").empty() ? "no /sys/class/kfd" : "no topology nodes";
-    return kfd;
-  }
-  kfd.present = true;
-  for (const auto& entry : entries) {
-    auto id = parse_dec(entry);
-    if (!id) continue;
-    KfdNode n;
-    n.id = static_cast<int>(*id);
-    n.dir = root + "/" + entry;
-    FileRead r = src.read(n.dir + "/properties");
-    if (!r.ok()) {
-      kfd.problem = n.dir + "/properties " + why_unread(r);
-      continue;
-    }
-    n.properties = parse_properties(r.bytes);
-    if (n.is_gpu() && n.properties.count("location_id")) {
-      std::uint64_t loc = n.prop("location_id");
-      Bdf b;
-      b.domain = static_cast<std::uint32_t>(n.prop("domain"));
-      b.bus = static_cast<std::uint8_t>(loc >> 8);
-      b.dev = static_cast<std::uint8_t>((loc >> 3) & 0x1f);
-      b.fn = static_cast<std::uint8_t>(loc & 7);
-      n.bdf = b;
-    }
-    for (const auto& bank : src.list(n.dir + "/mem_banks")) {
-      const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
-      FileRead br = src.read(file);
-      if (!br.ok()) continue;
-      ++n.mem_banks_read;
-      auto p = parse_properties(br.bytes);
-      int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
-      if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes
-      n.vram_bytes = n.vram_bytes.value_or(0) + p["size_in_bytes"];
-      n.vram_heap_type = heap;
-      if (n.vram_file.empty()) n.vram_file = file;
-    }
-    kfd.nodes.push_back(std::move(n));
-  }
-  // xGMI links to CPU nodes need every node's properties first.
-  for (auto& n : kfd.nodes) {
-    if (!n.is_gpu()) continue;
-    for (const auto& link : src.list(n.dir + "/io_links")) {
-      FileRead lr = src.read(n.dir + "/io_links/" + link + "/properties");
-      if (!lr.ok()) continue;
-      auto p = parse_properties(lr.bytes);
-      if (p["type"] != kIoLinkXgmi) continue;
-      for (const auto& other : kfd.nodes)
-        if (other.id == static_cast<int>(p["node_to"]) && !other.is_gpu()) n.xgmi_to_cpu = true;
-    }
-  }
-  return kfd;
-}
-
-std::optional<std::uint64_t> amdgpu_dkms_build(const std::string& module_version) {
-  size_t dash = module_version.find('-');
-  if (dash == std::string::npos) return std::nullopt;
-  size_t end = dash + 1;
-  while (end < module_version.size() && std::isdigit(static_cast<unsigned char>(module_version[end]))) ++end;
-  if (end == dash + 1) return std::nullopt;
-  return parse_u64(std::string_view(module_version).substr(dash + 1, end - dash - 1));
+  return gpus;
 }
 
 std::string gfx_name(std::uint64_t v) {
@@ -586,91 +523,23 @@ std::string gfx_name(std::uint64_t v) {
   return buf;
 }
 
-std::vector<Finding> check_gpu_stack(Source& source, const Machine& machine, const Topology& topo, const Inventory& inv) {
+std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, const Topology& topo, const Inventory& inv) {
   std::vector<Finding> out;
-  out.push_back(virtualization_finding(source, machine, topo));
-
-  std::vector<const Function*> amd;
-  std::vector<Bdf> nvidia;
-  for (const Bdf& b : inv.gpus) {
-    const Function* fn = topo.find(b);
-    if (!fn) continue;
-    if (fn->vendor == kVendorAmd) amd.push_back(fn);
-    if (fn->vendor == kVendorNvidia) nvidia.push_back(b);
-  }
-  if (!nvidia.empty()) out.push_back(nvidia_finding(source, machine, nvidia));
-  if (amd.empty()) {
-    Finding f = make("gpu.amd", Level::kInfo, "", "no AMD GPU: hipFile's GPU requirements do not apply");
-    f.evidence.push_back({"/sys/bus/pci/devices", "no AMD (1002) display or accelerator function"});
-    out.push_back(std::move(f));
+  out.push_back(virtualization_finding(gpu, machine, topo));
+  GpusByVendor gpus = gpus_by_vendor(topo, inv);
+  if (!gpus.nvidia.empty()) out.push_back(nvidia_finding(gpu, machine, gpus.nvidia));
+  if (gpus.amd.empty()) {
+    out.push_back(no_amd_gpu_finding());
     return out;
   }
-
-  bool any_bound = std::any_of(amd.begin(), amd.end(), [](const Function* f) { return f->driver == "amdgpu"; });
-  AmdgpuModule module = read_amdgpu_module(source, machine, any_bound);
+  AmdgpuModule module = amdgpu_module(machine, gpus.amd, gpu.amdgpu_in_sysfs, gpu.amdgpu_version.text);
   out.push_back(module_finding(module, machine));
-  KfdTopology kfd;
   if (module.loaded) {
-    kfd = read_kfd(source);
-    out.push_back(kfd_finding(kfd, machine));
-    out.push_back(ais_finding(source, module));
+    out.push_back(kfd_finding(gpu.kfd, machine));
+    out.push_back(ais_finding(gpu.kallsyms, module));
   }
-
-  for (const Function* fn : amd) {
-    const std::string who = fn->bdf.str();
-    Finding drv = make("gpu.driver", Level::kPass, who, "bound to amdgpu");
-    drv.evidence.push_back({fn->sysfs_path + "/driver", fn->driver.empty() ? "no driver" : fn->driver});
-    if (fn->driver != "amdgpu") {
-      drv.level = Level::kFail;
-      drv.message = fn->driver.empty() ? "no driver bound: hipFile needs amdgpu"
-                                       : "bound to " + fn->driver + ", not amdgpu: hipFile needs amdgpu";
-      drv.fix = fn->driver.empty()
-                    ? "load amdgpu (modprobe amdgpu); cost: none"
-                    : "unbind it from " + fn->driver + " (echo " + who + " > /sys/bus/pci/drivers/" + fn->driver +
-                          "/unbind) and bind amdgpu; cost: whatever " + fn->driver + " provided" +
-                          (fn->driver == "vfio-pci" ? " (the GPU leaves its virtual machine)" : "");
-    }
-    out.push_back(std::move(drv));
-
-    if (fn->is_virtfn()) {
-      Finding f = make("gpu.sriov_vf", Level::kFail, who,
-                       "SR-IOV virtual function of " + fn->physfn->str() + ": hipFile needs the physical function "
-                                                                           "(amdgpu does not set up AIS on a VF)");
-      f.evidence.push_back({fn->sysfs_path + "/physfn", fn->physfn->str()});
-      f.fix = "run on the physical function (the host, with the PF bound to amdgpu); cost: gives up SR-IOV partitioning";
-      out.push_back(std::move(f));
-      continue;
-    }
-    const KfdNode* node = kfd.present ? kfd.gpu_node(fn->bdf) : nullptr;
-    if (kfd.present && !node && fn->driver == "amdgpu") {
-      Finding f = make("gpu.kfd", Level::kWarn, who, "no KFD node maps to this GPU: ROCm does not use it (unsupported by "
-                                                     "KFD, or a display-only GPU)");
-      f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", "no node with domain/location_id of " + who});
-      f.fix = "check that the GPU is supported by ROCm; cost: none";
-      out.push_back(std::move(f));
-    }
-    if (auto apu = apu_finding(*fn, node)) {
-      out.push_back(std::move(*apu));
-      continue;
-    }
-    out.push_back(large_bar_finding(source, *fn, node));
-
-    if (node && module.build && *module.build > kAisCapabilityMinBuild) {
-      std::uint64_t cap = node->prop("capability");
-      Finding f = make("gpu.ais_initialized", Level::kPass, who, "amdgpu initialized AIS for this GPU (capability bit 0x40)");
-      f.evidence.push_back({node->dir + "/properties", "capability 0x" + hex(cap)});
-      f.evidence.push_back({"/sys/module/amdgpu/version", module.version});
-      if (!(cap & kKfdCapAisInitialized)) {
-        f.level = Level::kFail;
-        f.message = "amdgpu did not initialize AIS for this GPU (capability bit 0x40 clear): it needs CONFIG_PCI_P2PDMA, "
-                    "a large-BAR dGPU that is not an SR-IOV VF nor xGMI-attached to the CPU";
-        f.fix = "fix what the kernel, large-BAR and GPU findings report, then reload amdgpu or reboot; cost: per those findings";
-      }
-      out.push_back(std::move(f));
-    }
-  }
-
-  for (auto& f : library_findings(source)) out.push_back(std::move(f));
+  for (const Function* fn : gpus.amd) add_amd_gpu_findings(gpu, *fn, module, out);
+  for (auto& f : library_findings(gpu.libraries)) out.push_back(std::move(f));
   return out;
 }
 

@@ -57,10 +57,55 @@ inline constexpr std::uint64_t kKfdCapAisInitialized = 0x40;
 // "gfx1103" from gfx_target_version 110003 (major*10000 + minor*100 + stepping; minor and stepping hex).
 std::string gfx_name(std::uint64_t gfx_target_version);
 
+// One small text attribute as a read step saw it: the trimmed text, or how the read failed. Kept
+// with its path because the findings cite it either way.
+struct TextFile {
+  std::string path;
+  ReadStatus status = ReadStatus::kMissing;
+  std::string text;   // trimmed; empty unless read
+  std::string error;  // kDenied / kFailed: what the OS said
+  bool ok() const { return status == ReadStatus::kOk; }
+};
+
+// /proc/kallsyms, reduced to what the AIS probe needs (the file is megabytes).
+struct Kallsyms {
+  ReadStatus status = ReadStatus::kMissing;
+  std::string error;
+  bool empty = false;    // read, but nothing in it
+  std::string ais_line;  // the line naming kfd_ais_rw_file; empty when none does
+};
+
+// The HIP runtime and hipFile libraries found in the usual directories.
+struct LibraryScan {
+  std::vector<std::string> looked;   // every directory looked in, in order
+  std::vector<Evidence> listed;      // each with "absent" or "N entries"
+  std::vector<std::string> hip;      // .../libamdhip64.so*
+  std::vector<std::string> hipfile;  // .../libhipfile.so*
+};
+
+// What the GPU checks read. Each part is read only when the check will look at it, so a capture
+// stores no more than the analysis needed.
+struct GpuState {
+  TextFile dmi_vendor, dmi_product;     // /sys/class/dmi/id/{sys_vendor,product_name}
+  TextFile nvidia_version;              // with an NVIDIA GPU: /sys/module/nvidia/version
+  TextFile nvidia_banner;               // and /proc/driver/nvidia/version
+  bool amdgpu_in_sysfs = false;         // with an AMD GPU: /sys/module/amdgpu lists something
+  TextFile amdgpu_version;              // and /sys/module/amdgpu/version
+  KfdTopology kfd;                      // with amdgpu loaded
+  Kallsyms kallsyms;                    // with amdgpu loaded
+  std::map<Bdf, TextFile> vram_total;   // AMD GPUs the large-BAR check reaches: mem_info_vram_total
+  std::map<Bdf, TextFile> vram_visible;  // and mem_info_vis_vram_total
+  LibraryScan libraries;
+};
+
+// Reads DMI, the nvidia and amdgpu modules, KFD, /proc/kallsyms, the GPUs' VRAM sizes and the library
+// directories, as far as the GPUs in `inv` make them matter.
+GpuState read_gpu(Source& source, const Machine& machine, const Topology& topo, const Inventory& inv);
+
 // Finding ids: gpu.virtualization, gpu.nvidia, gpu.amd (no AMD GPU), gpu.amdgpu_module, gpu.kfd,
 // gpu.ais, and per AMD GPU (subject = BDF) gpu.driver, gpu.sriov_vf, gpu.apu, gpu.large_bar,
 // gpu.ais_initialized; then gpu.hip_runtime and gpu.hipfile_library. Whether the HIP runtime exports
 // hipAmdFileRead/hipAmdFileWrite needs dlopen and is left to verify time.
-std::vector<Finding> check_gpu_stack(Source& source, const Machine& machine, const Topology& topo, const Inventory& inv);
+std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, const Topology& topo, const Inventory& inv);
 
 }  // namespace p2pcheck

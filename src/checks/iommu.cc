@@ -1,0 +1,160 @@
+// IOMMU state and ACS redirect: a read step over /sys/class/iommu and the IOMMU groups, and a pure
+// check over what it read, the command line and the ACS registers already in the topology.
+#include "p2pcheck/checks/iommu.h"
+
+#include <cstdio>
+
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+// A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
+bool device_matches(const std::string& item, const Function& fn) {
+  if (auto bdf = Bdf::parse(item)) return *bdf == fn.bdf;
+  unsigned vendor = 0, device = 0;
+  if (std::sscanf(item.c_str(), "pci:%x:%x", &vendor, &device) == 2) return vendor == fn.vendor && device == fn.device;
+  return false;
+}
+
+// The IOMMU and ACS parameters of the kernel command line, as evidence.
+struct IommuCmdline {
+  std::string iommu;  // "intel_iommu=on iommu=pt"
+  std::string acs;    // "pci=disable_acs_redir=..."
+};
+
+IommuCmdline iommu_cmdline(const std::string& cmdline) {
+  IommuCmdline out;
+  for (const auto& [key, value] : parse_cmdline(cmdline)) {
+    if (key == "intel_iommu" || key == "amd_iommu" || key == "iommu" || key == "iommu.passthrough")
+      out.iommu += (out.iommu.empty() ? "" : " ") + key + "=" + value;
+    if (key == "pci" && (value.rfind("disable_acs_redir=", 0) == 0 || value.rfind("config_acs=", 0) == 0))
+      out.acs += (out.acs.empty() ? "" : " ") + key + "=" + value;
+  }
+  return out;
+}
+
+Finding state_finding(const IommuState& iommu, const IommuCmdline& cmd) {
+  Finding f{"iommu.state", Level::kInfo, "", "", {}, ""};
+  const FileRead& dir = iommu.units_dir;
+  if (dir.status == ReadStatus::kFailed && dir.error != "is a directory") {
+    // Unknown, not "no IOMMU"; the verdicts still stand on the ACS registers where config space was given.
+    f.message = "whether an IOMMU is on is unknown (" + dir.error + "); verdicts use the ACS registers as given";
+    f.evidence.push_back({"/sys/class/iommu", "unknown: " + dir.error});
+  } else if (iommu.units.empty()) {
+    f.message = "no IOMMU active (/sys/class/iommu is empty): the kernel did not request ACS redirect";
+    f.evidence.push_back({"/sys/class/iommu", "(empty)"});
+  } else {
+    const std::set<std::string>& types = iommu.group_types;
+    std::string mode = types.count("identity") && types.size() == 1 ? "passthrough"
+                       : types.empty()                              ? "mode unknown"
+                                                                    : "translated";
+    f.message = "IOMMU on (" + mode + ", " + std::to_string(iommu.units.size()) + " unit(s))" +
+                (cmd.iommu.empty() ? "" : ", " + cmd.iommu) + ": the kernel enables ACS redirect on every port that has ACS";
+    f.evidence.push_back({"/sys/class/iommu", iommu.units.front() + (iommu.units.size() > 1 ? " ..." : "")});
+    if (!iommu.type_file.empty()) f.evidence.push_back({iommu.type_file, *types.begin()});
+  }
+  if (!cmd.iommu.empty() || !cmd.acs.empty())
+    f.evidence.push_back({"/proc/cmdline", cmd.iommu + (cmd.acs.empty() ? "" : " " + cmd.acs)});
+  return f;
+}
+
+// With an IOMMU the kernel enables RR and CR (and SV, UF) on every device whose ACS capability
+// advertises them, then clears redirect for devices named in pci=disable_acs_redir=; config_acs=
+// sets bits explicitly. A device that differs was changed after boot (setpci) or by a quirk: the
+// kernel decides on the register as it is now, which is what the verdicts use.
+std::vector<const Function*> acs_changed_after_boot(const Topology& topo, const std::string& cmdline) {
+  std::vector<const Function*> differs;
+  for (const auto& entry : topo.functions) {
+    const Function& fn = entry.second;
+    if (fn.acs.presence != Presence::kPresent) continue;
+    AcsOverride o = acs_override(cmdline, fn);
+    if (o == AcsOverride::kConfigured) continue;
+    std::uint16_t want = fn.acs.capability & (kAcsRr | kAcsCr);
+    if (o == AcsOverride::kRedirectDisabled) want = 0;
+    if ((fn.acs.control & (kAcsRr | kAcsCr)) != want) differs.push_back(&fn);
+  }
+  return differs;
+}
+
+Finding acs_changed_finding(const std::vector<const Function*>& differs) {
+  Finding d{"iommu.acs_changed", Level::kWarn, "", "", {}, ""};
+  d.message = std::to_string(differs.size()) + " device(s) have ACS redirect " +
+              "different from what the kernel sets at boot with an IOMMU (" + differs.front()->bdf.str() +
+              (differs.size() > 1 ? ", ..." : "") + "): changed after boot, e.g. by setpci; verdicts use the current value";
+  const Function& first = *differs.front();
+  char ctl[32];
+  std::snprintf(ctl, sizeof ctl, "ACS cap 0x%04x ctrl 0x%04x", first.acs.capability, first.acs.control);
+  d.evidence.push_back({first.sysfs_path + "/config", ctl});
+  d.fix = "reboot (or re-apply the same setting on every boot) so the verdict and the running state agree";
+  return d;
+}
+
+// Which pairs ACS redirect pushes through the root complex: WARN on the state finding.
+void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
+  std::set<std::string> redirected_ports;
+  int affected = 0;
+  for (const auto& d : pairs) {
+    if (d.walk.common && !d.walk.acs_redirect.empty()) {
+      ++affected;
+      for (const Function* fn : d.walk.acs_redirect) redirected_ports.insert(fn->bdf.str());
+    }
+  }
+  if (!affected) return;
+  f.level = Level::kWarn;
+  f.message += "; ACS redirect on " + std::to_string(redirected_ports.size()) + " port(s) sends " +
+               std::to_string(affected) + " switch-local pair(s) up through the root complex";
+  f.fix = "only if those pairs fail: boot with the pair's pci=disable_acs_redir= list (see the pair details); it "
+          "weakens IOMMU isolation for the devices below those ports (they may share an IOMMU group, and VFIO "
+          "passthrough loses isolation)";
+}
+
+}  // namespace
+
+AcsOverride acs_override(const std::string& cmdline, const Function& fn) {
+  AcsOverride result = AcsOverride::kNone;
+  for (const auto& [key, value] : parse_cmdline(cmdline)) {
+    if (key != "pci") continue;
+    // pci= takes comma-separated options; the device lists inside use ';'.
+    for (const std::string& option : split(value, ',')) {
+      bool disable = option.rfind("disable_acs_redir=", 0) == 0;
+      bool config = option.rfind("config_acs=", 0) == 0;
+      if (!disable && !config) continue;
+      for (std::string item : split(option.substr(option.find('=') + 1), ';')) {
+        if (config) item = item.substr(item.find('@') == std::string::npos ? 0 : item.find('@') + 1);
+        if (!device_matches(item, fn)) continue;
+        if (config) return AcsOverride::kConfigured;
+        result = AcsOverride::kRedirectDisabled;
+      }
+    }
+  }
+  return result;
+}
+
+IommuState read_iommu(Source& source) {
+  IommuState iommu;
+  iommu.units = source.list("/sys/class/iommu");
+  for (const std::string& group : source.list("/sys/kernel/iommu_groups")) {
+    std::string path = "/sys/kernel/iommu_groups/" + group + "/type";
+    FileRead r = source.read(path);
+    if (!r.ok()) continue;
+    iommu.group_types.insert(std::string(trim(r.bytes)));
+    if (iommu.type_file.empty()) iommu.type_file = path;
+  }
+  if (iommu.units.empty()) iommu.units_dir = source.read("/sys/class/iommu");
+  return iommu;
+}
+
+std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& m, const Topology& topo,
+                                 const std::vector<PairDecision>& pairs) {
+  Finding state = state_finding(iommu, iommu_cmdline(m.cmdline));
+  if (!iommu.units.empty()) {
+    std::vector<const Function*> differs = acs_changed_after_boot(topo, m.cmdline);
+    // The pairs' verdicts rest on the changed registers: that is the news, not the redirect count.
+    if (!differs.empty()) return {state, acs_changed_finding(differs)};
+  }
+  add_redirected_pairs(state, pairs);
+  return {state};
+}
+
+}  // namespace p2pcheck

@@ -1,0 +1,543 @@
+// The storage read step: the block layer, the mounts on it, swap, ext4 data modes and NVMe
+// multipath, into a StorageLayout that check_storage judges.
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <regex>
+#include <set>
+
+#include "p2pcheck/checks/storage.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
+const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
+const std::regex kNvmeController("nvme[0-9]+");
+const std::regex kNvmePathNode("nvme([0-9]+)c[0-9]+n([0-9]+)");  // hidden per-path node of a head
+
+bool is_nvme_namespace(const std::string& name) { return std::regex_match(name, kNvmeNamespace); }
+bool is_nvme_partition(const std::string& name) { return std::regex_match(name, kNvmePartition); }
+bool is_nvme(const std::string& name) { return is_nvme_namespace(name) || is_nvme_partition(name); }
+
+// /proc/mounts and mountinfo escape space, tab, newline and backslash as \ooo.
+std::string unescape_mount_path(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isdigit(static_cast<unsigned char>(text[i + 2])) && std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
+      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// True when `path` is `dir` or below it, component-wise ("/srv" holds "/srv/a", not "/srvx").
+bool path_under(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    out.push_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The block layer as sysfs shows it.
+
+struct BlockDev {
+  std::string name;
+  std::string dir;     // where its attributes were read: /sys/block/dm-2, /sys/class/block/nvme0n1p2
+  std::string majmin;  // "259:3"
+  bool partition = false;
+  std::string parent;  // partitions: the whole disk
+  std::vector<std::string> slaves, holders;
+  bool dm = false, md = false, loop = false;
+  std::string dm_name, dm_uuid, md_level, loop_backing;
+};
+
+class BlockGraph {
+ public:
+  explicit BlockGraph(Source& src) : src_(src) {}
+
+  bool load() {
+    std::vector<std::string> names = src_.list("/sys/class/block");
+    if (!names.empty()) {
+      for (const auto& name : names) add(name, "/sys/class/block/" + name);
+    } else {
+      // Captures without /sys/class: whole disks from /sys/block, partitions inside their directory.
+      for (const auto& disk : src_.list("/sys/block")) {
+        add(disk, "/sys/block/" + disk);
+        for (const auto& entry : src_.list("/sys/block/" + disk))
+          if (entry.rfind(disk, 0) == 0 && src_.read("/sys/block/" + disk + "/" + entry + "/partition").ok())
+            add(entry, "/sys/block/" + disk + "/" + entry);
+      }
+    }
+    return !devs_.empty();
+  }
+
+  const BlockDev* find(const std::string& name) const {
+    auto it = devs_.find(name);
+    return it == devs_.end() ? nullptr : &it->second;
+  }
+  const BlockDev* by_dm_name(const std::string& dm_name) const {
+    for (const auto& [name, dev] : devs_)
+      if (dev.dm && dev.dm_name == dm_name) return &dev;
+    return nullptr;
+  }
+  const BlockDev* by_majmin(const std::string& majmin) const {
+    for (const auto& [name, dev] : devs_)
+      if (dev.majmin == majmin) return &dev;
+    return nullptr;
+  }
+  const std::map<std::string, BlockDev>& all() const { return devs_; }
+
+ private:
+  void add(const std::string& name, const std::string& link) {
+    BlockDev d;
+    d.name = name;
+    auto canonical = src_.resolve(link);
+    // Reads and listings only (no bare existence tests), so a capture of what was read replays the same.
+    d.partition = src_.read(link + "/partition").ok();
+    // Whole disks are read under /sys/block, the path people know; partitions only live in /sys/class/block.
+    d.dir = (!d.partition && src_.resolve("/sys/block/" + name)) ? "/sys/block/" + name : link;
+    if (d.partition && canonical) {
+      size_t slash = canonical->rfind('/');
+      if (slash != std::string::npos) d.parent = basename(canonical->substr(0, slash));
+    }
+    if (FileRead r = src_.read(d.dir + "/dev"); r.ok()) d.majmin = std::string(trim(r.bytes));
+    d.slaves = src_.list(d.dir + "/slaves");
+    d.holders = src_.list(d.dir + "/holders");
+    if (FileRead r = src_.read(d.dir + "/dm/name"); r.ok()) {
+      d.dm = true;
+      d.dm_name = std::string(trim(r.bytes));
+      if (FileRead u = src_.read(d.dir + "/dm/uuid"); u.ok()) d.dm_uuid = std::string(trim(u.bytes));
+    }
+    if (FileRead r = src_.read(d.dir + "/md/level"); r.ok() || r.status == ReadStatus::kDenied) {
+      d.md = true;
+      d.md_level = std::string(trim(r.bytes));
+    }
+    if (name.rfind("loop", 0) == 0 && !d.partition) {
+      d.loop = true;
+      if (FileRead r = src_.read(d.dir + "/loop/backing_file"); r.ok()) d.loop_backing = std::string(trim(r.bytes));
+    }
+    devs_[name] = std::move(d);
+  }
+
+  Source& src_;
+  std::map<std::string, BlockDev> devs_;
+};
+
+// dm/uuid prefixes -> kind. Sources: lvm2 (lib/misc/lvm-string "LVM-"), cryptsetup ("CRYPT-<type>-"),
+// multipath-tools ("mpath-"), kpartx ("part<N>-").
+LayerKind dm_kind(const std::string& uuid) {
+  if (uuid.rfind("LVM-", 0) == 0) return LayerKind::kLvm;
+  if (uuid.rfind("CRYPT-VERITY", 0) == 0 || uuid.rfind("CRYPT-INTEGRITY", 0) == 0) return LayerKind::kDmOther;
+  if (uuid.rfind("CRYPT-", 0) == 0) return LayerKind::kDmCrypt;
+  if (uuid.rfind("mpath-", 0) == 0) return LayerKind::kDmMultipath;
+  if (uuid.rfind("part", 0) == 0) return LayerKind::kDmPartition;
+  return LayerKind::kDmOther;
+}
+
+StorageLayer make_layer(const BlockDev& d) {
+  StorageLayer l;
+  l.device = d.name;
+  if (is_nvme_namespace(d.name)) {
+    l.kind = LayerKind::kNvmeNamespace;
+  } else if (is_nvme_partition(d.name)) {
+    l.kind = LayerKind::kNvmePartition;
+  } else if (d.dm) {
+    l.kind = dm_kind(d.dm_uuid);
+    l.detail = d.dm_name;
+    if (l.kind == LayerKind::kDmOther && !d.dm_uuid.empty()) l.detail += " (uuid " + d.dm_uuid.substr(0, d.dm_uuid.find('-')) + "-...)";
+    l.evidence.push_back({d.dir + "/dm/uuid", d.dm_uuid.empty() ? "(empty)" : d.dm_uuid});
+    if (!d.slaves.empty()) l.evidence.push_back({d.dir + "/slaves", join(d.slaves, " ")});
+  } else if (d.md) {
+    l.kind = LayerKind::kMd;
+    l.detail = d.md_level;
+    l.evidence.push_back({d.dir + "/md/level", d.md_level.empty() ? "(unreadable)" : d.md_level});
+    if (!d.slaves.empty()) l.evidence.push_back({d.dir + "/slaves", join(d.slaves, " ")});
+  } else if (d.loop) {
+    l.kind = LayerKind::kLoop;
+    l.detail = d.loop_backing;
+    l.evidence.push_back({d.dir + "/loop/backing_file", d.loop_backing.empty() ? "(none)" : d.loop_backing});
+  } else if (d.partition) {
+    l.kind = LayerKind::kPartition;
+  } else {
+    l.kind = LayerKind::kDisk;
+  }
+  return l;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mounts -> block devices.
+
+class MountMap {
+ public:
+  MountMap(Source& src, const Machine& machine, const BlockGraph& graph) : src_(src), machine_(machine), graph_(graph) {}
+
+  // The block device a mount sits on, or "" when it is not a (known) block device.
+  std::string device_of(const Mount& m) {
+    const std::string& dev = m.device;
+    if (dev.rfind("/dev/", 0) == 0) {
+      std::string rest = dev.substr(5);
+      if (rest.rfind("mapper/", 0) == 0) {
+        if (const BlockDev* d = graph_.by_dm_name(unescape_mount_path(rest.substr(7)))) return d->name;
+      } else if (graph_.find(rest)) {
+        return rest;
+      }
+      // /dev/disk/by-uuid/..., /dev/vg/lv, /dev/md/name: links in the source's /dev when it has one.
+      if (auto target = src_.resolve(dev); target && target->rfind("/dev/", 0) == 0) {
+        std::string name = basename(*target);
+        if (graph_.find(name)) return name;
+      }
+    }
+    // /dev/root and friends: the device number mountinfo gives for the mount point.
+    if (auto majmin = mountinfo_majmin(m.mountpoint))
+      if (const BlockDev* d = graph_.by_majmin(*majmin)) return d->name;
+    return "";
+  }
+
+  // The mount that holds `path` (the last, i.e. topmost, of the longest matching mount point).
+  const Mount* mount_holding(const std::string& path) const {
+    const Mount* best = nullptr;
+    size_t best_len = 0;
+    for (const Mount& m : machine_.mounts) {
+      std::string mp = unescape_mount_path(m.mountpoint);
+      if (path_under(path, mp) && (!best || mp.size() >= best_len)) {
+        best = &m;
+        best_len = mp.size();
+      }
+    }
+    return best;
+  }
+
+ private:
+  std::optional<std::string> mountinfo_majmin(const std::string& mountpoint) {
+    if (!mountinfo_read_) {
+      mountinfo_read_ = true;
+      FileRead r = src_.read("/proc/self/mountinfo");
+      if (r.ok()) {
+        // "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 and 5.
+        for (const std::string& line : split_lines(r.bytes)) {
+          auto w = split_words(line);
+          if (w.size() >= 5) majmin_[w[4]] = w[2];
+        }
+      }
+    }
+    auto it = majmin_.find(mountpoint);
+    if (it == majmin_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  Source& src_;
+  const Machine& machine_;
+  const BlockGraph& graph_;
+  bool mountinfo_read_ = false;
+  std::map<std::string, std::string> majmin_;
+};
+
+// File systems that never sit on a block device; their mounts are not worth a mountinfo lookup.
+bool is_pseudo_fs(const std::string& fstype) {
+  static const std::set<std::string> pseudo = {
+      "proc", "sysfs", "devtmpfs", "devpts", "tmpfs", "securityfs", "cgroup", "cgroup2", "pstore", "bpf",
+      "debugfs", "tracefs", "configfs", "fusectl", "mqueue", "hugetlbfs", "autofs", "binfmt_misc", "efivarfs",
+      "rpc_pipefs", "nsfs", "overlay", "ramfs", "rootfs", "selinuxfs", "nfsd", "zfs", "nfs", "nfs4", "cifs",
+      "smb3", "9p", "virtiofs", "fuse", "fuse.lxcfs", "fuse.portal", "fuse.gvfsd-fuse", "squashfuse"};
+  return pseudo.count(fstype) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking a stack down to its bottom devices.
+
+struct Path {
+  std::vector<StorageLayer> layers;  // top first
+  std::string leaf;                  // the bottom device
+};
+
+class StackWalker {
+ public:
+  StackWalker(const BlockGraph& graph, MountMap& mounts) : graph_(graph), mounts_(mounts) {}
+
+  std::vector<Path> walk(const std::string& top) {
+    std::vector<Path> out;
+    std::vector<StorageLayer> trail;
+    std::set<std::string> visiting;
+    descend(top, trail, visiting, out, 0);
+    return out;
+  }
+
+ private:
+  void descend(const std::string& name, std::vector<StorageLayer>& trail, std::set<std::string>& visiting,
+               std::vector<Path>& out, int depth) {
+    const BlockDev* d = graph_.find(name);
+    // Depth and cycle guards: sysfs cannot loop, but a loop device's backing file can sit on itself.
+    if (!d || depth > 16 || visiting.count(name)) {
+      out.push_back({trail, name});
+      return;
+    }
+    visiting.insert(name);
+    trail.push_back(make_layer(*d));
+    if (is_nvme(name)) {
+      out.push_back({trail, name});
+    } else if (d->loop && !d->loop_backing.empty()) {
+      std::string file = d->loop_backing;
+      const std::string deleted = " (deleted)";
+      if (file.size() > deleted.size() && file.compare(file.size() - deleted.size(), deleted.size(), deleted) == 0)
+        file.resize(file.size() - deleted.size());
+      const Mount* holder = mounts_.mount_holding(file);
+      std::string below = holder ? mounts_.device_of(*holder) : "";
+      if (holder) trail.back().detail = d->loop_backing + " on " + holder->mountpoint + " (" + holder->fstype + ")";
+      if (!below.empty()) {
+        descend(below, trail, visiting, out, depth + 1);
+      } else {
+        out.push_back({trail, name});
+      }
+    } else if (!d->slaves.empty()) {
+      for (const auto& s : d->slaves) descend(s, trail, visiting, out, depth + 1);
+    } else if (d->partition && !d->parent.empty() && !is_plain_disk(d->parent)) {
+      // md0p1, loop0p1: the partition sits on a stacked device; keep walking.
+      descend(d->parent, trail, visiting, out, depth + 1);
+    } else {
+      out.push_back({trail, name});
+    }
+    trail.pop_back();
+    visiting.erase(name);
+  }
+
+  bool is_plain_disk(const std::string& name) const {
+    const BlockDev* d = graph_.find(name);
+    return !d || (!d->dm && !d->md && !d->loop && d->slaves.empty());
+  }
+
+  const BlockGraph& graph_;
+  MountMap& mounts_;
+};
+
+std::string namespace_of(const std::string& nvme) {
+  std::smatch m;
+  if (std::regex_match(nvme, m, kNvmePartition)) return m[1].str();
+  return nvme;
+}
+
+void attach_controller(StorageStack& s, const Inventory& inv) {
+  for (const auto& c : inv.nvmes)
+    for (const auto& ns : c.namespaces)
+      if (ns.name == s.nvme_namespace) {
+        s.controller = c.name;
+        s.controller_bdf = c.bdf;
+        return;
+      }
+}
+
+// ext4's journalling mode: /proc/mounts shows data= only when it differs from the default, and a
+// default set in the superblock (tune2fs -o journal_data) hides there too; /proc/fs/ext4/<dev>/options
+// lists every option, so it decides when /proc/mounts is silent. Neither: the default, ordered.
+struct Ext4Mode {
+  std::string mode;
+  Evidence evidence;  // file empty when assumed
+};
+
+Ext4Mode read_ext4_mode(Source& src, const Mount& m, const std::string& device) {
+  for (const std::string& opt : split_commas(m.options))
+    if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {"/proc/mounts", mount_line(m)}};
+  const std::string file = "/proc/fs/ext4/" + device + "/options";
+  if (FileRead r = src.read(file); r.ok()) {
+    for (const std::string& line : split_lines(r.bytes)) {
+      std::string opt(trim(line));
+      if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {file, opt}};
+    }
+  }
+  return {"ordered", {"", "no data= option in /proc/mounts: ordered, the ext4 default"}};
+}
+
+NvmeMultipath read_multipath(Source& src, const Inventory& inv) {
+  NvmeMultipath mp;
+  const std::string param = "/sys/module/nvme_core/parameters/multipath";
+  FileRead r = src.read(param);
+  if (r.ok()) {
+    std::string v(trim(r.bytes));
+    mp.param = (v == "Y" || v == "1") ? NvmeMultipath::Param::kEnabled : NvmeMultipath::Param::kDisabled;
+    mp.param_evidence = {param, v};
+  } else if (r.status == ReadStatus::kMissing && !src.list("/sys/module/nvme_core").empty()) {
+    mp.param = NvmeMultipath::Param::kAbsent;
+    mp.param_evidence = {param, "absent: kernel built without CONFIG_NVME_MULTIPATH"};
+  } else {
+    mp.param = NvmeMultipath::Param::kUnknown;
+    mp.param_evidence = {param, r.status == ReadStatus::kMissing ? "not present (nvme_core not loaded or not captured)"
+                                                                 : "unreadable: " + r.error};
+  }
+  for (const std::string& subsys : src.list("/sys/class/nvme-subsystem")) {
+    for (const std::string& entry : src.list("/sys/class/nvme-subsystem/" + subsys)) {
+      if (is_nvme_namespace(entry)) {
+        mp.heads[entry];
+        mp.head_subsystem[entry] = subsys;
+      } else if (std::regex_match(entry, kNvmeController)) {
+        mp.subsystem_controllers[subsys].push_back(entry);
+      }
+    }
+  }
+  // The hidden per-path nodes live under each controller: nvme<subsys>c<ctrl>n<ns> -> head nvme<subsys>n<ns>.
+  // The inventory already listed every controller (read-once): take its per-path nodes.
+  std::smatch m;
+  for (const NvmeController& ctrl : inv.nvmes)
+    for (const std::string& entry : ctrl.path_nodes)
+      if (std::regex_match(entry, m, kNvmePathNode)) mp.heads["nvme" + m[1].str() + "n" + m[2].str()].push_back(entry);
+  return mp;
+}
+
+// The devices stacks start from, in the order first seen, with what sits on each.
+struct Tops {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Mount>> mounts;  // bind mounts and subvolumes share one top
+  std::set<std::string> swaps;
+};
+
+// Every mount whose device maps to a block device; the rest are pseudo file systems or unmapped.
+void add_mounted_tops(const Machine& machine, MountMap& mounts, StorageLayout& layout, Tops& tops) {
+  for (const Mount& m : machine.mounts) {
+    if (m.fstype == "zfs") layout.zfs_mounted = true;
+    std::string dev = mounts.device_of(m);
+    if (dev.empty()) {
+      if (!is_pseudo_fs(m.fstype) && m.device.rfind("/dev/", 0) == 0) layout.unmapped.push_back(mount_line(m));
+      continue;
+    }
+    if (!tops.mounts.count(dev)) tops.order.push_back(dev);
+    tops.mounts[dev].push_back(m);
+  }
+}
+
+// Active swap devices (swap files live on a file system and are not a device of their own).
+void add_swap_tops(Source& source, MountMap& mounts, Tops& tops) {
+  FileRead r = source.read("/proc/swaps");
+  if (!r.ok()) return;
+  for (const std::string& line : split_lines(r.bytes)) {
+    auto w = split_words(line);
+    if (w.size() < 2 || w[1] != "partition" || w[0].rfind("/dev/", 0) != 0) continue;
+    Mount as_mount{w[0], "", "swap", ""};
+    std::string dev = mounts.device_of(as_mount);
+    if (!dev.empty() && !tops.mounts.count(dev)) {
+      tops.swaps.insert(dev);
+      tops.order.push_back(dev);
+    }
+  }
+}
+
+// Held but not mounted: walk each NVMe device's holders up to devices nothing holds.
+void add_held_tops(const BlockGraph& graph, Tops& tops) {
+  std::set<std::string> seen_tops(tops.order.begin(), tops.order.end());
+  std::function<void(const std::string&, std::set<std::string>&)> climb = [&](const std::string& name,
+                                                                            std::set<std::string>& guard) {
+    const BlockDev* d = graph.find(name);
+    if (!d || !guard.insert(name).second) return;
+    if (d->holders.empty()) {
+      if (seen_tops.insert(name).second) tops.order.push_back(name);
+      return;
+    }
+    for (const auto& h : d->holders) climb(h, guard);
+  };
+  for (const auto& [name, dev] : graph.all()) {
+    if (!is_nvme(name) || dev.holders.empty()) continue;
+    std::set<std::string> guard;
+    climb(name, guard);
+  }
+}
+
+// One stack per NVMe device below `top`; `used` collects the NVMe devices they end on.
+void add_stacks_from(const std::string& top, Source& source, StackWalker& walker, const Tops& tops,
+                     const Inventory& inv, StorageLayout& layout, std::set<std::string>& used) {
+  std::vector<Path> paths = walker.walk(top);
+  auto mounted = tops.mounts.find(top);
+  std::optional<Ext4Mode> ext4;
+  if (mounted != tops.mounts.end() && mounted->second.front().fstype == "ext4")
+    ext4 = read_ext4_mode(source, mounted->second.front(), top);
+  std::vector<std::string> leaves;
+  for (const Path& p : paths) leaves.push_back(p.leaf);
+  for (const Path& p : paths) {
+    if (!is_nvme(p.leaf)) continue;
+    StorageStack s;
+    s.nvme = p.leaf;
+    s.nvme_namespace = namespace_of(p.leaf);
+    attach_controller(s, inv);
+    s.layers = p.layers;
+    if (mounted != tops.mounts.end()) s.mounts = mounted->second;
+    s.swap = tops.swaps.count(top) > 0;
+    for (const auto& other : leaves) {
+      if (other == p.leaf) continue;
+      s.other_members.push_back(other);
+      if (!is_nvme(other)) s.non_nvme_members.push_back(other);
+    }
+    if (ext4) {
+      s.ext4_data_mode = ext4->mode;
+      s.ext4_data_mode_evidence = ext4->evidence;
+    }
+    used.insert(p.leaf);
+    used.insert(s.nvme_namespace);
+    layout.stacks.push_back(std::move(s));
+  }
+}
+
+// Namespaces of local controllers that nothing uses: raw block device candidates.
+void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const std::set<std::string>& used,
+                           StorageLayout& layout) {
+  for (const auto& c : inv.nvmes) {
+    for (const auto& ns : c.namespaces) {
+      if (used.count(ns.name)) continue;
+      const BlockDev* d = graph.find(ns.name);
+      bool held = d && !d->holders.empty();
+      for (const auto& p : ns.partitions)
+        if (const BlockDev* pd = graph.find(p); pd && !pd->holders.empty()) held = true;
+      if (held) continue;
+      StorageStack s;
+      s.nvme = ns.name;
+      s.nvme_namespace = ns.name;
+      s.controller = c.name;
+      s.controller_bdf = c.bdf;
+      s.unused = true;
+      StorageLayer l;
+      l.device = ns.name;
+      l.kind = LayerKind::kNvmeNamespace;
+      if (d) l.evidence.push_back({d->dir + "/holders", "(empty)"});
+      if (!ns.partitions.empty()) l.detail = "partitions " + join(ns.partitions, ", ") + ", none in use";
+      s.layers.push_back(std::move(l));
+      layout.stacks.push_back(std::move(s));
+    }
+  }
+}
+
+}  // namespace
+
+StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
+  StorageLayout layout;
+  layout.mounts_known = !machine.mounts.empty();
+  layout.nvme_controllers = static_cast<int>(inv.nvmes.size());
+  layout.multipath = read_multipath(source, inv);
+  BlockGraph graph(source);
+  layout.block_known = graph.load();
+  if (!layout.block_known) return layout;
+
+  MountMap mounts(source, machine, graph);
+  StackWalker walker(graph, mounts);
+  Tops tops;
+  add_mounted_tops(machine, mounts, layout, tops);
+  add_swap_tops(source, mounts, tops);
+  add_held_tops(graph, tops);
+  std::set<std::string> used;  // NVMe devices some stack ends on
+  for (const std::string& top : tops.order) add_stacks_from(top, source, walker, tops, inv, layout, used);
+  add_unused_namespaces(graph, inv, used, layout);
+  return layout;
+}
+
+}  // namespace p2pcheck
