@@ -30,19 +30,24 @@ class SmallMachine : public ::testing::Test {
                               ConfigSpace(0x1000, 0xc030, 0x060400, true).pcie(6).acs(0x5f, 0x1d).bytes());
     std::string dn2 = sys.add(up, "0000:02:02.0", 0x1000, 0xc030, 0x060400,
                               ConfigSpace(0x1000, 0xc030, 0x060400, true).pcie(6).bytes());
-    sys.add(dn1, "0000:03:00.0", 0x1002, 0x74a1, 0x120000, ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes());
-    sys.add(dn1, "0000:03:00.1", 0x1002, 0xab38, 0x040300, ConfigSpace(0x1002, 0xab38, 0x040300, false).pcie(0).bytes());
+    sys.add(dn1, "0000:03:00.0", 0x1002, 0x74a1, 0x120000,
+            ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes());
+    sys.add(dn1, "0000:03:00.1", 0x1002, 0xab38, 0x040300,
+            ConfigSpace(0x1002, 0xab38, 0x040300, false).pcie(0).bytes());
     std::string nvme = sys.add(dn2, "0000:04:00.0", 0x144d, 0xa824, 0x010802,
                                ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes());
     std::string vf = sys.add(dn2, "0000:04:00.2", 0x144d, 0xa824, 0x010802,
                              ConfigSpace(0xffff, 0xffff, 0x010802, false).pcie(0).bytes());
     root_.link(vf + "/physfn", "../0000:04:00.0");
-    sys.add(rp2, "0000:05:00.0", 0x144d, 0xa824, 0x010802, ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes());
+    sys.add(rp2, "0000:05:00.0", 0x144d, 0xa824, 0x010802,
+            ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes());
     root_.write(nvme + "/nvme/nvme0/model", "SAMSUNG MZQL23T8HCLS-00A07\n");
     root_.write(nvme + "/nvme/nvme0/nvme0n1/size", "2048\n");
     root_.link(nvme + "/nvme/nvme0/device", "../../../0000:04:00.0");
-    root_.link("sys/class/nvme/nvme0", "../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:04:00.0/nvme/nvme0");
-    root_.link("sys/block/nvme0n1", "../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:04:00.0/nvme/nvme0/nvme0n1");
+    root_.link("sys/class/nvme/nvme0",
+               "../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:04:00.0/nvme/nvme0");
+    root_.link("sys/block/nvme0n1",
+               "../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:04:00.0/nvme/nvme0/nvme0n1");
     root_.write(nvme + "/nvme/nvme0/nvme0n1/nvme0n1p1/partition", "1\n");
     source_ = root_.source();
     topo_ = read_topology(*source_, decoder_);

@@ -32,7 +32,8 @@ class FakeRoot : public TreeWriter {
   // Every file, link and directory below `dir` (a generated fixture root), to build on.
   static FakeRoot load(const std::string& dir) {
     FakeRoot root;
-    for (auto it = std::filesystem::recursive_directory_iterator(dir); it != std::filesystem::recursive_directory_iterator(); ++it) {
+    for (auto it = std::filesystem::recursive_directory_iterator(dir);
+         it != std::filesystem::recursive_directory_iterator(); ++it) {
       std::string rel = it->path().lexically_relative(dir).string();  // relative() would follow links
       if (it->is_symlink()) {
         root.link(rel, std::filesystem::read_symlink(it->path()).string());
@@ -91,8 +92,7 @@ class TempDir : public TreeWriter {
 // Config space bytes with a valid header, a PCIe capability and optional ACS, as hardware shows them.
 class ConfigSpace {
  public:
-  ConfigSpace(std::uint16_t vendor, std::uint16_t device, std::uint32_t class_code, bool bridge)
-      : bytes_(4096, '\0') {
+  ConfigSpace(std::uint16_t vendor, std::uint16_t device, std::uint32_t class_code, bool bridge) : bytes_(4096, '\0') {
     put16(0x00, vendor);
     put16(0x02, device);
     put8(0x08, 0x01);
@@ -122,8 +122,14 @@ class ConfigSpace {
 
  private:
   void put8(size_t at, std::uint32_t v) { bytes_[at] = static_cast<char>(v & 0xff); }
-  void put16(size_t at, std::uint32_t v) { put8(at, v); put8(at + 1, v >> 8); }
-  void put32(size_t at, std::uint32_t v) { put16(at, v); put16(at + 2, v >> 16); }
+  void put16(size_t at, std::uint32_t v) {
+    put8(at, v);
+    put8(at + 1, v >> 8);
+  }
+  void put32(size_t at, std::uint32_t v) {
+    put16(at, v);
+    put16(at + 2, v >> 16);
+  }
   std::string bytes_;
 };
 
@@ -133,8 +139,8 @@ class FakeSysfs {
   explicit FakeSysfs(const TreeWriter& dir) : dir_(dir) {}
 
   // Adds a function below `parent_dir` ("sys/devices/pci0000:00" or a function's dir); returns its dir.
-  std::string add(const std::string& parent_dir, const std::string& bdf, std::uint16_t vendor,
-                  std::uint16_t device, std::uint32_t class_code, const std::string& config) const {
+  std::string add(const std::string& parent_dir, const std::string& bdf, std::uint16_t vendor, std::uint16_t device,
+                  std::uint32_t class_code, const std::string& config) const {
     std::string dir = parent_dir + "/" + bdf;
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%04x\n", vendor);

@@ -32,7 +32,7 @@ namespace p2pcheck::testing {
 class FakeIo : public VerifyIo {
  public:
   std::map<std::string, FileStat> stats;
-  int o_direct_error = 0;     // returned by open() when O_DIRECT is asked for
+  int o_direct_error = 0;  // returned by open() when O_DIRECT is asked for
   int fallocate_error = 0;
   std::function<long(int fd, std::uint64_t offset)> pread_error, pwrite_error;  // non-zero: fail with it
   std::map<std::string, std::string> redirect;  // open() of a path (a "/dev/nvme1n1") goes to a file
@@ -165,7 +165,7 @@ class FakeEngines : public EngineProvider {
 // the pattern with ordinary I/O on the fd (standing in for the p2pmem pages) and compares.
 class FakeDmaModule : public IoctlDevice {
  public:
-  int ioctl_error = 0;              // the ioctl itself fails (-EPERM, -EOPNOTSUPP)
+  int ioctl_error = 0;                  // the ioctl itself fails (-EPERM, -EOPNOTSUPP)
   int write_error = 0, read_error = 0;  // a direction fails after `fail_after` bytes
   std::uint64_t fail_after = 0;
   std::optional<std::uint64_t> corrupt_at;  // flips the byte read back at this absolute offset
@@ -191,8 +191,8 @@ class FakeDmaModule : public IoctlDevice {
       return -EINVAL;
     if (ioctl_error) return ioctl_error;
     t->chunk_used = t->chunk_size ? t->chunk_size : P2PPROBE_DMA_MAX_CHUNK;
-    t->target_flags = P2PPROBE_TARGET_REGULAR | P2PPROBE_TARGET_HAS_BDEV | P2PPROBE_TARGET_QUEUE_P2PDMA |
-                      P2PPROBE_TARGET_HAS_PCI;
+    t->target_flags =
+        P2PPROBE_TARGET_REGULAR | P2PPROBE_TARGET_HAS_BDEV | P2PPROBE_TARGET_QUEUE_P2PDMA | P2PPROBE_TARGET_HAS_PCI;
     t->target_distance = 4;
     t->target_pci = target_pci;
     t->mismatch.offset = P2PPROBE_NO_MISMATCH;
@@ -201,11 +201,13 @@ class FakeDmaModule : public IoctlDevice {
     if (!(t->flags & P2PPROBE_DMA_F_NO_WRITE)) {
       t->write.ran = 1;
       p2pprobe_pattern_fill(buf, t->length, t->offset, t->seed);
-      move(t->write, write_error, [&](std::uint64_t n) { return ::pwrite(t->fd, buf, n, t->offset); }, t->length);
+      move(
+          t->write, write_error, [&](std::uint64_t n) { return ::pwrite(t->fd, buf, n, t->offset); }, t->length);
     }
     if (!(t->flags & P2PPROBE_DMA_F_NO_READ)) {
       t->read.ran = 1;
-      move(t->read, read_error, [&](std::uint64_t n) { return ::pread(t->fd, buf, n, t->offset); }, t->length);
+      move(
+          t->read, read_error, [&](std::uint64_t n) { return ::pread(t->fd, buf, n, t->offset); }, t->length);
       if (t->read.error == 0) {
         if (corrupt_at && *corrupt_at >= t->offset && *corrupt_at < t->offset + t->length)
           buf[*corrupt_at - t->offset] ^= 0x5a;
@@ -248,8 +250,10 @@ class ScopedEnv {
   }
   ~ScopedEnv() {
     for (const auto& [name, value] : old_) {
-      if (value) setenv(name.c_str(), value->c_str(), 1);
-      else unsetenv(name.c_str());
+      if (value)
+        setenv(name.c_str(), value->c_str(), 1);
+      else
+        unsetenv(name.c_str());
     }
   }
 
@@ -262,7 +266,9 @@ class ScopedEnv {
   std::map<std::string, std::optional<std::string>> old_;
 };
 
-inline std::string fixture_root(const std::string& name) { return std::string(P2PCHECK_FIXTURES) + "/" + name + "/root"; }
+inline std::string fixture_root(const std::string& name) {
+  return std::string(P2PCHECK_FIXTURES) + "/" + name + "/root";
+}
 
 // A fixture's root loaded into memory (not copied) with the /proc/mounts lines of `device`
 // ("/dev/nvme1n1") gone. Throws when no line named it, so a test cannot pass on a fixture that changed.
@@ -272,8 +278,10 @@ inline FakeRoot fixture_unmounting(const std::string& name, const std::string& d
   std::string mounts, line;
   bool dropped = false;
   while (std::getline(in, line)) {
-    if (line.rfind(device + " ", 0) == 0) dropped = true;
-    else mounts += line + "\n";
+    if (line.rfind(device + " ", 0) == 0)
+      dropped = true;
+    else
+      mounts += line + "\n";
   }
   if (!dropped) throw std::runtime_error(fixture_root(name) + "/proc/mounts does not mount " + device);
   root.write("proc/mounts", mounts);

@@ -16,8 +16,11 @@ using nlohmann::ordered_json;
 // Live-changing PCIe error counters: read through the source so they land in the capture as the
 // sysfs files they are, and a replay shows the counters of the captured moment.
 void read_aer_counters(Source& source, const Topology& topo) {
-  static const char* files[] = {"aer_dev_correctable", "aer_dev_fatal", "aer_dev_nonfatal",
-                                "aer_rootport_total_err_cor", "aer_rootport_total_err_fatal",
+  static const char* files[] = {"aer_dev_correctable",
+                                "aer_dev_fatal",
+                                "aer_dev_nonfatal",
+                                "aer_rootport_total_err_cor",
+                                "aer_rootport_total_err_fatal",
                                 "aer_rootport_total_err_nonfatal"};
   for (const auto& [bdf, fn] : topo.functions)
     for (const char* f : files)
@@ -52,27 +55,38 @@ Gathered gather_entries(const AccessLog& log, const std::map<std::string, std::s
   auto placeholder = [&](const std::string& path, std::optional<FileRead> why) {
     if (g.entries.count(path) || path == kManifestPath) return;
     put(path, EntryKind::kFile, "");
-    if (why && why->error != kNotCaptured) g.unreadable[path] = *why;
-    else g.uncaptured.insert(path);
+    if (why && why->error != kNotCaptured)
+      g.unreadable[path] = *why;
+    else
+      g.uncaptured.insert(path);
   };
   for (const auto& [path, r] : log.contents) {
-    if (r.ok()) put(path, EntryKind::kFile, r.bytes);
-    else if (r.status != ReadStatus::kMissing) placeholder(path, r);
+    if (r.ok())
+      put(path, EntryKind::kFile, r.bytes);
+    else if (r.status != ReadStatus::kMissing)
+      placeholder(path, r);
   }
   for (const auto& [path, target] : log.links_followed) put(path, EntryKind::kLink, target);
   for (const auto& [path, kind] : log.found) {
-    if (kind == EntryKind::kDir) put(path, EntryKind::kDir, "");
-    else if (kind == EntryKind::kFile) placeholder(path, std::nullopt);
-    else if (kind == EntryKind::kOther) placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
+    if (kind == EntryKind::kDir)
+      put(path, EntryKind::kDir, "");
+    else if (kind == EntryKind::kFile)
+      placeholder(path, std::nullopt);
+    else if (kind == EntryKind::kOther)
+      placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
   }
   for (const auto& [dir, names] : log.listings) {
     put(dir, EntryKind::kDir, "");
     for (const auto& [name, e] : names) {
       std::string path = (dir == "/" ? "" : dir) + "/" + name;
-      if (e.kind == EntryKind::kLink) put(path, EntryKind::kLink, e.link_target);
-      else if (e.kind == EntryKind::kDir) put(path, EntryKind::kDir, "");
-      else if (e.kind == EntryKind::kFile) placeholder(path, std::nullopt);
-      else placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
+      if (e.kind == EntryKind::kLink)
+        put(path, EntryKind::kLink, e.link_target);
+      else if (e.kind == EntryKind::kDir)
+        put(path, EntryKind::kDir, "");
+      else if (e.kind == EntryKind::kFile)
+        placeholder(path, std::nullopt);
+      else
+        placeholder(path, FileRead{ReadStatus::kFailed, "", "not a regular file"});
     }
   }
   for (const auto& [path, bytes] : live_files) put(path, EntryKind::kFile, bytes);
@@ -99,7 +113,8 @@ Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& 
     p.source_manifest.erase("unreadable");
     p.source_manifest.erase("uncaptured");
     if (m.contains("as_root") && m["as_root"].is_boolean()) p.as_root = m["as_root"].get<bool>();
-    if (m.contains("captured_at") && m["captured_at"].is_string()) p.taken = parse_iso_time(m["captured_at"].get<std::string>());
+    if (m.contains("captured_at") && m["captured_at"].is_string())
+      p.taken = parse_iso_time(m["captured_at"].get<std::string>());
     if (m.contains("hostname") && m["hostname"].is_string()) p.hostname = m["hostname"].get<std::string>();
   }
   return p;
@@ -111,11 +126,13 @@ std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, c
   if (from)
     for (const auto& n : from->notes) notes.push_back(n);
   if (p.as_root == false)
-    notes.push_back("captured without root: the kernel showed only the first 64 bytes of each config space, so "
-                    "ACS, port types and link capabilities are unknown; capture again as root for the full answer");
+    notes.push_back(
+        "captured without root: the kernel showed only the first 64 bytes of each config space, so "
+        "ACS, port types and link capabilities are unknown; capture again as root for the full answer");
   else if (report.topo.config_truncated && !p.as_root.has_value())
-    notes.push_back("some config spaces hold only 64 bytes (read without root): ACS, port types and link "
-                    "capabilities of those functions are unknown");
+    notes.push_back(
+        "some config spaces hold only 64 bytes (read without root): ACS, port types and link "
+        "capabilities of those functions are unknown");
   if (!g.unreadable.empty())
     notes.push_back(std::to_string(g.unreadable.size()) +
                     " file(s) could not be read on the captured machine (manifest.json \"unreadable\"); they "
@@ -126,7 +143,8 @@ std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, c
 // With --redact every identifier is replaced; without it the text passes unchanged.
 class Cleaner {
  public:
-  Cleaner(bool redact, const Gathered& g, const Provenance& p, const std::vector<std::string>& serials) : redact_(redact) {
+  Cleaner(bool redact, const Gathered& g, const Provenance& p, const std::vector<std::string>& serials)
+      : redact_(redact) {
     if (!redact) return;
     for (const auto& [path, e] : g.entries)
       if (e.kind == EntryKind::kFile) redactor_.learn(path, e.data);
@@ -137,8 +155,10 @@ class Cleaner {
   std::string text(const std::string& s) { return redact_ ? redactor_.text(s) : s; }
   CaptureEntry entry(const std::string& path, const CaptureEntry& e) {
     CaptureEntry out{text(path), e.kind, e.data};
-    if (redact_ && e.kind == EntryKind::kFile) out.data = redactor_.file(path, e.data);
-    else if (redact_ && e.kind == EntryKind::kLink) out.data = redactor_.text(e.data);
+    if (redact_ && e.kind == EntryKind::kFile)
+      out.data = redactor_.file(path, e.data);
+    else if (redact_ && e.kind == EntryKind::kLink)
+      out.data = redactor_.text(e.data);
     return out;
   }
 
@@ -157,14 +177,16 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
   m["format"] = "capture";
   m["captured_at"] = p.taken ? ordered_json(iso_time(*p.taken)) : ordered_json();
   std::string described = source.describe();
-  if (clean.redacting() && !source.is_live()) described = described.substr(0, described.find(' '));  // file names can name the customer
+  if (clean.redacting() && !source.is_live())
+    described = described.substr(0, described.find(' '));  // file names can name the customer
   m["source"] = described;
   m["hostname"] = p.hostname.empty() ? ordered_json() : ordered_json(clean.text(p.hostname));
   m["as_root"] = p.as_root ? ordered_json(*p.as_root) : ordered_json();
   m["config_space_complete"] = !report.topo.config_truncated;
   const Machine& machine = report.machine;
-  m["kernel"] = {{"release", machine.kernel_release.empty() ? ordered_json() : ordered_json(machine.kernel_release)},
-                 {"version", machine.kernel_version.empty() ? ordered_json() : ordered_json(clean.text(machine.kernel_version))}};
+  m["kernel"] = {
+      {"release", machine.kernel_release.empty() ? ordered_json() : ordered_json(machine.kernel_release)},
+      {"version", machine.kernel_version.empty() ? ordered_json() : ordered_json(clean.text(machine.kernel_version))}};
   m["redacted"] = clean.redacting();
   m["live"] = ordered_json::array();
   for (const auto& [path, bytes] : live_files) m["live"].push_back(path.substr(1));

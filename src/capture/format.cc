@@ -62,7 +62,8 @@ std::map<std::string, FileRead> capture_failures(const nlohmann::json& m) {
     for (const auto& [path, why] : m["unreadable"].items()) {
       if (!why.is_object()) throw Error(kManifestPath, "unreadable." + path + ": expected {status, error}");
       std::string status = why.value("status", "failed");
-      failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "", why.value("error", "unreadable")};
+      failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "",
+                                why.value("error", "unreadable")};
     }
   if (m.contains("uncaptured") && m["uncaptured"].is_array())
     for (const auto& path : m["uncaptured"])

@@ -97,7 +97,8 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
       if (c.name.empty()) continue;  // no controller registered: nothing to open
       NvmeIdentity id = actions.nvme_identity(c.name, c.bdf);
       if (!id.identify_ok) notes.push_back(c.name + ": NVMe Identify unavailable (" + id.identify_error + ")");
-      if (!id.registers_ok) notes.push_back(c.name + ": controller registers (CMB) unavailable (" + id.registers_error + ")");
+      if (!id.registers_ok)
+        notes.push_back(c.name + ": controller registers (CMB) unavailable (" + id.registers_error + ")");
       if (!id.serial.empty()) serials.push_back(id.serial);
       doc["controllers"].push_back(nvme_json(id));
     }
@@ -123,14 +124,20 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
   KernelModuleAnswers kmod = actions.kernel_module(pairs);
   if (kmod.available) {
     ordered_json k = probe_doc("p2pcheck.kmod");
-    k["module"] = {{"api_version", kmod.info.api_version}, {"module_version", kmod.info.module_version},
-                   {"kernel_release", kmod.info.kernel_release}, {"p2pdma", kmod.info.p2pdma},
+    k["module"] = {{"api_version", kmod.info.api_version},
+                   {"module_version", kmod.info.module_version},
+                   {"kernel_release", kmod.info.kernel_release},
+                   {"p2pdma", kmod.info.p2pdma},
                    {"provider_driver", kmod.info.provider_driver}};
     k["verdicts"] = ordered_json::array();
     for (const auto& [pair, v] : kmod.verdicts)
-      k["verdicts"].push_back({{"provider", pair.gpu.str()}, {"client", pair.nvme.str()}, {"distance", v.distance},
-                               {"map_type", to_string(v.map_type)}, {"map_note", v.map_note},
-                               {"provider_has_p2pmem", v.provider_has_p2pmem}, {"provider_driver", v.provider_driver},
+      k["verdicts"].push_back({{"provider", pair.gpu.str()},
+                               {"client", pair.nvme.str()},
+                               {"distance", v.distance},
+                               {"map_type", to_string(v.map_type)},
+                               {"map_note", v.map_note},
+                               {"provider_has_p2pmem", v.provider_has_p2pmem},
+                               {"provider_driver", v.provider_driver},
                                {"client_driver", v.client_driver}});
     k["failures"] = ordered_json::array();
     for (const auto& [pair, why] : kmod.failures)

@@ -133,11 +133,16 @@ std::string Redactor::placeholder(const std::string& kind, const std::string& va
   if (it != map_.end()) return it->second;
   int n = ++counters_[kind];
   char buf[64];
-  if (kind == "uuid") std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012d", n);
-  else if (kind == "mac") std::snprintf(buf, sizeof buf, "02:00:00:00:%02x:%02x", (n >> 8) & 0xff, n & 0xff);
-  else if (kind == "host") std::snprintf(buf, sizeof buf, "host-%04d", n);
-  else if (kind == "id") std::snprintf(buf, sizeof buf, "ID-%04d", n);
-  else std::snprintf(buf, sizeof buf, "SERIAL-%04d", n);
+  if (kind == "uuid")
+    std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012d", n);
+  else if (kind == "mac")
+    std::snprintf(buf, sizeof buf, "02:00:00:00:%02x:%02x", (n >> 8) & 0xff, n & 0xff);
+  else if (kind == "host")
+    std::snprintf(buf, sizeof buf, "host-%04d", n);
+  else if (kind == "id")
+    std::snprintf(buf, sizeof buf, "ID-%04d", n);
+  else
+    std::snprintf(buf, sizeof buf, "SERIAL-%04d", n);
   return map_[value] = buf;
 }
 
@@ -168,8 +173,10 @@ void Redactor::learn(const std::string& path, const std::string& bytes) {
   if (is_id_file(base) && !trim(bytes).empty()) placeholder("id", std::string(trim(bytes)));
   if (path == "/proc/sys/kernel/hostname" || path == "/etc/hostname") add_hostname(bytes);
   for (size_t i = 0; i < bytes.size(); ++i) {
-    if (uuid_at(bytes, i)) placeholder("uuid", lower(bytes.substr(i, 36)));
-    else if (mac_at(bytes, i)) placeholder("mac", lower(bytes.substr(i, 17)));
+    if (uuid_at(bytes, i))
+      placeholder("uuid", lower(bytes.substr(i, 36)));
+    else if (mac_at(bytes, i))
+      placeholder("mac", lower(bytes.substr(i, 17)));
   }
 }
 
@@ -180,9 +187,11 @@ std::string Redactor::text(std::string_view input) {
   std::vector<std::pair<std::string, std::string>> literals;
   for (const auto& [value, ph] : map_)
     if (value.rfind("dsn:", 0) != 0 && !uuid_at(value, 0) && !mac_at(value, 0) && !hostnames_.count(value) &&
-        value.size() >= 6 && std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        value.size() >= 6 &&
+        std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
       literals.emplace_back(value, ph);
-  std::sort(literals.begin(), literals.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  std::sort(literals.begin(), literals.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (const auto& [value, ph] : literals) out = replace_all(out, value, ph);
   std::vector<std::pair<std::string, std::string>> hosts(hostnames_.begin(), hostnames_.end());
   std::sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
@@ -225,7 +234,8 @@ std::string Redactor::file(const std::string& path, const std::string& bytes) {
     // The placeholder's number, little-endian, where the serial was: stable and obviously fake.
     std::string ph = placeholder("serial", "dsn:" + bytes.substr(static_cast<size_t>(at) + 4, 8));
     unsigned long n = std::stoul(ph.substr(ph.find('-') + 1));
-    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(at) + 4 + static_cast<size_t>(i)] = static_cast<char>(i < 4 ? (n >> (8 * i)) & 0xff : 0);
+    for (int i = 0; i < 8; ++i)
+      out[static_cast<size_t>(at) + 4 + static_cast<size_t>(i)] = static_cast<char>(i < 4 ? (n >> (8 * i)) & 0xff : 0);
     return out;
   }
   std::string_view value = trim(bytes);
@@ -240,7 +250,8 @@ std::string Redactor::file(const std::string& path, const std::string& bytes) {
 }
 
 bool contains_placeholder(std::string_view text) {
-  for (const char* marker : {"SERIAL-0", "ID-0", "host-0", "00000000-0000-4000-8000-", "02:00:00:00:", "0000000000000000 "})
+  for (const char* marker :
+       {"SERIAL-0", "ID-0", "host-0", "00000000-0000-4000-8000-", "02:00:00:00:", "0000000000000000 "})
     if (text.find(marker) != std::string_view::npos) return true;
   return false;
 }

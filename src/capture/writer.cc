@@ -4,12 +4,12 @@
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <sys/stat.h>
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/source/error.h"
@@ -29,7 +29,9 @@ struct Writer {
 };
 
 void check(archive* ar, int rc, const std::string& file) {
-  if (rc < ARCHIVE_WARN) throw Error(file, std::string("cannot write the capture: ") + (archive_error_string(ar) ? archive_error_string(ar) : "libarchive error"));
+  if (rc < ARCHIVE_WARN)
+    throw Error(file, std::string("cannot write the capture: ") +
+                          (archive_error_string(ar) ? archive_error_string(ar) : "libarchive error"));
 }
 
 // The directory FILE goes into: "." for a bare name, "/" for "/name".
@@ -49,10 +51,8 @@ std::string check_output_target(const CaptureOutput& output) {
   if (output.file.empty()) throw UsageError("capture: -o FILE is required");
   std::string dir = directory_of(output.file);
   struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    refuse(output, "directory " + dir + " does not exist");
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    refuse(output, "cannot write into " + dir + ": " + std::strerror(errno));
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) refuse(output, "directory " + dir + " does not exist");
+  if (access(dir.c_str(), W_OK | X_OK) != 0) refuse(output, "cannot write into " + dir + ": " + std::strerror(errno));
   if (lstat(output.file.c_str(), &st) == 0 && !output.force) refuse(output, "file exists; pass --force to replace it");
   return dir;
 }
@@ -132,7 +132,8 @@ void move_into_place(const std::string& tmp, const CaptureOutput& output) {
   if (err == EEXIST) refuse(output, "file exists; pass --force to replace it");
   // File systems without RENAME_NOREPLACE: link() refuses an existing name just as well.
   if ((err != EINVAL && err != ENOSYS) || link(tmp.c_str(), output.file.c_str()) != 0)
-    throw Error(output.file, std::string("cannot move the capture into place: ") + std::strerror(errno == 0 ? err : errno));
+    throw Error(output.file,
+                std::string("cannot move the capture into place: ") + std::strerror(errno == 0 ? err : errno));
   unlink(tmp.c_str());
 }
 
@@ -144,7 +145,8 @@ CaptureWritten write_capture(const CaptureSet& set, const CaptureOutput& output)
   std::string dir = check_output_target(output);
   std::string tmp = dir + "/.p2pcheck-capture-XXXXXX";
   int fd = mkostemp(tmp.data(), O_CLOEXEC);
-  if (fd < 0) throw Error(output.file, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  if (fd < 0)
+    throw Error(output.file, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
   try {
     Writer w;
     archive_write_set_format_pax_restricted(w.ar);

@@ -42,8 +42,10 @@ Level overall_result(const CheckReport& report) {
   Level result = worst(report.findings);
   if (result == Level::kWarn || result == Level::kInfo) result = Level::kPass;
   for (const auto& d : report.pairs) {
-    if (d.verdict == Verdict::kNotSupported) result = Level::kFail;
-    else if (d.verdict == Verdict::kUnknown && result != Level::kFail) result = Level::kUnknown;
+    if (d.verdict == Verdict::kNotSupported)
+      result = Level::kFail;
+    else if (d.verdict == Verdict::kUnknown && result != Level::kFail)
+      result = Level::kUnknown;
   }
   return result;
 }

@@ -22,10 +22,22 @@ struct ApuTarget {
   const char* family;
 };
 constexpr ApuTarget kApuTargets[] = {
-    {70000, "Kaveri"},    {70003, "Kabini/Mullins"}, {80001, "Carrizo"},  {80100, "Stoney"},
-    {90002, "Raven"},     {90009, "Raven2"},         {90012, "Renoir/Cezanne"}, {100103, "Cyan Skillfish"},
-    {100303, "Van Gogh"}, {100305, "Rembrandt"},     {100306, "Raphael"},  {100307, "Mendocino"},
-    {110003, "Phoenix"},  {110500, "Strix Point"},   {110501, "Strix Halo"}, {110502, "Krackan"},
+    {70000, "Kaveri"},
+    {70003, "Kabini/Mullins"},
+    {80001, "Carrizo"},
+    {80100, "Stoney"},
+    {90002, "Raven"},
+    {90009, "Raven2"},
+    {90012, "Renoir/Cezanne"},
+    {100103, "Cyan Skillfish"},
+    {100303, "Van Gogh"},
+    {100305, "Rembrandt"},
+    {100306, "Raphael"},
+    {100307, "Mendocino"},
+    {110003, "Phoenix"},
+    {110500, "Strix Point"},
+    {110501, "Strix Halo"},
+    {110502, "Krackan"},
     {110503, "Strix (gfx1153)"},
 };
 
@@ -36,11 +48,21 @@ struct DmiVm {
   const char* hypervisor;
 };
 constexpr DmiVm kDmiVms[] = {
-    {"KVM", "KVM"},           {"OpenStack", "OpenStack"},   {"KubeVirt", "KubeVirt"},
-    {"Amazon EC2", "Amazon EC2"}, {"QEMU", "QEMU"},          {"VMware", "VMware"},
-    {"VMW", "VMware"},        {"innotek GmbH", "VirtualBox"}, {"VirtualBox", "VirtualBox"},
-    {"Xen", "Xen"},           {"Bochs", "Bochs"},           {"Parallels", "Parallels"},
-    {"BHYVE", "bhyve"},       {"Hyper-V", "Hyper-V"},       {"Apple Virtualization", "Apple Virtualization"},
+    {"KVM", "KVM"},
+    {"OpenStack", "OpenStack"},
+    {"KubeVirt", "KubeVirt"},
+    {"Amazon EC2", "Amazon EC2"},
+    {"QEMU", "QEMU"},
+    {"VMware", "VMware"},
+    {"VMW", "VMware"},
+    {"innotek GmbH", "VirtualBox"},
+    {"VirtualBox", "VirtualBox"},
+    {"Xen", "Xen"},
+    {"Bochs", "Bochs"},
+    {"Parallels", "Parallels"},
+    {"BHYVE", "bhyve"},
+    {"Hyper-V", "Hyper-V"},
+    {"Apple Virtualization", "Apple Virtualization"},
     {"Google Compute Engine", "Google Compute Engine"},
 };
 
@@ -70,8 +92,9 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
   ev.push_back({"/sys/class/dmi/id/sys_vendor", vr.ok() ? vendor : why_unread(vr.status, vr.error)});
   ev.push_back({"/sys/class/dmi/id/product_name", pr.ok() ? product : why_unread(pr.status, pr.error)});
   std::string cpu_file = machine.cpu.evidence_file.empty() ? "/proc/cpuinfo" : machine.cpu.evidence_file;
-  ev.push_back({cpu_file, machine.cpu.evidence_file.empty() ? "not read"
-                                                          : (machine.cpu.hypervisor ? "flags: hypervisor" : "no hypervisor flag")});
+  ev.push_back({cpu_file, machine.cpu.evidence_file.empty()
+                              ? "not read"
+                              : (machine.cpu.hypervisor ? "flags: hypervisor" : "no hypervisor flag")});
 
   std::string dmi_vm;
   for (const auto& vm : kDmiVms)
@@ -79,7 +102,8 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
       if (dmi_vm.empty() && field->rfind(vm.prefix, 0) == 0) dmi_vm = vm.hypervisor;
   // Hyper-V guests say "Microsoft Corporation" / "Virtual Machine"; EC2 bare-metal instances say
   // "Amazon EC2" with a "*.metal" product and have no hypervisor flag.
-  if (dmi_vm.empty() && vendor.rfind("Microsoft Corporation", 0) == 0 && product == "Virtual Machine") dmi_vm = "Hyper-V";
+  if (dmi_vm.empty() && vendor.rfind("Microsoft Corporation", 0) == 0 && product == "Virtual Machine")
+    dmi_vm = "Hyper-V";
   if (dmi_vm == "Amazon EC2" && product.size() > 6 && product.compare(product.size() - 6, 6, ".metal") == 0 &&
       !machine.cpu.hypervisor)
     dmi_vm.clear();
@@ -88,7 +112,8 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
   for (const auto& [bdf, fn] : topo.functions)
     // Virtio devices are 1af4:1000-107f; other 1af4 IDs (ivshmem 1110) are not virtio.
     if (fn.vendor == kVendorVirtio && fn.device >= 0x1000 && fn.device <= 0x107f) virtio.push_back(bdf.str());
-  if (!virtio.empty()) ev.push_back({"/sys/bus/pci/devices", "virtio (1af4:1000-107f) functions: " + join(virtio, " ")});
+  if (!virtio.empty())
+    ev.push_back({"/sys/bus/pci/devices", "virtio (1af4:1000-107f) functions: " + join(virtio, " ")});
 
   std::vector<std::string> signs;
   if (machine.cpu.hypervisor) signs.push_back("the CPU has the hypervisor flag");
@@ -131,7 +156,9 @@ Finding nvidia_finding(const GpuState& gpu, const Machine& machine, const std::v
   const std::string& version = vr.text;
   const std::string& banner = pr.text;
   f.evidence.push_back({"/sys/module/nvidia/version", vr.ok() ? version : why_unread(vr.status, vr.error)});
-  if (pr.ok()) f.evidence.push_back({"/proc/driver/nvidia/version", split_lines(banner).empty() ? banner : split_lines(banner)[0]});
+  if (pr.ok())
+    f.evidence.push_back(
+        {"/proc/driver/nvidia/version", split_lines(banner).empty() ? banner : split_lines(banner)[0]});
   bool open_module = banner.find("Open Kernel Module") != std::string::npos;
   bool nvidia_fs = machine.modules.count("nvidia_fs") > 0;
   if (nvidia_fs) f.evidence.push_back({"/proc/modules", "nvidia_fs loaded"});
@@ -140,22 +167,28 @@ Finding nvidia_finding(const GpuState& gpu, const Machine& machine, const std::v
   std::string base = "NVIDIA GPU(s) " + join(names, ", ") +
                      ": hipFile is AMD-only; for NVIDIA GPUDirect Storage this verdict holds only in GDS's P2PDMA mode "
                      "(open kernel module >= 565, use_pci_p2pdma in cufile.json), not on the nvidia-fs path";
-  std::string state = vr.ok() ? "driver " + version + (pr.ok() ? (open_module ? " (open kernel module)" : " (proprietary kernel module)") : "")
-                              : "no nvidia driver loaded";
+  std::string state =
+      vr.ok() ? "driver " + version +
+                    (pr.ok() ? (open_module ? " (open kernel module)" : " (proprietary kernel module)") : "")
+              : "no nvidia driver loaded";
   if (nvidia_fs) state += ", nvidia_fs loaded";
   f.message = base + "; " + state;
   if ((major && *major < 565) || (pr.ok() && !open_module && vr.ok())) {
     f.level = Level::kWarn;
     f.message += ": this driver has no P2PDMA mode, so GDS would use nvidia-fs, which this verdict does not describe";
-    f.fix = "for GDS P2PDMA mode: NVIDIA open kernel module >= 565 with NVreg_RegistryDwords=\"RMForceStaticBar1=1;"
-            "RmForceDisableIomapWC=1\" and use_pci_p2pdma in cufile.json; cost: a driver change and reboot";
+    f.fix =
+        "for GDS P2PDMA mode: NVIDIA open kernel module >= 565 with NVreg_RegistryDwords=\"RMForceStaticBar1=1;"
+        "RmForceDisableIomapWC=1\" and use_pci_p2pdma in cufile.json; cost: a driver change and reboot";
   }
   return f;
 }
 
 Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
   Finding f = make("gpu.amdgpu_module", Level::kPass, "", "");
-  f.evidence.push_back({"/proc/modules", !machine.modules_known ? "not read" : (machine.modules.count("amdgpu") ? "amdgpu " + machine.modules.at("amdgpu") : "no amdgpu line")});
+  f.evidence.push_back({"/proc/modules", !machine.modules_known ? "not read"
+                                                                : (machine.modules.count("amdgpu")
+                                                                       ? "amdgpu " + machine.modules.at("amdgpu")
+                                                                       : "no amdgpu line")});
   f.evidence.push_back({"/sys/module/amdgpu/version", m.version.empty() ? "absent" : m.version});
   if (!m.known) {
     f.level = Level::kUnknown;
@@ -171,12 +204,14 @@ Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
     }
     if (cmdline_has(machine, "modprobe.blacklist")) f.evidence.push_back({"/proc/cmdline", "modprobe.blacklist=..."});
     f.message += hint;
-    f.fix = "load amdgpu (modprobe amdgpu; drop nomodeset or an amdgpu blacklist from the kernel command line), ideally "
-            "ROCm's amdgpu-dkms; cost: a reboot if the command line changes";
+    f.fix =
+        "load amdgpu (modprobe amdgpu; drop nomodeset or an amdgpu blacklist from the kernel command line), ideally "
+        "ROCm's amdgpu-dkms; cost: a reboot if the command line changes";
   } else {
     std::string kind = m.builtin ? "built into the kernel" : "loaded";
     if (m.build)
-      f.message = "amdgpu " + kind + ", version " + m.version + " (ROCm amdgpu-dkms build " + std::to_string(*m.build) + ")";
+      f.message =
+          "amdgpu " + kind + ", version " + m.version + " (ROCm amdgpu-dkms build " + std::to_string(*m.build) + ")";
     else if (!m.version.empty())
       f.message = "amdgpu " + kind + ", version " + m.version;
     else
@@ -193,8 +228,10 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
     f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", kfd.problem});
     auto it = machine.config.options.find("CONFIG_HSA_AMD");
     if (machine.config.known())
-      f.evidence.push_back({machine.config.file, it == machine.config.options.end() ? "CONFIG_HSA_AMD is not set" : "CONFIG_HSA_AMD=" + it->second});
-    f.fix = "use a kernel with CONFIG_HSA_AMD=y or install ROCm's amdgpu-dkms; cost: a kernel or driver change and reboot";
+      f.evidence.push_back({machine.config.file, it == machine.config.options.end() ? "CONFIG_HSA_AMD is not set"
+                                                                                    : "CONFIG_HSA_AMD=" + it->second});
+    f.fix =
+        "use a kernel with CONFIG_HSA_AMD=y or install ROCm's amdgpu-dkms; cost: a kernel or driver change and reboot";
     return f;
   }
   int gpus = 0;
@@ -224,9 +261,11 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
 Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
   Finding f = make("gpu.ais", Level::kPass, "", "");
   bool interpretable = m.build && *m.build > kAisCapabilityMinBuild;
-  std::string note = interpretable ? "" : "; per-GPU AIS state (KFD capability bit 0x40) is not read: it means that only on amdgpu "
-                                    "DKMS builds newer than " + std::to_string(kAisCapabilityMinBuild) +
-                                    " (on other kernels the bit is HSA_CAP_VA_LIMIT)";
+  std::string note =
+      interpretable ? ""
+                    : "; per-GPU AIS state (KFD capability bit 0x40) is not read: it means that only on amdgpu "
+                      "DKMS builds newer than " +
+                          std::to_string(kAisCapabilityMinBuild) + " (on other kernels the bit is HSA_CAP_VA_LIMIT)";
   if (k.status != ReadStatus::kOk || k.empty) {
     f.level = Level::kUnknown;
     std::string why = k.status == ReadStatus::kOk ? "empty" : why_unread(k.status, k.error);
@@ -247,8 +286,9 @@ Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
   f.evidence.push_back({"/sys/module/amdgpu/version", m.version.empty() ? "absent (in-tree driver)" : m.version});
   f.message = std::string("amdgpu has no AIS (no kfd_ais_rw_file in /proc/kallsyms)") +
               (m.loaded ? "" : "; amdgpu is not loaded") + ": hipFile falls back to POSIX I/O";
-  f.fix = "install ROCm's amdgpu-dkms (hipFile docs: amdgpu-dkms 30.20.1 or newer, 31.40 or newer for NVMe); cost: an "
-          "out-of-tree driver that DKMS rebuilds for every kernel update and that may lag new kernels";
+  f.fix =
+      "install ROCm's amdgpu-dkms (hipFile docs: amdgpu-dkms 30.20.1 or newer, 31.40 or newer for NVMe); cost: an "
+      "out-of-tree driver that DKMS rebuilds for every kernel update and that may lag new kernels";
   return f;
 }
 
@@ -260,13 +300,15 @@ Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode
       "may have to be off, and the platform must have 64-bit MMIO room for the BAR)";
   auto bar = fn.largest_mem_bar();
   if (bar)
-    f.evidence.push_back({fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
+    f.evidence.push_back(
+        {fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
 
   std::optional<std::uint64_t> vram;
   if (node && node->vram_bytes) {
     vram = node->vram_bytes;
-    f.evidence.push_back({node->vram_file, "size_in_bytes " + std::to_string(*node->vram_bytes) +
-                                               (node->vram_heap_type ? " heap_type " + std::to_string(*node->vram_heap_type) : "")});
+    f.evidence.push_back(
+        {node->vram_file, "size_in_bytes " + std::to_string(*node->vram_bytes) +
+                              (node->vram_heap_type ? " heap_type " + std::to_string(*node->vram_heap_type) : "")});
   }
   const std::string& total_text = gpu.vram_total.at(fn.bdf).text;
   const std::string& vis_text = gpu.vram_visible.at(fn.bdf).text;
@@ -285,8 +327,9 @@ Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode
                   format_size(*vram) + " of VRAM";
     } else {
       f.level = Level::kFail;
-      f.message = "small BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) + " shows only part of " +
-                  format_size(*vram) + " VRAM; amdgpu registers P2P memory (AIS) only on large-BAR GPUs";
+      f.message = "small BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) +
+                  " shows only part of " + format_size(*vram) +
+                  " VRAM; amdgpu registers P2P memory (AIS) only on large-BAR GPUs";
       f.fix = fix;
     }
     return f;
@@ -352,11 +395,14 @@ std::vector<Finding> library_findings(const LibraryScan& scan) {
     h.evidence.push_back({hip.front(), "present"});
   } else {
     h.level = Level::kWarn;
-    h.message = "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
-                ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
-                "a container or a Python wheel)";
+    h.message =
+        "no HIP runtime (libamdhip64.so*) in " + join(looked, ", ") +
+        ": hipFile needs ROCm's HIP runtime with hipAmdFileRead/hipAmdFileWrite (it may live elsewhere, e.g. in "
+        "a container or a Python wheel)";
     h.evidence = listed;
-    h.fix = "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
+    h.fix =
+        "install a ROCm release whose HIP runtime has hipAmdFileRead/hipAmdFileWrite (hipFile docs: ROCm 7.2 or newer; "
+        "package hip-runtime-amd) where hipFile applications run; cost: a ROCm install";
   }
   out.push_back(std::move(h));
   Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
@@ -397,8 +443,9 @@ Finding driver_finding(const Function& fn) {
 
 Finding sriov_vf_finding(const Function& fn) {
   Finding f = make("gpu.sriov_vf", Level::kFail, fn.bdf.str(),
-                   "SR-IOV virtual function of " + fn.physfn->str() + ": hipFile needs the physical function "
-                                                                      "(amdgpu does not set up AIS on a VF)");
+                   "SR-IOV virtual function of " + fn.physfn->str() +
+                       ": hipFile needs the physical function "
+                       "(amdgpu does not set up AIS on a VF)");
   f.evidence.push_back({fn.sysfs_path + "/physfn", fn.physfn->str()});
   f.fix = "run on the physical function (the host, with the PF bound to amdgpu); cost: gives up SR-IOV partitioning";
   return f;
@@ -406,8 +453,9 @@ Finding sriov_vf_finding(const Function& fn) {
 
 Finding no_kfd_node_finding(const Function& fn) {
   const std::string who = fn.bdf.str();
-  Finding f = make("gpu.kfd", Level::kWarn, who, "no KFD node maps to this GPU: ROCm does not use it (unsupported by "
-                                                 "KFD, or a display-only GPU)");
+  Finding f = make("gpu.kfd", Level::kWarn, who,
+                   "no KFD node maps to this GPU: ROCm does not use it (unsupported by "
+                   "KFD, or a display-only GPU)");
   f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", "no node with domain/location_id of " + who});
   f.fix = "check that the GPU is supported by ROCm; cost: none";
   return f;
@@ -416,20 +464,25 @@ Finding no_kfd_node_finding(const Function& fn) {
 // Only amdgpu DKMS builds newer than kAisCapabilityMinBuild say "AIS initialized" in bit 0x40.
 Finding ais_initialized_finding(const Function& fn, const KfdNode& node, const AmdgpuModule& module) {
   std::uint64_t cap = node.prop("capability");
-  Finding f = make("gpu.ais_initialized", Level::kPass, fn.bdf.str(), "amdgpu initialized AIS for this GPU (capability bit 0x40)");
+  Finding f = make("gpu.ais_initialized", Level::kPass, fn.bdf.str(),
+                   "amdgpu initialized AIS for this GPU (capability bit 0x40)");
   f.evidence.push_back({node.dir + "/properties", "capability 0x" + hex(cap)});
   f.evidence.push_back({"/sys/module/amdgpu/version", module.version});
   if (!(cap & kKfdCapAisInitialized)) {
     f.level = Level::kFail;
-    f.message = "amdgpu did not initialize AIS for this GPU (capability bit 0x40 clear): it needs CONFIG_PCI_P2PDMA, "
-                "a large-BAR dGPU that is not an SR-IOV VF nor xGMI-attached to the CPU";
-    f.fix = "fix what the kernel, large-BAR and GPU findings report, then reload amdgpu or reboot; cost: per those findings";
+    f.message =
+        "amdgpu did not initialize AIS for this GPU (capability bit 0x40 clear): it needs CONFIG_PCI_P2PDMA, "
+        "a large-BAR dGPU that is not an SR-IOV VF nor xGMI-attached to the CPU";
+    f.fix =
+        "fix what the kernel, large-BAR and GPU findings report, then reload amdgpu or reboot; cost: per those "
+        "findings";
   }
   return f;
 }
 
 // One AMD GPU: its driver, then the first thing that rules it out (VF, APU), else large BAR and AIS.
-void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module, std::vector<Finding>& out) {
+void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module,
+                          std::vector<Finding>& out) {
   out.push_back(driver_finding(fn));
   if (fn.is_virtfn()) {
     out.push_back(sriov_vf_finding(fn));
@@ -442,13 +495,14 @@ void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuM
     return;
   }
   out.push_back(large_bar_finding(gpu, fn, node));
-  if (node && module.build && *module.build > kAisCapabilityMinBuild) out.push_back(ais_initialized_finding(fn, *node, module));
+  if (node && module.build && *module.build > kAisCapabilityMinBuild)
+    out.push_back(ais_initialized_finding(fn, *node, module));
 }
 
 }  // namespace
 
 AmdgpuModule gpu_steps::amdgpu_module(const Machine& machine, const std::vector<const Function*>& amd, bool in_sysfs,
-                           const std::string& version) {
+                                      const std::string& version) {
   AmdgpuModule m;
   bool sys = in_sysfs;
   bool any_bound = std::any_of(amd.begin(), amd.end(), [](const Function* f) { return f->driver == "amdgpu"; });
@@ -523,7 +577,8 @@ std::string gfx_name(std::uint64_t v) {
   return buf;
 }
 
-std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, const Topology& topo, const Inventory& inv) {
+std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, const Topology& topo,
+                               const Inventory& inv) {
   std::vector<Finding> out;
   out.push_back(virtualization_finding(gpu, machine, topo));
   GpusByVendor gpus = gpus_by_vendor(topo, inv);

@@ -14,8 +14,8 @@ namespace p2pcheck::gpu_steps {
 
 constexpr std::uint16_t kVendorAmd = 0x1002, kVendorNvidia = 0x10de, kVendorVirtio = 0x1af4;
 constexpr int kHeapFbPublic = 1, kHeapFbPrivate = 2;  // HSA_MEM_HEAP_TYPE_* (kfd_topology.h)
-constexpr std::uint64_t kIoLinkXgmi = 11;               // HSA_IOLINK_TYPE_XGMI
-constexpr std::uint64_t kSmallBar = 256ull << 20;       // the legacy aperture firmware gives without ReBAR
+constexpr std::uint64_t kIoLinkXgmi = 11;             // HSA_IOLINK_TYPE_XGMI
+constexpr std::uint64_t kSmallBar = 256ull << 20;     // the legacy aperture firmware gives without ReBAR
 
 std::optional<std::uint64_t> parse_u64(std::string_view text);
 // "not present", "not readable (...): needs root", "read failed (...)" for evidence.

@@ -50,7 +50,8 @@ Finding state_finding(const IommuState& iommu, const IommuCmdline& cmd) {
                        : types.empty()                              ? "mode unknown"
                                                                     : "translated";
     f.message = "IOMMU on (" + mode + ", " + std::to_string(iommu.units.size()) + " unit(s))" +
-                (cmd.iommu.empty() ? "" : ", " + cmd.iommu) + ": the kernel enables ACS redirect on every port that has ACS";
+                (cmd.iommu.empty() ? "" : ", " + cmd.iommu) +
+                ": the kernel enables ACS redirect on every port that has ACS";
     f.evidence.push_back({"/sys/class/iommu", iommu.units.front() + (iommu.units.size() > 1 ? " ..." : "")});
     if (!iommu.type_file.empty()) f.evidence.push_back({iommu.type_file, *types.begin()});
   }
@@ -81,7 +82,8 @@ Finding acs_changed_finding(const std::vector<const Function*>& differs) {
   Finding d{"iommu.acs_changed", Level::kWarn, "", "", {}, ""};
   d.message = std::to_string(differs.size()) + " device(s) have ACS redirect " +
               "different from what the kernel sets at boot with an IOMMU (" + differs.front()->bdf.str() +
-              (differs.size() > 1 ? ", ..." : "") + "): changed after boot, e.g. by setpci; verdicts use the current value";
+              (differs.size() > 1 ? ", ..." : "") +
+              "): changed after boot, e.g. by setpci; verdicts use the current value";
   const Function& first = *differs.front();
   char ctl[32];
   std::snprintf(ctl, sizeof ctl, "ACS cap 0x%04x ctrl 0x%04x", first.acs.capability, first.acs.control);
@@ -104,9 +106,10 @@ void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
   f.level = Level::kWarn;
   f.message += "; ACS redirect on " + std::to_string(redirected_ports.size()) + " port(s) sends " +
                std::to_string(affected) + " switch-local pair(s) up through the root complex";
-  f.fix = "only if those pairs fail: boot with the pair's pci=disable_acs_redir= list (see the pair details); it "
-          "weakens IOMMU isolation for the devices below those ports (they may share an IOMMU group, and VFIO "
-          "passthrough loses isolation)";
+  f.fix =
+      "only if those pairs fail: boot with the pair's pci=disable_acs_redir= list (see the pair details); it "
+      "weakens IOMMU isolation for the devices below those ports (they may share an IOMMU group, and VFIO "
+      "passthrough loses isolation)";
 }
 
 }  // namespace

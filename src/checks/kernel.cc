@@ -53,7 +53,8 @@ Finding config_finding(const Machine& m, const KernelRules& rules) {
         if (row.p2pdma && std::string(row.target).rfind(std::string(distro->target) + "-", 0) == 0)
           config.fix += " (e.g. " + std::string(row.os) + " kernel " + row.kernel + ")";
     }
-    config.fix += "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 SP7";
+    config.fix +=
+        "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 SP7";
   }
   return config;
 }
@@ -62,9 +63,11 @@ Finding known_bad_finding(const KernelRules& rules) {
   Finding bad{"kernel.known_bad", Level::kPass, "", "kernel not on the known-bad list (RHEL 9.8 / 10.2)", {}, ""};
   if (rules.known_bad) {
     bad.level = Level::kFail;
-    bad.message = std::string(rules.known_bad->name) + " kernel: P2PDMA there can corrupt memory; never use the fastpath";
+    bad.message =
+        std::string(rules.known_bad->name) + " kernel: P2PDMA there can corrupt memory; never use the fastpath";
     bad.evidence.push_back({"/proc/sys/kernel/osrelease", rules.release});
-    bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA; " + std::string(rules.known_bad->source);
+    bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA; " +
+              std::string(rules.known_bad->source);
   }
   return bad;
 }
@@ -73,9 +76,15 @@ Finding known_bad_finding(const KernelRules& rules) {
 std::optional<Finding> distribution_finding(const Machine& m) {
   const DistroKernel* distro = find_distro_kernel(m.os);
   if (!distro) return std::nullopt;
-  Finding d{"kernel.distribution", Level::kInfo, "", "", {{m.os.file, "ID=" + m.os.id + " VERSION_ID=" + m.os.version_id}}, ""};
-  d.message = std::string("hipFile's distribution table, ") + distro->target + ": the default kernel (" + distro->kernel +
-              ", inspected on " + distro->os + ") has " + (distro->p2pdma ? "CONFIG_PCI_P2PDMA=y" : "no CONFIG_PCI_P2PDMA");
+  Finding d{"kernel.distribution",
+            Level::kInfo,
+            "",
+            "",
+            {{m.os.file, "ID=" + m.os.id + " VERSION_ID=" + m.os.version_id}},
+            ""};
+  d.message = std::string("hipFile's distribution table, ") + distro->target + ": the default kernel (" +
+              distro->kernel + ", inspected on " + distro->os + ") has " +
+              (distro->p2pdma ? "CONFIG_PCI_P2PDMA=y" : "no CONFIG_PCI_P2PDMA");
   return d;
 }
 
@@ -89,14 +98,16 @@ Finding cpu_finding(const Machine& m) {
     cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
                                                  " (" + hex_family(c.family) + "), model name " + c.model_name});
     if (cpu_supports_p2pdma(c) == Tri::kYes) {
-      cpu.message = "AMD Zen or newer (family " + hex_family(c.family) + "): the kernel allows P2P through the root complex";
+      cpu.message =
+          "AMD Zen or newer (family " + hex_family(c.family) + "): the kernel allows P2P through the root complex";
     } else if (cpu_is_pre_zen_amd(c)) {
       cpu.level = Level::kWarn;
       cpu.message = "pre-Zen AMD (family " + hex_family(c.family) +
                     "): the kernel refuses P2P through the root complex; the hardware passes P2P writes but not reads";
       cpu.fix = "keep each GPU and NVMe under one PCIe switch (BUS_ADDR works on any CPU)";
     } else if (c.vendor_id == "HygonGenuine") {
-      cpu.message = "Hygon CPU: not AMD to the kernel's check; P2P through a host bridge needs an allowlisted host bridge";
+      cpu.message =
+          "Hygon CPU: not AMD to the kernel's check; P2P through a host bridge needs an allowlisted host bridge";
     } else {
       cpu.message = c.vendor_id + " CPU: P2P through a host bridge needs an allowlisted host bridge";
     }

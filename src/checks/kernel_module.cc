@@ -27,15 +27,22 @@ Finding compare_with_kernel(std::vector<PairDecision>& pairs, const KernelVerdic
   if (disagree.empty()) {
     std::string of = compared == pairs.size() ? "all " + std::to_string(compared)
                                               : std::to_string(compared) + " of " + std::to_string(pairs.size());
-    return {"kmod.kernel_verdict", Level::kPass, "",
-            whose + " answers agree with p2pcheck for " + of + " pair(s) (distance, supported, map type where observable)",
-            {ev}, ""};
+    return {
+        "kmod.kernel_verdict",
+        Level::kPass,
+        "",
+        whose + " answers agree with p2pcheck for " + of + " pair(s) (distance, supported, map type where observable)",
+        {ev},
+        ""};
   }
-  return {"kmod.kernel_verdict", Level::kFail, "",
+  return {"kmod.kernel_verdict",
+          Level::kFail,
+          "",
           whose + " answers disagree with p2pcheck's rules on " + std::to_string(disagree.size()) +
               " pair(s): " + disagree.front() + (disagree.size() > 1 ? ", ..." : "") +
               " — trust the kernel's answer; this is a bug in p2pcheck or a kernel patch it does not know",
-          {ev}, "report it with `p2pcheck capture` attached; the pair details show both answers"};
+          {ev},
+          "report it with `p2pcheck capture` attached; the pair details show both answers"};
 }
 
 std::string module_text(const ModuleInfo& info) {
@@ -65,7 +72,9 @@ ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& probl
 std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, std::vector<PairDecision>& pairs) {
   if (!answers.asked) {
     if (!live) return {};
-    return {{"kmod.kernel_verdict", Level::kInfo, "",
+    return {{"kmod.kernel_verdict",
+             Level::kInfo,
+             "",
              "the kernel's own answers were not asked (" +
                  (answers.not_asked_why.empty() ? std::string("p2pprobe not loaded") : answers.not_asked_why) +
                  "): the verdicts are p2pcheck's prediction from the kernel's rules",
@@ -75,8 +84,12 @@ std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live
   if (!answers.error.empty()) {
     // A module that stops answering leaves our prediction standing, said plainly.
     for (PairDecision& d : pairs) d.kernel.reset(), d.kernel_agrees = Tri::kUnknown;
-    return {{"kmod.kernel_verdict", Level::kUnknown, "", "the kernel module did not answer: " + answers.error,
-             {{answers.device, "ioctl failed"}}, "reload it: p2pcheck kmod unload; p2pcheck kmod load"}};
+    return {{"kmod.kernel_verdict",
+             Level::kUnknown,
+             "",
+             "the kernel module did not answer: " + answers.error,
+             {{answers.device, "ioctl failed"}},
+             "reload it: p2pcheck kmod unload; p2pcheck kmod load"}};
   }
   return {compare_with_kernel(pairs, answers.verdicts, {answers.device, module_text(answers.info)},
                               "the running kernel's own")};

@@ -27,17 +27,21 @@ std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDec
       LinkCheck link = check_link(topo, fn);
       if (!link.downtrained) continue;
       Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
-      f.message = "link above " + hop.role + " " + fn.bdf.str() + " runs at " + link_text(fn.link) + ", both ends can do " +
-                  (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
+      f.message = "link above " + hop.role + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
+                  ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
                   (link.capable_width ? std::to_string(*link.capable_width) : "?");
-      f.evidence.push_back({fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
-      f.evidence.push_back({fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
-      f.fix = "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
-              "transfer through it";
+      f.evidence.push_back(
+          {fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
+      f.evidence.push_back(
+          {fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
+      f.fix =
+          "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
+          "transfer through it";
       out.push_back(f);
     }
   }
-  if (out.empty() && !pairs.empty()) out.push_back({"link.health", Level::kPass, "", "no downtrained link on any GPU–NVMe path", {}, ""});
+  if (out.empty() && !pairs.empty())
+    out.push_back({"link.health", Level::kPass, "", "no downtrained link on any GPU–NVMe path", {}, ""});
   return out;
 }
 

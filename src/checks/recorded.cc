@@ -26,8 +26,9 @@ std::string text(const json& j, const char* key) {
 
 Bdf bdf_field(const json& j, const char* key, const char* path) {
   auto b = Bdf::parse(text(j, key));
-  if (!b) throw Error(path, std::string("\"") + key + "\": expected a PCI address such as 0000:41:00.0, found " +
-                                (j.contains(key) ? j[key].dump() : "nothing"));
+  if (!b)
+    throw Error(path, std::string("\"") + key + "\": expected a PCI address such as 0000:41:00.0, found " +
+                          (j.contains(key) ? j[key].dump() : "nothing"));
   return *b;
 }
 
@@ -128,8 +129,7 @@ Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<
   int ran = 0, failed = 0, other = 0;
   for (const RecordedVerifyPair& p : recorded.pairs) {
     bool checked = false;
-    for (const auto& d : pairs)
-      checked |= p.gpu && p.nvme && d.path.pair.gpu == *p.gpu && d.path.pair.nvme == *p.nvme;
+    for (const auto& d : pairs) checked |= p.gpu && p.nvme && d.path.pair.gpu == *p.gpu && d.path.pair.nvme == *p.nvme;
     if (!checked || p.status == "skipped") {
       ++other;
       continue;

@@ -1,8 +1,9 @@
 // Storage stacks: from each mounted file system down to the NVMe namespace, judged by hipFile's rules.
+#include "p2pcheck/checks/storage.h"
+
 #include <algorithm>
 #include <set>
 
-#include "p2pcheck/checks/storage.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -55,7 +56,6 @@ constexpr const char* kStackedFix =
     "put the data on a file system directly on the NVMe partition (ext4 or xfs); cost: a new file system, moving "
     "the data, and losing what the layer gave";
 
-
 }  // namespace
 
 std::string mount_line(const Mount& m) { return m.device + " " + m.mountpoint + " " + m.fstype + " " + m.options; }
@@ -95,10 +95,8 @@ std::string layer_text(const StorageLayer& l) {
     case LayerKind::kNvmeNamespace:
     case LayerKind::kNvmePartition:
     case LayerKind::kPartition:
-    case LayerKind::kDisk:
-      return l.device;
-    case LayerKind::kLoop:
-      return "loop " + l.device + (l.detail.empty() ? "" : " (backing file " + l.detail + ")");
+    case LayerKind::kDisk: return l.device;
+    case LayerKind::kLoop: return "loop " + l.device + (l.detail.empty() ? "" : " (backing file " + l.detail + ")");
     default:
       return std::string(to_string(l.kind)) + " " + (l.detail.empty() ? l.device : l.detail + " (" + l.device + ")");
   }
@@ -164,13 +162,13 @@ bool judge_stacked_layers(const StorageStack& s, Verdict& v) {
         break;
       case LayerKind::kDmPartition:
       case LayerKind::kDmOther:
-        v.add(Level::kFail, std::string(to_string(l.kind)) + " (" + l.device + ") between the file system and the NVMe: " +
-                  kStackedWhy,
-              kStackedFix);
+        v.add(
+            Level::kFail,
+            std::string(to_string(l.kind)) + " (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
+            kStackedFix);
         stacked = true;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return stacked;
@@ -178,7 +176,8 @@ bool judge_stacked_layers(const StorageStack& s, Verdict& v) {
 
 // LVM: FAIL when the volume spans a non-NVMe disk, WARN (release-dependent) when nothing else is stacked.
 void judge_lvm(const StorageStack& s, bool stacked, Verdict& v) {
-  bool lvm = std::any_of(s.layers.begin(), s.layers.end(), [](const StorageLayer& l) { return l.kind == LayerKind::kLvm; });
+  bool lvm =
+      std::any_of(s.layers.begin(), s.layers.end(), [](const StorageLayer& l) { return l.kind == LayerKind::kLvm; });
   if (!lvm) return;
   if (!s.non_nvme_members.empty()) {
     v.add(Level::kFail,
@@ -218,7 +217,8 @@ void judge_file_system(const StorageStack& s, const std::string& fstype, const F
   if (s.mounts.empty() && !s.swap) {
     v.add(Level::kInfo, "no file system mounted on " + s.layers.front().device + " (held by the stack above)");
   } else if (!rule) {
-    v.add(Level::kFail, fstype + " is not ext4 or xfs: hipFile's fastpath refuses it and falls back to POSIX I/O", kFsFix);
+    v.add(Level::kFail, fstype + " is not ext4 or xfs: hipFile's fastpath refuses it and falls back to POSIX I/O",
+          kFsFix);
   } else if (rule->level == Level::kFail) {
     v.add(Level::kFail, std::string(rule->why) + ": hipFile's fastpath refuses it and falls back to POSIX I/O", kFsFix);
   } else if (fstype == "ext4") {
@@ -231,12 +231,15 @@ void judge_file_system(const StorageStack& s, const std::string& fstype, const F
 // The NVMe at the bottom: a multipath head FAILs, a namespace without a local PCIe function WARNs.
 void judge_nvme(const StorageStack& s, const StorageLayout& layout, Verdict& v) {
   if (layout.multipath.heads.count(s.nvme_namespace)) {
-    v.add(Level::kFail, s.nvme_namespace + " is a native NVMe multipath head node, which hipFile does not support "
-                                            "(see storage.nvme_multipath)",
+    v.add(Level::kFail,
+          s.nvme_namespace +
+              " is a native NVMe multipath head node, which hipFile does not support "
+              "(see storage.nvme_multipath)",
           kMultipathFix);
   } else if (!s.controller_bdf) {
-    v.add(Level::kWarn, s.nvme_namespace + " has no local PCIe NVMe function (NVMe over fabrics?): the PCIe P2P verdict "
-                                            "does not cover it; hipFile's NVMe-oF support needs RDMA and is experimental");
+    v.add(Level::kWarn, s.nvme_namespace +
+                            " has no local PCIe NVMe function (NVMe over fabrics?): the PCIe P2P verdict "
+                            "does not cover it; hipFile's NVMe-oF support needs RDMA and is experimental");
   }
 }
 
@@ -250,7 +253,8 @@ Finding stack_finding(const StorageStack& s, const StorageLayout& layout) {
   const FsRule* rule = fs_rule(fstype);
   if (rule && rule->level == Level::kInfo) {
     // Not a data target at all: say so once, whatever it is stacked on.
-    v.add(Level::kInfo, rule->why, "nothing to do unless hipFile data is meant to live here; then: " + std::string(kFsFix));
+    v.add(Level::kInfo, rule->why,
+          "nothing to do unless hipFile data is meant to live here; then: " + std::string(kFsFix));
   } else {
     judge_lvm(s, judge_stacked_layers(s, v), v);
     judge_file_system(s, fstype, rule, v, f);
@@ -271,23 +275,27 @@ Finding raw_finding(const StorageStack& s, const StorageLayout& layout) {
   std::string parts = s.layers.front().detail.empty() ? "" : " (" + s.layers.front().detail + ")";
   if (!layout.mounts_known) {
     f.level = Level::kUnknown;
-    f.message = s.nvme + parts + ": the mount table could not be read, so whether a file system on it is in use is unknown";
+    f.message =
+        s.nvme + parts + ": the mount table could not be read, so whether a file system on it is in use is unknown";
     f.evidence.push_back({"/proc/mounts", "not available"});
     f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
     return f;
   }
   if (layout.zfs_mounted) {
     f.level = Level::kWarn;
-    f.message = s.nvme + parts + ": nothing mounted on it and no holder, but zfs is mounted and zfs pool members show no "
-                                 "holder in sysfs: it may belong to a pool (zfs is not supported by hipFile)";
+    f.message = s.nvme + parts +
+                ": nothing mounted on it and no holder, but zfs is mounted and zfs pool members show no "
+                "holder in sysfs: it may belong to a pool (zfs is not supported by hipFile)";
     f.evidence.push_back({"/proc/mounts", "zfs mounts present"});
-    f.fix = "check `zpool status`; if it is a pool member, put hipFile data on ext4 or xfs directly on an NVMe partition";
+    f.fix =
+        "check `zpool status`; if it is a pool member, put hipFile data on ext4 or xfs directly on an NVMe partition";
     return f;
   }
   if (layout.multipath.heads.count(s.nvme)) {
     f.level = Level::kFail;
-    f.message = s.nvme + parts + ": nothing mounted on it, but it is a native NVMe multipath head node, which hipFile "
-                                 "does not support even as a raw block device";
+    f.message = s.nvme + parts +
+                ": nothing mounted on it, but it is a native NVMe multipath head node, which hipFile "
+                "does not support even as a raw block device";
     f.evidence.push_back(layout.multipath.param_evidence);
     f.fix = kMultipathFix;
     return f;
@@ -310,12 +318,15 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
     auto sub = mp.head_subsystem.find(head);
     std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
     std::string ctrls;
-    if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end()) ctrls = join(c->second, ", ");
+    if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
+      ctrls = join(c->second, ", ");
     f.message = head + " is a native NVMe multipath head node" + (subsys.empty() ? "" : " of " + subsys) +
-                (paths.empty() ? "" : " over " + join(paths, ", ")) + (ctrls.empty() ? "" : " (controllers " + ctrls + ")") +
+                (paths.empty() ? "" : " over " + join(paths, ", ")) +
+                (ctrls.empty() ? "" : " (controllers " + ctrls + ")") +
                 ": hipFile's fastpath does not support NVMe multipath devices (the head has no PCI parent)";
     f.evidence.push_back(mp.param_evidence);
-    if (!subsys.empty()) f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
+    if (!subsys.empty())
+      f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
     for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
     f.fix = fix;
     out.push_back(std::move(f));
@@ -335,8 +346,9 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
       break;
     case NvmeMultipath::Param::kEnabled:
       f.level = Level::kInfo;
-      f.message = "nvme_core multipath=Y, but no namespace sits behind a multipath head (single-controller subsystems get "
-                  "none): nothing to do now; a dual-ported drive would get one";
+      f.message =
+          "nvme_core multipath=Y, but no namespace sits behind a multipath head (single-controller subsystems get "
+          "none): nothing to do now; a dual-ported drive would get one";
       f.fix = "only if a dual-ported drive is added: " + fix;
       break;
     case NvmeMultipath::Param::kUnknown:

@@ -26,7 +26,8 @@ std::string unescape_mount_path(const std::string& text) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\\' && i + 3 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isdigit(static_cast<unsigned char>(text[i + 2])) && std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
+        std::isdigit(static_cast<unsigned char>(text[i + 2])) &&
+        std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
       out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
       i += 3;
     } else {
@@ -161,7 +162,8 @@ StorageLayer make_layer(const BlockDev& d) {
   } else if (d.dm) {
     l.kind = dm_kind(d.dm_uuid);
     l.detail = d.dm_name;
-    if (l.kind == LayerKind::kDmOther && !d.dm_uuid.empty()) l.detail += " (uuid " + d.dm_uuid.substr(0, d.dm_uuid.find('-')) + "-...)";
+    if (l.kind == LayerKind::kDmOther && !d.dm_uuid.empty())
+      l.detail += " (uuid " + d.dm_uuid.substr(0, d.dm_uuid.find('-')) + "-...)";
     l.evidence.push_back({d.dir + "/dm/uuid", d.dm_uuid.empty() ? "(empty)" : d.dm_uuid});
     if (!d.slaves.empty()) l.evidence.push_back({d.dir + "/slaves", join(d.slaves, " ")});
   } else if (d.md) {
@@ -186,7 +188,8 @@ StorageLayer make_layer(const BlockDev& d) {
 
 class MountMap {
  public:
-  MountMap(Source& src, const Machine& machine, const BlockGraph& graph) : src_(src), machine_(machine), graph_(graph) {}
+  MountMap(Source& src, const Machine& machine, const BlockGraph& graph)
+      : src_(src), machine_(machine), graph_(graph) {}
 
   // The block device a mount sits on, or "" when it is not a (known) block device.
   std::string device_of(const Mount& m) {
@@ -251,11 +254,44 @@ class MountMap {
 
 // File systems that never sit on a block device; their mounts are not worth a mountinfo lookup.
 bool is_pseudo_fs(const std::string& fstype) {
-  static const std::set<std::string> pseudo = {
-      "proc", "sysfs", "devtmpfs", "devpts", "tmpfs", "securityfs", "cgroup", "cgroup2", "pstore", "bpf",
-      "debugfs", "tracefs", "configfs", "fusectl", "mqueue", "hugetlbfs", "autofs", "binfmt_misc", "efivarfs",
-      "rpc_pipefs", "nsfs", "overlay", "ramfs", "rootfs", "selinuxfs", "nfsd", "zfs", "nfs", "nfs4", "cifs",
-      "smb3", "9p", "virtiofs", "fuse", "fuse.lxcfs", "fuse.portal", "fuse.gvfsd-fuse", "squashfuse"};
+  static const std::set<std::string> pseudo = {"proc",
+                                               "sysfs",
+                                               "devtmpfs",
+                                               "devpts",
+                                               "tmpfs",
+                                               "securityfs",
+                                               "cgroup",
+                                               "cgroup2",
+                                               "pstore",
+                                               "bpf",
+                                               "debugfs",
+                                               "tracefs",
+                                               "configfs",
+                                               "fusectl",
+                                               "mqueue",
+                                               "hugetlbfs",
+                                               "autofs",
+                                               "binfmt_misc",
+                                               "efivarfs",
+                                               "rpc_pipefs",
+                                               "nsfs",
+                                               "overlay",
+                                               "ramfs",
+                                               "rootfs",
+                                               "selinuxfs",
+                                               "nfsd",
+                                               "zfs",
+                                               "nfs",
+                                               "nfs4",
+                                               "cifs",
+                                               "smb3",
+                                               "9p",
+                                               "virtiofs",
+                                               "fuse",
+                                               "fuse.lxcfs",
+                                               "fuse.portal",
+                                               "fuse.gvfsd-fuse",
+                                               "squashfuse"};
   return pseudo.count(fstype) > 0;
 }
 
@@ -439,7 +475,7 @@ void add_swap_tops(Source& source, MountMap& mounts, Tops& tops) {
 void add_held_tops(const BlockGraph& graph, Tops& tops) {
   std::set<std::string> seen_tops(tops.order.begin(), tops.order.end());
   std::function<void(const std::string&, std::set<std::string>&)> climb = [&](const std::string& name,
-                                                                            std::set<std::string>& guard) {
+                                                                              std::set<std::string>& guard) {
     const BlockDev* d = graph.find(name);
     if (!d || !guard.insert(name).second) return;
     if (d->holders.empty()) {

@@ -46,7 +46,8 @@ Command add_capture_command(CLI::App& app, const GlobalOptions& o) {
   sub->add_option("-o,--output", c.output, "the archive to write: .tar.zst (default), .tar.gz, .tar.xz or .tar")
       ->default_val("p2pcheck-capture.tar.zst");
   sub->add_flag("--force", c.force, "replace FILE if it exists");
-  sub->add_flag("--redact", c.redact, "replace serial numbers, host names, UUIDs and MAC addresses by stable placeholders");
+  sub->add_flag("--redact", c.redact,
+                "replace serial numbers, host names, UUIDs and MAC addresses by stable placeholders");
   sub->fallthrough();
   return {sub, [&o] { return run_capture(o, c); }};
 }

@@ -6,10 +6,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "p2pcheck/source/json_text.h"
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/live/kmod_control.h"
 #include "p2pcheck/model/machine.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
 
 namespace p2pcheck::cli {
 namespace {
@@ -28,12 +28,18 @@ KmodStatus current_status() {
 
 int print_status(const KmodStatus& s, bool json) {
   if (json) {
-    nlohmann::ordered_json j = {{"schema", "p2pcheck.kmod_status"}, {"schema_version", 1},
-                                {"loaded", s.loaded}, {"state", s.state}, {"device_present", s.device_present},
-                                {"modules_found", s.modules_found}, {"kernel_p2pdma", s.p2pdma_in_kernel}};
+    nlohmann::ordered_json j = {{"schema", "p2pcheck.kmod_status"},
+                                {"schema_version", 1},
+                                {"loaded", s.loaded},
+                                {"state", s.state},
+                                {"device_present", s.device_present},
+                                {"modules_found", s.modules_found},
+                                {"kernel_p2pdma", s.p2pdma_in_kernel}};
     if (s.info)
-      j["module"] = {{"api_version", s.info->api_version}, {"version", s.info->module_version},
-                     {"kernel_release", s.info->kernel_release}, {"p2pdma", s.info->p2pdma}};
+      j["module"] = {{"api_version", s.info->api_version},
+                     {"version", s.info->module_version},
+                     {"kernel_release", s.info->kernel_release},
+                     {"p2pdma", s.info->p2pdma}};
     else
       j["module"] = nullptr;
     j["error"] = s.info_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.info_error);
@@ -43,11 +49,10 @@ int print_status(const KmodStatus& s, bool json) {
     std::cout << "/dev/p2pprobe: " << (s.device_present ? "present" : "absent") << "\n";
     if (s.info)
       std::cout << "module " << s.info->module_version << ", API " << s.info->api_version << ", kernel "
-                << s.info->kernel_release << (s.info->p2pdma ? ", P2PDMA compiled in" : ", kernel WITHOUT CONFIG_PCI_P2PDMA")
-                << "\n";
+                << s.info->kernel_release
+                << (s.info->p2pdma ? ", P2PDMA compiled in" : ", kernel WITHOUT CONFIG_PCI_P2PDMA") << "\n";
     if (!s.info_error.empty()) std::cout << "cannot ask it: " << s.info_error << "\n";
-    if (s.modules_found.empty())
-      std::cout << "no built p2pprobe.ko found (make -C kmod, or DKMS: kmod/dkms.conf)\n";
+    if (s.modules_found.empty()) std::cout << "no built p2pprobe.ko found (make -C kmod, or DKMS: kmod/dkms.conf)\n";
     for (const auto& m : s.modules_found) std::cout << "module file: " << m << "\n";
   }
   return s.loaded && s.info ? 0 : 1;

@@ -7,14 +7,15 @@
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
-#include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/live/kmod_control.h"
+#include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/source/error.h"
 
 namespace p2pcheck::cli {
 
 void add_global_options(CLI::App& app, GlobalOptions& o) {
-  app.add_option("--root", o.root, "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
+  app.add_option("--root", o.root,
+                 "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
   app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
   app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
@@ -22,10 +23,11 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_flag("--ascii", o.ascii, "plain ASCII tree lines");
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->delimiter(',');
-  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
-      ->delimiter(',');
+  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
   app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
-  app.add_option("--cpu", o.cpu, "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
+  app.add_option(
+      "--cpu", o.cpu,
+      "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
 }
 
 std::unique_ptr<Source> open_source(const GlobalOptions& o) {
@@ -45,13 +47,16 @@ std::optional<CaptureInfo> replay_info(Source& source) {
 std::string replay_text(const std::optional<CaptureInfo>& info) {
   if (!info) return "";
   const auto& m = info->manifest;
-  auto str = [&](const char* key) { return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string(); };
+  auto str = [&](const char* key) {
+    return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
+  };
   std::string out;
   if (info->format == "capture") {
-    std::string root = m.contains("as_root") && m["as_root"].is_boolean() ? (m["as_root"].get<bool>() ? "yes" : "no") : "unknown";
+    std::string root =
+        m.contains("as_root") && m["as_root"].is_boolean() ? (m["as_root"].get<bool>() ? "yes" : "no") : "unknown";
     out = "replaying a capture by p2pcheck " + str("tool_version") +
-          (str("captured_at").empty() ? "" : " taken " + str("captured_at")) + (str("source").empty() ? "" : " from " + str("source")) +
-          "; as root: " + root + "\n";
+          (str("captured_at").empty() ? "" : " taken " + str("captured_at")) +
+          (str("source").empty() ? "" : " from " + str("source")) + "; as root: " + root + "\n";
   } else {
     out = "imported from " + info->format + " input: " + str("source") + "\n";
   }
@@ -84,7 +89,8 @@ std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {
     options.kernel_module = kernel_module.get();
   }
   if (!o.assume_kernel.empty()) {
-    if (!parse_kernel_version(o.assume_kernel)) throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
+    if (!parse_kernel_version(o.assume_kernel))
+      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
     options.assume_kernel = o.assume_kernel;
   }
   return run_check(source, options);

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/source.h"
 #include "p2pcheck/verify/verify.h"
 #include "p2pcheck/verify/verify_report.h"
@@ -14,21 +14,31 @@
 namespace p2pcheck::cli {
 
 VerifyCommand::VerifyCommand(CLI::App& parent) : parent_(parent) {
-  sub_ = parent.add_subcommand("verify", "move real data by P2P DMA between each GPU (or provider) and NVMe, both ways");
-  sub_->add_option("--target", targets_, "a directory on a file system of each NVMe to test (repeatable); a new scratch file is created, used and removed there");
-  sub_->add_option("--raw", raw_, "write the NVMe namespace or partition itself (needs --offset and --allow-destructive; refused if mounted or held)");
+  sub_ =
+      parent.add_subcommand("verify", "move real data by P2P DMA between each GPU (or provider) and NVMe, both ways");
+  sub_->add_option("--target", targets_,
+                   "a directory on a file system of each NVMe to test (repeatable); a new scratch file is created, "
+                   "used and removed there");
+  sub_->add_option("--raw", raw_,
+                   "write the NVMe namespace or partition itself (needs --offset and --allow-destructive; refused if "
+                   "mounted or held)");
   sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (8M, 1G or bytes; a multiple of 4096)");
-  sub_->add_flag("--allow-destructive", allow_destructive_, "raw mode: confirm that [offset, offset+size) of the device is overwritten");
-  sub_->add_option("--size", size_, "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
+  sub_->add_flag("--allow-destructive", allow_destructive_,
+                 "raw mode: confirm that [offset, offset+size) of the device is overwritten");
+  sub_->add_option("--size", size_,
+                   "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
   sub_->add_option("--engine", engine_, "auto, hipfile (AMD GPU), kmod (/dev/p2pprobe) or p2pmem (kernel 6.2+)")
       ->check(CLI::IsMember({"auto", "hipfile", "kmod", "p2pmem"}));
-  sub_->add_option("--direction", direction_, "both (default), to-device (storage -> GPU: the NVMe writes device memory) or to-storage (GPU -> storage: the NVMe reads it)")
+  sub_->add_option("--direction", direction_,
+                   "both (default), to-device (storage -> GPU: the NVMe writes device memory) or to-storage (GPU -> "
+                   "storage: the NVMe reads it)")
       ->check(CLI::IsMember({"both", "to-device", "to-storage"}));
   sub_->add_option("--timeout", timeout_, "seconds to wait for one direction before calling it dropped (default 60)");
   sub_->add_flag("--force", force_, "run even on kernels known to corrupt memory with P2PDMA (RHEL 9.8, 10.2)");
   sub_->add_flag("--try-anyway", try_anyway_, "run pairs the kernel is expected to refuse, to show its refusal");
   sub_->add_option("--seed", seed_, "pattern seed (default: random)");
-  sub_->add_option("--results", results_, std::string("where to leave the JSON results for capture (default ") + kVerifyResultsPath + ")");
+  sub_->add_option("--results", results_,
+                   std::string("where to leave the JSON results for capture (default ") + kVerifyResultsPath + ")");
   sub_->add_flag("--no-results", no_results_, "do not write the results file");
   sub_->fallthrough();
 }

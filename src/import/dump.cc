@@ -1,19 +1,20 @@
 // --dump FILE: recognise what the customer sent by its content and open the matching source.
+#include "p2pcheck/import/dump.h"
+
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <sys/stat.h>
 
-#include "p2pcheck/source/archive.h"
 #include "p2pcheck/capture/format.h"
-#include "p2pcheck/source/error.h"
-#include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/source/archive.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -31,7 +32,8 @@ std::string read_host_file(const std::string& file) {
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     bytes.append(buf, static_cast<size_t>(in.gcount()));
     if (bytes.size() > kMaxFileBytes)
-      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB; no dump format p2pcheck reads is that large");
+      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) +
+                            " MiB; no dump format p2pcheck reads is that large");
   }
   return bytes;
 }
@@ -90,17 +92,20 @@ std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& descri
 
 std::unique_ptr<Source> open_text(const std::string& text, const std::string& file, const ImportOptions& options) {
   switch (sniff_text(text)) {
-    case TextFormat::kLspciDump: return import_source(import_lspci(text, nullptr, "", file, options), "lspci dump " + file);
+    case TextFormat::kLspciDump:
+      return import_source(import_lspci(text, nullptr, "", file, options), "lspci dump " + file);
     case TextFormat::kUdevDb: return import_source(import_udev(text, file, options), "udev database " + file);
     case TextFormat::kHwlocXml: return import_source(import_hwloc(text, file, options), "hwloc XML " + file);
     case TextFormat::kLspciNoHex:
-      throw Error(file, "lspci output without a config-space hex dump: ask for `lspci -xxxx` (run as root), "
-                        "optionally with `lspci -tv` beside it in a directory");
+      throw Error(file,
+                  "lspci output without a config-space hex dump: ask for `lspci -xxxx` (run as root), "
+                  "optionally with `lspci -tv` beside it in a directory");
     case TextFormat::kLspciTree:
       throw Error(file, "lspci -t output alone has no config space: put it in a directory beside `lspci -xxxx` output");
     case TextFormat::kCpuinfo:
-      throw Error(file, "/proc/cpuinfo alone describes no PCI devices: put it in a directory beside lspci -xxxx output, "
-                        "or pass it with --cpu");
+      throw Error(file,
+                  "/proc/cpuinfo alone describes no PCI devices: put it in a directory beside lspci -xxxx output, "
+                  "or pass it with --cpu");
     case TextFormat::kUnknown: break;
   }
   throw Error(file, std::string("not a recognised dump: ") + kExpected);
@@ -117,19 +122,26 @@ std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions&
     TextFormat f = sniff_text(node->data);
     if (f == TextFormat::kUnknown) continue;
     if (found.count(f))
-      throw Error(dir, "two " + std::string(to_string(f)) + " files (" + found[f].first + ", " + name + "); expected one");
+      throw Error(dir,
+                  "two " + std::string(to_string(f)) + " files (" + found[f].first + ", " + name + "); expected one");
     found[f] = {name, node->data};
   }
   std::string cpuinfo = found.count(TextFormat::kCpuinfo) ? found[TextFormat::kCpuinfo].second : "";
-  int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kUdevDb) + found.count(TextFormat::kHwlocXml));
+  int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kUdevDb) +
+                                   found.count(TextFormat::kHwlocXml));
   if (primaries != 1)
-    throw Error(dir, primaries == 0 ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is ") + kExpected
-                                    : "holds more than one device description (lspci dump, udev database, hwloc XML); give one");
+    throw Error(dir,
+                primaries == 0
+                    ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is ") +
+                          kExpected
+                    : "holds more than one device description (lspci dump, udev database, hwloc XML); give one");
   if (auto it = found.find(TextFormat::kLspciDump); it != found.end()) {
     const std::string* tree = found.count(TextFormat::kLspciTree) ? &found[TextFormat::kLspciTree].second : nullptr;
-    return import_source(import_lspci(it->second.second, tree, cpuinfo, dir + "/" + it->second.first, options), "lspci dump " + dir);
+    return import_source(import_lspci(it->second.second, tree, cpuinfo, dir + "/" + it->second.first, options),
+                         "lspci dump " + dir);
   }
-  if (!cpuinfo.empty()) throw Error(dir, "a cpuinfo file goes with lspci dumps; udev databases and hwloc XML carry the CPU");
+  if (!cpuinfo.empty())
+    throw Error(dir, "a cpuinfo file goes with lspci dumps; udev databases and hwloc XML carry the CPU");
   if (auto it = found.find(TextFormat::kUdevDb); it != found.end())
     return import_source(import_udev(it->second.second, dir + "/" + it->second.first, options), "udev database " + dir);
   auto& [name, text] = found[TextFormat::kHwlocXml];
@@ -174,7 +186,8 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
         if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") entries.push_back(e->d_name);
       closedir(d);
       std::string inner = entries.size() == 1 ? file + "/" + entries[0] : "";
-      if (!inner.empty() && (stat((inner + "/sys").c_str(), &st) == 0 || stat((inner + "/sos_commands").c_str(), &st) == 0))
+      if (!inner.empty() &&
+          (stat((inner + "/sys").c_str(), &st) == 0 || stat((inner + "/sos_commands").c_str(), &st) == 0))
         return open_dump_source(inner, options);
     }
     return open_bundle(file, options);
@@ -185,7 +198,11 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<size_t>(in.gcount()));
   }
-  bool compressed = starts_with(head, "\x1f\x8b", 2) || starts_with(head, "\xfd" "7zXZ\0", 6) ||
+  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
+                    starts_with(head,
+                                "\xfd"
+                                "7zXZ\0",
+                                6) ||
                     starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
   bool tar = starts_with(head, "ustar", 5, 257);
   if (!compressed && !tar) return open_text(read_host_file(file), file, options);
@@ -205,14 +222,20 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     }
     return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
   }
-  throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder; "
-                    "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
+  throw Error(file,
+              "no sys/ directory at the top of the archive or inside its single top folder; "
+              "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
 }
 
 std::string cpuinfo_for_option(const std::string& cpu) {
   // Families chosen at the boundary each rule looks at (facts §1): Zen starts at 0x17, Hygon is
   // its own vendor (0x18), pre-Zen Bulldozer-class parts are 0x15.
-  struct Known { const char* key; const char* vendor; int family; const char* what; };
+  struct Known {
+    const char* key;
+    const char* vendor;
+    int family;
+    const char* what;
+  };
   static const Known known[] = {{"amd-zen", "AuthenticAMD", 0x17, "AMD Zen or newer"},
                                 {"amd-pre-zen", "AuthenticAMD", 0x15, "AMD before Zen"},
                                 {"intel", "GenuineIntel", 6, "Intel"},

@@ -25,7 +25,8 @@ TextFormat sniff_text(std::string_view text) {
   std::string_view head = text.substr(0, 65536);
   if (head.find('\0') != std::string_view::npos) return TextFormat::kUnknown;
   std::string start(trim(head.substr(0, 4096)));
-  if ((start.rfind("<?xml", 0) == 0 || start.rfind("<topology", 0) == 0) && start.find("<topology") != std::string::npos)
+  if ((start.rfind("<?xml", 0) == 0 || start.rfind("<topology", 0) == 0) &&
+      start.find("<topology") != std::string::npos)
     return TextFormat::kHwlocXml;
   static const std::regex udev_first("P: /[^\n]*\n(?:[A-Z]: [^\n]*\n)*E: [A-Z_]+=");
   if (start.rfind("P: /", 0) == 0 && std::regex_search(start, udev_first)) return TextFormat::kUdevDb;

@@ -1,15 +1,14 @@
 // hwloc XML (`lstopo --of xml`, hwloc 1.x and 2.x): the PCI tree as nested objects, IDs and
 // classes in pci_type, the CPU and kernel release in info attributes. Parsed with libxml2 without
 // network access, DTD loading or entity substitution.
+#include <cstdio>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-
-#include <cstdio>
 #include <regex>
 
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -38,13 +37,16 @@ struct Walk {
     std::string busid = attr(node, "pci_busid");
     if (!busid.empty()) {
       // pci_type="0108 [144d:a826] [144d:a812] 00": class (base+sub), IDs, subsystem IDs, revision.
-      static const std::regex type_re("([0-9a-fA-F]{4}) \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] ([0-9a-fA-F]{2})");
+      static const std::regex type_re(
+          "([0-9a-fA-F]{4}) \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] "
+          "([0-9a-fA-F]{2})");
       std::smatch m;
       std::string type = attr(node, "pci_type");
       auto bdf = Bdf::parse(busid);
       if (!bdf || !std::regex_match(type, m, type_re))
         throw Error(name + ": line " + std::to_string(xmlGetLineNo(node)),
-                    "PCI object with pci_busid='" + busid + "' pci_type='" + type + "'; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'");
+                    "PCI object with pci_busid='" + busid + "' pci_type='" + type +
+                        "'; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'");
       SynthFunction fn;
       fn.bdf = *bdf;
       fn.parent = parent;
@@ -66,8 +68,10 @@ struct Walk {
       parent = *bdf;
     }
     for (xmlNode* child = node->children; child; child = child->next) {
-      if (is(child, "object")) object(child, parent);
-      else if (is(child, "info")) info.emplace(attr(child, "name"), attr(child, "value"));
+      if (is(child, "object"))
+        object(child, parent);
+      else if (is(child, "info"))
+        info.emplace(attr(child, "name"), attr(child, "value"));
     }
   }
 };
@@ -92,14 +96,17 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
                 "not well-formed XML" + (e && e->message ? ": " + std::string(trim(e->message)) : std::string()));
   }
   xmlNode* root = xmlDocGetRootElement(doc.doc);
-  if (!root || !is(root, "topology")) throw Error(name, "XML without a <topology> root; expected lstopo --of xml output");
+  if (!root || !is(root, "topology"))
+    throw Error(name, "XML without a <topology> root; expected lstopo --of xml output");
 
   SysfsBuilder builder("hwloc", name);
   Walk walk{name, builder, {}, 0, false};
   for (xmlNode* child = root->children; child; child = child->next)
     if (is(child, "object")) walk.object(child, std::nullopt);
   if (walk.functions == 0)
-    throw Error(name, "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at least without --no-io)");
+    throw Error(
+        name,
+        "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at least without --no-io)");
 
   auto info = [&](const char* key) {
     auto it = walk.info.find(key);
@@ -107,10 +114,12 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   };
   std::string vendor = info("CPUVendor"), family = info("CPUFamilyNumber");
   if (!vendor.empty() && !family.empty()) {
-    if (!options.cpu.empty()) throw UsageError("--cpu: " + name + " says which CPU the machine has (CPUVendor " + vendor + ")");
-    builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
-                                          "\nmodel\t\t: " + (info("CPUModelNumber").empty() ? "0" : info("CPUModelNumber")) +
-                                          "\nmodel name\t: " + info("CPUModel") + "\n\n");
+    if (!options.cpu.empty())
+      throw UsageError("--cpu: " + name + " says which CPU the machine has (CPUVendor " + vendor + ")");
+    builder.set_file("/proc/cpuinfo",
+                     "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
+                         "\nmodel\t\t: " + (info("CPUModelNumber").empty() ? "0" : info("CPUModelNumber")) +
+                         "\nmodel name\t: " + info("CPUModel") + "\n\n");
   } else if (!options.cpu.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
     builder.note("CPU assumed from --cpu " + options.cpu);
@@ -131,14 +140,17 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
     if (!info(key).empty()) builder.set_file(std::string("/sys/class/dmi/id/") + file, info(key) + "\n");
   for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
     builder.unknown(path, "not in hwloc XML");
-  builder.note("hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
-               "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");
+  builder.note(
+      "hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
+      "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");
   builder.note("kernel configuration (CONFIG_PCI_P2PDMA) and command line unknown (not in hwloc XML)");
-  builder.note("without --whole-io lstopo leaves out PCI functions it finds unimportant, such as 00.0 of a root bus: "
-               "the kernel's host bridge device may then be unknown");
+  builder.note(
+      "without --whole-io lstopo leaves out PCI functions it finds unimportant, such as 00.0 of a root bus: "
+      "the kernel's host bridge device may then be unknown");
   if (walk.nvme_class_guessed)
-    builder.note("hwloc keeps no programming interface: class 0108 functions are taken as NVMe; NVMe controller "
-                 "names are unknown, so select them by PCI address");
+    builder.note(
+        "hwloc keeps no programming interface: class 0108 functions are taken as NVMe; NVMe controller "
+        "names are unknown, so select them by PCI address");
   return builder.finish();
 }
 

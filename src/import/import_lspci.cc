@@ -12,10 +12,10 @@ extern "C" {
 #include <map>
 #include <regex>
 
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/import/import.h"
-#include "p2pcheck/model/pci.h"
 #include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/model/pci.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -65,7 +65,8 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
   };
   std::map<Bdf, std::optional<Bdf>> parents;
   std::map<size_t, Bus> bus_at_column;
-  static const std::regex token("\\[(?:([0-9a-fA-F]{4,5}):)?([0-9a-fA-F]{2})(?:-([0-9a-fA-F]{2}))?\\]|([0-9a-fA-F]{2})\\.([0-7])");
+  static const std::regex token(
+      "\\[(?:([0-9a-fA-F]{4,5}):)?([0-9a-fA-F]{2})(?:-([0-9a-fA-F]{2}))?\\]|([0-9a-fA-F]{2})\\.([0-7])");
   int line_no = 0;
   for (const std::string& line : split_lines(text)) {
     ++line_no;
@@ -74,7 +75,8 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
     // Names after a device ("00.0  Intel Corporation ...") can contain anything: cut them off.
     static const std::regex named("[0-9a-fA-F]{2}\\.[0-7]  ");
     std::smatch cut;
-    std::string drawing = std::regex_search(line, cut, named) ? line.substr(0, static_cast<size_t>(cut.position(0)) + 4) : line;
+    std::string drawing =
+        std::regex_search(line, cut, named) ? line.substr(0, static_cast<size_t>(cut.position(0)) + 4) : line;
     for (auto it = std::sregex_iterator(drawing.begin(), drawing.end(), token); it != std::sregex_iterator(); ++it) {
       const std::smatch& m = *it;
       size_t at = static_cast<size_t>(m.position(0));
@@ -146,7 +148,8 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name) {
       if (std::stoul(m[1].str(), nullptr, 16) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
       out.text += line + "\n";
     } else if (current && std::regex_match(line, hexish_re)) {
-      throw Error(where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
+      throw Error(
+          where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
     } else if (current && std::regex_match(line, m, driver_re)) {
       out.drivers[*current] = m[1].str();
     } else if (line.empty()) {
@@ -183,7 +186,8 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
       }
     }
     if (config.empty())
-      throw Error(name + ": " + bdf.str(), "config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?)");
+      throw Error(name + ": " + bdf.str(),
+                  "config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?)");
     configs[bdf] = config;
   }
   if (configs.empty()) throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output");
@@ -194,10 +198,15 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
 int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
                   const std::map<Bdf, std::string>& drivers, const std::string* tree_text, const std::string& name) {
   auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
-  auto word = [&](const std::string& c, size_t at) { return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8); };
+  auto word = [&](const std::string& c, size_t at) {
+    return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8);
+  };
   // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
   // range holds its bus most narrowly (exactly its secondary bus, except for VFs placed beyond it).
-  struct Range { Bdf bridge; std::uint8_t sec, sub; };
+  struct Range {
+    Bdf bridge;
+    std::uint8_t sec, sub;
+  };
   std::vector<Range> ranges;
   for (const auto& [bdf, c] : configs) {
     std::uint8_t type = byte(c, 0x0e) & 0x7f;
@@ -238,7 +247,8 @@ int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& confi
 void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
                        const std::string* tree_text, int disagreements, const std::string& cpuinfo,
                        const std::string& name, const ImportOptions& options) {
-  if (!cpuinfo.empty() && !options.cpu.empty()) throw UsageError("--cpu: " + name + " came with a cpuinfo file; give one of them");
+  if (!cpuinfo.empty() && !options.cpu.empty())
+    throw UsageError("--cpu: " + name + " came with a cpuinfo file; give one of them");
   if (!cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);
   } else if (!options.cpu.empty()) {
@@ -246,20 +256,26 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
     builder.note("CPU assumed from --cpu " + options.cpu);
   } else {
     builder.unknown("/proc/cpuinfo", "lspci output does not say which CPU the machine has");
-    builder.note("CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
-                 "/proc/cpuinfo beside the dump in a directory");
+    builder.note(
+        "CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
+        "/proc/cpuinfo beside the dump in a directory");
   }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
-                           "/sys/class/iommu"})
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
+                           "/proc/mounts", "/sys/class/iommu"})
     builder.unknown(path, "not in lspci output");
-  builder.note("kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
-               "to evaluate a release's rules");
-  builder.note(tree_text ? "hierarchy from lspci -t" + std::string(disagreements ? " (it disagrees with the bridge bus numbers for " +
-                                                                                       std::to_string(disagreements) + " functions)" : "")
-                         : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
-                           "(lspci output does not say which root buses share a host bridge)");
-  builder.note("not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
-               std::string(!have_drivers ? ", drivers (lspci -k shows them)" : ""));
+  builder.note(
+      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
+      "to evaluate a release's rules");
+  builder.note(tree_text
+                   ? "hierarchy from lspci -t" + std::string(disagreements
+                                                                 ? " (it disagrees with the bridge bus numbers for " +
+                                                                       std::to_string(disagreements) + " functions)"
+                                                                 : "")
+                   : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
+                     "(lspci output does not say which root buses share a host bridge)");
+  builder.note(
+      "not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
+      std::string(!have_drivers ? ", drivers (lspci -k shows them)" : ""));
   // In an -xxxx dump conventional PCI functions have 256 bytes: that is all they have. Only a dump
   // without any 4096-byte function, or with 64-byte ones, lacks what the kernel would show root.
   size_t largest = 0, header_only = 0;
@@ -269,7 +285,8 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
   }
   if (largest < 4096 || header_only)
     builder.note("the dump holds " + std::string(header_only ? "only the 64-byte header" : "no extended config space") +
-                 " for some functions (lspci -x/-xxx, or run without root): their ACS is unknown; ask for `lspci -xxxx` run as root");
+                 " for some functions (lspci -x/-xxx, or run without root): their ACS is unknown; ask for `lspci "
+                 "-xxxx` run as root");
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <regex>
 
 #include "import_udev.h"
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -25,16 +25,20 @@ const std::string* file(const MemoryTree& sos, const std::string& path) {
 }
 
 // The sos copies of machine files, under the paths the analysis reads them from.
-void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& builder, MemoryTree& extra, int depth = 0) {
+void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& builder, MemoryTree& extra,
+               int depth = 0) {
   static const std::regex pid("/proc/[0-9]+");
   if (depth > 32 || std::regex_match(path, pid)) return;
   for (const std::string& name : sos.children(path)) {
     std::string child = path + "/" + name;
     const MemoryTree::Node* n = sos.find(child);
     if (!n) continue;
-    if (n->kind == EntryKind::kDir) copy_tree(sos, child, builder, extra, depth + 1);
-    else if (n->kind == EntryKind::kFile) builder.set_file(child, n->data);
-    else if (n->kind == EntryKind::kLink) extra.add_link(child, n->data);
+    if (n->kind == EntryKind::kDir)
+      copy_tree(sos, child, builder, extra, depth + 1);
+    else if (n->kind == EntryKind::kFile)
+      builder.set_file(child, n->data);
+    else if (n->kind == EntryKind::kLink)
+      extra.add_link(child, n->data);
   }
 }
 
@@ -43,8 +47,9 @@ void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& bui
 MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options) {
   const std::string* db = file(sos, "/sos_commands/devices/udevadm_info_--export-db");
   if (!db)
-    throw Error(name, "sosreport without sos_commands/devices/udevadm_info_--export-db (its devices plugin did not run): "
-                      "the PCI hierarchy is not in it; ask for `sos report -o devices,pci,kernel,processor,block`");
+    throw Error(name,
+                "sosreport without sos_commands/devices/udevadm_info_--export-db (its devices plugin did not run): "
+                "the PCI hierarchy is not in it; ask for `sos report -o devices,pci,kernel,processor,block`");
   SysfsBuilder builder("sosreport", name);
   MemoryTree links;
   for (const char* top : {"/proc", "/etc", "/sys", "/boot", "/usr/lib"}) copy_tree(sos, top, builder, links);
@@ -59,8 +64,10 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
     auto bdf = Bdf::parse(r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath));
     if (!bdf) continue;
     char bus_dir[32], fn_file[16];
-    if (bdf->domain == 0) std::snprintf(bus_dir, sizeof bus_dir, "%02x", bdf->bus);
-    else std::snprintf(bus_dir, sizeof bus_dir, "%04x:%02x", bdf->domain, bdf->bus);
+    if (bdf->domain == 0)
+      std::snprintf(bus_dir, sizeof bus_dir, "%02x", bdf->bus);
+    else
+      std::snprintf(bus_dir, sizeof bus_dir, "%04x:%02x", bdf->domain, bdf->bus);
     std::snprintf(fn_file, sizeof fn_file, "%02x.%x", bdf->dev, bdf->fn);
     if (const std::string* c = file(sos, "/proc/bus/pci/" + std::string(bus_dir) + "/" + fn_file)) {
       if (c->size() != 64 && c->size() != 256 && c->size() != 4096)
@@ -76,15 +83,19 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   bool has_cpuinfo = file(sos, "/proc/cpuinfo") != nullptr;
   if ((has_cpuinfo || cpu_from_udev) && !options.cpu.empty())
     throw UsageError("--cpu: " + name + " says which CPU the machine has (proc/cpuinfo)");
-  if (has_cpuinfo) builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
-  else if (!cpu_from_udev && !options.cpu.empty()) builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
+  if (has_cpuinfo)
+    builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
+  else if (!cpu_from_udev && !options.cpu.empty())
+    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
 
   // uname -a: "Linux host 6.8.0-45-generic #45-Ubuntu SMP ..." -> the release is the third word.
   if (!file(sos, "/proc/sys/kernel/osrelease")) {
     const std::string* uname = file(sos, "/sos_commands/kernel/uname_-a");
     auto words = uname ? split_words(*uname) : std::vector<std::string>{};
-    if (words.size() >= 3 && words[0] == "Linux") builder.set_file("/proc/sys/kernel/osrelease", words[2] + "\n");
-    else builder.unknown("/proc/sys/kernel/osrelease", "no uname -a in the sosreport");
+    if (words.size() >= 3 && words[0] == "Linux")
+      builder.set_file("/proc/sys/kernel/osrelease", words[2] + "\n");
+    else
+      builder.unknown("/proc/sys/kernel/osrelease", "no uname -a in the sosreport");
   }
   // lsmod: "Module Size Used by" then "name size count users"; /proc/modules adds state and address.
   if (!file(sos, "/proc/modules")) {
@@ -95,9 +106,12 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
     if (lsmod)
       for (const std::string& line : split_lines(*lsmod))
         if (std::regex_match(line, m, row))
-          modules += m[1].str() + " " + m[2].str() + " " + m[3].str() + " " + (m[4].str().empty() ? "-" : m[4].str() + ",") + " Live 0x0000000000000000\n";
-    if (!modules.empty()) builder.set_file("/proc/modules", modules);
-    else builder.unknown("/proc/modules", "no usable lsmod output in the sosreport");
+          modules += m[1].str() + " " + m[2].str() + " " + m[3].str() + " " +
+                     (m[4].str().empty() ? "-" : m[4].str() + ",") + " Live 0x0000000000000000\n";
+    if (!modules.empty())
+      builder.set_file("/proc/modules", modules);
+    else
+      builder.unknown("/proc/modules", "no usable lsmod output in the sosreport");
   }
   std::string host;
   for (const char* path : {"/hostname", "/sos_commands/host/hostname"})
@@ -108,15 +122,19 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
                  " PCI functions have no copy in proc/bus/pci: their ACS, port types and links are unknown");
   bool config = file(sos, "/proc/config.gz") != nullptr;
   for (const std::string& n : sos.children("/boot")) config = config || n.rfind("config-", 0) == 0;
-  if (!config) builder.note("kernel configuration (CONFIG_PCI_P2PDMA) unknown: the sosreport has no /boot/config-* or /proc/config.gz");
+  if (!config)
+    builder.note(
+        "kernel configuration (CONFIG_PCI_P2PDMA) unknown: the sosreport has no /boot/config-* or /proc/config.gz");
   MemoryTree tree = builder.finish();
   // The links sos copied (sys/block/vda -> ../devices/...) keep their place beside the synthesised files.
   std::function<void(const std::string&)> add_links = [&](const std::string& path) {
     for (const std::string& n : links.children(path)) {
       std::string child = (path == "/" ? "" : path) + "/" + n;
       const MemoryTree::Node* node = links.find(child);
-      if (node->kind == EntryKind::kLink && !tree.find(child)) tree.add_link(child, node->data);
-      else if (node->kind == EntryKind::kDir) add_links(child);
+      if (node->kind == EntryKind::kLink && !tree.find(child))
+        tree.add_link(child, node->data);
+      else if (node->kind == EntryKind::kDir)
+        add_links(child);
     }
   };
   add_links("/");

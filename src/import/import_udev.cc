@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <regex>
 
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -25,7 +25,8 @@ std::uint32_t hex_field(const UdevRecord& r, const std::string& key, const std::
 std::pair<std::uint16_t, std::uint16_t> id_pair(const UdevRecord& r, const std::string& key, const std::string& name) {
   const std::string& text = r.env.at(key);
   size_t colon = text.find(':');
-  if (colon == std::string::npos) throw Error(name + ": line " + std::to_string(r.line), key + "=" + text + ": expected VVVV:DDDD");
+  if (colon == std::string::npos)
+    throw Error(name + ": line " + std::to_string(r.line), key + "=" + text + ": expected VVVV:DDDD");
   return {static_cast<std::uint16_t>(hex_field(r, key, text.substr(0, colon), name, 0xffff)),
           static_cast<std::uint16_t>(hex_field(r, key, text.substr(colon + 1), name, 0xffff))};
 }
@@ -59,7 +60,8 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
       continue;
     }
     if (line.size() < 3 || line[1] != ':' || line[2] != ' ')
-      throw Error(name + ": line " + std::to_string(line_no), "expected 'X: value' as udevadm info --export-db prints it");
+      throw Error(name + ": line " + std::to_string(line_no),
+                  "expected 'X: value' as udevadm info --export-db prints it");
     std::string value = line.substr(3);
     if (line[0] == 'P') {
       records.push_back({value, {}, line_no});
@@ -75,7 +77,8 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
 bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder) {
   static const std::regex nvme_ctrl("(/devices/.*/([0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]))/nvme/(nvme[0-9]+)");
   static const std::regex nvme_ns("/devices/.*/nvme/(nvme[0-9]+)/(nvme[0-9]+(?:c[0-9]+)?n[0-9]+)");
-  static const std::regex cpu_alias("cpu:type:x86,ven([0-9A-Fa-f]{4})fam([0-9A-Fa-f]{4})mod([0-9A-Fa-f]{4}):feature:(.*)");
+  static const std::regex cpu_alias(
+      "cpu:type:x86,ven([0-9A-Fa-f]{4})fam([0-9A-Fa-f]{4})mod([0-9A-Fa-f]{4}):feature:(.*)");
   std::map<std::string, SynthNvme> nvmes;
   bool cpu = false;
   for (const UdevRecord& r : records) {
@@ -86,7 +89,9 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
       SynthFunction fn;
       std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
       auto bdf = Bdf::parse(slot);
-      if (!bdf) throw Error(name + ": line " + std::to_string(r.line), "PCI device '" + slot + "' is not named by a PCI address");
+      if (!bdf)
+        throw Error(name + ": line " + std::to_string(r.line),
+                    "PCI device '" + slot + "' is not named by a PCI address");
       fn.bdf = *bdf;
       fn.sysfs_path = "/sys" + r.devpath;
       if (!r.env.count("PCI_ID") || !r.env.count("PCI_CLASS"))
@@ -119,9 +124,9 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
       const char* id = x86_vendor(vendor);
       if (!id) continue;
       bool hypervisor = m[4].str().find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
-      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) + "\ncpu family\t: " +
-                                            std::to_string(std::stoul(m[2].str(), nullptr, 16)) + "\nmodel\t\t: " +
-                                            std::to_string(std::stoul(m[3].str(), nullptr, 16)) +
+      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
+                                            "\ncpu family\t: " + std::to_string(std::stoul(m[2].str(), nullptr, 16)) +
+                                            "\nmodel\t\t: " + std::to_string(std::stoul(m[3].str(), nullptr, 16)) +
                                             "\nmodel name\t: (not in the udev database)\nflags\t\t:" +
                                             (hypervisor ? " hypervisor" : "") + "\n\n");
       cpu = true;
@@ -135,7 +140,8 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options) {
   SysfsBuilder builder("udev", name);
   bool cpu = add_udev_devices(parse_udev_db(db, name), name, builder);
-  if (cpu && !options.cpu.empty()) throw UsageError("--cpu: " + name + " says which CPU the machine has (CPU 0's modalias)");
+  if (cpu && !options.cpu.empty())
+    throw UsageError("--cpu: " + name + " says which CPU the machine has (CPU 0's modalias)");
   if (!cpu) {
     if (!options.cpu.empty()) {
       builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
@@ -145,13 +151,15 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
       builder.note("CPU unknown: the udev database has no CPU 0 modalias; pass --cpu");
     }
   }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts",
-                           "/sys/class/iommu"})
+  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
+                           "/proc/mounts", "/sys/class/iommu"})
     builder.unknown(path, "not in the udev database");
-  builder.note("udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
-               "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");
-  builder.note("kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in the udev database): use "
-               "--assume-kernel to evaluate a release's rules");
+  builder.note(
+      "udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
+      "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");
+  builder.note(
+      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in the udev database): use "
+      "--assume-kernel to evaluate a release's rules");
   return builder.finish();
 }
 

@@ -10,9 +10,9 @@
 namespace p2pcheck {
 
 struct UdevRecord {
-  std::string devpath;                      // "/devices/pci0000:00/0000:00:01.0" (P:)
-  std::map<std::string, std::string> env;   // E: lines
-  int line = 0;                             // where the record starts, for messages
+  std::string devpath;                     // "/devices/pci0000:00/0000:00:01.0" (P:)
+  std::map<std::string, std::string> env;  // E: lines
+  int line = 0;                            // where the record starts, for messages
 };
 
 // Throws Error naming the line when a record is malformed.

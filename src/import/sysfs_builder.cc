@@ -1,6 +1,4 @@
 // The synthesised sysfs of an import, laid out as the kernel lays out the real one.
-#include "p2pcheck/source/json_text.h"
-#include "p2pcheck/source/version.h"
 #include "p2pcheck/import/sysfs_builder.h"
 
 #include <cstdio>
@@ -8,7 +6,9 @@
 
 #include "p2pcheck/capture/format.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
 namespace {
@@ -31,7 +31,8 @@ void SysfsBuilder::add_nvme(SynthNvme nvme) { nvmes_.push_back(std::move(nvme));
 std::string SysfsBuilder::path_of(const Bdf& bdf, int depth) const {
   const SynthFunction& fn = functions_.at(bdf);
   if (!fn.sysfs_path.empty()) return fn.sysfs_path;
-  if (depth > 256) throw Error(source_, "PCI bridges form a loop around " + bdf.str() + "; the bus numbers are inconsistent");
+  if (depth > 256)
+    throw Error(source_, "PCI bridges form a loop around " + bdf.str() + "; the bus numbers are inconsistent");
   if (!fn.parent) {
     char hb[32];
     std::snprintf(hb, sizeof hb, "/sys/devices/pci%04x:%02x", fn.bdf.domain, fn.bdf.bus);

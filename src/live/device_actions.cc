@@ -1,7 +1,8 @@
 // The live machine's device actions: libnvme for Identify, a read-only BAR0 mapping for the NVMe
 // controller registers (as nvme-cli's show-regs does), dlopen in a child process for HIP.
-#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/live/device_actions.h"
+
+#include "p2pcheck/source/json_text.h"
 
 extern "C" {
 #include <nvme/ioctl.h>
@@ -13,9 +14,6 @@ extern "C" {
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +21,9 @@ extern "C" {
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/source.h"
@@ -67,7 +68,8 @@ void decode_identify(const unsigned char* id, NvmeIdentity& out) {
   static_assert(sizeof(nvme_id_ctrl) == 4096);
   out.model = trimmed_field(reinterpret_cast<const char*>(id + offsetof(nvme_id_ctrl, mn)), sizeof(nvme_id_ctrl::mn));
   out.serial = trimmed_field(reinterpret_cast<const char*>(id + offsetof(nvme_id_ctrl, sn)), sizeof(nvme_id_ctrl::sn));
-  out.firmware = trimmed_field(reinterpret_cast<const char*>(id + offsetof(nvme_id_ctrl, fr)), sizeof(nvme_id_ctrl::fr));
+  out.firmware =
+      trimmed_field(reinterpret_cast<const char*>(id + offsetof(nvme_id_ctrl, fr)), sizeof(nvme_id_ctrl::fr));
   out.vid = static_cast<std::uint16_t>(le(id, offsetof(nvme_id_ctrl, vid), 2));
   out.ssvid = static_cast<std::uint16_t>(le(id, offsetof(nvme_id_ctrl, ssvid), 2));
   out.cmic = id[offsetof(nvme_id_ctrl, cmic)];
@@ -99,7 +101,9 @@ void read_registers(NvmeIdentity& id) {
     return;
   }
   // MMIO: 32-bit volatile loads only, as the driver does (lo_hi_readq for CAP).
-  auto reg = [&](size_t offset) { return *reinterpret_cast<volatile std::uint32_t*>(static_cast<char*>(map) + offset); };
+  auto reg = [&](size_t offset) {
+    return *reinterpret_cast<volatile std::uint32_t*>(static_cast<char*>(map) + offset);
+  };
   id.cap = reg(NVME_REG_CAP) | static_cast<std::uint64_t>(reg(NVME_REG_CAP + 4)) << 32;
   id.vs = reg(NVME_REG_VS);
   std::uint32_t cmbloc = reg(NVME_REG_CMBLOC), cmbsz = reg(NVME_REG_CMBSZ);
@@ -195,8 +199,9 @@ LibraryProbe probe_one(const std::string& library, const std::vector<std::string
   int status = 0;
   waitpid(pid, &status, 0);
   if (probe.error.empty() && text.empty())
-    probe.error = WIFSIGNALED(status) ? "the library crashed while loading (signal " + std::to_string(WTERMSIG(status)) + ")"
-                                      : "no answer from the probe";
+    probe.error = WIFSIGNALED(status)
+                      ? "the library crashed while loading (signal " + std::to_string(WTERMSIG(status)) + ")"
+                      : "no answer from the probe";
   if (text.empty()) return probe;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) {

@@ -1,14 +1,14 @@
 #include "p2pcheck/live/kmod_control.h"
 
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/model/machine.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "uapi/p2pprobe.h"
 
@@ -64,7 +64,7 @@ std::unique_ptr<CommandRunner> system_command_runner() { return std::make_unique
 std::vector<std::string> module_search_paths(const std::string& exe_path, const std::string& kernel_release) {
   std::string exe_dir = dirname(exe_path);
   return {
-      exe_dir + "/../kmod/p2pprobe.ko",                      // build/p2pcheck -> kmod/ of the source tree
+      exe_dir + "/../kmod/p2pprobe.ko",  // build/p2pcheck -> kmod/ of the source tree
       exe_dir + "/kmod/p2pprobe.ko",
       "/usr/lib/p2pcheck/p2pprobe.ko",
       "/lib/modules/" + kernel_release + "/updates/dkms/p2pprobe.ko",
@@ -122,8 +122,8 @@ KmodAction kmod_load(CommandRunner& runner, const KmodStatus& status, const std:
     if (status.modules_found.empty()) {
       action.command = "modprobe p2pprobe";
       action.message = "modprobe could not find p2pprobe (" + std::string(trim(probe.output)) +
-                        ") and no built p2pprobe.ko was found: build it with `make -C kmod` (kernel headers of "
-                        "the running kernel needed) or install it with DKMS (kmod/dkms.conf), or pass --ko PATH";
+                       ") and no built p2pprobe.ko was found: build it with `make -C kmod` (kernel headers of "
+                       "the running kernel needed) or install it with DKMS (kmod/dkms.conf), or pass --ko PATH";
       return action;
     }
     argv = {"insmod", status.modules_found.front()};
@@ -132,7 +132,8 @@ KmodAction kmod_load(CommandRunner& runner, const KmodStatus& status, const std:
   action.command = argv[0] + " " + argv[1];
   action.ok = r.exit_code == 0;
   action.message = action.ok ? "loaded " + argv[1]
-                             : argv[0] + " failed (exit " + std::to_string(r.exit_code) + "): " + std::string(trim(r.output)) +
+                             : argv[0] + " failed (exit " + std::to_string(r.exit_code) +
+                                   "): " + std::string(trim(r.output)) +
                                    (r.output.find("Invalid module format") != std::string::npos
                                         ? " — the module was built for another kernel: rebuild it against this one"
                                         : "");
@@ -149,9 +150,10 @@ KmodAction kmod_unload(CommandRunner& runner, const KmodStatus& status) {
   CommandResult r = runner.run({"rmmod", "p2pprobe"});
   action.command = "rmmod p2pprobe";
   action.ok = r.exit_code == 0;
-  action.message = action.ok ? "unloaded p2pprobe"
-                             : "rmmod failed: " + std::string(trim(r.output)) +
-                                   " (unbind devices bound to p2pprobe first: echo BDF > /sys/bus/pci/drivers/p2pprobe/unbind)";
+  action.message =
+      action.ok ? "unloaded p2pprobe"
+                : "rmmod failed: " + std::string(trim(r.output)) +
+                      " (unbind devices bound to p2pprobe first: echo BDF > /sys/bus/pci/drivers/p2pprobe/unbind)";
   return action;
 }
 

@@ -1,11 +1,11 @@
 #include "p2pcheck/live/p2pprobe_client.h"
 
 #include <fcntl.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <sys/ioctl.h>
 
 #include "p2pcheck/source/error.h"
 #include "uapi/p2pprobe.h"
@@ -60,11 +60,13 @@ ModuleInfo P2pprobeClient::info() {
   req.size = sizeof req;
   req.version = P2PPROBE_API_VERSION;
   int rc = device_->ioctl(P2PPROBE_IOC_GET_INFO, &req);
-  if (rc == -ENOTTY) throw Error(device_->path(), "GET_INFO not understood: not a p2pprobe device, or an incompatible module");
+  if (rc == -ENOTTY)
+    throw Error(device_->path(), "GET_INFO not understood: not a p2pprobe device, or an incompatible module");
   if (rc < 0) throw Error(device_->path(), "GET_INFO failed: " + errno_text(rc));
   if (req.api_version != P2PPROBE_API_VERSION)
-    throw Error(device_->path(), "module speaks p2pprobe API " + std::to_string(req.api_version) + ", p2pcheck speaks " +
-                                     std::to_string(P2PPROBE_API_VERSION) + ": rebuild and reload kmod/");
+    throw Error(device_->path(), "module speaks p2pprobe API " + std::to_string(req.api_version) +
+                                     ", p2pcheck speaks " + std::to_string(P2PPROBE_API_VERSION) +
+                                     ": rebuild and reload kmod/");
   ModuleInfo info;
   info.api_version = req.api_version;
   info.p2pdma = req.flags & P2PPROBE_INFO_P2PDMA;
@@ -97,7 +99,9 @@ KernelVerdict P2pprobeClient::verdict(const Bdf& provider, const Bdf& client) {
     case P2PPROBE_MAP_REASON_NOT_REQUESTED: v.map_note = "not requested"; break;
     case P2PPROBE_MAP_REASON_NO_P2PDMA: v.map_note = "kernel without CONFIG_PCI_P2PDMA"; break;
     case P2PPROBE_MAP_REASON_NO_P2PMEM: v.map_note = "the provider registered no p2pmem"; break;
-    case P2PPROBE_MAP_REASON_NOT_ALLOWED: v.map_note = "the provider's memory belongs to another driver (never touched)"; break;
+    case P2PPROBE_MAP_REASON_NOT_ALLOWED:
+      v.map_note = "the provider's memory belongs to another driver (never touched)";
+      break;
     case P2PPROBE_MAP_REASON_ALLOC_FAILED: v.map_note = "the provider's p2pmem pool is exhausted"; break;
     default: v.map_note = "mapping failed: " + errno_text(req.map_errno); break;
   }
@@ -127,8 +131,9 @@ DmaTestResult P2pprobeClient::dma_test(const DmaTestRequest& r) {
   out.target_queue_p2pdma = req.target_flags & P2PPROBE_TARGET_QUEUE_P2PDMA;
   out.target_distance = req.target_distance;
   if (out.target_has_pci)
-    out.target_pci = Bdf{req.target_pci.domain, req.target_pci.bus, static_cast<std::uint8_t>(req.target_pci.devfn >> 3),
-                         static_cast<std::uint8_t>(req.target_pci.devfn & 7)};
+    out.target_pci =
+        Bdf{req.target_pci.domain, req.target_pci.bus, static_cast<std::uint8_t>(req.target_pci.devfn >> 3),
+            static_cast<std::uint8_t>(req.target_pci.devfn & 7)};
   auto dir = [](const p2pprobe_dir_result& d) { return DmaDirection{d.ran != 0, d.error, d.bytes, d.ns}; };
   out.write = dir(req.write);
   out.read = dir(req.read);

@@ -26,10 +26,14 @@ CpuInfo parse_cpuinfo(const std::string& text) {
     }
     // cpu_supports_p2pdma() looks at CPU 0 only; so do we.
     if (!first) continue;
-    if (key == "vendor_id") cpu.vendor_id = value;
-    else if (key == "cpu family") cpu.family = static_cast<int>(parse_dec(value).value_or(-1));
-    else if (key == "model") cpu.model = static_cast<int>(parse_dec(value).value_or(-1));
-    else if (key == "model name") cpu.model_name = value;
+    if (key == "vendor_id")
+      cpu.vendor_id = value;
+    else if (key == "cpu family")
+      cpu.family = static_cast<int>(parse_dec(value).value_or(-1));
+    else if (key == "model")
+      cpu.model = static_cast<int>(parse_dec(value).value_or(-1));
+    else if (key == "model name")
+      cpu.model_name = value;
     else if (key == "flags") {
       for (const std::string& flag : split_words(value))
         if (flag == "hypervisor") cpu.hypervisor = true;
@@ -108,8 +112,10 @@ std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string
   for (const std::string& word : split_words(cmdline)) {
     if (word == "--") break;  // what follows belongs to init
     size_t eq = word.find('=');
-    if (eq == std::string::npos) params.emplace_back(word, "");
-    else params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
+    if (eq == std::string::npos)
+      params.emplace_back(word, "");
+    else
+      params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
   }
   return params;
 }
@@ -149,11 +155,16 @@ Machine read_machine(Source& source) {
       size_t eq = line.find('=');
       if (eq == std::string::npos) continue;
       std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) value = value.substr(1, value.size() - 2);
-      if (key == "ID") m.os.id = value;
-      else if (key == "ID_LIKE") m.os.id_like = value;
-      else if (key == "VERSION_ID") m.os.version_id = value;
-      else if (key == "PRETTY_NAME") m.os.pretty_name = value;
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+        value = value.substr(1, value.size() - 2);
+      if (key == "ID")
+        m.os.id = value;
+      else if (key == "ID_LIKE")
+        m.os.id_like = value;
+      else if (key == "VERSION_ID")
+        m.os.version_id = value;
+      else if (key == "PRETTY_NAME")
+        m.os.pretty_name = value;
     }
     break;
   }

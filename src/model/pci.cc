@@ -61,8 +61,7 @@ const char* to_string(PortType t) {
 
 std::string acs_bits_str(std::uint16_t bits) {
   static const std::pair<std::uint16_t, const char*> names[] = {
-      {kAcsSv, "SV"}, {kAcsTb, "TB"}, {kAcsRr, "RR"}, {kAcsCr, "CR"},
-      {kAcsUf, "UF"}, {kAcsEc, "EC"}, {kAcsDt, "DT"}};
+      {kAcsSv, "SV"}, {kAcsTb, "TB"}, {kAcsRr, "RR"}, {kAcsCr, "CR"}, {kAcsUf, "UF"}, {kAcsEc, "EC"}, {kAcsDt, "DT"}};
   std::string out;
   for (const auto& [bit, name] : names)
     if (bits & bit) out += (out.empty() ? "" : " ") + std::string(name);
@@ -214,10 +213,12 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
   }
   int base = exp->addr;
   unsigned type = (pci_read_word(dev, base + PCI_EXP_FLAGS) & PCI_EXP_FLAGS_TYPE) >> 4;
-  static const PortType types[] = {
-      PortType::kEndpoint,     PortType::kLegacyEndpoint,   PortType::kUnknown,         PortType::kUnknown,
-      PortType::kRootPort,     PortType::kUpstreamPort,     PortType::kDownstreamPort,  PortType::kPcieToPciBridge,
-      PortType::kPciToPcieBridge, PortType::kRcIntegratedEndpoint, PortType::kRcEventCollector};
+  static const PortType types[] = {PortType::kEndpoint,        PortType::kLegacyEndpoint,
+                                   PortType::kUnknown,         PortType::kUnknown,
+                                   PortType::kRootPort,        PortType::kUpstreamPort,
+                                   PortType::kDownstreamPort,  PortType::kPcieToPciBridge,
+                                   PortType::kPciToPcieBridge, PortType::kRcIntegratedEndpoint,
+                                   PortType::kRcEventCollector};
   fn.port_type = type < std::size(types) ? types[type] : PortType::kUnknown;
 
   // Root-complex integrated endpoints and event collectors have no link.

@@ -50,7 +50,8 @@ PairPath describe_path(const Topology& topo, const Inventory& inv, const DeviceP
     if (nvme.host_bridge != gpu.host_bridge) path.host_bridges.push_back(nvme.host_bridge);
     for (const auto& id : path.host_bridges) path.hops.push_back({nullptr, id, "host bridge"});
   }
-  for (auto it = path.nvme_side.rbegin(); it != path.nvme_side.rend(); ++it) path.hops.push_back({*it, "", role_of(**it, inv)});
+  for (auto it = path.nvme_side.rbegin(); it != path.nvme_side.rend(); ++it)
+    path.hops.push_back({*it, "", role_of(**it, inv)});
   return path;
 }
 

@@ -15,8 +15,8 @@ const std::regex kHostBridgeDir("pci([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2})");
 std::uint64_t required_hex(Source& src, const std::string& path, std::uint64_t max) {
   FileRead r = src.read(path);
   if (!r.ok())
-    throw Error(path, r.status == ReadStatus::kMissing ? "missing; every PCI function has it"
-                                                       : "cannot read: " + r.error);
+    throw Error(path,
+                r.status == ReadStatus::kMissing ? "missing; every PCI function has it" : "cannot read: " + r.error);
   auto value = parse_hex(r.bytes);
   if (!value || *value > max)
     throw Error(path, "expected a hex number such as 0x1002, found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
@@ -37,7 +37,8 @@ std::vector<Bar> parse_resource(const std::string& path, const std::string& text
   for (const std::string& line : split_lines(text)) {
     auto words = split_words(line);
     if (words.empty()) continue;
-    if (words.size() != 3) throw Error(path, "line " + std::to_string(index + 1) + ": expected 'start end flags' in hex");
+    if (words.size() != 3)
+      throw Error(path, "line " + std::to_string(index + 1) + ": expected 'start end flags' in hex");
     auto start = parse_hex(words[0]), end = parse_hex(words[1]), flags = parse_hex(words[2]);
     if (!start || !end || !flags) throw Error(path, "line " + std::to_string(index + 1) + ": expected hex numbers");
     if (*end > *start || (*end == *start && *start != 0)) bars.push_back(Bar{index, *start, *end - *start + 1, *flags});
@@ -60,8 +61,9 @@ void read_p2pmem(Source& src, const std::string& dir, Function& fn) {
 // Config files come in the sizes the kernel exposes; anything else is a broken capture.
 void check_config_size(const std::string& path, size_t size) {
   if (size == 64 || size == 128 || size == 256 || size == 4096) return;
-  throw Error(path, std::to_string(size) + " bytes; expected 4096 (PCIe, read as root), 256 (conventional PCI) "
-                    "or 64 (read without root)");
+  throw Error(path, std::to_string(size) +
+                        " bytes; expected 4096 (PCIe, read as root), 256 (conventional PCI) "
+                        "or 64 (read without root)");
 }
 
 Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir) {
@@ -77,9 +79,11 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.subsystem_vendor = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
   if (FileRead r = src.read(dir + "/subsystem_device"); r.ok())
     fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
-  if (FileRead r = src.read(dir + "/revision"); r.ok()) fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
+  if (FileRead r = src.read(dir + "/revision"); r.ok())
+    fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
   if (auto driver = src.link_target(dir + "/driver")) fn.driver = basename(*driver);
-  if (auto group = src.link_target(dir + "/iommu_group")) fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
+  if (auto group = src.link_target(dir + "/iommu_group"))
+    fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
   if (auto node = optional_dec(src, dir + "/numa_node")) fn.numa_node = static_cast<int>(*node);
   if (auto pf = src.link_target(dir + "/physfn")) {
     fn.physfn = Bdf::parse(basename(*pf));
@@ -99,7 +103,8 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   } else if (config.status == ReadStatus::kDenied) {
     fn.config_note = "config space not readable (" + config.error + "): needs root";
   } else {
-    fn.config_note = "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
+    fn.config_note =
+        "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
   }
   decoder.lookup_names(fn);
   read_p2pmem(src, dir, fn);
@@ -172,12 +177,14 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
   Topology topo;
   topo.source_description = source.describe();
   const std::string devices = "/sys/bus/pci/devices";
-  if (!source.exists(devices)) throw Error(devices, "missing in " + source.describe() + "; expected the PCI devices of a Linux sysfs");
+  if (!source.exists(devices))
+    throw Error(devices, "missing in " + source.describe() + "; expected the PCI devices of a Linux sysfs");
 
   for (const std::string& name : source.list(devices)) {
     std::string link = devices + "/" + name;
     auto dir = source.resolve(link);
-    if (!dir) throw Error(link, "points at a device directory that does not exist (device removed, or an incomplete capture)");
+    if (!dir)
+      throw Error(link, "points at a device directory that does not exist (device removed, or an incomplete capture)");
     Function fn = read_function(source, decoder, name, *dir);
 
     // /sys/devices/.../pci0000:40/0000:40:01.1/0000:41:00.0: host bridge, then one BDF per level.
@@ -218,8 +225,10 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
               [](const Bdf& a, const Bdf& b) { return a.bus != b.bus ? a.bus < b.bus : a.devfn() < b.devfn(); });
     if (!bridge.root_devices.empty()) {
       const Function& first = topo.functions.at(bridge.root_devices.front());
-      if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort) bridge.bridge_device = first.bdf;
-      else if (first.port_type == PortType::kUnknown) bridge.bridge_device_unknown = true;
+      if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort)
+        bridge.bridge_device = first.bdf;
+      else if (first.port_type == PortType::kUnknown)
+        bridge.bridge_device_unknown = true;
     }
   }
   return topo;

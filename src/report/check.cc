@@ -19,8 +19,8 @@ namespace {
 json finding_json(const Finding& f) {
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"file", e.file}, {"value", e.value}});
-  return {{"id", f.id}, {"level", to_string(f.level)}, {"subject", f.subject}, {"message", f.message},
-          {"evidence", std::move(ev)}, {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+  return {{"id", f.id},           {"level", to_string(f.level)}, {"subject", f.subject},
+          {"message", f.message}, {"evidence", std::move(ev)},   {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
 }
 
 json flow_json(const PairDecision& d, const Flow& f) {
@@ -45,7 +45,9 @@ const char* level_color(Level l) {
 
 std::string cell(const PairDecision& d, const KernelRules& rules) {
   if (rules.p2pdma_enabled == Tri::kNo) return "NO / NO  no P2PDMA";
-  if (rules.known_bad) return "BAD / BAD  " + std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
+  if (rules.known_bad)
+    return "BAD / BAD  " +
+           std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
   auto one = [](const Flow& f) {
     if (f.verdict == Verdict::kSupported) return std::string("ok");
     if (f.verdict == Verdict::kUnknown) return std::string("?");
@@ -53,8 +55,9 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
   };
   std::string how = d.map_type == MapType::kBusAddr          ? "switch"
                     : d.map_type == MapType::kThruHostBridge ? (d.walk.common ? "ACS->host" : "host bridge")
-                    : d.map_type == MapType::kNotSupported   ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
-                                                             : "unknown";
+                    : d.map_type == MapType::kNotSupported
+                        ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
+                        : "unknown";
   return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
 }
 
@@ -105,10 +108,11 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   std::optional<double> ceiling = path_ceiling(d.path);
   out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
   if (d.kernel) {
-    out["kernel"] = {{"distance", d.kernel->distance},
-                     {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
-                     {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
-                     {"agrees", d.kernel_agrees == Tri::kYes}};
+    out["kernel"] = {
+        {"distance", d.kernel->distance},
+        {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
+        {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
+        {"agrees", d.kernel_agrees == Tri::kYes}};
   } else {
     out["kernel"] = nullptr;
   }
@@ -123,17 +127,25 @@ json check_json(const CheckReport& r) {
   json gpus = json::array();
   for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();
-  for (const auto& c : r.inv.nvmes) nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
+  for (const auto& c : r.inv.nvmes)
+    nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   return {{"schema", "p2pcheck.check"},
           {"schema_version", kJsonSchemaVersion},
           {"tool_version", kToolVersion},
           {"source", r.source},
           {"result", to_string(r.result)},
-          {"kernel", {{"release", r.rules.release}, {"assumed", r.rules.assumed}, {"vendor_kernel", r.rules.vendor_kernel},
-                      {"table", allowlist_table_note(r.rules)},
-                      {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}}},
-          {"cpu", {{"vendor", r.machine.cpu.vendor_id}, {"family", r.machine.cpu.family}, {"model", r.machine.cpu.model},
-                   {"model_name", r.machine.cpu.model_name}, {"hypervisor", r.machine.cpu.hypervisor}}},
+          {"kernel",
+           {{"release", r.rules.release},
+            {"assumed", r.rules.assumed},
+            {"vendor_kernel", r.rules.vendor_kernel},
+            {"table", allowlist_table_note(r.rules)},
+            {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}}},
+          {"cpu",
+           {{"vendor", r.machine.cpu.vendor_id},
+            {"family", r.machine.cpu.family},
+            {"model", r.machine.cpu.model},
+            {"model_name", r.machine.cpu.model_name},
+            {"hypervisor", r.machine.cpu.hypervisor}}},
           {"config_space_complete", !r.topo.config_truncated},
           {"gpus", std::move(gpus)},
           {"nvme", std::move(nvmes)},
@@ -147,7 +159,8 @@ namespace {
 std::string summary_text(const CheckReport& r, const TextStyle& style) {
   std::string out;
   const Machine& m = r.machine;
-  out += "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
+  out +=
+      "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
   if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
   if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name;
   out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
@@ -162,9 +175,11 @@ std::string summary_text(const CheckReport& r, const TextStyle& style) {
          std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA" +
          (failing ? "; " + std::to_string(failing) + " check(s) of the kernel and stack fail" : "") + "\n";
   if (r.topo.config_truncated)
-    out += "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
+    out +=
+        "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
   if (r.inv.gpus.empty())
-    out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") + "\n";
+    out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") +
+           "\n";
   return out;
 }
 
@@ -189,7 +204,8 @@ std::string findings_text(const CheckReport& r, const TextStyle& style) {
     }
     std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
                        (f.subject.empty() ? "" : f.subject + ": ") + f.message;
-    if (!f.evidence.empty()) line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+    if (!f.evidence.empty())
+      line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
     for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
     if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
       line += "\n          fix: " + f.fix;
@@ -227,14 +243,18 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
           auto found = by_pair.find({g, nvmes[i]});
           const PairDecision* it = found == by_pair.end() ? nullptr : found->second;
           std::string c = !it ? "" : cell(*it, r.rules);
-          const char* color = !it ? "0" : it->verdict == Verdict::kSupported ? "32" : it->verdict == Verdict::kUnknown ? "35" : "1;31";
+          const char* color = !it                                  ? "0"
+                              : it->verdict == Verdict::kSupported ? "32"
+                              : it->verdict == Verdict::kUnknown   ? "35"
+                                                                   : "1;31";
           line += colored(style, color, pad(c, width));
         }
         out += line + "\n";
       }
     }
-    out += "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
-           "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
+    out +=
+        "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
+        "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
   }
   return out;
 }
@@ -249,19 +269,24 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
   }
   for (const auto& d : r.pairs) {
     bool disagreement = d.kernel_agrees == Tri::kNo;
-    if (!disagreement && (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported))) continue;
+    if (!disagreement &&
+        (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)))
+      continue;
     const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
-    out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") + d.path.pair.nvme.str() +
-           ": " + colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
-                          d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
+    out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") +
+           d.path.pair.nvme.str() + ": " +
+           colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
+                   d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
            " (" + to_string(d.map_type) + ")\n";
     out += "  why   " + rule_text(d) + "\n";
     if (d.to_gpu.hardware == Hardware::kPasses)
-      out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) + "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
+      out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) +
+             "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
     for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
     std::string acs_fix = acs_fix_text(d);
     if (!acs_fix.empty())
-      out += "  fix   boot with " + acs_fix + " — costs IOMMU isolation for the devices below those ports (they may "
+      out += "  fix   boot with " + acs_fix +
+             " — costs IOMMU isolation for the devices below those ports (they may "
              "share an IOMMU group; VFIO passthrough loses isolation)\n";
     else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo &&
              !d.host.same_host_bridge && refused_across_host_bridges(d))
@@ -269,8 +294,9 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
              d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
              "), or under one PCIe switch\n";
     else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo)
-      out += "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
-             "platform whose CPU or host bridge the kernel allows\n";
+      out +=
+          "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
+          "platform whose CPU or host bridge the kernel allows\n";
     if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
     if (d.kernel)
       out += "  kernel says distance " + std::to_string(d.kernel->distance) +

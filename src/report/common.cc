@@ -74,9 +74,7 @@ json nvme_name_json(const PairPath& path, const Inventory& inv) {
   return nvme && !nvme->name.empty() ? json(nvme->name) : json(nullptr);
 }
 
-json common_bridge_json(const PairPath& path) {
-  return path.common ? json(path.common->bdf.str()) : json(nullptr);
-}
+json common_bridge_json(const PairPath& path) { return path.common ? json(path.common->bdf.str()) : json(nullptr); }
 
 std::string colored(const TextStyle& style, const char* code, const std::string& text) {
   return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
@@ -107,8 +105,12 @@ std::string function_label(const Function& fn) {
 json function_json(const Topology& topo, const Function& fn, const Inventory& inv) {
   json bars = json::array();
   for (const Bar& bar : fn.bars)
-    bars.push_back({{"index", bar.index}, {"start", "0x" + hex(bar.start, 16)}, {"size", bar.size},
-                    {"flags", "0x" + hex(bar.flags, 8)}, {"io", bar.is_io()}, {"prefetchable", bar.prefetchable()},
+    bars.push_back({{"index", bar.index},
+                    {"start", "0x" + hex(bar.start, 16)},
+                    {"size", bar.size},
+                    {"flags", "0x" + hex(bar.flags, 8)},
+                    {"io", bar.is_io()},
+                    {"prefetchable", bar.prefetchable()},
                     {"64bit", bar.is_64bit()}});
   json rebar = {{"presence", to_string(fn.rebar_presence)}, {"bars", json::array()}};
   for (const auto& r : fn.rebar)
@@ -138,15 +140,18 @@ json function_json(const Topology& topo, const Function& fn, const Inventory& in
       {"acs", acs_json(fn.acs)},
       {"bars", std::move(bars)},
       {"resizable_bar", std::move(rebar)},
-      {"sriov", fn.sriov_presence == Presence::kPresent
-                    ? json{{"presence", "present"}, {"total_vfs", fn.sriov.total_vfs}, {"num_vfs", fn.sriov.num_vfs},
-                           {"vf_device", hex(fn.sriov.vf_device, 4)}}
-                    : json{{"presence", to_string(fn.sriov_presence)}}},
+      {"sriov", fn.sriov_presence == Presence::kPresent ? json{{"presence", "present"},
+                                                               {"total_vfs", fn.sriov.total_vfs},
+                                                               {"num_vfs", fn.sriov.num_vfs},
+                                                               {"vf_device", hex(fn.sriov.vf_device, 4)}}
+                                                        : json{{"presence", to_string(fn.sriov_presence)}}},
       {"physfn", opt_bdf(fn.physfn)},
   };
   if (fn.p2pmem)
-    j["p2pmem"] = {{"size", opt(fn.p2pmem->size)}, {"available", opt(fn.p2pmem->available)},
-                   {"published", opt(fn.p2pmem->published)}, {"allocate", fn.p2pmem->has_allocate}};
+    j["p2pmem"] = {{"size", opt(fn.p2pmem->size)},
+                   {"available", opt(fn.p2pmem->available)},
+                   {"published", opt(fn.p2pmem->published)},
+                   {"allocate", fn.p2pmem->has_allocate}};
   else
     j["p2pmem"] = nullptr;
   return j;

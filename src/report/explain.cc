@@ -22,7 +22,8 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
   out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
   out += "NVMe " + (c && !c->name.empty() ? c->name + " " : "") + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
-  out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " + allowlist_table_note(r.rules) + "\n\n";
+  out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " +
+         allowlist_table_note(r.rules) + "\n\n";
   out += "1. Walk (calc_map_type_and_dist: provider = GPU, client = NVMe)\n";
   const P2pWalk& w = d.walk;
   auto acs_of = [](const Function* f) {
@@ -30,7 +31,8 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
     return t.empty() ? std::string("no ACS capability") : t;
   };
   for (size_t i = 0; i < w.provider_side.size(); ++i)
-    out += "   up    " + function_label(*w.provider_side[i]) + "  <" + role_of(*w.provider_side[i], r.inv) + ">  " + acs_of(w.provider_side[i]) + "\n";
+    out += "   up    " + function_label(*w.provider_side[i]) + "  <" + role_of(*w.provider_side[i], r.inv) + ">  " +
+           acs_of(w.provider_side[i]) + "\n";
   if (w.common) {
     out += "   meet  " + function_label(*w.common) + "  <common upstream bridge>  " + acs_of(w.common) + "\n";
   } else {
@@ -52,31 +54,39 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
     out += ": not needed (the traffic never reaches the root complex)\n";
   } else {
     out += " (cpu_supports_p2pdma() || host_bridge_whitelist())\n";
-    out += "   CPU rule: " + std::string(yes_no(d.host.cpu_supports)) +
-           " (" + (r.machine.cpu.vendor_id.empty() ? "no cpuinfo" : r.machine.cpu.vendor_id + " family " + std::to_string(r.machine.cpu.family)) + ")\n";
+    out += "   CPU rule: " + std::string(yes_no(d.host.cpu_supports)) + " (" +
+           (r.machine.cpu.vendor_id.empty()
+                ? "no cpuinfo"
+                : r.machine.cpu.vendor_id + " family " + std::to_string(r.machine.cpu.family)) +
+           ")\n";
     for (const auto& b : d.host.bridges) {
       out += "   host bridge " + b.host_bridge + ": " +
-             (b.device ? "device " + b.device->str() + " [" + b.ids() + "] " : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
-      out += b.entry ? std::string("allowlisted (") + b.entry->name + (b.entry->req_same_host_bridge ? ", REQ_SAME_HOST_BRIDGE" : "") + ")"
+             (b.device ? "device " + b.device->str() + " [" + b.ids() + "] "
+                       : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
+      out += b.entry ? std::string("allowlisted (") + b.entry->name +
+                           (b.entry->req_same_host_bridge ? ", REQ_SAME_HOST_BRIDGE" : "") + ")"
                      : std::string("not allowlisted");
       out += std::string(" -> ") + passes_fails(b.passes) + "\n";
     }
-    out += std::string("   host check: ") +
-           passes_fails(d.host.allowed) +
+    out += std::string("   host check: ") + passes_fails(d.host.allowed) +
            (d.host.cpu_supports == Tri::kYes ? " (the CPU rule alone allows it)" : "") + "\n";
   }
-  out += "\n" + colored(style, d.verdict == Verdict::kSupported ? "32" : "1;31", "Verdict: " + std::string(to_string(d.map_type)) + ", " + to_string(d.verdict)) +
+  out += "\n" +
+         colored(style, d.verdict == Verdict::kSupported ? "32" : "1;31",
+                 "Verdict: " + std::string(to_string(d.map_type)) + ", " + to_string(d.verdict)) +
          (d.distance ? ", distance " + std::to_string(*d.distance) : "") + "\n";
   out += "  rule  " + rule_text(d) + "\n";
   out += "  storage -> GPU: " + std::string(to_string(d.to_gpu.verdict)) + " — " + flow_reason_text(d, d.to_gpu) + "\n";
-  out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + flow_reason_text(d, d.from_gpu) + "\n";
+  out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + flow_reason_text(d, d.from_gpu) +
+         "\n";
   for (const auto& u : unknown_texts(d)) out += "  unknown: " + u + "\n";
   if (d.kernel)
     out += "  the running kernel (p2pprobe): distance " + std::to_string(d.kernel->distance) +
            (d.kernel->map_type == MapType::kUnknown ? " (map type not observed: " + d.kernel->map_note + ")"
                                                     : std::string(", ") + to_string(d.kernel->map_type)) +
            (d.kernel_agrees == Tri::kYes ? " — agrees" : " — DISAGREES") + "\n";
-  if (std::string acs_fix = acs_fix_text(d); !acs_fix.empty()) out += "  fix   " + acs_fix + " (weakens IOMMU isolation below those ports)\n";
+  if (std::string acs_fix = acs_fix_text(d); !acs_fix.empty())
+    out += "  fix   " + acs_fix + " (weakens IOMMU isolation below those ports)\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
   std::optional<double> ceiling = path_ceiling(d.path);
   if (ceiling) {

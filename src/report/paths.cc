@@ -26,8 +26,11 @@ json path_json(const Topology& topo, const PairPath& path, const Inventory& inv)
 json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths) {
   json pairs = json::array();
   for (const auto& p : paths) pairs.push_back(path_json(topo, p, inv));
-  return {{"schema", "p2pcheck.paths"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
-          {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated},
+  return {{"schema", "p2pcheck.paths"},
+          {"schema_version", kJsonSchemaVersion},
+          {"tool_version", kToolVersion},
+          {"source", topo.source_description},
+          {"config_space_complete", !topo.config_truncated},
           {"pairs", std::move(pairs)}};
 }
 

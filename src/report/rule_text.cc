@@ -33,7 +33,9 @@ std::string refusal_text(const HostCheck& host) {
 }  // namespace
 
 std::string bridge_text(const BridgeCheck& b) {
-  if (!b.device) return "host bridge " + b.host_bridge + (b.device_unknown ? " (device unknown: needs root)" : " (no 00.0 device or root port first on its bus)");
+  if (!b.device)
+    return "host bridge " + b.host_bridge +
+           (b.device_unknown ? " (device unknown: needs root)" : " (no 00.0 device or root port first on its bus)");
   return "host bridge " + b.host_bridge + " (" + b.ids() + " at " + b.device->str() + ")";
 }
 
@@ -42,7 +44,8 @@ std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& b) {
   if (b.result == BridgeResult::kOnlyWithinOneHostBridge)
     why += " is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE)";
   else if (b.result == BridgeResult::kNotOnAllowlist)
-    why += " is not on " + (host.table_version ? host.table_version->str() + "'s" : std::string("the")) + " P2PDMA allowlist";
+    why += " is not on " + (host.table_version ? host.table_version->str() + "'s" : std::string("the")) +
+           " P2PDMA allowlist";
   return why;
 }
 
@@ -78,7 +81,8 @@ std::string rule_text(const PairDecision& d) {
     case DecidedBy::kNoP2pdmaConfig:
       return "kernel built without CONFIG_PCI_P2PDMA (" + d.config_file + "): every P2PDMA call is a stub";
     case DecidedBy::kCommonBridge:
-      rule = "common upstream bridge " + d.walk.common->bdf.str() + " and no ACS redirect on the path: traffic stays below it";
+      rule = "common upstream bridge " + d.walk.common->bdf.str() +
+             " and no ACS redirect on the path: traffic stays below it";
       break;
     case DecidedBy::kCpuAllows:
       rule = "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)";
@@ -95,17 +99,20 @@ std::string rule_text(const PairDecision& d) {
       break;
   }
   if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr)
-    rule = "ACS redirect on " + join_bdfs(d.walk.acs_redirect, ", ") + " sends the traffic up through the root complex; " + rule;
+    rule = "ACS redirect on " + join_bdfs(d.walk.acs_redirect, ", ") +
+           " sends the traffic up through the root complex; " + rule;
   return rule;
 }
 
 std::string flow_reason_text(const PairDecision& d, const Flow& flow) {
   switch (flow.reason) {
     case FlowReason::kAllowed:
-      return std::string("allowed ") + (d.map_type == MapType::kBusAddr ? "inside the switch" : "through the root complex");
+      return std::string("allowed ") +
+             (d.map_type == MapType::kBusAddr ? "inside the switch" : "through the root complex");
     case FlowReason::kSameAsRule: return rule_text(d);
     case FlowReason::kPreZenWritePasses:
-      return "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU BAR)";
+      return "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU "
+             "BAR)";
     case FlowReason::kPreZenReadDropped:
       return "the kernel refuses it, and pre-Zen AMD root complexes drop P2P reads (NVMe reading the GPU BAR) anyway";
     case FlowReason::kKnownBadKernel:
@@ -128,7 +135,8 @@ std::string later_text(const PairDecision& d) {
   if (!d.later) return "";
   const AllowlistEntry& row = *d.later;
   if (row.status == RowStatus::kPending)
-    return "would be allowed once the pending allowlist row for " + std::string(row.name) + " is merged (" + row.source + ")";
+    return "would be allowed once the pending allowlist row for " + std::string(row.name) + " is merged (" +
+           row.source + ")";
   return "allowed from kernel " + row.since.str() + " on (" + row.name + "; " + row.source + ")";
 }
 

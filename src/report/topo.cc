@@ -12,8 +12,12 @@ json topology_json(const Topology& topo, const Inventory& inv) {
   for (const auto& [id, hb] : topo.host_bridges) {
     json roots = json::array();
     for (const Bdf& b : hb.root_devices) roots.push_back(b.str());
-    bridges.push_back({{"id", id}, {"domain", hb.domain}, {"bus", hb.bus}, {"sysfs_path", hb.sysfs_path},
-                       {"root_devices", std::move(roots)}, {"bridge_device", opt_bdf(hb.bridge_device)},
+    bridges.push_back({{"id", id},
+                       {"domain", hb.domain},
+                       {"bus", hb.bus},
+                       {"sysfs_path", hb.sysfs_path},
+                       {"root_devices", std::move(roots)},
+                       {"bridge_device", opt_bdf(hb.bridge_device)},
                        {"bridge_device_unknown", hb.bridge_device_unknown}});
   }
   json functions = json::array();
@@ -25,15 +29,25 @@ json topology_json(const Topology& topo, const Inventory& inv) {
     json nss = json::array();
     for (const auto& ns : c.namespaces)
       nss.push_back({{"name", ns.name}, {"size_bytes", ns.size_bytes}, {"partitions", ns.partitions}});
-    nvmes.push_back({{"name", c.name.empty() ? json(nullptr) : json(c.name)}, {"bdf", c.bdf.str()}, {"model", c.model},
-                     {"serial", c.serial}, {"firmware", c.firmware}, {"namespaces", std::move(nss)}});
+    nvmes.push_back({{"name", c.name.empty() ? json(nullptr) : json(c.name)},
+                     {"bdf", c.bdf.str()},
+                     {"model", c.model},
+                     {"serial", c.serial},
+                     {"firmware", c.firmware},
+                     {"namespaces", std::move(nss)}});
   }
   json ignored = json::array();
   for (const auto& i : inv.ignored) ignored.push_back({{"bdf", i.bdf.str()}, {"reason", i.reason}});
-  return {{"schema", "p2pcheck.topo"}, {"schema_version", kJsonSchemaVersion}, {"tool_version", kToolVersion},
-          {"source", topo.source_description}, {"config_space_complete", !topo.config_truncated},
-          {"host_bridges", std::move(bridges)}, {"functions", std::move(functions)}, {"gpus", std::move(gpus)},
-          {"nvme", std::move(nvmes)}, {"ignored", std::move(ignored)}};
+  return {{"schema", "p2pcheck.topo"},
+          {"schema_version", kJsonSchemaVersion},
+          {"tool_version", kToolVersion},
+          {"source", topo.source_description},
+          {"config_space_complete", !topo.config_truncated},
+          {"host_bridges", std::move(bridges)},
+          {"functions", std::move(functions)},
+          {"gpus", std::move(gpus)},
+          {"nvme", std::move(nvmes)},
+          {"ignored", std::move(ignored)}};
 }
 
 namespace {
@@ -66,11 +80,14 @@ void tree_lines(const Topology& topo, const Inventory& inv, const Function& fn, 
   const char* stem = style.unicode ? (last ? "   " : "│  ") : (last ? "   " : "|  ");
   std::string label = function_label(fn);
   std::string role = role_of(fn, inv);
-  if (role == "GPU") label = colored(style, "1;32", label);
-  else if (role == "NVMe") label = colored(style, "1;36", label);
+  if (role == "GPU")
+    label = colored(style, "1;32", label);
+  else if (role == "NVMe")
+    label = colored(style, "1;36", label);
   out += prefix + branch + label + annotations(topo, fn, inv) + "\n";
   auto kids = topo.children(fn);
-  for (size_t i = 0; i < kids.size(); ++i) tree_lines(topo, inv, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
+  for (size_t i = 0; i < kids.size(); ++i)
+    tree_lines(topo, inv, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
 }
 
 }  // namespace
@@ -82,13 +99,17 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
          std::to_string(topo.functions.size()) + " PCI functions under " + std::to_string(topo.host_bridges.size()) +
          " host bridge(s)\n";
   if (topo.config_truncated)
-    out += "note: only 64 bytes of config space were readable (not root): port types, ACS and capabilities are "
-           "unknown; run as root\n";
+    out +=
+        "note: only 64 bytes of config space were readable (not root): port types, ACS and capabilities are "
+        "unknown; run as root\n";
   for (const auto& [id, hb] : topo.host_bridges) {
     out += "\nhost bridge " + id;
-    if (hb.bridge_device) out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
-    else if (hb.bridge_device_unknown) out += "  (kernel's host bridge device: unknown, needs root)";
-    else out += "  (no device at 00.0 or root port first: the kernel sees no host bridge device)";
+    if (hb.bridge_device)
+      out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
+    else if (hb.bridge_device_unknown)
+      out += "  (kernel's host bridge device: unknown, needs root)";
+    else
+      out += "  (no device at 00.0 or root port first: the kernel sees no host bridge device)";
     out += "\n";
     std::vector<const Function*> roots;
     for (const Bdf& b : hb.root_devices) roots.push_back(&topo.at(b));

@@ -15,7 +15,9 @@ const char* to_string(Verdict v) {
   return "unknown";
 }
 
-bool cpu_is_pre_zen_amd(const CpuInfo& cpu) { return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17; }
+bool cpu_is_pre_zen_amd(const CpuInfo& cpu) {
+  return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17;
+}
 
 KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release) {
   KernelRules rules;
@@ -23,8 +25,8 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   rules.assumed = assume_release.has_value();
   rules.version = parse_kernel_version(rules.release);
   // el8/el9/el10 and SLES "-default" kernels carry backports their version number does not show.
-  rules.vendor_kernel = rules.release.find(".el") != std::string::npos ||
-                        rules.release.find("-default") != std::string::npos;
+  rules.vendor_kernel =
+      rules.release.find(".el") != std::string::npos || rules.release.find("-default") != std::string::npos;
   if (!rules.version)
     rules.table_basis = TableBasis::kReleaseUnknown;
   else if (*rules.version < kOldestVerifiedTable)
@@ -78,12 +80,14 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
       }
       break;
   }
-  d.verdict = d.map_type == MapType::kNotSupported                               ? Verdict::kNotSupported
+  d.verdict = d.map_type == MapType::kNotSupported                             ? Verdict::kNotSupported
               : d.map_type == MapType::kUnknown && d.host.allowed != Tri::kYes ? Verdict::kUnknown
-                                                                                 : Verdict::kSupported;
+                                                                               : Verdict::kSupported;
   // pci_p2pdma_distance(): -1 when refused; unknown when we cannot tell.
-  if (d.verdict == Verdict::kNotSupported) d.distance = -1;
-  else if (d.verdict == Verdict::kSupported) d.distance = walk.distance;
+  if (d.verdict == Verdict::kNotSupported)
+    d.distance = -1;
+  else if (d.verdict == Verdict::kSupported)
+    d.distance = walk.distance;
 }
 
 // What the kernel does not know: pre-Zen AMD root complexes pass P2P writes and drop P2P reads

@@ -29,8 +29,10 @@ namespace {
 void count_acs(P2pWalk& walk, const Function* dev) {
   walk.acs_checked.push_back(dev);
   Tri redirect = pci_bridge_has_acs_redir(*dev);
-  if (redirect == Tri::kUnknown) walk.acs_unknown.push_back(dev);
-  else if (redirect == Tri::kYes) walk.acs_redirect.push_back(dev);
+  if (redirect == Tri::kUnknown)
+    walk.acs_unknown.push_back(dev);
+  else if (redirect == Tri::kYes)
+    walk.acs_redirect.push_back(dev);
 }
 
 }  // namespace
@@ -58,7 +60,7 @@ P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, c
     for (size_t i = 0; i <= dist_a; ++i) count_acs(walk, a_chain[i]);
     for (const Function* bb : walk.client_side) count_acs(walk, bb);
     // if (!acs_cnt) BUS_ADDR; else acs_redirects = true and on to map_through_host_bridge.
-    walk.map_type = !walk.acs_redirect.empty() ? MapType::kThruHostBridge
+    walk.map_type = !walk.acs_redirect.empty()  ? MapType::kThruHostBridge
                     : !walk.acs_unknown.empty() ? MapType::kUnknown
                                                 : MapType::kBusAddr;
     return walk;
@@ -126,9 +128,12 @@ BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string
     }
   }
   // The first matching row decides: REQ_SAME_HOST_BRIDGE fails across host bridges.
-  if (!check.entry) check.result = BridgeResult::kNotOnAllowlist;
-  else if (check.entry->req_same_host_bridge && !same_host_bridge) check.result = BridgeResult::kOnlyWithinOneHostBridge;
-  else check.result = BridgeResult::kAllowlisted;
+  if (!check.entry)
+    check.result = BridgeResult::kNotOnAllowlist;
+  else if (check.entry->req_same_host_bridge && !same_host_bridge)
+    check.result = BridgeResult::kOnlyWithinOneHostBridge;
+  else
+    check.result = BridgeResult::kAllowlisted;
   check.passes = tri(check.result == BridgeResult::kAllowlisted);
   return check;
 }

@@ -18,8 +18,13 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist() {
       {0x8086, 0x2032, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
       {0x8086, 0x2033, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP root port", kSrc61},
       {0x8086, 0x2020, false, {4, 20, 0}, RowStatus::kVerified, "Intel Skylake-SP DMI3 host bridge", kSrc61},
-      {0x8086, 0x09a2, false, {5, 18, 0}, RowStatus::kVerified,
-       "Intel 3rd Gen Xeon Scalable (also Sapphire/Emerald Rapids 00.0)", "commit feaea1fe8b36 (5.18); in 6.1 and 6.12"},
+      {0x8086,
+       0x09a2,
+       false,
+       {5, 18, 0},
+       RowStatus::kVerified,
+       "Intel 3rd Gen Xeon Scalable (also Sapphire/Emerald Rapids 00.0)",
+       "commit feaea1fe8b36 (5.18); in 6.1 and 6.12"},
       {0x8086, 0x0b25, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA", kSrc71},
       {0x8086, 0x0cfe, false, {7, 1, 0}, RowStatus::kReported, "Intel IAA/QAT", kSrc71},
       {0x8086, 0x11fb, false, {7, 1, 0}, RowStatus::kReported, "Intel DSA/IAA/QAT", kSrc71},
@@ -92,12 +97,19 @@ const std::vector<DistroKernel>& distro_kernels() {
 const DistroKernel* find_distro_kernel(const OsRelease& os) {
   std::string id = os.id, version = os.version_id;
   std::string key;
-  if (id == "debian") key = "debian-" + version;
-  else if (id == "ubuntu") key = "ubuntu-" + std::string(version).erase(version.find('.') == std::string::npos ? version.size() : version.find('.'), 1);
-  else if (id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos") key = "rhel-" + version;
-  else if (id == "ol") key = "oracle-" + version.substr(0, version.find('.'));
-  else if (id == "sles" || id == "sled") key = "sles-" + version;
-  else if (id == "opensuse-leap") key = "sles-" + version;
+  if (id == "debian")
+    key = "debian-" + version;
+  else if (id == "ubuntu")
+    key = "ubuntu-" +
+          std::string(version).erase(version.find('.') == std::string::npos ? version.size() : version.find('.'), 1);
+  else if (id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos")
+    key = "rhel-" + version;
+  else if (id == "ol")
+    key = "oracle-" + version.substr(0, version.find('.'));
+  else if (id == "sles" || id == "sled")
+    key = "sles-" + version;
+  else if (id == "opensuse-leap")
+    key = "sles-" + version;
   for (const auto& row : distro_kernels())
     if (key == row.target) return &row;
   return nullptr;

@@ -43,9 +43,13 @@ void MemoryTree::add(const std::string& raw, Node node) {
   }
 }
 
-void MemoryTree::add_file(const std::string& path, std::string bytes) { add(path, Node{EntryKind::kFile, std::move(bytes)}); }
+void MemoryTree::add_file(const std::string& path, std::string bytes) {
+  add(path, Node{EntryKind::kFile, std::move(bytes)});
+}
 void MemoryTree::add_dir(const std::string& path) { add(path, Node{}); }
-void MemoryTree::add_link(const std::string& path, std::string target) { add(path, Node{EntryKind::kLink, std::move(target)}); }
+void MemoryTree::add_link(const std::string& path, std::string target) {
+  add(path, Node{EntryKind::kLink, std::move(target)});
+}
 
 void MemoryTree::add_failure(const std::string& path, FileRead failure) {
   std::string name = normalize_tree_path(path);

@@ -57,8 +57,10 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
       }
     }
     here.resize(absolute ? 0 : starts.back());
-    if (absolute) starts.clear();
-    else starts.pop_back();
+    if (absolute)
+      starts.clear();
+    else
+      starts.pop_back();
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(std::move(*it));
   }
   return here.empty() ? std::string("/") : here;

@@ -2,9 +2,9 @@
 // Nothing is unpacked to disk, so a hostile archive cannot write anywhere.
 #include <archive.h>
 #include <archive_entry.h>
-#include <sys/stat.h>
 
 #include <cstring>
+#include <sys/stat.h>
 
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
@@ -16,7 +16,8 @@ namespace {
 // Member names must be plain relative paths: "./sys/x" and "sys/x" are fine; "/etc/x" and "a/../b" are not.
 std::string clean_member_name(const std::string& archive, const std::string& raw) {
   if (raw.empty()) throw Error(archive + ":<empty name>", "archive member without a name");
-  if (raw.front() == '/') throw Error(archive + ":" + raw, "absolute member name; expected a path relative to the captured root");
+  if (raw.front() == '/')
+    throw Error(archive + ":" + raw, "absolute member name; expected a path relative to the captured root");
   std::string out;
   size_t i = 0;
   while (i <= raw.size()) {
@@ -62,9 +63,9 @@ LoadedArchive load_archive(const std::string& file) {
     int rc = archive_read_next_header(ar, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN)
-      throw Error(last.empty() ? file : file + ":" + last,
-                  std::string("broken or truncated archive") + (last.empty() ? "" : " after this member") + ": " +
-                      archive_error_string(ar));
+      throw Error(last.empty() ? file : file + ":" + last, std::string("broken or truncated archive") +
+                                                               (last.empty() ? "" : " after this member") + ": " +
+                                                               archive_error_string(ar));
     bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
     if (raw && archive_filter_count(ar) <= 1)
       throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
@@ -79,9 +80,12 @@ LoadedArchive load_archive(const std::string& file) {
       const MemoryTree::Node* node = loaded.tree.find(target);
       if (!node) throw Error(where, "hard link to a member that is not earlier in the archive");
       MemoryTree::Node copy = *node;
-      if (copy.kind == EntryKind::kFile) loaded.tree.add_file(name, std::move(copy.data));
-      else if (copy.kind == EntryKind::kLink) loaded.tree.add_link(name, std::move(copy.data));
-      else loaded.tree.add_dir(name);
+      if (copy.kind == EntryKind::kFile)
+        loaded.tree.add_file(name, std::move(copy.data));
+      else if (copy.kind == EntryKind::kLink)
+        loaded.tree.add_link(name, std::move(copy.data));
+      else
+        loaded.tree.add_dir(name);
       continue;
     }
     switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
@@ -94,7 +98,8 @@ LoadedArchive load_archive(const std::string& file) {
       case AE_IFREG: {
         la_int64_t size = archive_entry_size(entry);
         if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
-          throw Error(where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
+          throw Error(
+              where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
         std::string data;
         char buf[65536];
         for (;;) {
@@ -105,7 +110,8 @@ LoadedArchive load_archive(const std::string& file) {
           total += static_cast<std::uint64_t>(n);
           if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
           if (total > kMaxArchiveBytes)
-            throw Error(where, "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+            throw Error(where,
+                        "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
           // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
           std::uint64_t packed = static_cast<std::uint64_t>(archive_filter_bytes(ar, -1));
           if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
@@ -135,10 +141,12 @@ std::unique_ptr<Source> open_archive_source(const std::string& file) {
   std::string prefix;
   if (!tree.find("/sys")) {
     auto top = tree.children("/");
-    if (top.size() == 1 && tree.find("/" + top[0] + "/sys")) prefix = "/" + top[0];
+    if (top.size() == 1 && tree.find("/" + top[0] + "/sys"))
+      prefix = "/" + top[0];
     else
-      throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder; "
-                        "expected a capture of a Linux root");
+      throw Error(file,
+                  "no sys/ directory at the top of the archive or inside its single top folder; "
+                  "expected a capture of a Linux root");
   }
   return open_memory_source(std::make_shared<const MemoryTree>(tree.subtree(prefix)), "archive " + file);
 }

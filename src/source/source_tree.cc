@@ -1,10 +1,11 @@
 // Tree backend: a directory laid out like a Linux root. The live machine is the tree at `/`.
-#include <cerrno>
-#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/source.h"

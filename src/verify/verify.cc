@@ -3,8 +3,8 @@
 #include <fcntl.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -16,15 +16,15 @@
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/checks/links.h"
-#include "p2pcheck/model/machine_state.h"
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/verify/verify_hipfile.h"
 #include "p2pcheck/verify/verify_kmod.h"
 #include "p2pcheck/verify/verify_p2pmem.h"
-#include "p2pcheck/source/sysfs_text.h"
 #include "uapi/p2pprobe.h"
 
 namespace p2pcheck {
@@ -49,9 +49,10 @@ std::string seconds(double s) {
 
 void validate(const VerifyOptions& o) {
   if (o.targets.empty() && o.raw_devices.empty())
-    throw UsageError("verify writes real data: name where, --target DIR (a directory on a file system of each NVMe "
-                     "to test; a scratch file is created and removed there) or --raw DEVICE --offset N "
-                     "--allow-destructive");
+    throw UsageError(
+        "verify writes real data: name where, --target DIR (a directory on a file system of each NVMe "
+        "to test; a scratch file is created and removed there) or --raw DEVICE --offset N "
+        "--allow-destructive");
   if (!o.targets.empty() && !o.raw_devices.empty()) throw UsageError("give --target or --raw, not both");
   if (!o.raw_devices.empty()) {
     if (!o.offset) throw UsageError("--raw needs --offset N: the first byte verify may overwrite (a multiple of 4096)");
@@ -122,7 +123,8 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
   if (*pp.engine == EngineKind::kHipfile) {
     pp.chunk = std::min(size, kHipfileChunk);
   } else {
-    std::uint64_t available = provider.p2pmem && provider.p2pmem->available ? round_down(*provider.p2pmem->available) : 0;
+    std::uint64_t available =
+        provider.p2pmem && provider.p2pmem->available ? round_down(*provider.p2pmem->available) : 0;
     if (available == 0)
       return refuse(provider.bdf.str() + " has no free p2pmem (p2pmem/available is 0 or unreadable)", Level::kUnknown);
     if (!o.size) size = std::min(size, available);
@@ -175,8 +177,9 @@ std::string mismatch_text(const DataMismatch& m, std::uint64_t start) {
   std::snprintf(buf, sizeof buf,
                 "data mismatch: first bad byte at offset %llu (512-byte block %llu of the test), expected 0x%02x, "
                 "found 0x%02x; %llu bad byte(s)",
-                static_cast<unsigned long long>(m.offset), static_cast<unsigned long long>((m.offset - start) / kPatternBlock),
-                m.expected, m.found, static_cast<unsigned long long>(m.count));
+                static_cast<unsigned long long>(m.offset),
+                static_cast<unsigned long long>((m.offset - start) / kPatternBlock), m.expected, m.found,
+                static_cast<unsigned long long>(m.count));
   return buf;
 }
 
@@ -198,7 +201,8 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
     const auto& stacked = pp.target ? pp.target->stacked_layers : std::vector<std::string>{};
     if (!stacked.empty()) {
       d.refused_by = "storage stack";
-      d.reason = join(stacked, " on ") + " does not take P2P pages (a stacked queue does not advertise P2PDMA): the "
+      d.reason = join(stacked, " on ") +
+                 " does not take P2P pages (a stacked queue does not advertise P2PDMA): the "
                  "refusal comes from the storage stack, not the PCI path; test a file system directly on the NVMe";
     } else {
       d.refused_by = "kernel";
@@ -206,8 +210,9 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
                  (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
                  "): " + rule_text(pp.decision);
       if (pp.decision.verdict == Verdict::kSupported)
-        d.reason += " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "
-                    "p2pprobe module's verdict in `p2pcheck check`)";
+        d.reason +=
+            " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "
+            "p2pprobe module's verdict in `p2pcheck check`)";
     }
     return;
   }
@@ -263,7 +268,8 @@ class LiveEngines : public EngineProvider {
     switch (kind) {
       case EngineKind::kP2pmem: out.engine = make_p2pmem_engine(io_); break;
       case EngineKind::kHipfile:
-        out = open_hipfile_engine(HipfileConfig{}, std::shared_ptr<DynamicLoader>(open_live_loader()), open_live_source());
+        out = open_hipfile_engine(HipfileConfig{}, std::shared_ptr<DynamicLoader>(open_live_loader()),
+                                  open_live_source());
         break;
       case EngineKind::kKmod:
         try {
@@ -302,10 +308,14 @@ std::uint64_t parse_size(const std::string& text, const std::string& option) {
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
   if (unit.size() > 1 && (unit.back() == 'i' || unit.back() == 'I')) unit.pop_back();
   std::uint64_t mult = 1;
-  if (unit == "K" || unit == "k") mult = 1ull << 10;
-  else if (unit == "M" || unit == "m") mult = 1ull << 20;
-  else if (unit == "G" || unit == "g") mult = 1ull << 30;
-  else if (!unit.empty()) throw UsageError(option + " " + text + ": unknown unit (use K, M or G)");
+  if (unit == "K" || unit == "k")
+    mult = 1ull << 10;
+  else if (unit == "M" || unit == "m")
+    mult = 1ull << 20;
+  else if (unit == "G" || unit == "g")
+    mult = 1ull << 30;
+  else if (!unit.empty())
+    throw UsageError(option + " " + text + ": unknown unit (use K, M or G)");
   if (n > UINT64_MAX / mult) throw UsageError(option + " " + text + ": too large");
   return n * mult;
 }
@@ -346,7 +356,8 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
     for (const Bdf& c : t.controllers) {
       if (!selected_nvme.count(c)) continue;
       used = true;
-      if (!targets.emplace(c, t).second) t.notes.push_back("another target on the same NVMe came first; " + t.path + " is not used for it");
+      if (!targets.emplace(c, t).second)
+        t.notes.push_back("another target on the same NVMe came first; " + t.path + " is not used for it");
     }
     if (!used) {
       std::vector<std::string> names;
@@ -354,7 +365,8 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
         const NvmeController* n = plan->inv.nvme_at(c);
         names.push_back(n && !n->name.empty() ? n->name + " (" + c.str() + ")" : c.str());
       }
-      throw UsageError(option + " " + t.path + " is on " + join(names, ", ") + ", which is not an NVMe of the selected pairs");
+      throw UsageError(option + " " + t.path + " is on " + join(names, ", ") +
+                       ", which is not an NVMe of the selected pairs");
     }
   };
   for (const auto& dir : options.targets)
@@ -368,7 +380,8 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
     for (const auto& pp : plan->pairs)
       if (pp.skipped)
         throw UsageError("--nvme selects " + (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) +
-                         " but no " + (options.raw_devices.empty() ? "--target directory" : "--raw device") + " is on it");
+                         " but no " + (options.raw_devices.empty() ? "--target directory" : "--raw device") +
+                         " is on it");
 
   const std::string timeout_text =
       plan->io_timeout_s ? std::to_string(*plan->io_timeout_s) + " s (/sys/module/nvme_core/parameters/io_timeout)"
@@ -437,7 +450,8 @@ void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvail
     d.seconds = wall;
     d.reason = "no completion within " + seconds(plan.options.timeout_s) +
                " s: the transfer was probably dropped by the root complex; the NVMe driver gives up after its "
-               "io_timeout (" + (plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) : std::string("30")) +
+               "io_timeout (" +
+               (plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) : std::string("30")) +
                " s) and usually resets the controller";
     state.abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
     report.abandoned = true;
@@ -537,8 +551,10 @@ void summarize(VerifyReport& report) {
     if (!r.problem.empty()) worse(r.problem_level);
     for (const auto& d : r.directions) {
       ++total;
-      if (d.outcome == Outcome::kPassed) ++passed;
-      else worse(d.outcome == Outcome::kNotRun ? Level::kUnknown : Level::kFail);
+      if (d.outcome == Outcome::kPassed)
+        ++passed;
+      else
+        worse(d.outcome == Outcome::kNotRun ? Level::kUnknown : Level::kFail);
     }
   }
   if (passed == 0 && result == Level::kPass) result = Level::kUnknown;

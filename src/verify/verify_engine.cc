@@ -63,8 +63,9 @@ std::string provider_memory_refusal(const Function& fn, EngineKind kind) {
                                   "kernel lacks CONFIG_PCI_P2PDMA"
                                 : "the kernel lacks CONFIG_PCI_P2PDMA or the BAR could not be registered");
   if (kind == EngineKind::kP2pmem && !fn.p2pmem->has_allocate)
-    return fn.bdf.str() + " has p2pmem but no p2pmem/allocate: userspace mapping needs kernel 6.2 or newer (use "
-                          "--engine kmod)";
+    return fn.bdf.str() +
+           " has p2pmem but no p2pmem/allocate: userspace mapping needs kernel 6.2 or newer (use "
+           "--engine kmod)";
   return "";
 }
 
@@ -77,7 +78,8 @@ EngineChoice choose_engine(const Function& provider, std::optional<EngineKind> r
     if (is_gpu_driver(provider.driver))
       return {std::nullopt, provider.bdf.str() + " is " + bound_to(provider) +
                                 ": p2pcheck verify drives AMD's hipFile only (NVIDIA GPUDirect Storage is not driven)"};
-    return {std::nullopt, "hipfile needs an AMD GPU bound to amdgpu; " + provider.bdf.str() + " is " + bound_to(provider)};
+    return {std::nullopt,
+            "hipfile needs an AMD GPU bound to amdgpu; " + provider.bdf.str() + " is " + bound_to(provider)};
   }
   if (requested) {
     std::string refusal = provider_memory_refusal(provider, *requested);

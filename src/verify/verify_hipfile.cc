@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "p2pcheck/verify/hip_api.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/verify/hip_api.h"
 
 namespace p2pcheck {
 namespace {
@@ -64,7 +64,8 @@ class HipfileEngine : public VerifyEngine {
     if (!hip_ok(hip_.malloc(&vram, r.chunk), "hipMalloc(" + format_size(r.chunk) + ")", out)) return out;
     // Registration is optional in hipFile; it pins the bounds checks, and a refusal is worth a note.
     hipfile::Error reg = hf_.buf_register(vram, r.chunk, 0);
-    if (reg.err != hipfile::kSuccess) out.notes.push_back("hipFileBufRegister: " + hipfile_error(reg.err, reg.hip_drv_err));
+    if (reg.err != hipfile::kSuccess)
+      out.notes.push_back("hipFileBufRegister: " + hipfile_error(reg.err, reg.hip_drv_err));
     hipfile::Descr descr{};
     descr.type = hipfile::kHandleTypeOpaqueFD;
     descr.handle.fd = r.target.fd;
@@ -73,7 +74,8 @@ class HipfileEngine : public VerifyEngine {
     if (hr.err != hipfile::kSuccess) {
       out.error_text = "hipFileHandleRegister(" + r.target.path + "): " + hipfile_error(hr.err, hr.hip_drv_err);
     } else {
-      const std::string looked_for = std::string(kProcDir) + std::to_string(pid_) + "/*/" + counter_name(r.client, r.direction);
+      const std::string looked_for =
+          std::string(kProcDir) + std::to_string(pid_) + "/*/" + counter_name(r.client, r.direction);
       AisCounterRead before = read_ais_counters(*kfd_, pid_, r.client, r.direction);
       move(r, fh, vram, out);
       AisCounterRead after = read_ais_counters(*kfd_, pid_, r.client, r.direction);
@@ -221,7 +223,8 @@ CounterEvidence judge_counters(const AisCounterRead& before, const AisCounterRea
   e.file = after.files.empty() ? looked_for : join(after.files, " + ");
   if (!after.total) {
     e.proof = PathProof::kUnproven;
-    e.note = "no " + looked_for + " counter: this amdgpu has no per-process AIS counters, or the I/O never took "
+    e.note = "no " + looked_for +
+             " counter: this amdgpu has no per-process AIS counters, or the I/O never took "
              "the AIS path; the P2P path is not proven";
     return e;
   }
@@ -276,7 +279,8 @@ EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_
       int count = 0;
       hip::Error rc = hip.get_device_count(&count);
       if (rc == hip::kErrorNoDevice || (rc == hip::kSuccess && count == 0)) {
-        out.problems.push_back("no AMD GPU visible to HIP (hipGetDeviceCount: " + (rc ? error_name(hip, rc) : "0 devices") + ")");
+        out.problems.push_back(
+            "no AMD GPU visible to HIP (hipGetDeviceCount: " + (rc ? error_name(hip, rc) : "0 devices") + ")");
       } else if (rc != hip::kSuccess) {
         out.problems.push_back("hipGetDeviceCount failed: " + error_name(hip, rc));
       } else {
@@ -331,7 +335,8 @@ EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_
   hipfile::Error open = hf.driver_open();
   if (open.err != hipfile::kSuccess) {
     const char* text = hf.get_op_error_string(open.err);
-    out.problems.push_back("hipFileDriverOpen: " + std::string(text ? text : "error") + " (" + std::to_string(open.err) + ")");
+    out.problems.push_back("hipFileDriverOpen: " + std::string(text ? text : "error") + " (" +
+                           std::to_string(open.err) + ")");
     return out;
   }
   out.engine = std::make_shared<HipfileEngine>(hip, hf, std::move(kfd), config.pid ? config.pid : getpid());

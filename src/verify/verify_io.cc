@@ -1,16 +1,16 @@
 #include "p2pcheck/verify/verify_io.h"
 
-#include <cctype>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 namespace p2pcheck {
 namespace {
@@ -35,7 +35,9 @@ class LiveIo : public VerifyIo {
   long pwrite(int fd, const void* buf, std::size_t len, std::uint64_t offset) override {
     return retry_eintr([&] { return ::pwrite(fd, buf, len, static_cast<off_t>(offset)); });
   }
-  int fsync(int fd) override { return static_cast<int>(retry_eintr([&] { return ::fsync(fd); })); }
+  int fsync(int fd) override {
+    return static_cast<int>(retry_eintr([&] { return ::fsync(fd); }));
+  }
   int fallocate(int fd, std::uint64_t offset, std::uint64_t len) override {
     // posix_fallocate returns the error instead of setting errno.
     int rc = ::posix_fallocate(fd, static_cast<off_t>(offset), static_cast<off_t>(len));
@@ -99,7 +101,8 @@ class LiveKernelLog : public KernelLog {
       fd_ = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
       if (fd_ < 0) {
         int err = errno;
-        if (err == EPERM || err == EACCES) return "/dev/kmsg: permission denied (needs root or kernel.dmesg_restrict=0)";
+        if (err == EPERM || err == EACCES)
+          return "/dev/kmsg: permission denied (needs root or kernel.dmesg_restrict=0)";
         return std::string("/dev/kmsg: ") + std::strerror(err);
       }
     }
@@ -141,7 +144,8 @@ std::string kmsg_text(std::string_view record) {
   // The kernel escapes a message's own line breaks and other unprintables as \xNN.
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(text[i + 2])) &&
+    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2])) &&
         std::isxdigit(static_cast<unsigned char>(text[i + 3]))) {
       int c = std::stoi(std::string(text.substr(i + 2, 2)), nullptr, 16);
       out += c == '\n' ? std::string(" / ") : std::isprint(c) ? std::string(1, static_cast<char>(c)) : std::string(" ");
@@ -155,9 +159,9 @@ std::string kmsg_text(std::string_view record) {
 
 bool kmsg_relevant(std::string_view text) {
   static const char* const needles[] = {
-      "p2p",    "P2P",   "nvme",    "NVMe",   "AER",   "pcieport", "PCIe Bus Error", "DMAR", "AMD-Vi",
-      "iommu",  "IOMMU", "AIS",     "amdgpu", "kfd",   "p2pprobe", "blk_update_request", "I/O error",
-      "timeout", "reset"};
+      "p2p",       "P2P",     "nvme",  "NVMe", "AER",    "pcieport", "PCIe Bus Error", "DMAR",
+      "AMD-Vi",    "iommu",   "IOMMU", "AIS",  "amdgpu", "kfd",      "p2pprobe",       "blk_update_request",
+      "I/O error", "timeout", "reset"};
   for (const char* n : needles)
     if (text.find(n) != std::string_view::npos) return true;
   return false;

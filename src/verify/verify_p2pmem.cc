@@ -11,7 +11,8 @@ namespace {
 
 class P2pmemEngine : public VerifyEngine {
  public:
-  P2pmemEngine(std::shared_ptr<VerifyIo> io, std::string devices_dir) : io_(std::move(io)), devices_dir_(std::move(devices_dir)) {}
+  P2pmemEngine(std::shared_ptr<VerifyIo> io, std::string devices_dir)
+      : io_(std::move(io)), devices_dir_(std::move(devices_dir)) {}
   EngineKind kind() const override { return EngineKind::kP2pmem; }
 
   TransferResult transfer(const TransferRequest& r) override {

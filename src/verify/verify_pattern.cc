@@ -14,7 +14,8 @@ void fill_pattern(void* buf, std::uint64_t len, std::uint64_t offset, std::uint6
   p2pprobe_pattern_fill(buf, len, offset, seed);
 }
 
-std::optional<DataMismatch> check_pattern(const void* buf, std::uint64_t len, std::uint64_t offset, std::uint64_t seed) {
+std::optional<DataMismatch> check_pattern(const void* buf, std::uint64_t len, std::uint64_t offset,
+                                          std::uint64_t seed) {
   p2pprobe_mismatch mm{};
   if (p2pprobe_pattern_check(buf, len, offset, seed, &mm) == 0) return std::nullopt;
   return DataMismatch{mm.offset, mm.count, mm.expected, mm.found};

@@ -1,5 +1,3 @@
-#include "p2pcheck/source/json_text.h"
-#include "p2pcheck/source/version.h"
 #include "p2pcheck/verify/verify_report.h"
 
 #include <unistd.h>
@@ -12,6 +10,8 @@
 
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
 namespace {
@@ -82,7 +82,10 @@ json mismatch_json(const DataMismatch& m, std::uint64_t start) {
   char e[8], f[8];
   std::snprintf(e, sizeof e, "0x%02x", m.expected);
   std::snprintf(f, sizeof f, "0x%02x", m.found);
-  return {{"offset", m.offset}, {"block", (m.offset - start) / kPatternBlock}, {"expected", e}, {"found", f},
+  return {{"offset", m.offset},
+          {"block", (m.offset - start) / kPatternBlock},
+          {"expected", e},
+          {"found", f},
           {"bad_bytes", m.count}};
 }
 
@@ -103,23 +106,24 @@ json target_json(const PairPlan& pp, const PairResult& r) {
 }
 
 json direction_json(const PairPlan& pp, const DirectionResult& d) {
-  json j = {{"direction", to_string(d.direction)},
-            {"flow", direction_label(pp, d.direction)},
-            {"p2p", p2p_kind(d.direction)},
-            {"outcome", to_string(d.outcome)},
-            {"refused_by", text_or_null(d.refused_by)},
-            {"reason", d.reason},
-            {"errno", d.error ? json(errno_name(d.error)) : json(nullptr)},
-            {"errno_value", d.error ? json(-d.error) : json(nullptr)},
-            {"error_text", text_or_null(d.error_text)},
-            {"bytes", d.bytes},
-            {"seconds", d.seconds},
-            {"throughput_bytes_per_s", opt(d.throughput)},
-            {"mismatch", d.mismatch ? mismatch_json(*d.mismatch, pp.target ? pp.target->raw_offset : 0) : json(nullptr)}};
+  json j = {
+      {"direction", to_string(d.direction)},
+      {"flow", direction_label(pp, d.direction)},
+      {"p2p", p2p_kind(d.direction)},
+      {"outcome", to_string(d.outcome)},
+      {"refused_by", text_or_null(d.refused_by)},
+      {"reason", d.reason},
+      {"errno", d.error ? json(errno_name(d.error)) : json(nullptr)},
+      {"errno_value", d.error ? json(-d.error) : json(nullptr)},
+      {"error_text", text_or_null(d.error_text)},
+      {"bytes", d.bytes},
+      {"seconds", d.seconds},
+      {"throughput_bytes_per_s", opt(d.throughput)},
+      {"mismatch", d.mismatch ? mismatch_json(*d.mismatch, pp.target ? pp.target->raw_offset : 0) : json(nullptr)}};
   if (d.counters)
-    j["counters"] = {{"file", d.counters->file},        {"before", opt(d.counters->before)},
-                     {"after", opt(d.counters->after)}, {"expected", d.counters->expected},
-                     {"proof", to_string(d.counters->proof)}, {"note", d.counters->note}};
+    j["counters"] = {
+        {"file", d.counters->file},         {"before", opt(d.counters->before)},     {"after", opt(d.counters->after)},
+        {"expected", d.counters->expected}, {"proof", to_string(d.counters->proof)}, {"note", d.counters->note}};
   else
     j["counters"] = nullptr;
   j["notes"] = d.notes;
@@ -165,7 +169,8 @@ std::string verify_plan_text(const VerifyPlan& plan, const TextStyle& style) {
              " — " + pp.refusal + "\n";
       continue;
     }
-    out += std::string(to_string(*pp.engine)) + ", " + format_size(pp.size) + " each way via " + target_text(*pp.target) + "\n";
+    out += std::string(to_string(*pp.engine)) + ", " + format_size(pp.size) + " each way via " +
+           target_text(*pp.target) + "\n";
     for (const auto& n : pp.target->notes) out += "      note: " + n + "\n";
     for (const auto& n : pp.notes) out += "      note: " + n + "\n";
   }
@@ -188,9 +193,11 @@ std::string verify_text(const VerifyReport& report, const TextStyle& style) {
     if (pp.skipped) continue;
     const PairDecision& dec = pp.decision;
     out += "\n" + pair_title(pp) + "\n";
-    out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) + "): " + rule_text(dec) + "\n";
+    out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) +
+           "): " + rule_text(dec) + "\n";
     if (!pp.refusal.empty()) {
-      out += "  " + colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
+      out += "  " +
+             colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
              "   " + pp.refusal + "\n";
       continue;
     }
@@ -201,8 +208,10 @@ std::string verify_text(const VerifyReport& report, const TextStyle& style) {
       out += "  " + colored(style, "33", "NOT RUN") + "   " + r.problem + "\n";
       continue;
     }
-    out += "  target    " + (r.target_file.empty() ? pp.target->path : r.target_file) + ", " + format_size(pp.size) +
-           (pp.target->kind == TargetPlan::Kind::kScratchFile ? (r.target_removed ? ", removed" : ", NOT removed") : "") + "\n";
+    out +=
+        "  target    " + (r.target_file.empty() ? pp.target->path : r.target_file) + ", " + format_size(pp.size) +
+        (pp.target->kind == TargetPlan::Kind::kScratchFile ? (r.target_removed ? ", removed" : ", NOT removed") : "") +
+        "\n";
     for (const auto& d : r.directions) {
       std::string line = "  " + pad(direction_label(pp, d.direction), 16) + " " +
                          colored(style, outcome_color(d.outcome), pad(upper(to_string(d.outcome)), 9)) + " ";
@@ -222,8 +231,10 @@ std::string verify_text(const VerifyReport& report, const TextStyle& style) {
              " device(s) on the path reports AER counters (no AER capability, or a kernel without PCIe AER): link "
              "errors would go unseen\n";
     } else if (r.aer_changes.empty()) {
-      out += "  AER       no counter moved on the " + std::to_string(reporting) + " device(s) on the path that report AER" +
-             (r.aer_not_reported.empty() ? "" : " (" + std::to_string(r.aer_not_reported.size()) + " report none)") + "\n";
+      out += "  AER       no counter moved on the " + std::to_string(reporting) +
+             " device(s) on the path that report AER" +
+             (r.aer_not_reported.empty() ? "" : " (" + std::to_string(r.aer_not_reported.size()) + " report none)") +
+             "\n";
     } else {
       for (const auto& c : r.aer_changes)
         out += "  " + colored(style, "33", "AER") + "       " + c.bdf.str() + " " + c.counter + ": " +
@@ -301,7 +312,8 @@ json verify_json(const VerifyReport& report) {
     for (const auto& c : r.aer_changes)
       changes.push_back({{"bdf", c.bdf.str()}, {"counter", c.counter}, {"before", c.before}, {"after", c.after}});
     for (const auto& b : r.aer_not_reported) not_rep.push_back(b.str());
-    p["aer"] = {{"devices", aer_dev}, {"changes", changes}, {"not_reported", not_rep}, {"unreadable", r.aer_unreadable}};
+    p["aer"] = {
+        {"devices", aer_dev}, {"changes", changes}, {"not_reported", not_rep}, {"unreadable", r.aer_unreadable}};
     p["kernel_log"] = {{"lines", r.kernel_log}, {"problem", text_or_null(r.kernel_log_problem)}};
     json notes = pp.notes;
     for (const auto& n : r.notes) notes.push_back(n);

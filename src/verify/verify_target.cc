@@ -65,7 +65,9 @@ TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& sour
                               const StorageLayout& layout, const Inventory& inv) {
   FileStat st;
   if (int rc = io.stat(dir, st); rc < 0) throw UsageError("--target " + dir + ": " + errtext(rc));
-  if (!st.is_dir) throw UsageError("--target " + dir + ": not a directory (name a directory; verify creates its own scratch file there)");
+  if (!st.is_dir)
+    throw UsageError("--target " + dir +
+                     ": not a directory (name a directory; verify creates its own scratch file there)");
   auto name = block_device_name(source, st.dev_major, st.dev_minor);
   if (!name)
     throw UsageError("--target " + dir + ": its file system (device " + std::to_string(st.dev_major) + ":" +
@@ -100,15 +102,17 @@ TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& sour
   if (t.controllers.empty())
     if (const NvmeController* c = controller_of(inv, *name)) t.controllers.push_back(c->bdf);
   if (t.controllers.empty())
-    throw UsageError("--target " + dir + ": its file system sits on " + *name +
-                     (t.fstype.empty() ? "" : " (" + t.fstype + " at " + t.mountpoint + ")") +
-                     ", which is not on a local NVMe controller; name a directory on a file system of the NVMe to test");
+    throw UsageError(
+        "--target " + dir + ": its file system sits on " + *name +
+        (t.fstype.empty() ? "" : " (" + t.fstype + " at " + t.mountpoint + ")") +
+        ", which is not on a local NVMe controller; name a directory on a file system of the NVMe to test");
   if (!t.stacked_layers.empty())
     t.notes.push_back("the file system sits on " + join(t.stacked_layers, " on ") +
                       ": md, dm and loop do not take P2P pages, so expect the storage stack to refuse (EREMOTEIO)");
   if (!t.fstype.empty() && t.fstype != "ext4" && t.fstype != "xfs")
-    t.notes.push_back(t.fstype + " is not ext4 or xfs: hipFile's fastpath and O_DIRECT with P2P pages are documented "
-                                 "for those two only");
+    t.notes.push_back(t.fstype +
+                      " is not ext4 or xfs: hipFile's fastpath and O_DIRECT with P2P pages are documented "
+                      "for those two only");
   return t;
 }
 
@@ -118,11 +122,15 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   if (int rc = io.stat(device, st); rc < 0) throw UsageError("--raw " + device + ": " + errtext(rc));
   if (!st.is_block) throw UsageError("--raw " + device + ": not a block device");
   auto name = block_device_name(source, st.rdev_major, st.rdev_minor);
-  if (!name) throw UsageError("--raw " + device + ": no block device with number " + std::to_string(st.rdev_major) + ":" + std::to_string(st.rdev_minor) + " in /sys");
+  if (!name)
+    throw UsageError("--raw " + device + ": no block device with number " + std::to_string(st.rdev_major) + ":" +
+                     std::to_string(st.rdev_minor) + " in /sys");
   if (!std::regex_match(*name, kNvmeNamespace) && !std::regex_match(*name, kNvmePartition))
     throw UsageError("--raw " + device + " is " + *name + ", not an NVMe namespace or partition");
   const NvmeController* c = controller_of(inv, *name);
-  if (!c) throw UsageError("--raw " + device + " (" + *name + "): no local NVMe controller owns it (NVMe over fabrics, or a multipath head?)");
+  if (!c)
+    throw UsageError("--raw " + device + " (" + *name +
+                     "): no local NVMe controller owns it (NVMe over fabrics, or a multipath head?)");
   if (offset % kVerifyAlign)
     throw UsageError("--offset " + std::to_string(offset) + ": must be a multiple of " + std::to_string(kVerifyAlign));
 
@@ -134,7 +142,8 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   std::vector<std::string> uses;
   for (const auto& n : names) {
     auto holders = source.list("/sys/class/block/" + n + "/holders");
-    if (!holders.empty()) uses.push_back(n + " is held by " + join(holders, ", ") + " (/sys/class/block/" + n + "/holders)");
+    if (!holders.empty())
+      uses.push_back(n + " is held by " + join(holders, ", ") + " (/sys/class/block/" + n + "/holders)");
   }
   for (const auto& s : layout.stacks) {
     if (s.unused) continue;
@@ -142,13 +151,15 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
     for (const auto& l : s.layers) touches |= std::find(names.begin(), names.end(), l.device) != names.end();
     if (!touches) continue;
     const std::string top = s.layers.empty() ? s.nvme : s.layers.front().device;
-    for (const auto& m : s.mounts) uses.push_back(top + " is mounted at " + m.mountpoint + " (" + m.fstype + ", /proc/mounts)");
+    for (const auto& m : s.mounts)
+      uses.push_back(top + " is mounted at " + m.mountpoint + " (" + m.fstype + ", /proc/mounts)");
     if (s.swap) uses.push_back(top + " is active swap (/proc/swaps)");
   }
   if (!uses.empty())
     throw UsageError("--raw " + device + ": refusing to write to a device in use: " + join(uses, "; "));
   if (!layout.mounts_known)
-    throw UsageError("--raw " + device + ": the mount table could not be read, so p2pcheck cannot tell the device is unused");
+    throw UsageError("--raw " + device +
+                     ": the mount table could not be read, so p2pcheck cannot tell the device is unused");
 
   TargetPlan t;
   t.kind = TargetPlan::Kind::kRawDevice;
@@ -160,7 +171,8 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
     if (auto sectors = parse_dec(trim(r.bytes)); sectors && *sectors > 0)
       t.device_bytes = static_cast<std::uint64_t>(*sectors) * 512;  // sysfs counts 512-byte sectors always
   if (layout.zfs_mounted)
-    t.notes.push_back("a ZFS pool is mounted and ZFS registers no holders: make sure " + *name + " is not a pool member");
+    t.notes.push_back("a ZFS pool is mounted and ZFS registers no holders: make sure " + *name +
+                      " is not a pool member");
   return t;
 }
 

@@ -1,17 +1,16 @@
-#include "p2pcheck/import/dump.h"
 #include "p2pcheck/capture/capture.h"
-
-#include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "p2pcheck/checks/check.h"
-#include "p2pcheck/source/error.h"
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
-#include "p2pcheck/source/memory_source.h"
 #include "p2pcheck/report/report.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/memory_source.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
@@ -37,16 +36,22 @@ void small_machine(const TreeWriter& dir) {
     dir.write(path + "/config", config);
     dir.link("sys/bus/pci/devices/" + bdf, "../../.." + path.substr(3));
   };
-  fn("sys/devices/pci0000:00/0000:00:00.0", "0000:00:00.0", 0x1022, 0x14a4, 0x060000, ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes());
-  fn(rp, "0000:00:01.0", 0x1022, 0x14ab, 0x060400, ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(4).acs(0x5f, 0x1d).bytes());
-  fn(rp + "/0000:01:00.0", "0000:01:00.0", 0x1002, 0x74a1, 0x120000, ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes());
-  fn(rp + "/0000:01:00.1", "0000:01:00.1", 0x144d, 0xa826, 0x010802, ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
+  fn("sys/devices/pci0000:00/0000:00:00.0", "0000:00:00.0", 0x1022, 0x14a4, 0x060000,
+     ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes());
+  fn(rp, "0000:00:01.0", 0x1022, 0x14ab, 0x060400,
+     ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(4).acs(0x5f, 0x1d).bytes());
+  fn(rp + "/0000:01:00.0", "0000:01:00.0", 0x1002, 0x74a1, 0x120000,
+     ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes());
+  fn(rp + "/0000:01:00.1", "0000:01:00.1", 0x144d, 0xa826, 0x010802,
+     ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
   dir.write(rp + "/0000:01:00.1/nvme/nvme0/serial", "S4EWNX0R123456      \n");
   dir.write(rp + "/0000:01:00.1/nvme/nvme0/model", "SAMSUNG MZWLR7T6HALA-00007\n");
   dir.write(rp + "/0000:01:00.1/nvme/nvme0/cntlid", "1\n");  // listed, never read
   dir.link(rp + "/0000:01:00.1/nvme/nvme0/device", "../../../0000:01:00.1");
   dir.link("sys/class/nvme/nvme0", "../../devices/pci0000:00/0000:00:01.0/0000:01:00.1/nvme/nvme0");
-  dir.write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC 9654\n\n");
+  dir.write(
+      "proc/cpuinfo",
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC 9654\n\n");
   dir.write("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
   dir.write("proc/sys/kernel/hostname", "gpu-node-17.example.com\n");
   dir.write("boot/config-6.8.0-45-generic", "CONFIG_PCI_P2PDMA=y\n");
@@ -93,7 +98,8 @@ class FakeActions : public DeviceActions {
     a.available = true;
     a.info.api_version = 1;
     a.info.module_version = "0.1";
-    for (const auto& p : pairs) a.verdicts.push_back({p, KernelVerdict{2, MapType::kBusAddr, "", false, "amdgpu", "nvme"}});
+    for (const auto& p : pairs)
+      a.verdicts.push_back({p, KernelVerdict{2, MapType::kBusAddr, "", false, "amdgpu", "nvme"}});
     return a;
   }
   std::optional<std::string> saved_results(const SavedResults&) override { return verify; }
@@ -125,11 +131,12 @@ TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
   ASSERT_TRUE(entry(set, "/sys/class/nvme/nvme0"));
   EXPECT_EQ(entry(set, "/sys/class/nvme/nvme0")->kind, EntryKind::kLink);
   EXPECT_FALSE(entry(set, "/proc/sys/kernel/hostname"));  // never read by the analysis
-  ASSERT_TRUE(entry(set, "/proc/kallsyms"));  // read for amdgpu's AIS
+  ASSERT_TRUE(entry(set, "/proc/kallsyms"));              // read for amdgpu's AIS
   // Redacted, the symbols stay and the KASLR addresses go.
   auto again = dir.source();
   CaptureSet redacted = collect_capture(*again, nullptr, true);
-  EXPECT_EQ(entry(redacted, "/proc/kallsyms")->data, "0000000000000000 T _stext\n0000000000000000 t kfd_ais_rw_file\t[amdgpu]\n");
+  EXPECT_EQ(entry(redacted, "/proc/kallsyms")->data,
+            "0000000000000000 T _stext\n0000000000000000 t kfd_ais_rw_file\t[amdgpu]\n");
   EXPECT_EQ(set.manifest["schema"], kCaptureSchema);
   EXPECT_EQ(set.manifest["as_root"], nullptr);  // a tree does not say
   EXPECT_EQ(set.mtime, 0);

@@ -1,12 +1,11 @@
-#include "p2pcheck/import/dump.h"
 #include "p2pcheck/capture/redact.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/report/report.h"
 #include "test_tree.h"
 
@@ -20,7 +19,8 @@ TEST(Redactor, SameValueSamePlaceholderEverywhere) {
   r.learn("/sys/class/nvme/nvme0/serial", "S4EWNX0R123456      \n");
   r.learn("/proc/cmdline", "root=UUID=3f2a8c1e-1b2c-4d5e-8f90-123456789abc ro\n");
   EXPECT_EQ(r.file("/sys/class/nvme/nvme0/serial", "S4EWNX0R123456      \n"), "SERIAL-0001      \n");
-  EXPECT_EQ(r.text("nqn.2014.08.org.nvmexpress:144d144dS4EWNX0R123456"), "nqn.2014.08.org.nvmexpress:144d144dSERIAL-0001");
+  EXPECT_EQ(r.text("nqn.2014.08.org.nvmexpress:144d144dS4EWNX0R123456"),
+            "nqn.2014.08.org.nvmexpress:144d144dSERIAL-0001");
   EXPECT_EQ(r.text("root=UUID=3F2A8C1E-1B2C-4D5E-8F90-123456789ABC"), "root=UUID=00000000-0000-4000-8000-000000000001");
   EXPECT_EQ(r.text("other 11111111-2222-3333-4444-555555555555"), "other 00000000-0000-4000-8000-000000000002");
   EXPECT_TRUE(contains_placeholder("SERIAL-0001"));
@@ -29,7 +29,8 @@ TEST(Redactor, SameValueSamePlaceholderEverywhere) {
 
 TEST(Redactor, MacAddressesButNotPciAddressesOrIpv6) {
   Redactor r;
-  EXPECT_EQ(r.text("link/ether 3c:ec:ef:12:34:56 brd ff:ff:ff:ff:ff:ff"), "link/ether 02:00:00:00:00:01 brd 02:00:00:00:00:02");
+  EXPECT_EQ(r.text("link/ether 3c:ec:ef:12:34:56 brd ff:ff:ff:ff:ff:ff"),
+            "link/ether 02:00:00:00:00:01 brd 02:00:00:00:00:02");
   EXPECT_EQ(r.text("0000:41:00.0 fe80::1:2:3:4"), "0000:41:00.0 fe80::1:2:3:4");
 }
 
@@ -73,7 +74,8 @@ TEST(Redactor, DeviceSerialNumberCapabilityInConfigSpace) {
 }
 
 // Every fixture: a redacted capture analyses identically, apart from the strings redaction replaced.
-void expect_same_modulo_placeholders(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, const std::string& where) {
+void expect_same_modulo_placeholders(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b,
+                                     const std::string& where) {
   if (a.is_string() && b.is_string()) {
     if (a != b) {
       EXPECT_TRUE(contains_placeholder(b.get<std::string>())) << where << ": " << a << " vs " << b;

@@ -1,11 +1,11 @@
 #include "p2pcheck/checks/check.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/kernel_module.h"
-
-#include <gtest/gtest.h>
-
-#include <filesystem>
 
 namespace p2pcheck {
 namespace {
@@ -76,15 +76,17 @@ TEST(CheckKernel, VendorKernelsSayWhichTableWasAssumed) {
 
 TEST(CheckKernel, TableNoteSaysWhichBasis) {
   KernelRules rules;
-  EXPECT_EQ(allowlist_table_note(rules), "kernel release unknown: evaluated with the 6.1-6.12 allowlist (verified from source)");
+  EXPECT_EQ(allowlist_table_note(rules),
+            "kernel release unknown: evaluated with the 6.1-6.12 allowlist (verified from source)");
   rules.version = KernelVersion{6, 8, 0};
   rules.table_basis = TableBasis::kVerified;
   EXPECT_EQ(allowlist_table_note(rules), "allowlist as of 6.8 (same table as 6.1-6.12, verified from source)");
   rules.version = KernelVersion{6, 16, 0};
   rules.table_basis = TableBasis::kNewerRowsReported;
   rules.vendor_kernel = true;
-  EXPECT_EQ(allowlist_table_note(rules), "allowlist as of 6.16 (rows newer than 6.12 are from reports); vendor kernel: "
-                                         "backports may differ from upstream 6.16, the kernel module's own answer settles it");
+  EXPECT_EQ(allowlist_table_note(rules),
+            "allowlist as of 6.16 (rows newer than 6.12 are from reports); vendor kernel: "
+            "backports may differ from upstream 6.16, the kernel module's own answer settles it");
   Machine m = machine_with("6.8.0-142-generic", "y");
   EXPECT_EQ(kernel_rules_for(m, std::nullopt).table_basis, TableBasis::kVerified);
   EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "kernel.allowlist_table")->message,
@@ -111,8 +113,9 @@ TEST(CheckIommu, StatesFromWhatWasRead) {
   m.cmdline = "intel_iommu=on iommu=pt";
   f = check_iommu(on, m, topo, {});
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].message, "IOMMU on (passthrough, 2 unit(s)), intel_iommu=on iommu=pt: the kernel enables ACS redirect "
-                          "on every port that has ACS");
+  EXPECT_EQ(f[0].message,
+            "IOMMU on (passthrough, 2 unit(s)), intel_iommu=on iommu=pt: the kernel enables ACS redirect "
+            "on every port that has ACS");
   EXPECT_EQ(f[0].evidence.at(1).file, "/sys/kernel/iommu_groups/0/type");
 }
 
@@ -148,7 +151,8 @@ TEST(AcsOverride, ReadsBothCommandLineForms) {
 }
 
 TEST(Cmdline, SplitsParametersAndStopsAtInitArguments) {
-  auto params = parse_cmdline("BOOT_IMAGE=/vmlinuz ro intel_iommu=on pci=disable_acs_redir=0000:42:02.0 -- --init-arg=1");
+  auto params =
+      parse_cmdline("BOOT_IMAGE=/vmlinuz ro intel_iommu=on pci=disable_acs_redir=0000:42:02.0 -- --init-arg=1");
   ASSERT_EQ(params.size(), 4u);
   EXPECT_EQ(params[2].first, "intel_iommu");
   EXPECT_EQ(params[3].second, "disable_acs_redir=0000:42:02.0");

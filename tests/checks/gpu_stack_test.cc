@@ -1,8 +1,7 @@
-#include "p2pcheck/checks/gpu.h"
-
 #include <gtest/gtest.h>
 
 #include "file_map.h"
+#include "p2pcheck/checks/gpu.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
@@ -63,9 +62,11 @@ class GpuStack : public ::testing::Test {
     dir_.write("sys/class/dmi/id/sys_vendor", "Supermicro\n");
     dir_.write("sys/class/dmi/id/product_name", "AS -8125GS-TNMR2\n");
     kfd_node(0, "cpu_cores_count 96\nsimd_count 0\nmem_banks_count 1\n");
-    dir_.write("sys/class/kfd/kfd/topology/nodes/0/mem_banks/0/properties", "heap_type 0\nsize_in_bytes 1649267441664\n");
-    kfd_node(1, "cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\ncapability 746586304\n"
-                "domain 0\nlocation_id 768\n");  // 768 = bus 3 << 8
+    dir_.write("sys/class/kfd/kfd/topology/nodes/0/mem_banks/0/properties",
+               "heap_type 0\nsize_in_bytes 1649267441664\n");
+    kfd_node(1,
+             "cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\ncapability 746586304\n"
+             "domain 0\nlocation_id 768\n");  // 768 = bus 3 << 8
     vram(1, 192 * GiB, 1);
     dir_.write("opt/rocm-7.0.0/lib/libamdhip64.so.7.0.60400", "");
     dir_.link("opt/rocm-7.0.0/lib/libamdhip64.so", "libamdhip64.so.7.0.60400");
@@ -474,10 +475,10 @@ TEST_F(GpuStack, EachFileIsReadOnce) {
   run();
   const auto& reads = source_->access_log().file_reads;
   // Not vacuous: the files every part of the GPU check reads were read.
-  for (const char* path : {"/sys/class/dmi/id/sys_vendor", "/sys/module/amdgpu/version", "/proc/kallsyms",
-                           "/sys/class/kfd/kfd/topology/nodes/1/properties",
-                           "/sys/class/kfd/kfd/topology/nodes/1/mem_banks/0/properties",
-                           "/sys/devices/pci0000:00/0000:00:01.0/0000:03:00.0/mem_info_vram_total"})
+  for (const char* path :
+       {"/sys/class/dmi/id/sys_vendor", "/sys/module/amdgpu/version", "/proc/kallsyms",
+        "/sys/class/kfd/kfd/topology/nodes/1/properties", "/sys/class/kfd/kfd/topology/nodes/1/mem_banks/0/properties",
+        "/sys/devices/pci0000:00/0000:00:01.0/0000:03:00.0/mem_info_vram_total"})
     EXPECT_TRUE(reads.count(path)) << path << " was not read";
   for (const auto& [path, count] : reads) EXPECT_EQ(count, 1) << path;
 }

@@ -2,9 +2,8 @@
 // (live/kmod.json) beside our verdicts, and its last verify run (live/verify.json).
 #include "p2pcheck/checks/recorded.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "p2pcheck/checks/check.h"
@@ -18,7 +17,7 @@ namespace {
 using namespace p2pcheck::testing;
 using nlohmann::json;
 
-constexpr const char* kGpu = "0000:03:00.0";   // epyc-mi300x-8gpu: GPU and nvme0 under one switch
+constexpr const char* kGpu = "0000:03:00.0";  // epyc-mi300x-8gpu: GPU and nvme0 under one switch
 constexpr const char* kNvme = "0000:05:00.0";
 
 struct Replay {
@@ -40,24 +39,29 @@ json kmod_doc(int distance, const char* map_type) {
   return {{"schema", "p2pcheck.kmod"},
           {"schema_version", 1},
           {"module", {{"api_version", 1}, {"module_version", "0.1"}, {"kernel_release", "6.12.9"}, {"p2pdma", true}}},
-          {"verdicts", json::array({{{"provider", kGpu}, {"client", kNvme}, {"distance", distance}, {"map_type", map_type},
+          {"verdicts", json::array({{{"provider", kGpu},
+                                     {"client", kNvme},
+                                     {"distance", distance},
+                                     {"map_type", map_type},
                                      {"map_note", ""}}})},
           {"failures", json::array()}};
 }
 
 json verify_doc(const char* to_device, const char* to_storage) {
-  return {{"schema", "p2pcheck.verify"},
-          {"finished_at", "2026-11-30T09:00:00Z"},
-          {"summary", "x"},
-          {"pairs", json::array({{{"gpu", kGpu},
-                                  {"nvme", kNvme},
-                                  {"nvme_name", "nvme0"},
-                                  {"status", "ran"},
-                                  {"engine", "hipfile"},
-                                  {"directions", json::array({{{"flow", "storage -> GPU"}, {"outcome", to_device}},
-                                                              {{"flow", "GPU -> storage"}, {"outcome", to_storage},
-                                                               {"errno", "EREMOTEIO"}}})}},
-                                 {{"gpu", kGpu}, {"nvme", "0000:06:00.0"}, {"status", "skipped"}}})}};
+  return {
+      {"schema", "p2pcheck.verify"},
+      {"finished_at", "2026-11-30T09:00:00Z"},
+      {"summary", "x"},
+      {"pairs",
+       json::array({{{"gpu", kGpu},
+                     {"nvme", kNvme},
+                     {"nvme_name", "nvme0"},
+                     {"status", "ran"},
+                     {"engine", "hipfile"},
+                     {"directions",
+                      json::array({{{"flow", "storage -> GPU"}, {"outcome", to_device}},
+                                   {{"flow", "GPU -> storage"}, {"outcome", to_storage}, {"errno", "EREMOTEIO"}}})}},
+                    {{"gpu", kGpu}, {"nvme", "0000:06:00.0"}, {"status", "skipped"}}})}};
 }
 
 TEST(Recorded, KernelAnswersOfTheCaptureAreComparedOnReplay) {
@@ -113,7 +117,8 @@ TEST(Recorded, VerifyRunShowsPerDirectionAndFailsWhenATransferFailed) {
   EXPECT_NE(f->message.find("2026-11-30T09:00:00Z"), std::string::npos);
   ASSERT_EQ(f->evidence.size(), 1u);  // the skipped pair is not among the checked ones
   EXPECT_EQ(f->evidence[0].value,
-            "0000:03:00.0 -> 0000:05:00.0 (nvme0): storage -> GPU passed, GPU -> storage refused (EREMOTEIO); engine hipfile");
+            "0000:03:00.0 -> 0000:05:00.0 (nvme0): storage -> GPU passed, GPU -> storage refused (EREMOTEIO); engine "
+            "hipfile");
 
   r.root.write("live/verify.json", verify_doc("passed", "passed").dump());
   f = r.finding(*r.check(), "verify.recorded");

@@ -1,7 +1,6 @@
 #include "p2pcheck/checks/storage.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 
 #include "file_map.h"
@@ -132,8 +131,9 @@ TEST(StorageCheck, Ext4JournalModeOnAFilledLayout) {
   const Finding* f = find(fs, "storage.stack", "nvme0n1p2");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFail);
-  EXPECT_EQ(f->message, "/data: ext4 on nvme0n1p2: ext4 with data=journal: hipFile accepts only data=ordered and falls "
-                        "back to POSIX I/O");
+  EXPECT_EQ(f->message,
+            "/data: ext4 on nvme0n1p2: ext4 with data=journal: hipFile accepts only data=ordered and falls "
+            "back to POSIX I/O");
   EXPECT_TRUE(has_evidence(*f, "/proc/mounts", "data=journal"));
   EXPECT_EQ(find(fs, "storage.nvme_multipath", "")->level, Level::kPass);
 }
@@ -253,7 +253,8 @@ TEST_F(Storage, XfsPassesOtherFileSystemsFail) {
 }
 
 TEST_F(Storage, LvmOnAllNvmeWarnsAndSpanningAnotherDiskFails) {
-  block_.dm("dm-0", "253:0", "vg0-data", "LVM-AbCdEfGh12345678AbCdEfGh12345678abcdefgh12345678AbCdEfGh1234", {"nvme1n1p1"});
+  block_.dm("dm-0", "253:0", "vg0-data", "LVM-AbCdEfGh12345678AbCdEfGh12345678abcdefgh12345678AbCdEfGh1234",
+            {"nvme1n1p1"});
   machine_.mounts.push_back({"/dev/mapper/vg0-data", "/data", "xfs", "rw"});
   auto fs = run();
   const Finding* f = find(fs, "storage.stack", "nvme1n1p1");

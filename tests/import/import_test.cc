@@ -1,13 +1,12 @@
 #include "p2pcheck/import/import.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/checks/check.h"
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/source/error.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
@@ -46,9 +45,11 @@ std::string small_lspci() {
          hex_dump("01:00.0 PCI bridge: Broadcom PEX890xx", bridge(1, 2, 4, 5, 0)) +
          hex_dump("02:00.0 PCI bridge: Broadcom PEX890xx", bridge(2, 3, 3, 6, 0)) +
          hex_dump("02:01.0 PCI bridge: Broadcom PEX890xx", bridge(2, 4, 4, 6, 0)) +
-         hex_dump("03:00.0 Processing accelerators: AMD MI300X", ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes()) +
+         hex_dump("03:00.0 Processing accelerators: AMD MI300X",
+                  ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes()) +
          "\tKernel driver in use: amdgpu\n" +
-         hex_dump("04:00.0 Non-Volatile memory controller: Samsung", ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
+         hex_dump("04:00.0 Non-Volatile memory controller: Samsung",
+                  ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
 }
 
 std::unique_ptr<Source> as_source(MemoryTree tree) {
@@ -59,11 +60,17 @@ TEST(Sniff, RecognisesEachFormatByContent) {
   EXPECT_EQ(sniff_text(small_lspci()), TextFormat::kLspciDump);
   EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n\tSubsystem: x\n"), TextFormat::kLspciNoHex);
   EXPECT_EQ(sniff_text("-[0000:00]-+-00.0\n           \\-01.0\n"), TextFormat::kLspciTree);
-  EXPECT_EQ(sniff_text("P: /devices/pci0000:00/0000:00:00.0\nM: x\nE: DEVPATH=/devices/pci0000:00\n"), TextFormat::kUdevDb);
-  EXPECT_EQ(sniff_text("<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">"), TextFormat::kHwlocXml);
+  EXPECT_EQ(sniff_text("P: /devices/pci0000:00/0000:00:00.0\nM: x\nE: DEVPATH=/devices/pci0000:00\n"),
+            TextFormat::kUdevDb);
+  EXPECT_EQ(
+      sniff_text("<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">"),
+      TextFormat::kHwlocXml);
   EXPECT_EQ(sniff_text("processor\t: 0\nvendor_id\t: AuthenticAMD\n"), TextFormat::kCpuinfo);
   EXPECT_EQ(sniff_text("hello world\n"), TextFormat::kUnknown);
-  EXPECT_EQ(sniff_text(std::string("\x7f" "ELF\0\0", 6)), TextFormat::kUnknown);
+  EXPECT_EQ(sniff_text(std::string("\x7f"
+                                   "ELF\0\0",
+                                   6)),
+            TextFormat::kUnknown);
 }
 
 TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
@@ -129,15 +136,19 @@ TEST(ImportLspci, BrokenDumpsNameTheLine) {
 
 TEST(ImportUdev, PathsGiveTheHierarchyAndNoConfigMeansAcsUnknown) {
   const std::string db =
-      "P: /devices/pci0000:40/0000:40:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:40:01.1\nE: DRIVER=pcieport\n\n"
+      "P: /devices/pci0000:40/0000:40:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: "
+      "PCI_SLOT_NAME=0000:40:01.1\nE: DRIVER=pcieport\n\n"
       "P: /devices/pci0000:40/0000:40:01.1/0000:41:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=120000\nE: PCI_ID=1002:74A1\n"
       "E: PCI_SUBSYS_ID=1002:74A1\nE: PCI_SLOT_NAME=0000:41:00.0\nE: DRIVER=amdgpu\n\n"
-      "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nE: PCI_ID=144D:A826\nE: PCI_SLOT_NAME=0000:81:00.0\nE: DRIVER=nvme\n\n"
-      "P: /devices/pci0000:80/0000:80:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:80:01.1\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nE: PCI_ID=144D:A826\nE: "
+      "PCI_SLOT_NAME=0000:81:00.0\nE: DRIVER=nvme\n\n"
+      "P: /devices/pci0000:80/0000:80:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: "
+      "PCI_SLOT_NAME=0000:80:01.1\n\n"
       "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0/nvme/nvme3\nE: SUBSYSTEM=nvme\n\n"
       "P: /devices/pci0000:80/0000:80:01.1/0000:81:00.0/nvme/nvme3/nvme3n1\nE: SUBSYSTEM=block\nE: DEVTYPE=disk\n"
       "E: ID_MODEL=SAMSUNG MZWLR7T6HALA-00007\nE: ID_SERIAL_SHORT=S4EWNX0R123456\n\n"
-      "P: /devices/system/cpu/cpu0\nE: SUBSYSTEM=cpu\nE: MODALIAS=cpu:type:x86,ven0002fam0019mod0011:feature:,0000,009F\n\n";
+      "P: /devices/system/cpu/cpu0\nE: SUBSYSTEM=cpu\nE: "
+      "MODALIAS=cpu:type:x86,ven0002fam0019mod0011:feature:,0000,009F\n\n";
   auto src = as_source(import_udev(db, "udev.txt", ImportOptions{}));
   PciDecoder decoder;
   Topology topo = read_topology(*src, decoder);
@@ -211,15 +222,17 @@ TEST(ImportHwloc, NestingGivesTheHierarchyAndInfoTheCpuAndKernel) {
 
 TEST(ImportHwloc, BrokenOrHostileXml) {
   try {
-    import_hwloc("<?xml version=\"1.0\"?>\n<topology>\n<object type=\"Machine\">\n</topology>\n", "bad.xml", ImportOptions{});
+    import_hwloc("<?xml version=\"1.0\"?>\n<topology>\n<object type=\"Machine\">\n</topology>\n", "bad.xml",
+                 ImportOptions{});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bad.xml: line"), std::string::npos) << e.what();
   }
   // External entities are never fetched or expanded.
-  const std::string xxe = "<?xml version=\"1.0\"?>\n<!DOCTYPE topology [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
-                          "<topology><object type=\"PCIDev\" pci_busid=\"0000:00:00.0\" pci_type=\"0600 [8086:6f00] [0000:0000] 01\">"
-                          "<info name=\"OSRelease\" value=\"&e;\"/></object></topology>";
+  const std::string xxe =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE topology [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
+      "<topology><object type=\"PCIDev\" pci_busid=\"0000:00:00.0\" pci_type=\"0600 [8086:6f00] [0000:0000] 01\">"
+      "<info name=\"OSRelease\" value=\"&e;\"/></object></topology>";
   try {
     auto tree = import_hwloc(xxe, "xxe.xml", ImportOptions{});
     const MemoryTree::Node* release = tree.find("/proc/sys/kernel/osrelease");
@@ -233,15 +246,21 @@ TEST(ImportHwloc, BrokenOrHostileXml) {
 TEST(ImportSosreport, UdevHierarchyProcBusPciConfigAndTheCopiedFiles) {
   MemoryTree sos;
   sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
-               "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=1022:14A4\nE: PCI_SLOT_NAME=0000:00:00.0\n\n"
-               "P: /devices/pci0000:00/0000:00:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: PCI_SLOT_NAME=0000:00:01.1\n\n");
+               "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=1022:14A4\nE: "
+               "PCI_SLOT_NAME=0000:00:00.0\n\n"
+               "P: /devices/pci0000:00/0000:00:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: "
+               "PCI_SLOT_NAME=0000:00:01.1\n\n");
   sos.add_file("/proc/bus/pci/00/00.0", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256));
   sos.add_file("/proc/bus/pci/00/01.1", bridge(0, 1, 1, 4, 0x1d));
-  sos.add_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n\n");
+  sos.add_file(
+      "/proc/cpuinfo",
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n\n");
   sos.add_file("/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt\n");
   sos.add_file("/etc/os-release", "ID=ubuntu\nVERSION_ID=\"22.04\"\n");
   sos.add_file("/sos_commands/kernel/uname_-a", "Linux node7 6.8.0-45-generic #45-Ubuntu SMP x86_64 GNU/Linux\n");
-  sos.add_file("/sos_commands/kernel/lsmod", "Module                  Size  Used by\nnvme                   57344  3\namdgpu              12345678  0\n");
+  sos.add_file(
+      "/sos_commands/kernel/lsmod",
+      "Module                  Size  Used by\nnvme                   57344  3\namdgpu              12345678  0\n");
   sos.add_file("/hostname", "node7\n");
   auto src = as_source(import_sosreport(sos, "sosreport.tar.xz", ImportOptions{}));
   auto report = run_check(*src, CheckOptions{});

@@ -1,9 +1,8 @@
 #include "p2pcheck/live/device_actions.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-
-#include <cstring>
 
 namespace p2pcheck {
 namespace {

@@ -1,17 +1,16 @@
 // The userspace side of the kernel module against a fake /dev/p2pprobe that follows the uapi.
 #include "p2pcheck/live/p2pprobe_client.h"
 
-#include <gtest/gtest.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <gtest/gtest.h>
 #include <map>
 
 #include "p2pcheck/checks/check.h"
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/report/report.h"
+#include "p2pcheck/source/error.h"
 #include "uapi/p2pprobe.h"
 
 namespace p2pcheck {

@@ -2,15 +2,14 @@
 // Userspace (C++20) checks of kmod/uapi/p2pprobe.h: the header shared with
 // the p2pprobe kernel module. Build with -I<repo>/kmod.
 
-#include "uapi/p2pprobe.h"
-
-#include <gtest/gtest.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <gtest/gtest.h>
 #include <type_traits>
 #include <vector>
+
+#include "uapi/p2pprobe.h"
 
 namespace {
 
@@ -47,9 +46,7 @@ TEST(UapiLayout, IoctlNumbersEncodeTypeAndSize) {
   EXPECT_NE(P2PPROBE_IOC_VERDICT, P2PPROBE_IOC_DMA_TEST);
 }
 
-TEST(Pattern, SameSeedAndBlockGiveSameData) {
-  EXPECT_EQ(Filled(4096, 8192, kSeed), Filled(4096, 8192, kSeed));
-}
+TEST(Pattern, SameSeedAndBlockGiveSameData) { EXPECT_EQ(Filled(4096, 8192, kSeed), Filled(4096, 8192, kSeed)); }
 
 TEST(Pattern, FillAtOffsetMatchesSliceOfLargerFill) {
   const auto whole = Filled(8192, 0, kSeed);
@@ -76,15 +73,13 @@ TEST(Pattern, DifferentSeedGivesDifferentData) {
 TEST(Pattern, WordsWithinABlockAreDistinct) {
   const auto a = Filled(512, 4096, kSeed);
   for (std::size_t i = 0; i < 64; ++i)
-    for (std::size_t j = i + 1; j < 64; ++j)
-      EXPECT_NE(0, std::memcmp(a.data() + 8 * i, a.data() + 8 * j, 8));
+    for (std::size_t j = i + 1; j < 64; ++j) EXPECT_NE(0, std::memcmp(a.data() + 8 * i, a.data() + 8 * j, 8));
 }
 
 TEST(Pattern, ByteHelperAgreesWithFill) {
   const std::uint64_t off = 3 * 512;
   const auto a = Filled(1024, off, kSeed);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(a[i], p2pprobe_pattern_byte(kSeed, off + i)) << "byte " << i;
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], p2pprobe_pattern_byte(kSeed, off + i)) << "byte " << i;
 }
 
 TEST(Pattern, CheckAcceptsIntactData) {
@@ -110,7 +105,7 @@ TEST(Pattern, CheckFindsFirstBadByte) {
 
 TEST(Pattern, CheckWorksOnUnalignedBuffer) {
   std::vector<unsigned char> raw(4096 + 1);
-  unsigned char *p = raw.data() + 1;
+  unsigned char* p = raw.data() + 1;
   p2pprobe_pattern_fill(p, 4096, 0, kSeed);
   p[77] ^= 1;
   p2pprobe_mismatch mm{};

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "p2pcheck/source/error.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/source/error.h"
 #include "small_machine.h"
 
 namespace p2pcheck {

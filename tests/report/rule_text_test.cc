@@ -42,7 +42,8 @@ TEST_F(RuleText, CommonBridge) {
   d_.decided_by = DecidedBy::kCommonBridge;
   d_.map_type = MapType::kBusAddr;
   d_.walk.common = &switch_;
-  EXPECT_EQ(rule_text(d_), "common upstream bridge 0000:01:00.0 and no ACS redirect on the path: traffic stays below it");
+  EXPECT_EQ(rule_text(d_),
+            "common upstream bridge 0000:01:00.0 and no ACS redirect on the path: traffic stays below it");
   d_.to_gpu = {Verdict::kSupported, FlowReason::kAllowed, Hardware::kAsTheKernelSays};
   EXPECT_EQ(flow_reason_text(d_, d_.to_gpu), "allowed inside the switch");
   EXPECT_EQ(acs_fix_text(d_), "");
@@ -51,7 +52,8 @@ TEST_F(RuleText, CommonBridge) {
 TEST_F(RuleText, AllowedThroughTheRootComplex) {
   d_.map_type = MapType::kThruHostBridge;
   d_.decided_by = DecidedBy::kCpuAllows;
-  EXPECT_EQ(rule_text(d_), "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)");
+  EXPECT_EQ(rule_text(d_),
+            "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)");
   d_.decided_by = DecidedBy::kAllowlistAllows;
   EXPECT_EQ(rule_text(d_), "through the root complex; allowed because the host bridge is on the allowlist");
   Flow allowed{Verdict::kSupported, FlowReason::kAllowed, Hardware::kAsTheKernelSays};
@@ -93,10 +95,11 @@ TEST_F(RuleText, RefusalAcrossHostBridgesNamesBoth) {
   d_.host.same_host_bridge = false;
   d_.host.bridges = {bridge("0000:00", "0000:00:00.0", BridgeResult::kOnlyWithinOneHostBridge),
                      bridge("0000:80", std::nullopt, BridgeResult::kNoHostBridgeDevice)};
-  EXPECT_EQ(rule_text(d_),
-            "through the root complex, and GenuineIntel family 0x6 is not an AMD Zen or newer CPU; host bridge 0000:00 "
-            "(8086:6f00 at 0000:00:00.0) is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE); "
-            "host bridge 0000:80 (no 00.0 device or root port first on its bus)");
+  EXPECT_EQ(
+      rule_text(d_),
+      "through the root complex, and GenuineIntel family 0x6 is not an AMD Zen or newer CPU; host bridge 0000:00 "
+      "(8086:6f00 at 0000:00:00.0) is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE); "
+      "host bridge 0000:80 (no 00.0 device or root port first on its bus)");
   EXPECT_TRUE(refused_across_host_bridges(d_));
 }
 
@@ -124,7 +127,8 @@ TEST_F(RuleText, CannotDecideNamesTheFirstUnknownOrMissingFacts) {
 
 TEST_F(RuleText, EitherWay) {
   d_.decided_by = DecidedBy::kEitherWay;
-  EXPECT_EQ(rule_text(d_), "allowed either way: BUS_ADDR if no ACS redirect, else through a host bridge that passes the host check");
+  EXPECT_EQ(rule_text(d_),
+            "allowed either way: BUS_ADDR if no ACS redirect, else through a host bridge that passes the host check");
 }
 
 TEST_F(RuleText, NoP2pdmaConfigHasNoAcsPrefix) {
@@ -133,7 +137,8 @@ TEST_F(RuleText, NoP2pdmaConfigHasNoAcsPrefix) {
   d_.config_file = "/boot/config-6.1.0-53-amd64";
   d_.walk.common = &switch_;
   d_.walk.acs_redirect = {&port_};
-  EXPECT_EQ(rule_text(d_), "kernel built without CONFIG_PCI_P2PDMA (/boot/config-6.1.0-53-amd64): every P2PDMA call is a stub");
+  EXPECT_EQ(rule_text(d_),
+            "kernel built without CONFIG_PCI_P2PDMA (/boot/config-6.1.0-53-amd64): every P2PDMA call is a stub");
 }
 
 TEST_F(RuleText, UnknownFacts) {
@@ -153,8 +158,9 @@ TEST_F(RuleText, UnknownFacts) {
 TEST_F(RuleText, PerDirectionReasons) {
   Flow write{Verdict::kNotSupported, FlowReason::kPreZenWritePasses, Hardware::kPasses};
   Flow read{Verdict::kNotSupported, FlowReason::kPreZenReadDropped, Hardware::kDropped};
-  EXPECT_EQ(flow_reason_text(d_, write),
-            "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU BAR)");
+  EXPECT_EQ(
+      flow_reason_text(d_, write),
+      "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU BAR)");
   EXPECT_EQ(flow_reason_text(d_, read),
             "the kernel refuses it, and pre-Zen AMD root complexes drop P2P reads (NVMe reading the GPU BAR) anyway");
   EXPECT_STREQ(hardware_token(Hardware::kPasses), "passes");
@@ -168,7 +174,8 @@ TEST_F(RuleText, PerDirectionReasons) {
 TEST_F(RuleText, LaterKernels) {
   EXPECT_EQ(later_text(d_), "");
   d_.later = &row(0x8086, 0x0b25);
-  EXPECT_EQ(later_text(d_), "allowed from kernel 7.1 on (Intel DSA; stable-review mails for 7.1; not verified from a source tree)");
+  EXPECT_EQ(later_text(d_),
+            "allowed from kernel 7.1 on (Intel DSA; stable-review mails for 7.1; not verified from a source tree)");
   d_.later = &row(0x10de, 0x2f95);
   EXPECT_EQ(later_text(d_),
             "would be allowed once the pending allowlist row for NVIDIA host bridge is merged (PCI maintainer tree, "

@@ -2,9 +2,8 @@
 // p2pcheck's rules on top (unknown facts, pre-Zen AMD, known-bad kernels, CONFIG_PCI_P2PDMA).
 #include "p2pcheck/rules/verdict.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 
 #include "test_tree.h"
 
@@ -12,8 +11,8 @@ namespace p2pcheck {
 namespace {
 
 using testing::ConfigSpace;
-using testing::FakeSysfs;
 using testing::FakeRoot;
+using testing::FakeSysfs;
 
 constexpr std::uint16_t kNoAcs = 0xffff;
 
@@ -29,8 +28,11 @@ class Machine : public ::testing::Test {
   std::string host_bridge(const std::string& id, std::uint16_t vendor = 0x8086, std::uint16_t device = 0x6f00,
                           const std::string& devfn = "00.0") {
     std::string dir = "sys/devices/pci" + id;
-    if (vendor) sys_.add(dir, id + ":" + devfn, vendor, device, 0x060000, ConfigSpace(vendor, device, 0x060000, false).bytes(256));
-    else root_.mkdir(dir);
+    if (vendor)
+      sys_.add(dir, id + ":" + devfn, vendor, device, 0x060000,
+               ConfigSpace(vendor, device, 0x060000, false).bytes(256));
+    else
+      root_.mkdir(dir);
     return dir;
   }
   std::string port(const std::string& parent, const std::string& bdf, int type, std::uint16_t acs_ctrl = kNoAcs,
@@ -52,7 +54,8 @@ class Machine : public ::testing::Test {
     machine_.cpu.vendor_id = vendor;
     machine_.cpu.family = family;
   }
-  PairDecision decide(const std::string& gpu, const std::string& nvme, const std::string& kernel = "6.8.0-142-generic") {
+  PairDecision decide(const std::string& gpu, const std::string& nvme,
+                      const std::string& kernel = "6.8.0-142-generic") {
     source_ = root_.source();
     topo_ = read_topology(*source_, decoder_);
     inv_ = read_inventory(*source_, topo_);
@@ -63,8 +66,8 @@ class Machine : public ::testing::Test {
     return decide_pair(topo_, inv_, machine_, rules, {*Bdf::parse(gpu), *Bdf::parse(nvme)});
   }
   // A switch below root port 00:01.0 with downstream ports 02:01.0 (GPU 03:00.0) and 02:02.0 (NVMe 04:00.0).
-  void switch_machine(std::uint16_t rp_acs, std::uint16_t up_acs, std::uint16_t gpu_port_acs, std::uint16_t nvme_port_acs,
-                      std::uint16_t gpu_acs = kNoAcs) {
+  void switch_machine(std::uint16_t rp_acs, std::uint16_t up_acs, std::uint16_t gpu_port_acs,
+                      std::uint16_t nvme_port_acs, std::uint16_t gpu_acs = kNoAcs) {
     std::string hb = host_bridge("0000:00");
     std::string rp = port(hb, "0000:00:01.0", 4, rp_acs);
     std::string up = port(rp, "0000:01:00.0", 5, up_acs, 0x10b5, 0x8747);
@@ -373,7 +376,7 @@ TEST_F(Machine, KnownBadKernelIsNeverUsed) {
   switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
   cpu("AuthenticAMD", 0x19);
   PairDecision d = decide("0000:03:00.0", "0000:04:00.0", "5.14.0-687.49.1.el9_8.x86_64");
-  EXPECT_EQ(d.map_type, MapType::kBusAddr);  // what the kernel would do...
+  EXPECT_EQ(d.map_type, MapType::kBusAddr);      // what the kernel would do...
   EXPECT_EQ(d.verdict, Verdict::kNotSupported);  // ...but it corrupts memory
   EXPECT_EQ(d.to_gpu.reason, FlowReason::kKnownBadKernel);
   ASSERT_TRUE(d.known_bad);
@@ -394,7 +397,7 @@ TEST_F(Machine, UnknownReleaseUsesTheOldestVerifiedTable) {
   EXPECT_EQ(d.verdict, Verdict::kSupported);
   // A 7.1 row is not in the oldest verified table.
   auto dsa = std::find_if(host_bridge_allowlist().begin(), host_bridge_allowlist().end(),
-                         [](const AllowlistEntry& row) { return row.vendor == 0x8086 && row.device == 0x0b25; });
+                          [](const AllowlistEntry& row) { return row.vendor == 0x8086 && row.device == 0x0b25; });
   ASSERT_NE(dsa, host_bridge_allowlist().end());
   const AllowlistEntry& row71 = *dsa;
   EXPECT_EQ(row71.since.str(), "7.1");

@@ -1,10 +1,9 @@
 // The kernel's walk (calc_map_type_and_dist, p2pdma.c) on the small switch machine: common bridge,
 // distances, the ACS checks in the kernel's order, and agreement with the route the reports draw.
-#include "p2pcheck/rules/p2pdma.h"
-
 #include <gtest/gtest.h>
 
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/p2pdma.h"
 #include "small_machine.h"
 
 namespace p2pcheck {
@@ -43,8 +42,10 @@ TEST_F(KernelWalk, DistancesMatchTheKernel) {
 }
 
 TEST_F(KernelWalk, RouteMeetsWhereTheKernelsWalkMeets) {
-  const char* pairs[][2] = {{"0000:03:00.0", "0000:04:00.0"}, {"0000:03:00.0", "0000:03:00.1"},
-                            {"0000:04:00.0", "0000:04:00.2"}, {"0000:03:00.0", "0000:05:00.0"}};
+  const char* pairs[][2] = {{"0000:03:00.0", "0000:04:00.0"},
+                            {"0000:03:00.0", "0000:03:00.1"},
+                            {"0000:04:00.0", "0000:04:00.2"},
+                            {"0000:03:00.0", "0000:05:00.0"}};
   for (const auto& [a, b] : pairs) {
     PairPath route = describe_path(topo_, inv_, {*Bdf::parse(a), *Bdf::parse(b)});
     P2pWalk walk = calc_map_type_and_dist(topo_, fn(a), fn(b));

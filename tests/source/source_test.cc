@@ -2,6 +2,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+
 #include <gtest/gtest.h>
 
 #include "p2pcheck/import/dump.h"
@@ -85,7 +86,8 @@ TEST(TreeSource, RemembersPathsButReadsFreshBytesAndLogsEveryLookup) {
   // Missing is never remembered: a counter may appear during a transfer.
   EXPECT_FALSE(src->resolve("/sys/devices/pci0000:00/0000:00:01.0/ais/bytes"));
   dir.write("sys/devices/pci0000:00/0000:00:01.0/ais/bytes", "4096\n");
-  EXPECT_EQ(src->resolve("/sys/bus/pci/devices/0000:00:01.0/ais/bytes"), "/sys/devices/pci0000:00/0000:00:01.0/ais/bytes");
+  EXPECT_EQ(src->resolve("/sys/bus/pci/devices/0000:00:01.0/ais/bytes"),
+            "/sys/devices/pci0000:00/0000:00:01.0/ais/bytes");
   EXPECT_EQ(src->list("/sys/bus/pci/devices/0000:00:01.0"), (std::vector<std::string>{"aer_dev_fatal", "ais"}));
 }
 
@@ -161,11 +163,12 @@ std::string make_tar(const TempDir& dir, const std::string& name, const std::vec
 
 TEST(ArchiveSource, ReadsATreeWithLinksFromACompressedTar) {
   TempDir dir;
-  std::string tar = make_tar(dir, "dump.tar.gz",
-                             {{"capture/sys/devices/pci0000:00/0000:00:01.0/vendor", "0x10de\n"},
-                              {"capture/sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0", AE_IFLNK},
-                              {"capture/proc/cmdline", "quiet\n"}},
-                             true);
+  std::string tar =
+      make_tar(dir, "dump.tar.gz",
+               {{"capture/sys/devices/pci0000:00/0000:00:01.0/vendor", "0x10de\n"},
+                {"capture/sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0", AE_IFLNK},
+                {"capture/proc/cmdline", "quiet\n"}},
+               true);
   auto src = open_dump_source(tar);
   EXPECT_EQ(src->describe(), "archive " + tar);
   EXPECT_EQ(src->read("/sys/bus/pci/devices/0000:00:01.0/vendor").bytes, "0x10de\n");

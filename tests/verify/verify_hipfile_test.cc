@@ -5,10 +5,10 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/verify/hip_api.h"
 #include "verify_fakes.h"
@@ -58,7 +58,8 @@ struct DoubleFixture {
   ~DoubleFixture() { io->close(fd); }
   EngineAvailability open() {
     kfd.mkdir("sys/class/kfd/kfd/proc");  // a tree source wants a sys/ directory
-    return open_hipfile_engine(config, std::shared_ptr<DynamicLoader>(open_live_loader()), open_tree_source(kfd.path()));
+    return open_hipfile_engine(config, std::shared_ptr<DynamicLoader>(open_live_loader()),
+                               open_tree_source(kfd.path()));
   }
   TransferRequest request(Direction d, std::uint64_t seed, Bdf gpu = kGpu) {
     TransferRequest r;
@@ -172,7 +173,8 @@ TEST(VerifyHipfile, SaysPreciselyWhatIsMissing) {
     DoubleFixture f("p2p", "");
     EngineAvailability a = f.open();
     EXPECT_FALSE(a.engine);
-    EXPECT_TRUE(contains(a.problems, "no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)")) << joined(a.problems);
+    EXPECT_TRUE(contains(a.problems, "no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)"))
+        << joined(a.problems);
   }
   {
     DoubleFixture f("noais");
@@ -185,7 +187,8 @@ TEST(VerifyHipfile, SaysPreciselyWhatIsMissing) {
     f.config.hipfile_libraries = {"libhipfile-not-installed.so"};
     EngineAvailability a = f.open();
     EXPECT_FALSE(a.engine);
-    EXPECT_TRUE(contains(a.problems, "hipFile not installed (libhipfile-not-installed.so: cannot open shared object file"))
+    EXPECT_TRUE(
+        contains(a.problems, "hipFile not installed (libhipfile-not-installed.so: cannot open shared object file"))
         << joined(a.problems);
   }
   {
@@ -239,14 +242,16 @@ TEST(VerifyHipfile, DebianHip52WithoutGpu) {
   if (!probe) GTEST_SKIP() << "libamdhip64-5 not installed (apt-get install libamdhip64-5)";
   if (std::filesystem::exists("/dev/kfd")) GTEST_SKIP() << "this machine has an AMD GPU stack (/dev/kfd)";
   HipfileConfig config;  // the real search lists
-  FakeRoot kfd;  // nothing writes counters here (no double), so the KFD tree can live in memory
+  FakeRoot kfd;          // nothing writes counters here (no double), so the KFD tree can live in memory
   kfd.mkdir("sys/class/kfd/kfd/proc");
   EngineAvailability a = open_hipfile_engine(config, std::shared_ptr<DynamicLoader>(open_live_loader()), kfd.source());
   EXPECT_FALSE(a.engine);
   EXPECT_TRUE(contains(a.facts, "HIP runtime 5.2.")) << joined(a.facts);
-  EXPECT_TRUE(contains(a.problems, "no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)")) << joined(a.problems);
+  EXPECT_TRUE(contains(a.problems, "no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)"))
+      << joined(a.problems);
   EXPECT_TRUE(contains(a.problems, "has no hipGetProcAddress")) << joined(a.problems);
-  EXPECT_TRUE(contains(a.problems, "hipFile not installed (libhipfile.so: cannot open shared object file")) << joined(a.problems);
+  EXPECT_TRUE(contains(a.problems, "hipFile not installed (libhipfile.so: cannot open shared object file"))
+      << joined(a.problems);
 }
 
 }  // namespace

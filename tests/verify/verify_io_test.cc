@@ -2,10 +2,10 @@
 #include "p2pcheck/verify/verify_io.h"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstring>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/verify/verify_pattern.h"
 #include "test_tree.h"
@@ -73,8 +73,9 @@ TEST(VerifyIo, LoaderSaysWhyALibraryDidNotLoad) {
 TEST(VerifyIo, KmsgRecordsBecomeTheirText) {
   EXPECT_EQ(kmsg_text("3,1234,567890,-;nvme nvme0: I/O 12 QID 3 timeout, reset controller\n"),
             "nvme nvme0: I/O 12 QID 3 timeout, reset controller");
-  EXPECT_EQ(kmsg_text("4,99,1,c;pcieport 0000:00:01.1: AER: Corrected error\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:01.1\n"),
-            "pcieport 0000:00:01.1: AER: Corrected error");
+  EXPECT_EQ(
+      kmsg_text("4,99,1,c;pcieport 0000:00:01.1: AER: Corrected error\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:01.1\n"),
+      "pcieport 0000:00:01.1: AER: Corrected error");
   EXPECT_TRUE(kmsg_relevant("nvme nvme0: I/O 12 QID 3 timeout, reset controller"));
   // As the lab's fault injection logs it: the kernel escapes the message's own line break.
   EXPECT_EQ(kmsg_text("4,352,1,-;FAULT_INJECTION: forcing a failure.\\x0aname fail_io_timeout, times 1\n"),

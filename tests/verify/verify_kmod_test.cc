@@ -3,6 +3,7 @@
 #include "p2pcheck/verify/verify_kmod.h"
 
 #include <fcntl.h>
+
 #include <gtest/gtest.h>
 
 #include "verify_fakes.h"

@@ -3,6 +3,7 @@
 #include "p2pcheck/verify/verify_p2pmem.h"
 
 #include <fcntl.h>
+
 #include <gtest/gtest.h>
 
 #include "verify_fakes.h"
@@ -78,7 +79,9 @@ TEST(VerifyP2pmem, ATornBlockOnStorageIsFound) {
 TEST(VerifyP2pmem, ErrorsOfTheDataPathAreReported) {
   P2pmemFixture f;
   ASSERT_GE(f.fd, 0);
-  f.io->pwrite_error = [&](int fd, std::uint64_t off) -> long { return fd == f.fd && off >= (512 << 10) ? -EREMOTEIO : 0; };
+  f.io->pwrite_error = [&](int fd, std::uint64_t off) -> long {
+    return fd == f.fd && off >= (512 << 10) ? -EREMOTEIO : 0;
+  };
   TransferResult w = f.engine->transfer(f.request(Direction::kToStorage, 1 << 20, 1));
   EXPECT_EQ(w.error, -EREMOTEIO);
   EXPECT_EQ(w.bytes, 512u << 10);  // what went before the refusal

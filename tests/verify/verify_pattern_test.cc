@@ -2,9 +2,9 @@
 #include "p2pcheck/verify/verify_pattern.h"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 
 #include <cerrno>
+#include <gtest/gtest.h>
 #include <vector>
 
 #include "test_tree.h"

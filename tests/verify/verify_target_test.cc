@@ -3,10 +3,10 @@
 #include "p2pcheck/verify/verify_target.h"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/source/error.h"
 #include "verify_fakes.h"

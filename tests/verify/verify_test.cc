@@ -3,11 +3,10 @@
 // refusals, failures, mismatches, fallbacks and timeouts, and the JSON document.
 #include "p2pcheck/verify/verify.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/verify/verify_hipfile.h"
@@ -32,7 +31,8 @@ struct VerifyRun {
   VerifyOptions options;
   TempDir nvme0_dir, nvme1_dir;
 
-  explicit VerifyRun(const std::string& fixture = "epyc-mi300x-8gpu") : source(open_tree_source(fixture_root(fixture))) {
+  explicit VerifyRun(const std::string& fixture = "epyc-mi300x-8gpu")
+      : source(open_tree_source(fixture_root(fixture))) {
     options.size = 1 << 20;
     options.timeout_s = 20;
   }
@@ -117,7 +117,8 @@ TEST(Verify, PlanPicksEngineTargetSizeAndLeavesOtherNvmeOut) {
   EXPECT_TRUE(plan->warnings.empty());
   EXPECT_EQ(plan->io_timeout_s, 30);
   std::string text = verify_plan_text(*plan, TextStyle{false, false});
-  EXPECT_NE(text.find("hipfile, 64 MiB each way via scratch file in " + r.nvme1_dir.path() + " (nvme1n1, ext4 at /mnt/nvme1)"),
+  EXPECT_NE(text.find("hipfile, 64 MiB each way via scratch file in " + r.nvme1_dir.path() +
+                      " (nvme1n1, ext4 at /mnt/nvme1)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("not tested (no target on them): nvme0, nvme2"), std::string::npos) << text;
@@ -148,7 +149,8 @@ TEST(Verify, NotSupportedPairIsRefusedUnlessTryAnywayThenTheKernelSaysWhichRule)
   r.target_on(r.nvme0_dir, 259, 2);  // nvme0n1p2 at /
   auto plan = r.plan();
   ASSERT_EQ(plan->pairs.size(), 1u);
-  EXPECT_NE(plan->pairs[0].refusal.find("the kernel will refuse this pair: through the root complex"), std::string::npos)
+  EXPECT_NE(plan->pairs[0].refusal.find("the kernel will refuse this pair: through the root complex"),
+            std::string::npos)
       << plan->pairs[0].refusal;
   EXPECT_NE(plan->pairs[0].refusal.find("--try-anyway"), std::string::npos);
 
@@ -221,7 +223,8 @@ TEST(Verify, KmodEngineEndToEndWithAFakeModule) {
 
   auto module = std::make_unique<FakeDmaModule>();
   FakeDmaModule* fake = module.get();
-  r.engines.engines[EngineKind::kKmod] = {make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
+  r.engines.engines[EngineKind::kKmod] = {
+      make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
   r.kmsg.lines = {"usb 1-1: new device", "nvme nvme1: 8/0/0 default/read/poll queues"};
   VerifyReport report = r.run();
   const PairResult* pr = ran(report);
@@ -262,7 +265,8 @@ TEST(Verify, DirectionOptionRunsOnlyThatDirection) {
   r.target_on(r.nvme1_dir, 259, 1);
   auto module = std::make_unique<FakeDmaModule>();
   FakeDmaModule* fake = module.get();
-  r.engines.engines[EngineKind::kKmod] = {make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
+  r.engines.engines[EngineKind::kKmod] = {
+      make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
   VerifyReport report = r.run();
   const PairResult* pr = ran(report);
   ASSERT_TRUE(pr);
@@ -289,7 +293,8 @@ TEST(Verify, KmodRefusalAndMismatchAreReportedPerDirection) {
   FakeDmaModule* fake = module.get();
   fake->corrupt_at = 3 * 512 + 17;  // storage -> CMB delivers one bad byte in block 3
   fake->write_error = -EREMOTEIO;   // CMB -> storage refused by the kernel
-  r.engines.engines[EngineKind::kKmod] = {make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
+  r.engines.engines[EngineKind::kKmod] = {
+      make_kmod_engine(std::make_shared<P2pprobeClient>(std::move(module))), {}, {}};
   VerifyReport report = r.run();
   const PairResult* pr = ran(report);
   ASSERT_TRUE(pr);
@@ -399,7 +404,10 @@ TEST(Verify, EngineMissingOnThisMachineIsUnknownNotFail) {
   VerifyRun r;
   r.options.selection = {{"0000:03:00.0"}, {"nvme1"}};
   r.target_on(r.nvme1_dir, 259, 1);
-  r.engines.engines[EngineKind::kHipfile] = {nullptr, {"no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)", "hipFile not installed (libhipfile.so: ...)"}, {}};
+  r.engines.engines[EngineKind::kHipfile] = {
+      nullptr,
+      {"no AMD GPU visible to HIP (hipGetDeviceCount: hipErrorNoDevice)", "hipFile not installed (libhipfile.so: ...)"},
+      {}};
   VerifyReport report = r.run();
   const PairResult* pr = ran(report);
   ASSERT_TRUE(pr);
@@ -433,7 +441,8 @@ TEST(Verify, ATransferThatNeverCompletesIsCalledDroppedAndNothingElseStarts) {
   const PairResult& first = report.results[0];
   ASSERT_EQ(first.directions.size(), 2u);
   EXPECT_EQ(first.directions[0].outcome, Outcome::kTimedOut);
-  EXPECT_NE(first.directions[0].reason.find("no completion within 0.3 s: the transfer was probably dropped by the root complex"),
+  EXPECT_NE(first.directions[0].reason.find(
+                "no completion within 0.3 s: the transfer was probably dropped by the root complex"),
             std::string::npos)
       << first.directions[0].reason;
   EXPECT_NE(first.directions[0].reason.find("io_timeout (30 s)"), std::string::npos);
@@ -485,10 +494,12 @@ TEST(Verify, RawModeWarnsFirstAndWritesOnlyItsRange) {
   ASSERT_EQ(plan->warnings.size(), 2u);
   EXPECT_NE(plan->warnings[0].find("overwrites bytes 1048576 to 2097152 of /dev/nvme1n1"), std::string::npos)
       << plan->warnings[0];
-  EXPECT_NE(plan->warnings[1].find("io_timeout fires, 30 s (/sys/module/nvme_core/parameters/io_timeout), often with a controller reset"),
+  EXPECT_NE(plan->warnings[1].find(
+                "io_timeout fires, 30 s (/sys/module/nvme_core/parameters/io_timeout), often with a controller reset"),
             std::string::npos)
       << plan->warnings[1];
-  EXPECT_NE(verify_plan_text(*plan, TextStyle{false, false}).find("warning: a transfer the root complex drops"), std::string::npos);
+  EXPECT_NE(verify_plan_text(*plan, TextStyle{false, false}).find("warning: a transfer the root complex drops"),
+            std::string::npos);
 
   VerifyReport report = r.run();
   const PairResult* pr = ran(report);

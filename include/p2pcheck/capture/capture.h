@@ -26,8 +26,8 @@ struct CaptureEntry {
 struct CaptureSet {
   std::vector<CaptureEntry> entries;  // sorted by path; parents are implied
   nlohmann::ordered_json manifest;
-  std::vector<std::string> notes;     // for the user: what is missing and why
-  std::int64_t mtime = 0;             // every member's mtime: the capture time, or 0 when unknown
+  std::vector<std::string> notes;  // for the user: what is missing and why
+  std::int64_t mtime = 0;          // every member's mtime: the capture time, or 0 when unknown
 };
 
 // Runs the analysis on `source` while recording and gathers what to store. `actions` is the live
@@ -36,7 +36,7 @@ struct CaptureSet {
 CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact);
 
 struct CaptureOutput {
-  std::string file;   // .tar.zst (default for other names), .tar.gz/.tgz, .tar.xz, .tar
+  std::string file;    // .tar.zst (default for other names), .tar.gz/.tgz, .tar.xz, .tar
   bool force = false;  // replace an existing file
 };
 

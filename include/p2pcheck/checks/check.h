@@ -33,9 +33,9 @@ struct CheckReport {
   Inventory inv;
   Machine machine;
   KernelRules rules;
-  std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
-  std::vector<PairDecision> pairs;   // point into `topo`: keep the report in one place
-  Level result = Level::kPass;       // FAIL if a finding fails or a pair is not supported
+  std::vector<Finding> findings;    // kernel, CPU, IOMMU, GPU stack, storage, links
+  std::vector<PairDecision> pairs;  // point into `topo`: keep the report in one place
+  Level result = Level::kPass;      // FAIL if a finding fails or a pair is not supported
 };
 
 // Reads everything through `source` and decides. Throws Error on unreadable input, UsageError on

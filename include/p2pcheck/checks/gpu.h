@@ -15,8 +15,8 @@
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
-#include "p2pcheck/source/source.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 
@@ -37,8 +37,8 @@ struct KfdNode {
 };
 
 struct KfdTopology {
-  bool present = false;   // /sys/class/kfd/kfd/topology/nodes could be listed
-  std::string problem;    // why not, or which file could not be read
+  bool present = false;  // /sys/class/kfd/kfd/topology/nodes could be listed
+  std::string problem;   // why not, or which file could not be read
   std::vector<KfdNode> nodes;
   const KfdNode* gpu_node(const Bdf& bdf) const;
 };
@@ -86,14 +86,14 @@ struct LibraryScan {
 // What the GPU checks read. Each part is read only when the check will look at it, so a capture
 // stores no more than the analysis needed.
 struct GpuState {
-  TextFile dmi_vendor, dmi_product;     // /sys/class/dmi/id/{sys_vendor,product_name}
-  TextFile nvidia_version;              // with an NVIDIA GPU: /sys/module/nvidia/version
-  TextFile nvidia_banner;               // and /proc/driver/nvidia/version
-  bool amdgpu_in_sysfs = false;         // with an AMD GPU: /sys/module/amdgpu lists something
-  TextFile amdgpu_version;              // and /sys/module/amdgpu/version
-  KfdTopology kfd;                      // with amdgpu loaded
-  Kallsyms kallsyms;                    // with amdgpu loaded
-  std::map<Bdf, TextFile> vram_total;   // AMD GPUs the large-BAR check reaches: mem_info_vram_total
+  TextFile dmi_vendor, dmi_product;      // /sys/class/dmi/id/{sys_vendor,product_name}
+  TextFile nvidia_version;               // with an NVIDIA GPU: /sys/module/nvidia/version
+  TextFile nvidia_banner;                // and /proc/driver/nvidia/version
+  bool amdgpu_in_sysfs = false;          // with an AMD GPU: /sys/module/amdgpu lists something
+  TextFile amdgpu_version;               // and /sys/module/amdgpu/version
+  KfdTopology kfd;                       // with amdgpu loaded
+  Kallsyms kallsyms;                     // with amdgpu loaded
+  std::map<Bdf, TextFile> vram_total;    // AMD GPUs the large-BAR check reaches: mem_info_vram_total
   std::map<Bdf, TextFile> vram_visible;  // and mem_info_vis_vram_total
   LibraryScan libraries;
 };

@@ -22,7 +22,7 @@ struct ModuleAnswers {
   std::string device;         // the device node asked ("/dev/p2pprobe")
   ModuleInfo info;
   std::map<std::pair<Bdf, Bdf>, KernelVerdict> verdicts;  // (GPU, NVMe)
-  std::string error;          // why the module stopped answering; empty when it answered every pair
+  std::string error;  // why the module stopped answering; empty when it answered every pair
 };
 
 // Asks `module` (null when absent; `problem` says why) for its info and each pair's verdict.

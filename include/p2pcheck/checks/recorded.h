@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "p2pcheck/model/finding.h"
 #include "p2pcheck/live/p2pprobe_client.h"
-#include "p2pcheck/source/source.h"
+#include "p2pcheck/model/finding.h"
 #include "p2pcheck/rules/verdict.h"
+#include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 

@@ -27,33 +27,33 @@ enum class LayerKind {
   kDmCrypt,
   kDmMultipath,
   kDmPartition,
-  kDmOther,        // any other dm target (verity, integrity, VDO, a uuid-less dmsetup table)
+  kDmOther,  // any other dm target (verity, integrity, VDO, a uuid-less dmsetup table)
   kMd,
   kLoop,
-  kPartition,      // a partition of a non-NVMe or stacked disk (sda1, md0p1)
-  kDisk,           // any other whole disk (sda, vda)
+  kPartition,  // a partition of a non-NVMe or stacked disk (sda1, md0p1)
+  kDisk,       // any other whole disk (sda, vda)
 };
 const char* to_string(LayerKind kind);  // "NVMe namespace", "LVM", "dm-crypt", "md", "loop", ...
 
 struct StorageLayer {
   std::string device;  // kernel name as in /sys/class/block: "dm-2", "md0", "loop3", "nvme0n1p2"
   LayerKind kind = LayerKind::kDisk;
-  std::string detail;  // "vg0-data", "raid1", "/srv/disk.img on /srv"; empty when nothing to add
+  std::string detail;              // "vg0-data", "raid1", "/srv/disk.img on /srv"; empty when nothing to add
   std::vector<Evidence> evidence;  // the files that identified it
 };
 
 struct StorageStack {
-  std::string nvme;            // the NVMe namespace or partition at the bottom: "nvme0n1p2"
-  std::string nvme_namespace;  // its namespace: "nvme0n1"
-  std::string controller;      // "nvme0"; empty when no local PCIe controller owns the namespace
+  std::string nvme;                   // the NVMe namespace or partition at the bottom: "nvme0n1p2"
+  std::string nvme_namespace;         // its namespace: "nvme0n1"
+  std::string controller;             // "nvme0"; empty when no local PCIe controller owns the namespace
   std::optional<Bdf> controller_bdf;  // nullopt for NVMe over fabrics (no PCI function here)
   // Top first (the device the file system sits on), the NVMe device last. A loop layer is followed
   // by the stack of the file system that holds its backing file.
   std::vector<StorageLayer> layers;
-  std::vector<Mount> mounts;  // everything mounted on layers.front(); empty when held or unused
+  std::vector<Mount> mounts;                  // everything mounted on layers.front(); empty when held or unused
   std::vector<std::string> other_members;     // other bottom devices below the top ("nvme1n1p1", "sda2")
   std::vector<std::string> non_nvme_members;  // those of them that are not NVMe
-  bool swap = false;    // layers.front() is active swap (/proc/swaps)
+  bool swap = false;                          // layers.front() is active swap (/proc/swaps)
   bool unused = false;  // nothing mounted on, holding or swapping on the namespace or its partitions
   // ext4 only: "ordered", "journal" or "writeback", and where that came from (file empty when the
   // mode was assumed: /proc/mounts leaves the default out).
@@ -68,8 +68,8 @@ struct NvmeMultipath {
   enum class Param { kEnabled, kDisabled, kAbsent, kUnknown };  // kAbsent: built without NVME_MULTIPATH
   Param param = Param::kUnknown;
   Evidence param_evidence;  // /sys/module/nvme_core/parameters/multipath and its value, or why not
-  std::map<std::string, std::vector<std::string>> heads;  // head node -> per-path nodes
-  std::map<std::string, std::string> head_subsystem;      // head node -> "nvme-subsys0"
+  std::map<std::string, std::vector<std::string>> heads;                  // head node -> per-path nodes
+  std::map<std::string, std::string> head_subsystem;                      // head node -> "nvme-subsys0"
   std::map<std::string, std::vector<std::string>> subsystem_controllers;  // "nvme-subsys0" -> {"nvme0"}
 };
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/source/memory_source.h"
 #include "p2pcheck/model/pci.h"
+#include "p2pcheck/source/memory_source.h"
 
 namespace p2pcheck {
 

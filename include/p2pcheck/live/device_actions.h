@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "p2pcheck/model/inventory.h"
 #include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/rules/verdict.h"
 
@@ -69,8 +69,8 @@ void decode_identify(const unsigned char* id_ctrl, NvmeIdentity& out);
 struct LibraryProbe {
   std::string library;  // "libamdhip64.so"
   bool loaded = false;
-  std::string path;     // the file the dynamic loader picked
-  std::string error;    // dlerror(), or why the child failed
+  std::string path;   // the file the dynamic loader picked
+  std::string error;  // dlerror(), or why the child failed
   std::map<std::string, bool> symbols;
   std::optional<int> runtime_version;  // hipRuntimeGetVersion(), when it answered
 };

@@ -13,8 +13,8 @@
 namespace p2pcheck {
 
 struct CommandResult {
-  int exit_code = -1;   // -1: could not be started
-  std::string output;   // stdout and stderr together
+  int exit_code = -1;  // -1: could not be started
+  std::string output;  // stdout and stderr together
 };
 
 class CommandRunner {
@@ -25,13 +25,13 @@ class CommandRunner {
 std::unique_ptr<CommandRunner> system_command_runner();
 
 struct KmodStatus {
-  bool loaded = false;               // in /proc/modules
-  std::string state;                 // "Live", "Loading", ...
-  bool device_present = false;       // /dev/p2pprobe exists
-  std::optional<ModuleInfo> info;    // what the module says about itself
-  std::string info_error;            // why it could not be asked (not root, old module)
+  bool loaded = false;                     // in /proc/modules
+  std::string state;                       // "Live", "Loading", ...
+  bool device_present = false;             // /dev/p2pprobe exists
+  std::optional<ModuleInfo> info;          // what the module says about itself
+  std::string info_error;                  // why it could not be asked (not root, old module)
   std::vector<std::string> modules_found;  // p2pprobe.ko files that `load` would use, best first
-  bool p2pdma_in_kernel = false;     // CONFIG_PCI_P2PDMA of the running kernel, when known
+  bool p2pdma_in_kernel = false;           // CONFIG_PCI_P2PDMA of the running kernel, when known
 };
 
 // Where a built module may live: next to the binary's source tree (build/ -> ../kmod), an

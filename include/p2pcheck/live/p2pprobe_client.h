@@ -62,7 +62,7 @@ struct DmaTestResult {
 
 struct ModuleInfo {
   unsigned api_version = 0;
-  bool p2pdma = false;        // the module's kernel has CONFIG_PCI_P2PDMA
+  bool p2pdma = false;  // the module's kernel has CONFIG_PCI_P2PDMA
   bool provider_driver = false;
   std::string module_version, kernel_release;
 };

@@ -15,12 +15,12 @@ struct Evidence {
 };
 
 struct Finding {
-  std::string id;       // stable, for scripts: "kernel.config_p2pdma", "storage.stack"
+  std::string id;  // stable, for scripts: "kernel.config_p2pdma", "storage.stack"
   Level level = Level::kInfo;
   std::string subject;  // what it is about: "", "nvme1n1", "0000:41:00.0"
   std::string message;  // one line: what is true and why it matters
   std::vector<Evidence> evidence;
-  std::string fix;      // what to do, and what it costs; empty when nothing is to be done
+  std::string fix;  // what to do, and what it costs; empty when nothing is to be done
 };
 
 // Orders levels: PASS 0 < INFO 1 < WARN 2 < UNKNOWN 3 < FAIL 4.

@@ -10,7 +10,7 @@
 namespace p2pcheck {
 
 struct NvmeNamespace {
-  std::string name;        // nvme0n1 (the block device under /dev)
+  std::string name;  // nvme0n1 (the block device under /dev)
   std::uint64_t size_bytes = 0;
   std::vector<std::string> partitions;  // nvme0n1p1, ...
 };

@@ -14,8 +14,8 @@
 namespace p2pcheck {
 
 struct CpuInfo {
-  std::string vendor_id;   // "AuthenticAMD", "GenuineIntel", "HygonGenuine"; empty when unknown
-  int family = -1;         // decimal, as /proc/cpuinfo prints it ("cpu family : 25" = 0x19)
+  std::string vendor_id;  // "AuthenticAMD", "GenuineIntel", "HygonGenuine"; empty when unknown
+  int family = -1;        // decimal, as /proc/cpuinfo prints it ("cpu family : 25" = 0x19)
   int model = -1;
   std::string model_name;
   bool hypervisor = false;  // the `hypervisor` cpuinfo flag: we are a guest
@@ -24,14 +24,14 @@ struct CpuInfo {
 };
 
 struct KernelConfigValue {
-  std::string file;  // where it came from: /boot/config-<release>, /proc/config.gz, ...
+  std::string file;                  // where it came from: /boot/config-<release>, /proc/config.gz, ...
   std::optional<std::string> value;  // "y", "m", a string; nullopt = "is not set" or absent
 };
 
 struct KernelConfig {
-  std::string file;  // the config file found; empty when none could be read
+  std::string file;                            // the config file found; empty when none could be read
   std::map<std::string, std::string> options;  // CONFIG_X -> value for set options
-  std::vector<std::string> tried;  // every place looked at, in order
+  std::vector<std::string> tried;              // every place looked at, in order
   bool known() const { return !file.empty(); }
   // nullopt when the config is unknown; "n" when not set.
   std::optional<std::string> get(const std::string& name) const;
@@ -55,7 +55,7 @@ struct Machine {
   KernelConfig config;
   std::map<std::string, std::string> modules;  // /proc/modules: name -> state ("Live")
   bool modules_known = false;
-  std::vector<Mount> mounts;   // /proc/mounts (or /proc/self/mounts)
+  std::vector<Mount> mounts;  // /proc/mounts (or /proc/self/mounts)
 };
 
 Machine read_machine(Source& source);

@@ -47,8 +47,8 @@ enum class PortType {
 const char* to_string(PortType t);
 
 // ACS Control bits the kernel counts as "redirect" (drivers/pci/p2pdma.c pci_bridge_has_acs_redir).
-inline constexpr std::uint16_t kAcsSv = 0x0001, kAcsTb = 0x0002, kAcsRr = 0x0004, kAcsCr = 0x0008,
-                                kAcsUf = 0x0010, kAcsEc = 0x0020, kAcsDt = 0x0040;
+inline constexpr std::uint16_t kAcsSv = 0x0001, kAcsTb = 0x0002, kAcsRr = 0x0004, kAcsCr = 0x0008, kAcsUf = 0x0010,
+                               kAcsEc = 0x0020, kAcsDt = 0x0040;
 inline constexpr std::uint16_t kAcsRedirectMask = kAcsRr | kAcsCr | kAcsEc;
 // "SV RR CR UF" style names of the set bits.
 std::string acs_bits_str(std::uint16_t bits);
@@ -102,8 +102,8 @@ struct P2pmem {
 
 struct Function {
   Bdf bdf;
-  std::string sysfs_path;   // canonical: /sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0
-  std::string host_bridge;  // root bus it hangs below: "0000:00" (from /sys/devices/pci0000:00)
+  std::string sysfs_path;     // canonical: /sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0
+  std::string host_bridge;    // root bus it hangs below: "0000:00" (from /sys/devices/pci0000:00)
   std::optional<Bdf> parent;  // the bridge whose secondary bus this is on; nullopt on a root bus
 
   std::uint16_t vendor = 0, device = 0, subsystem_vendor = 0, subsystem_device = 0;

@@ -20,11 +20,11 @@ struct PairPath {
   // The first device of the GPU's upstream chain that is also on the NVMe's (Topology::upstream_chain);
   // nullptr when the chains never meet (different root ports or host bridges, root-bus devices).
   const Function* common = nullptr;
-  int distance = 0;                       // steps from both ends up to `common`; both whole chains without one
-  std::vector<const Function*> gpu_side;  // the GPU, then its bridges below `common`; the whole chain without one
+  int distance = 0;                        // steps from both ends up to `common`; both whole chains without one
+  std::vector<const Function*> gpu_side;   // the GPU, then its bridges below `common`; the whole chain without one
   std::vector<const Function*> nvme_side;  // likewise from the NVMe
-  std::vector<Hop> hops;                  // GPU first, NVMe last; the common bridge or host bridge(s) in between
-  std::vector<std::string> host_bridges;  // host bridges the traffic crosses (none via a switch)
+  std::vector<Hop> hops;                   // GPU first, NVMe last; the common bridge or host bridge(s) in between
+  std::vector<std::string> host_bridges;   // host bridges the traffic crosses (none via a switch)
 };
 
 PairPath describe_path(const Topology& topo, const Inventory& inv, const DevicePair& pair);

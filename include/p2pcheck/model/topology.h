@@ -16,10 +16,10 @@
 namespace p2pcheck {
 
 struct HostBridge {
-  std::string id;           // "0000:00": domain and root bus number, as in /sys/devices/pci0000:00
+  std::string id;  // "0000:00": domain and root bus number, as in /sys/devices/pci0000:00
   std::uint32_t domain = 0;
   std::uint8_t bus = 0;
-  std::string sysfs_path;   // /sys/devices/pci0000:00
+  std::string sysfs_path;         // /sys/devices/pci0000:00
   std::vector<Bdf> root_devices;  // functions on the root bus, in devfn order (the kernel's scan order)
   // pci_host_bridge_dev(): the first device on the root bus, used only if it is 00.0 or a root port.
   // nullopt when the root bus has no such device (then no allowlist entry can match).

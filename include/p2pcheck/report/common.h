@@ -20,8 +20,8 @@ namespace p2pcheck {
 inline constexpr int kJsonSchemaVersion = 1;
 
 struct TextStyle {
-  bool color = false;    // ANSI colour, only when printing to a terminal
-  bool unicode = true;   // box-drawing characters for trees
+  bool color = false;   // ANSI colour, only when printing to a terminal
+  bool unicode = true;  // box-drawing characters for trees
 };
 
 // One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".

@@ -50,12 +50,12 @@ struct P2pWalk {
 // device that DMAs to it. The result is the same either way round except the order of acs_checked.
 P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
 
-// cpu_supports_p2pdma() (6.1 :286, 6.12 :413): x86 CPU 0 is AMD family >= 0x17 (Zen and later); Hygon is another vendor.
-// Unknown without /proc/cpuinfo.
+// cpu_supports_p2pdma() (6.1 :286, 6.12 :413): x86 CPU 0 is AMD family >= 0x17 (Zen and later); Hygon is another
+// vendor. Unknown without /proc/cpuinfo.
 Tri cpu_supports_p2pdma(const CpuInfo& cpu);
 
-// pci_host_bridge_dev() (6.1 :339, 6.12 :466): the first device on the host bridge's root bus, if it is 00.0 or a root port.
-// The model reads it (Topology::host_bridges); this names the kernel's view of it.
+// pci_host_bridge_dev() (6.1 :339, 6.12 :466): the first device on the host bridge's root bus, if it is 00.0 or a root
+// port. The model reads it (Topology::host_bridges); this names the kernel's view of it.
 struct HostBridgeDev {
   bool in_topology = false;       // the host bridge is in the topology at all
   const Function* dev = nullptr;  // nullptr: none (never allowlisted), or unknown (below)
@@ -75,9 +75,9 @@ enum class BridgeResult {
 
 // __host_bridge_whitelist() for one host bridge.
 struct BridgeCheck {
-  std::string host_bridge;          // "0000:00"
-  std::optional<Bdf> device;        // pci_host_bridge_dev(); nullopt: none, or unknown
-  bool device_unknown = false;      // first root-bus device's port type unreadable (needs root)
+  std::string host_bridge;      // "0000:00"
+  std::optional<Bdf> device;    // pci_host_bridge_dev(); nullopt: none, or unknown
+  bool device_unknown = false;  // first root-bus device's port type unreadable (needs root)
   std::uint16_t vendor = 0, device_id = 0;
   const AllowlistEntry* entry = nullptr;        // row in effect on the evaluated kernel
   const AllowlistEntry* later_entry = nullptr;  // row only newer (or pending) kernels have
@@ -95,8 +95,8 @@ struct HostCheck {
   std::vector<BridgeCheck> bridges;  // provider's host bridge, then the client's if it differs
   // The kernel release whose allowlist rows were used; nullopt: release unknown, oldest verified table.
   std::optional<KernelVersion> table_version;
-  Tri allowlisted = Tri::kUnknown;   // host_bridge_whitelist()
-  Tri allowed = Tri::kUnknown;       // cpu_supports || allowlisted
+  Tri allowlisted = Tri::kUnknown;  // host_bridge_whitelist()
+  Tri allowed = Tri::kUnknown;      // cpu_supports || allowlisted
 };
 
 // Whether an allowlist row is in the table of `version` (nullopt: the oldest table we verified).

@@ -43,10 +43,10 @@ const std::vector<KnownBadKernel>& known_bad_kernels();
 const KnownBadKernel* find_known_bad_kernel(const std::string& release);
 
 struct DistroKernel {
-  const char* target;   // ROCm matrix name: "ubuntu-2404"
-  const char* os;       // what was inspected: "Ubuntu 24.04.4 LTS"
-  const char* kernel;   // "6.8.0-142-generic"
-  bool p2pdma;          // CONFIG_PCI_P2PDMA=y in its default kernel
+  const char* target;  // ROCm matrix name: "ubuntu-2404"
+  const char* os;      // what was inspected: "Ubuntu 24.04.4 LTS"
+  const char* kernel;  // "6.8.0-142-generic"
+  bool p2pdma;         // CONFIG_PCI_P2PDMA=y in its default kernel
 };
 // hipFile's inspected table (seeds/hipfile-kernel-p2pdma-support.txt).
 const std::vector<DistroKernel>& distro_kernels();

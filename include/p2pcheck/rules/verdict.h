@@ -25,13 +25,13 @@ enum class TableBasis {
 
 // The kernel the verdict is evaluated for: the source's running kernel, or --assume-kernel.
 struct KernelRules {
-  std::string release;                  // "6.8.0-142-generic"; empty when unknown
+  std::string release;                   // "6.8.0-142-generic"; empty when unknown
   std::optional<KernelVersion> version;  // parsed upstream version
-  bool assumed = false;                 // from --assume-kernel, not the source
-  bool vendor_kernel = false;           // RHEL/SLES-style release: backports make the number unreliable
+  bool assumed = false;                  // from --assume-kernel, not the source
+  bool vendor_kernel = false;            // RHEL/SLES-style release: backports make the number unreliable
   // Which allowlist table was assumed, and how sure that is (checks/kernel.h says it in words).
   TableBasis table_basis = TableBasis::kReleaseUnknown;
-  Tri p2pdma_enabled = Tri::kUnknown;   // CONFIG_PCI_P2PDMA; unknown when no config could be read
+  Tri p2pdma_enabled = Tri::kUnknown;  // CONFIG_PCI_P2PDMA; unknown when no config could be read
   std::string config_file;
   const KnownBadKernel* known_bad = nullptr;
 };
@@ -92,30 +92,30 @@ struct KernelVerdict {
 };
 
 struct PairDecision {
-  PairPath path;   // the route, hop by hop (model/route.h)
-  P2pWalk walk;    // calc_map_type_and_dist(): provider = GPU, client = NVMe
+  PairPath path;  // the route, hop by hop (model/route.h)
+  P2pWalk walk;   // calc_map_type_and_dist(): provider = GPU, client = NVMe
   MapType map_type = MapType::kUnknown;
   std::optional<int> distance;  // pci_p2pdma_distance(): the path distance, or -1 when refused
   Verdict verdict = Verdict::kUnknown;
   DecidedBy decided_by = DecidedBy::kCannotDecide;
   std::optional<Unknown> undecided_by;  // kCannotDecide: the first unknown fact, if any
-  bool host_checked = false;    // the path goes through the root complex
+  bool host_checked = false;            // the path goes through the root complex
   HostCheck host;
-  Flow to_gpu;    // storage -> GPU: the NVMe writes into the GPU's BAR (a P2P write)
-  Flow from_gpu;  // GPU -> storage: the NVMe reads from the GPU's BAR (a P2P read)
+  Flow to_gpu;                    // storage -> GPU: the NVMe writes into the GPU's BAR (a P2P write)
+  Flow from_gpu;                  // GPU -> storage: the NVMe reads from the GPU's BAR (a P2P read)
   std::vector<Unknown> unknowns;  // what could not be read and would decide it
   // A refused pair's allowlist row that only a newer (or a pending) kernel has.
   const AllowlistEntry* later = nullptr;
   std::string config_file;                    // kNoP2pdmaConfig: the config that says so
   const KnownBadKernel* known_bad = nullptr;  // the flows are refused: this kernel corrupts memory
-  std::optional<KernelVerdict> kernel;  // when the p2pprobe module answered
-  Tri kernel_agrees = Tri::kUnknown;    // ours vs the kernel's (distance, supported, map type)
+  std::optional<KernelVerdict> kernel;        // when the p2pprobe module answered
+  Tri kernel_agrees = Tri::kUnknown;          // ours vs the kernel's (distance, supported, map type)
 };
 
 // calc_map_type_and_dist() plus the host check, for the (GPU = provider, NVMe = client) pair,
 // then the per-direction meaning and what the kernel does not know (pre-Zen AMD).
-PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine,
-                         const KernelRules& rules, const DevicePair& pair);
+PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules,
+                         const DevicePair& pair);
 
 // AMD before Zen (family < 0x17): the root complex passes P2P writes, drops P2P reads.
 bool cpu_is_pre_zen_amd(const CpuInfo& cpu);

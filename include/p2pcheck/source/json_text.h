@@ -2,9 +2,8 @@
 // model field), so bad bytes become U+FFFD instead of nlohmann's exception (an abort in the CLI).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace p2pcheck {
 

@@ -42,8 +42,8 @@ struct RecordedEntry {
 
 // What a source was asked, for the read-once rule and for capture (which stores exactly these).
 struct AccessLog {
-  std::map<std::string, int> file_reads;  // canonical path -> times read
-  std::map<std::string, int> dir_lists;   // canonical path -> times listed
+  std::map<std::string, int> file_reads;              // canonical path -> times read
+  std::map<std::string, int> dir_lists;               // canonical path -> times listed
   std::map<std::string, std::string> links_followed;  // canonical link path -> its target text
 
   // Filled only while recording (Source::set_recording), so capture can store what the analysis

@@ -20,10 +20,9 @@
 //    ("If disabled, I/O operations that cannot be completed by the AIS path will be rejected").
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstddef>
 #include <cstdint>
+#include <sys/types.h>
 
 namespace p2pcheck::hip {
 
@@ -85,13 +84,13 @@ struct Error {
   int hip_drv_err;
 };
 inline constexpr int kSuccess = 0;
-inline constexpr int kBaseErr = 5000;                 // HIPFILE_BASE_ERR
+inline constexpr int kBaseErr = 5000;  // HIPFILE_BASE_ERR
 inline constexpr int kDriverNotInitialized = 5001;
-inline constexpr int kIONotSupported = 5008;          // "hipFile is not supported on the selected file"
+inline constexpr int kIONotSupported = 5008;  // "hipFile is not supported on the selected file"
 inline constexpr int kDeviceNotSupported = 5009;
-inline constexpr int kHipDriverError = 5011;          // inspect hip_drv_err
+inline constexpr int kHipDriverError = 5011;  // inspect hip_drv_err
 
-inline constexpr int kHandleTypeOpaqueFD = 1;         // hipFileHandleTypeOpaqueFD
+inline constexpr int kHandleTypeOpaqueFD = 1;  // hipFileHandleTypeOpaqueFD
 
 // hipFileDescr_t: {hipFileFileHandleType_t type; union {int fd; void* hFile;} handle; const hipFileFSOps_t* fs_ops;}
 struct Descr {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/checks/storage.h"
 #include "p2pcheck/live/device_actions.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
-#include "p2pcheck/checks/storage.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/verify/verify_engine.h"
 #include "p2pcheck/verify/verify_evidence.h"
@@ -34,7 +34,7 @@ namespace p2pcheck {
 inline constexpr std::uint64_t kDefaultVerifySize = 64ull << 20;
 inline constexpr std::uint64_t kProviderChunk = 4ull << 20;  // p2pmem per mapping, P2PPROBE_DMA_MAX_CHUNK
 inline constexpr std::uint64_t kHipfileChunk = 16ull << 20;  // VRAM buffer per hipFile call
-inline constexpr double kDefaultVerifyTimeout = 60;         // seconds, per direction
+inline constexpr double kDefaultVerifyTimeout = 60;          // seconds, per direction
 
 struct VerifyOptions {
   PairSelection selection;
@@ -45,9 +45,9 @@ struct VerifyOptions {
   std::optional<std::uint64_t> size;     // --size; default 64 MiB or the provider's free p2pmem
   std::optional<EngineKind> engine;      // --engine; nullopt = auto
   double timeout_s = kDefaultVerifyTimeout;
-  bool force = false;       // run on a kernel known to corrupt memory with P2PDMA
-  bool try_anyway = false;  // run pairs the verdict says the kernel refuses (to watch it refuse)
-  std::optional<std::uint64_t> seed;     // pattern seed; random when not given
+  bool force = false;                 // run on a kernel known to corrupt memory with P2PDMA
+  bool try_anyway = false;            // run pairs the verdict says the kernel refuses (to watch it refuse)
+  std::optional<std::uint64_t> seed;  // pattern seed; random when not given
   // --direction: both by default. One alone keeps a direction known to hang (pre-Zen P2P reads)
   // out of a run, or isolates the one under study.
   std::vector<Direction> directions = {Direction::kToDevice, Direction::kToStorage};
@@ -60,10 +60,10 @@ enum class Outcome { kPassed, kRefused, kFailed, kMismatch, kTimedOut, kNotP2p, 
 const char* to_string(Outcome o);  // "passed", "refused", "failed", "mismatch", "timeout", "not_p2p", "not_run"
 
 struct PairPlan {
-  PairDecision decision;        // points into the plan's topology
-  std::string provider_role;    // "GPU", "CMB of nvme0", or what the provider is ("endpoint")
+  PairDecision decision;      // points into the plan's topology
+  std::string provider_role;  // "GPU", "CMB of nvme0", or what the provider is ("endpoint")
   std::string provider_driver;
-  std::string nvme_name;        // "nvme0", or "" when no controller name is known
+  std::string nvme_name;  // "nvme0", or "" when no controller name is known
   std::optional<EngineKind> engine;
   std::optional<TargetPlan> target;
   // Why p2pcheck will not run this pair; empty when it runs. refusal_level says what it means for
@@ -129,8 +129,8 @@ struct PairResult {
 
 // Everything live that run_verify touches.
 struct VerifyEnvironment {
-  Source& source;                 // AER counters, before and after
-  std::shared_ptr<VerifyIo> io;   // targets and the ordinary half of each direction
+  Source& source;                // AER counters, before and after
+  std::shared_ptr<VerifyIo> io;  // targets and the ordinary half of each direction
   EngineProvider& engines;
   KernelLog* kernel_log = nullptr;  // null: not read
   std::function<void(const PairPlan&, Direction)> on_transfer_start;
@@ -142,7 +142,7 @@ struct VerifyReport {
   std::vector<PairResult> results;  // one per plan->pairs entry
   Level result = Level::kUnknown;   // PASS only when something ran and everything that ran passed
   std::string summary;
-  bool abandoned = false;  // a transfer did not complete by the deadline; nothing after it started
+  bool abandoned = false;   // a transfer did not complete by the deadline; nothing after it started
   std::string finished_at;  // UTC, ISO 8601: when run_verify returned
 };
 

@@ -32,7 +32,7 @@ const char* to_string(Direction d);  // "to_device", "to_storage"
 std::optional<Direction> parse_direction(std::string_view text);
 
 struct TransferTarget {
-  int fd = -1;               // scratch file opened O_DIRECT, or a raw namespace opened O_EXCL|O_DIRECT
+  int fd = -1;  // scratch file opened O_DIRECT, or a raw namespace opened O_EXCL|O_DIRECT
   std::string path;
   bool block_device = false;
   std::uint64_t offset = 0;  // the only range any engine may write: [offset, offset + size)
@@ -65,10 +65,10 @@ struct CounterEvidence {
 };
 
 struct TransferResult {
-  int error = 0;           // 0, or the negative errno of the first failure
-  std::string error_text;  // the engine's own words when there is no errno (a hipFile or HIP error)
-  std::uint64_t bytes = 0; // moved before the first failure
-  std::uint64_t ns = 0;    // spent inside the P2P I/O calls only
+  int error = 0;                         // 0, or the negative errno of the first failure
+  std::string error_text;                // the engine's own words when there is no errno (a hipFile or HIP error)
+  std::uint64_t bytes = 0;               // moved before the first failure
+  std::uint64_t ns = 0;                  // spent inside the P2P I/O calls only
   std::optional<DataMismatch> mismatch;  // kToDevice: compared by the engine
   std::optional<CounterEvidence> counters;
   std::vector<std::string> notes;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/source/source.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 
@@ -21,7 +21,7 @@ inline constexpr const char* kAerFiles[] = {"aer_dev_correctable", "aer_dev_nonf
 struct AerSnapshot {
   // bdf -> "aer_dev_correctable:RxErr" -> count
   std::map<Bdf, std::map<std::string, std::uint64_t>> counts;
-  std::vector<Bdf> not_reported;      // no aer_dev_* files: no AER capability, or AER not in the kernel
+  std::vector<Bdf> not_reported;        // no aer_dev_* files: no AER capability, or AER not in the kernel
   std::vector<std::string> unreadable;  // "0000:00:01.1 aer_dev_fatal: permission denied"
 };
 AerSnapshot read_aer(Source& source, const std::vector<Bdf>& devices);

@@ -27,7 +27,7 @@ namespace p2pcheck {
 
 struct HipfileConfig {
   // Tried in order; the first that loads wins. Tests point both lists at tests/hipfile_double.
-  std::vector<std::string> hip_runtime_libraries = {"libamdhip64.so",   "libamdhip64.so.7", "libamdhip64.so.6",
+  std::vector<std::string> hip_runtime_libraries = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
                                                     "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"};
   std::vector<std::string> hipfile_libraries = {"libhipfile.so", "libhipfile.so.0", "/opt/rocm/lib/libhipfile.so"};
   int pid = 0;  // whose KFD counters to read; 0 = this process

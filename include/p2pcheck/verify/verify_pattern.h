@@ -13,8 +13,8 @@
 
 namespace p2pcheck {
 
-inline constexpr std::uint64_t kVerifyAlign = 4096;        // P2PPROBE_DMA_ALIGN; O_DIRECT needs it too
-inline constexpr std::uint64_t kPatternBlock = 512;        // P2PPROBE_PATTERN_BLOCK
+inline constexpr std::uint64_t kVerifyAlign = 4096;  // P2PPROBE_DMA_ALIGN; O_DIRECT needs it too
+inline constexpr std::uint64_t kPatternBlock = 512;  // P2PPROBE_PATTERN_BLOCK
 
 // The first byte that differs from the pattern, and how many do.
 struct DataMismatch {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/checks/storage.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/source/source.h"
-#include "p2pcheck/checks/storage.h"
 #include "p2pcheck/verify/verify_io.h"
 
 namespace p2pcheck {
@@ -23,8 +23,8 @@ namespace p2pcheck {
 struct TargetPlan {
   enum class Kind { kScratchFile, kRawDevice };
   Kind kind = Kind::kScratchFile;
-  std::string path;          // the --target directory, or the --raw device node
-  std::string block_device;  // the block device the file system sits on ("md0", "nvme0n1p2"), or the raw device
+  std::string path;              // the --target directory, or the --raw device node
+  std::string block_device;      // the block device the file system sits on ("md0", "nvme0n1p2"), or the raw device
   std::vector<Bdf> controllers;  // NVMe controllers at the bottom of it (several under md/dm)
   std::string fstype, mountpoint;
   // md, dm or loop between the file system and the NVMe: they do not take P2P pages on their own,
