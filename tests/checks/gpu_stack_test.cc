@@ -2,11 +2,13 @@
 
 #include "file_map.h"
 #include "p2pcheck/checks/gpu.h"
+#include "test_expect.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
 namespace {
 
+using testing::expect_evidence_on_non_pass;
 using testing::FakeRoot;
 using testing::FileMap;
 
@@ -23,16 +25,6 @@ bool has_evidence(const Finding& f, const std::string& file, const std::string& 
     if (e.file == file && e.value.find(value_part) != std::string::npos) return true;
   return false;
 }
-void expect_evidence_on_non_pass(const std::vector<Finding>& fs) {
-  for (const auto& f : fs) {
-    if (f.level == Level::kPass) continue;
-    EXPECT_FALSE(f.evidence.empty()) << f.id << " " << f.subject << ": " << f.message;
-    if (f.level == Level::kFail || f.level == Level::kWarn) {
-      EXPECT_FALSE(f.fix.empty()) << f.id << " " << f.subject;
-    }
-  }
-}
-
 Bar mem_bar(int index, std::uint64_t size) { return Bar{index, 0x10000000000ull, size, 0x0014220c}; }
 
 // A machine with one AMD dGPU at 0000:03:00.0 behind a root port, a healthy ROCm stack, and a CPU

@@ -4,11 +4,13 @@
 #include <map>
 
 #include "file_map.h"
+#include "test_expect.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
 namespace {
 
+using testing::expect_evidence_on_non_pass;
 using testing::FakeRoot;
 using testing::FileMap;
 using testing::TreeWriter;
@@ -99,16 +101,6 @@ bool has_evidence(const Finding& f, const std::string& file, const std::string& 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Every non-PASS finding must say what it rests on.
-void expect_evidence_on_non_pass(const std::vector<Finding>& fs) {
-  for (const auto& f : fs) {
-    if (f.level == Level::kPass) continue;
-    EXPECT_FALSE(f.evidence.empty()) << f.id << " " << f.subject << ": " << f.message;
-    if (f.level == Level::kFail || f.level == Level::kWarn) {
-      EXPECT_FALSE(f.fix.empty()) << f.id << " " << f.subject;
-    }
-  }
-}
-
 // The pure check on a filled layout: ext4 with data=journal straight on an NVMe partition.
 TEST(StorageCheck, Ext4JournalModeOnAFilledLayout) {
   StorageLayout layout;

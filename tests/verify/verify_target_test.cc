@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "p2pcheck/source/error.h"
+#include "test_expect.h"
 #include "verify_fakes.h"
 
 namespace p2pcheck {
@@ -37,15 +38,6 @@ struct Machine8Gpu {
     return resolve_raw_device(path, offset, io, *source, layout, inv);
   }
 };
-
-std::string usage_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(VerifyTarget, DirectoryOnAnNvmeFileSystem) {
   Machine8Gpu m;

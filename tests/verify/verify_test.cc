@@ -13,6 +13,7 @@
 #include "p2pcheck/verify/verify_kmod.h"
 #include "p2pcheck/verify/verify_p2pmem.h"
 #include "p2pcheck/verify/verify_report.h"
+#include "test_expect.h"
 #include "verify_fakes.h"
 
 namespace p2pcheck {
@@ -48,15 +49,6 @@ struct VerifyRun {
     return run_verify(plan(), env);
   }
 };
-
-std::string usage_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 const PairResult* ran(const VerifyReport& r) {
   for (size_t i = 0; i < r.results.size(); ++i)
