@@ -2,9 +2,8 @@
 // the UsageError an action throws.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
