@@ -38,6 +38,12 @@ struct AmdgpuModule {
 AmdgpuModule amdgpu_module(const Machine& machine, const std::vector<const Function*>& amd, bool in_sysfs,
                            const std::string& version);
 
+Finding make(const std::string& id, Level level, const std::string& subject, const std::string& message);
+
+// One AMD GPU's findings (gpu_device.cc): driver, VF, APU, large BAR, AIS initialized.
+void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module,
+                          std::vector<Finding>& out);
+
 // gpu.apu when the GPU is integrated or CPU-attached (kfd_ais_init refuses those); such a GPU gets
 // no large-BAR check, so its VRAM files are not read.
 std::optional<Finding> apu_finding(const Function& fn, const KfdNode* node);
