@@ -24,23 +24,18 @@ std::string role_of(const Function& fn, const Inventory& inv) {
 }
 
 PairPath describe_path(const Topology& topo, const Inventory& inv, const DevicePair& pair) {
+  return describe_path(inv, meet_upstream(topo, topo.at(pair.gpu), topo.at(pair.nvme)));
+}
+
+PairPath describe_path(const Inventory& inv, const UpstreamMeeting& meeting) {
   PairPath path;
-  path.pair = pair;
-  const Function& gpu = topo.at(pair.gpu);
-  const Function& nvme = topo.at(pair.nvme);
-  std::vector<const Function*> gpu_chain = topo.upstream_chain(gpu);
-  std::vector<const Function*> nvme_chain = topo.upstream_chain(nvme);
-  path.gpu_side = gpu_chain;
-  path.nvme_side = nvme_chain;
-  for (auto up = gpu_chain.begin(); up != gpu_chain.end(); ++up) {
-    auto meet = std::find(nvme_chain.begin(), nvme_chain.end(), *up);
-    if (meet == nvme_chain.end()) continue;
-    path.common = *up;
-    path.gpu_side.assign(gpu_chain.begin(), up);
-    path.nvme_side.assign(nvme_chain.begin(), meet);
-    break;
-  }
-  path.distance = static_cast<int>(path.gpu_side.size() + path.nvme_side.size());
+  const Function& gpu = *meeting.a;
+  const Function& nvme = *meeting.b;
+  path.pair = {gpu.bdf, nvme.bdf};
+  path.common = meeting.common;
+  path.distance = meeting.distance;
+  path.gpu_side = meeting.a_side;
+  path.nvme_side = meeting.b_side;
   for (const Function* fn : path.gpu_side) path.hops.push_back({fn, "", role_of(*fn, inv)});
   if (path.common) {
     path.hops.push_back({path.common, "", role_of(*path.common, inv)});

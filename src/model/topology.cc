@@ -234,4 +234,25 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
   return topo;
 }
 
+UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b) {
+  UpstreamMeeting m;
+  m.a = &a;
+  m.b = &b;
+  std::vector<const Function*> a_chain = topo.upstream_chain(a);
+  std::vector<const Function*> b_chain = topo.upstream_chain(b);
+  m.a_side = a_chain;
+  m.b_side = b_chain;
+  // while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) goto check_b_path_acs; ... }
+  for (auto up = a_chain.begin(); up != a_chain.end(); ++up) {
+    auto meet = std::find(b_chain.begin(), b_chain.end(), *up);
+    if (meet == b_chain.end()) continue;
+    m.common = *up;
+    m.a_side.assign(a_chain.begin(), up);
+    m.b_side.assign(b_chain.begin(), meet);
+    break;
+  }
+  m.distance = static_cast<int>(m.a_side.size() + m.b_side.size());
+  return m;
+}
+
 }  // namespace p2pcheck

@@ -129,8 +129,10 @@ void apply_kernel_support(const KernelRules& rules, PairDecision& d) {
 PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules,
                          const DevicePair& pair) {
   PairDecision d;
-  d.path = describe_path(topo, inv, pair);
-  d.walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
+  // The chains are walked once: the route and the kernel's walk both start where they meet.
+  UpstreamMeeting meeting = meet_upstream(topo, topo.at(pair.gpu), topo.at(pair.nvme));
+  d.path = describe_path(inv, meeting);
+  d.walk = calc_map_type_and_dist(meeting);
   decide_as_the_kernel(topo, machine, rules, d);
   split_directions(machine, d);
   apply_kernel_support(rules, d);

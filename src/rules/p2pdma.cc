@@ -3,7 +3,6 @@
 // not be read. p2pcheck's own rules on top are in p2pcheck_rules.cc.
 #include "p2pcheck/rules/p2pdma.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace p2pcheck {
@@ -37,40 +36,33 @@ void count_acs(P2pWalk& walk, const Function* dev) {
 
 }  // namespace
 
-P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client) {
+P2pWalk calc_map_type_and_dist(const UpstreamMeeting& meeting) {
   P2pWalk walk;
-  walk.provider = &provider;
-  walk.client = &client;
-  // Each device followed by its pci_upstream_bridge() chain.
-  std::vector<const Function*> a_chain = topo.upstream_chain(provider);
-  std::vector<const Function*> b_chain = topo.upstream_chain(client);
-
-  // while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) goto check_b_path_acs; ... }
-  for (size_t dist_a = 0; dist_a < a_chain.size(); ++dist_a) {
-    const Function* a = a_chain[dist_a];
-    auto hit = std::find(b_chain.begin(), b_chain.end(), a);
-    if (hit == b_chain.end()) continue;
-    size_t dist_b = static_cast<size_t>(hit - b_chain.begin());
-    walk.common = a;
-    walk.distance = static_cast<int>(dist_a + dist_b);
-    walk.provider_side.assign(a_chain.begin(), a_chain.begin() + static_cast<long>(dist_a));
-    walk.client_side.assign(b_chain.begin(), hit);
-    // The kernel counts ACS on every `a` it visits (provider side and the common bridge), then on
-    // the client side below the common bridge (check_b_path_acs).
-    for (size_t i = 0; i <= dist_a; ++i) count_acs(walk, a_chain[i]);
-    for (const Function* bb : walk.client_side) count_acs(walk, bb);
-    // if (!acs_cnt) BUS_ADDR; else acs_redirects = true and on to map_through_host_bridge.
-    walk.map_type = !walk.acs_redirect.empty()  ? MapType::kThruHostBridge
-                    : !walk.acs_unknown.empty() ? MapType::kUnknown
-                                                : MapType::kBusAddr;
+  walk.provider = meeting.a;
+  walk.client = meeting.b;
+  walk.common = meeting.common;
+  walk.distance = meeting.distance;
+  walk.provider_side = meeting.a_side;
+  walk.client_side = meeting.b_side;
+  if (!walk.common) {
+    // No common bridge: the kernel does not consult ACS; through the host bridge(s).
+    walk.map_type = MapType::kThruHostBridge;
     return walk;
   }
-  // No common bridge: distance is both whole chains (dist_a + the last dist_b); ACS not consulted.
-  walk.distance = static_cast<int>(a_chain.size() + b_chain.size());
-  walk.provider_side = a_chain;
-  walk.client_side = b_chain;
-  walk.map_type = MapType::kThruHostBridge;
+  // The kernel counts ACS on every `a` it visits (provider side and the common bridge), then on
+  // the client side below the common bridge (check_b_path_acs).
+  for (const Function* a : walk.provider_side) count_acs(walk, a);
+  count_acs(walk, walk.common);
+  for (const Function* bb : walk.client_side) count_acs(walk, bb);
+  // if (!acs_cnt) BUS_ADDR; else acs_redirects = true and on to map_through_host_bridge.
+  walk.map_type = !walk.acs_redirect.empty()  ? MapType::kThruHostBridge
+                  : !walk.acs_unknown.empty() ? MapType::kUnknown
+                                              : MapType::kBusAddr;
   return walk;
+}
+
+P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client) {
+  return calc_map_type_and_dist(meet_upstream(topo, provider, client));
 }
 
 Tri cpu_supports_p2pdma(const CpuInfo& cpu) {

@@ -410,19 +410,15 @@ std::uint64_t base_seed_for(const VerifyOptions& options) {
   return (static_cast<std::uint64_t>(rd()) << 32) | rd();
 }
 
-// What one pair's run shares with the next: once a transfer is abandoned (no completion), nothing
-// else may touch any NVMe, and the report says so.
-struct RunState {
-  std::string abandoned_at;  // "nvme1 to-storage": the transfer that never completed
-};
-
 // One direction of one pair: put the pattern where the engine reads it, move it by P2P DMA under a
 // deadline, and check what arrived.
+// `abandoned_at` names the transfer that never completed ("nvme1 to-storage"); once it is set,
+// nothing else may touch any NVMe.
 void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine, TargetOpen& opened,
-                   const TransferRequest& base, Direction dir, VerifyEnvironment& env, VerifyReport& report,
-                   RunState& state, DirectionResult& d) {
+                   const TransferRequest& base, Direction dir, VerifyEnvironment& env, std::string& abandoned_at,
+                   DirectionResult& d) {
   d.direction = dir;
-  if (!state.abandoned_at.empty()) {
+  if (!abandoned_at.empty()) {
     d.reason = "not run: the previous transfer did not complete";
     return;
   }
@@ -453,8 +449,7 @@ void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvail
                "io_timeout (" +
                (plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) : std::string("30")) +
                " s) and usually resets the controller";
-    state.abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
-    report.abandoned = true;
+    abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
     return;
   }
   classify(*res, pp, wall, plan.io_timeout_s, d);
@@ -478,9 +473,9 @@ void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvail
 // One pair: open its target, run each direction, then record AER counters and the kernel log, and
 // remove the scratch file. `r.problem` says why it could not start.
 void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, VerifyEnvironment& env,
-              VerifyReport& report, RunState& state, PairResult& r) {
-  if (!state.abandoned_at.empty()) {
-    r.problem = "not run: " + state.abandoned_at + " did not complete, and the NVMe may still be resetting";
+              std::string& abandoned_at, PairResult& r) {
+  if (!abandoned_at.empty()) {
+    r.problem = "not run: " + abandoned_at + " did not complete, and the NVMe may still be resetting";
     return;
   }
   EngineAvailability engine = env.engines.get(*pp.engine);
@@ -513,9 +508,9 @@ void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, Ve
   base.chunk = pp.chunk;
   base.seed = r.seed;
   for (Direction dir : plan.options.directions)
-    run_direction(plan, pp, engine, opened, base, dir, env, report, state, r.directions.emplace_back());
+    run_direction(plan, pp, engine, opened, base, dir, env, abandoned_at, r.directions.emplace_back());
 
-  if (state.abandoned_at.empty()) env.io->fsync(opened.target->fd());
+  if (abandoned_at.empty()) env.io->fsync(opened.target->fd());
   AerSnapshot aer_after = read_aer(env.source, r.aer_devices);
   r.aer_changes = aer_changes(aer_before, aer_after);
   r.aer_not_reported = aer_after.not_reported;
@@ -578,13 +573,14 @@ VerifyReport run_verify(std::unique_ptr<VerifyPlan> plan_in, VerifyEnvironment& 
   report.plan = std::move(plan_in);
   const VerifyPlan& plan = *report.plan;
   std::uint64_t base_seed = base_seed_for(plan.options);
-  RunState state;
+  std::string abandoned_at;
   for (size_t i = 0; i < plan.pairs.size(); ++i) {
     const PairPlan& pp = plan.pairs[i];
     PairResult& r = report.results.emplace_back();
     if (pp.skipped || !pp.refusal.empty()) continue;
-    run_pair(plan, pp, base_seed + 2 * i, env, report, state, r);
+    run_pair(plan, pp, base_seed + 2 * i, env, abandoned_at, r);
   }
+  report.abandoned = !abandoned_at.empty();
   summarize(report);
   return report;
 }

@@ -28,6 +28,8 @@ struct PairPath {
 };
 
 PairPath describe_path(const Topology& topo, const Inventory& inv, const DevicePair& pair);
+// The same from where the chains meet (a = GPU, b = NVMe), when the caller has it already.
+PairPath describe_path(const Inventory& inv, const UpstreamMeeting& meeting);
 // "GPU", "NVMe", or what the function is in the fabric ("switch upstream port", ...).
 std::string role_of(const Function& fn, const Inventory& inv);
 

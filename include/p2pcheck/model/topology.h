@@ -45,6 +45,18 @@ class Topology {
   std::vector<const Function*> children(const Function& fn) const;
 };
 
+// Where the upstream chains of `a` and `b` meet: the first device of a's chain that is also on b's
+// (the kernel's calc_map_type_and_dist() loop). The route and the kernel's walk both start here.
+struct UpstreamMeeting {
+  const Function* a = nullptr;
+  const Function* b = nullptr;
+  const Function* common = nullptr;     // nullptr when the chains never meet
+  int distance = 0;                     // steps from both ends up to `common`; both whole chains without one
+  std::vector<const Function*> a_side;  // a, then its bridges below `common`; the whole chain without one
+  std::vector<const Function*> b_side;  // likewise from b
+};
+UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b);
+
 // The link between a function and the port above it, judged from both ends: it is downtrained
 // only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).
 struct LinkCheck {

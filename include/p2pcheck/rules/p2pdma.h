@@ -48,6 +48,9 @@ struct P2pWalk {
 // calc_map_type_and_dist() up to `map_through_host_bridge:` (6.1 :449-542, 6.12 :575-668).
 // `provider` is the device whose memory is used (the GPU's VRAM BAR, an NVMe CMB), `client` the
 // device that DMAs to it. The result is the same either way round except the order of acs_checked.
+// The loop that finds the common upstream bridge is meet_upstream() (model/topology.h); this adds
+// the ACS redirect count the kernel does on the way.
+P2pWalk calc_map_type_and_dist(const UpstreamMeeting& meeting);
 P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
 
 // cpu_supports_p2pdma() (6.1 :286, 6.12 :413): x86 CPU 0 is AMD family >= 0x17 (Zen and later); Hygon is another
