@@ -6,6 +6,7 @@
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/capture/redact.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -206,7 +207,13 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
       std::string s = sm["source"].get<std::string>();
       sm["source"] = s.substr(0, s.find(' '));
     }
-    m["source_manifest"] = clean.redacting() ? ordered_json::parse(clean.text(sm.dump())) : sm;
+    if (clean.redacting()) {
+      // Redacting the JSON text could in principle break it (a hostname made of JSON syntax): then
+      // the replayed capture's manifest is left out rather than thrown over.
+      sm = ordered_json::parse(clean.text(json_text(sm, -1)), nullptr, false);
+      if (sm.is_discarded()) sm = nullptr;
+    }
+    m["source_manifest"] = sm;
   }
   return m;
 }

@@ -1,9 +1,11 @@
 // The capture format as replays read it (format.h).
 #include "p2pcheck/capture/format.h"
 
+#include <cstdint>
 #include <ctime>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
 
 namespace p2pcheck {
 
@@ -36,43 +38,58 @@ std::optional<std::time_t> parse_iso_time(const std::string& text) {
 std::optional<CaptureInfo> read_capture_info(Source& source) {
   FileRead r = source.read(kManifestPath);
   if (!r.ok()) return std::nullopt;
-  auto j = ordered_json::parse(r.bytes, nullptr, false);
-  if (j.is_discarded()) {
+  return parse_capture_manifest(r.bytes, kManifestPath);
+}
+
+std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, const std::string& file) {
+  auto j = parse_outside_json(bytes, file);
+  if (!j) {
     // Only complain about a manifest that claims to be ours; a root may hold its own manifest.json.
-    if (r.bytes.find(kCaptureSchema) != std::string::npos)
-      throw Error(kManifestPath, "not valid JSON; expected the p2pcheck.capture manifest");
+    if (bytes.find(kCaptureSchema) != std::string::npos)
+      throw Error(file, "not valid JSON; expected the p2pcheck.capture manifest");
     return std::nullopt;
   }
-  if (!j.is_object() || j.value("schema", "") != kCaptureSchema) return std::nullopt;
-  if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int>() > kCaptureSchemaVersion)
-    throw Error(kManifestPath, "schema_version " + j["schema_version"].dump() + " is newer than this p2pcheck reads (" +
-                                   std::to_string(kCaptureSchemaVersion) + "); use a newer p2pcheck");
+  if (!j->is_object()) return std::nullopt;
+  JsonFields m(*j, file);
+  if (m.text("schema") != kCaptureSchema) return std::nullopt;
+  auto version = m.integer("schema_version", 1, INT64_MAX);
+  if (!version) m.fail("schema_version", "an integer");
+  if (*version > kCaptureSchemaVersion)
+    throw Error(file, "schema_version " + std::to_string(*version) + " is newer than this p2pcheck reads (" +
+                          std::to_string(kCaptureSchemaVersion) + "); use a newer p2pcheck");
   CaptureInfo info;
-  info.format = j.value("format", "capture");
-  if (j.contains("notes") && j["notes"].is_array())
-    for (const auto& n : j["notes"])
-      if (n.is_string()) info.notes.push_back(n.get<std::string>());
-  info.manifest = std::move(j);
+  info.format = m.text("format").value_or("capture");
+  if (const auto* notes = m.array("notes"))
+    for (const auto& n : *notes) {
+      if (!n.is_string()) m.fail("notes", "an array of strings");
+      info.notes.push_back(n.get<std::string>());
+    }
+  // Read here so a replay fails at once, naming the member, rather than when they are applied.
+  info.failures = capture_failures(*j, file);
+  info.manifest = std::move(*j);
   return info;
 }
 
-std::map<std::string, FileRead> capture_failures(const nlohmann::json& m) {
+std::map<std::string, FileRead> capture_failures(const nlohmann::ordered_json& manifest, const std::string& file) {
   std::map<std::string, FileRead> failures;
-  if (m.contains("unreadable") && m["unreadable"].is_object())
-    for (const auto& [path, why] : m["unreadable"].items()) {
-      if (!why.is_object()) throw Error(kManifestPath, "unreadable." + path + ": expected {status, error}");
-      std::string status = why.value("status", "failed");
+  JsonFields m(manifest, file);
+  if (const auto* unreadable = m.object("unreadable"))
+    for (const auto& [path, why] : unreadable->items()) {
+      JsonFields entry(why, file, m.member("unreadable") + "." + path);
+      std::string status = entry.text("status").value_or("failed");
       failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "",
-                                why.value("error", "unreadable")};
+                                entry.text("error").value_or("unreadable")};
     }
-  if (m.contains("uncaptured") && m["uncaptured"].is_array())
-    for (const auto& path : m["uncaptured"])
-      if (path.is_string()) failures[path.get<std::string>()] = FileRead{ReadStatus::kFailed, "", kNotCaptured};
+  if (const auto* uncaptured = m.array("uncaptured"))
+    for (const auto& path : *uncaptured) {
+      if (!path.is_string()) m.fail("uncaptured", "an array of paths");
+      failures[path.get<std::string>()] = FileRead{ReadStatus::kFailed, "", kNotCaptured};
+    }
   return failures;
 }
 
 std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source) {
-  if (auto info = read_capture_info(*source)) source->set_recorded_failures(capture_failures(info->manifest));
+  if (auto info = read_capture_info(*source)) source->set_recorded_failures(info->failures);
   return source;
 }
 

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/version.h"
 
@@ -149,8 +151,14 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
   for (const SavedResults& saved : kSavedResults) {
     auto bytes = actions.saved_results(saved);
     if (!bytes) continue;
-    auto j = nlohmann::json::parse(*bytes, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("schema", "") != saved.schema)
+    bool ours = false;
+    try {
+      auto j = parse_outside_json(*bytes, saved.path);
+      ours = j && j->is_object() && JsonFields(*j, saved.path).text("schema") == saved.schema;
+    } catch (const Error&) {
+      // Too deep, or "schema" not a string: not ours either.
+    }
+    if (!ours)
       notes.push_back(std::string(saved.path) + " is not a " + saved.schema + " document; left out");
     else
       files[std::string("/live/") + saved.name] = *bytes;

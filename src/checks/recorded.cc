@@ -1,34 +1,34 @@
 #include "p2pcheck/checks/recorded.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
 
 namespace p2pcheck {
 namespace {
 
-using nlohmann::json;
+using nlohmann::ordered_json;
 
-std::optional<json> read_document(Source& source, const char* path, const char* schema) {
+// Every member is read by type (json_read.h): a string where a number belongs is an Error naming
+// the file and the member, never nlohmann's type_error.
+std::optional<ordered_json> read_document(Source& source, const char* path, const char* schema) {
   FileRead r = source.read(path);
   if (r.status == ReadStatus::kMissing) return std::nullopt;
   if (!r.ok()) throw Error(path, "unreadable (" + r.error + "); expected the " + std::string(schema) + " document");
-  json j = json::parse(r.bytes, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("schema", "") != schema)
+  auto j = parse_outside_json(r.bytes, path);
+  if (!j || !j->is_object()) throw Error(path, std::string("not a ") + schema + " JSON document");
+  if (JsonFields(*j, path).text("schema") != schema)
     throw Error(path, std::string("not a ") + schema + " JSON document");
   return j;
 }
 
-std::string text(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+std::string text(const JsonFields& j, const char* key) { return j.text(key).value_or(""); }
 
-Bdf bdf_field(const json& j, const char* key, const char* path) {
+Bdf bdf_field(const JsonFields& j, const char* key) {
   auto b = Bdf::parse(text(j, key));
-  if (!b)
-    throw Error(path, std::string("\"") + key + "\": expected a PCI address such as 0000:41:00.0, found " +
-                          (j.contains(key) ? j[key].dump() : "nothing"));
+  if (!b) j.fail(key, "a PCI address such as 0000:41:00.0");
   return *b;
 }
 
@@ -38,14 +38,13 @@ MapType map_type_named(const std::string& name) {
   return MapType::kUnknown;
 }
 
-const json& array_field(const json& j, const char* key, const char* path) {
-  static const json empty = json::array();
-  if (!j.contains(key)) return empty;
-  if (!j[key].is_array()) throw Error(path, std::string("\"") + key + "\": expected an array");
-  return j[key];
+const ordered_json& array_field(const JsonFields& j, const char* key) {
+  static const ordered_json empty = ordered_json::array();
+  const ordered_json* a = j.array(key);
+  return a ? *a : empty;
 }
 
-std::string flow_line(const json& pair) {
+std::string flow_line(const JsonFields& pair) {
   std::string out = text(pair, "gpu") + " -> " + text(pair, "nvme");
   std::string name = text(pair, "nvme_name");
   if (!name.empty()) out += " (" + name + ")";
@@ -56,7 +55,9 @@ std::string flow_line(const json& pair) {
   }
   out += ":";
   std::string sep = " ";
-  for (const auto& d : array_field(pair, "directions", kRecordedVerifyPath)) {
+  const ordered_json& directions = array_field(pair, "directions");
+  for (size_t i = 0; i < directions.size(); ++i) {
+    JsonFields d(directions[i], pair.file(), pair.member("directions", i));
     out += sep + text(d, "flow") + " " + text(d, "outcome");
     std::string err = text(d, "errno");
     if (!err.empty()) out += " (" + err + ")";
@@ -70,52 +71,64 @@ std::string flow_line(const json& pair) {
 }  // namespace
 
 std::optional<RecordedKernelAnswers> read_recorded_kernel_answers(Source& source) {
-  auto j = read_document(source, kRecordedKmodPath, "p2pcheck.kmod");
-  if (!j) return std::nullopt;
+  auto doc = read_document(source, kRecordedKmodPath, "p2pcheck.kmod");
+  if (!doc) return std::nullopt;
+  JsonFields j(*doc, kRecordedKmodPath);
   RecordedKernelAnswers out;
-  const json& m = j->contains("module") && (*j)["module"].is_object() ? (*j)["module"] : json::object();
-  out.info.api_version = m.value("api_version", 0u);
-  out.info.p2pdma = m.value("p2pdma", false);
-  out.info.provider_driver = m.value("provider_driver", false);
+  static const ordered_json no_module = ordered_json::object();
+  const ordered_json* module = j.object("module");
+  JsonFields m(module ? *module : no_module, kRecordedKmodPath, "module");
+  out.info.api_version = static_cast<unsigned>(m.integer("api_version", 0, UINT32_MAX).value_or(0));
+  out.info.p2pdma = m.flag("p2pdma").value_or(false);
+  out.info.provider_driver = m.flag("provider_driver").value_or(false);
   out.info.module_version = text(m, "module_version");
   out.info.kernel_release = text(m, "kernel_release");
-  for (const auto& v : array_field(*j, "verdicts", kRecordedKmodPath)) {
-    if (!v.is_object() || !v.contains("distance") || !v["distance"].is_number_integer())
-      throw Error(kRecordedKmodPath, "verdicts[]: expected {provider, client, distance, map_type, ...}");
+  const ordered_json& verdicts = array_field(j, "verdicts");
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    JsonFields v(verdicts[i], kRecordedKmodPath, j.member("verdicts", i));
     KernelVerdict k;
-    k.distance = v["distance"].get<int>();
+    auto distance = v.integer("distance", INT32_MIN, INT32_MAX);
+    if (!distance) v.fail("distance", "an integer (the kernel's distance)");
+    k.distance = static_cast<int>(*distance);
     k.map_type = map_type_named(text(v, "map_type"));
     k.map_note = text(v, "map_note");
-    k.provider_has_p2pmem = v.value("provider_has_p2pmem", false);
+    k.provider_has_p2pmem = v.flag("provider_has_p2pmem").value_or(false);
     k.provider_driver = text(v, "provider_driver");
     k.client_driver = text(v, "client_driver");
-    out.verdicts[{bdf_field(v, "provider", kRecordedKmodPath), bdf_field(v, "client", kRecordedKmodPath)}] = k;
+    out.verdicts[{bdf_field(v, "provider"), bdf_field(v, "client")}] = k;
   }
-  for (const auto& f : array_field(*j, "failures", kRecordedKmodPath))
-    out.failures[{bdf_field(f, "provider", kRecordedKmodPath), bdf_field(f, "client", kRecordedKmodPath)}] =
-        text(f, "error");
+  const ordered_json& failures = array_field(j, "failures");
+  for (size_t i = 0; i < failures.size(); ++i) {
+    JsonFields f(failures[i], kRecordedKmodPath, j.member("failures", i));
+    out.failures[{bdf_field(f, "provider"), bdf_field(f, "client")}] = text(f, "error");
+  }
   return out;
 }
 
 std::optional<RecordedVerify> read_recorded_verify(Source& source) {
-  auto j = read_document(source, kRecordedVerifyPath, "p2pcheck.verify");
-  if (!j) return std::nullopt;
+  auto doc = read_document(source, kRecordedVerifyPath, "p2pcheck.verify");
+  if (!doc) return std::nullopt;
+  JsonFields j(*doc, kRecordedVerifyPath);
   RecordedVerify out;
-  out.finished_at = text(*j, "finished_at");
-  out.summary = text(*j, "summary");
-  for (const auto& p : array_field(*j, "pairs", kRecordedVerifyPath)) {
-    if (!p.is_object()) throw Error(kRecordedVerifyPath, "pairs[]: expected objects");
+  out.finished_at = text(j, "finished_at");
+  out.summary = text(j, "summary");
+  const ordered_json& pairs = array_field(j, "pairs");
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    JsonFields p(pairs[i], kRecordedVerifyPath, j.member("pairs", i));
     RecordedVerifyPair pair;
     pair.gpu = Bdf::parse(text(p, "gpu"));
     pair.nvme = Bdf::parse(text(p, "nvme"));
     pair.status = text(p, "status");
-    pair.directions_broken = p.contains("directions") && !p["directions"].is_array();
+    pair.directions_broken = pairs[i].contains("directions") && !pairs[i]["directions"].is_array();
     if (pair.directions_broken) {
       out.pairs.push_back(std::move(pair));
       continue;
     }
     pair.flow = flow_line(p);
-    for (const auto& d : array_field(p, "directions", kRecordedVerifyPath)) pair.outcomes.push_back(text(d, "outcome"));
+    const ordered_json& directions = array_field(p, "directions");
+    for (size_t d = 0; d < directions.size(); ++d)
+      pair.outcomes.push_back(
+          text(JsonFields(directions[d], kRecordedVerifyPath, p.member("directions", d)), "outcome"));
     out.pairs.push_back(std::move(pair));
   }
   return out;

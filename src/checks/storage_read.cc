@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
-#include <regex>
 #include <set>
 
 #include "p2pcheck/checks/storage.h"
@@ -12,13 +11,12 @@
 namespace p2pcheck {
 namespace {
 
-const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
-const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
-const std::regex kNvmeController("nvme[0-9]+");
-const std::regex kNvmePathNode("nvme([0-9]+)c[0-9]+n([0-9]+)");  // hidden per-path node of a head
-
-bool is_nvme_namespace(const std::string& name) { return std::regex_match(name, kNvmeNamespace); }
-bool is_nvme_partition(const std::string& name) { return std::regex_match(name, kNvmePartition); }
+bool nvme_kind_is(const std::string& name, NvmeName::Kind kind) {
+  auto nvme = parse_nvme_name(name);
+  return nvme && nvme->kind == kind;
+}
+bool is_nvme_namespace(const std::string& name) { return nvme_kind_is(name, NvmeName::Kind::kNamespace); }
+bool is_nvme_partition(const std::string& name) { return nvme_kind_is(name, NvmeName::Kind::kPartition); }
 bool is_nvme(const std::string& name) { return is_nvme_namespace(name) || is_nvme_partition(name); }
 
 // /proc/mounts and mountinfo escape space, tab, newline and backslash as \ooo.
@@ -363,9 +361,8 @@ class StackWalker {
 };
 
 std::string namespace_of(const std::string& nvme) {
-  std::smatch m;
-  if (std::regex_match(nvme, m, kNvmePartition)) return m[1].str();
-  return nvme;
+  auto part = parse_nvme_name(nvme);
+  return part && part->kind == NvmeName::Kind::kPartition ? part->ns : nvme;
 }
 
 void attach_controller(StorageStack& s, const Inventory& inv) {
@@ -420,17 +417,17 @@ NvmeMultipath read_multipath(Source& src, const Inventory& inv) {
       if (is_nvme_namespace(entry)) {
         mp.heads[entry];
         mp.head_subsystem[entry] = subsys;
-      } else if (std::regex_match(entry, kNvmeController)) {
+      } else if (nvme_kind_is(entry, NvmeName::Kind::kController)) {
         mp.subsystem_controllers[subsys].push_back(entry);
       }
     }
   }
   // The hidden per-path nodes live under each controller: nvme<subsys>c<ctrl>n<ns> -> head nvme<subsys>n<ns>.
   // The inventory already listed every controller (read-once): take its per-path nodes.
-  std::smatch m;
   for (const NvmeController& ctrl : inv.nvmes)
     for (const std::string& entry : ctrl.path_nodes)
-      if (std::regex_match(entry, m, kNvmePathNode)) mp.heads["nvme" + m[1].str() + "n" + m[2].str()].push_back(entry);
+      if (auto path = parse_nvme_name(entry); path && path->kind == NvmeName::Kind::kPathNode)
+        mp.heads[path->ns].push_back(entry);
   return mp;
 }
 

@@ -1,7 +1,9 @@
 // The p2pcheck command: registers the global options and each subcommand, parses, and runs the one
 // chosen (check when none is). Commands print and pick exit codes; main turns errors into 3 and 5.
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 #include "kmod_command.h"
@@ -9,6 +11,17 @@
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/version.h"
 #include "verify_command.h"
+
+namespace {
+
+// The input a last-resort error message names: "FILE: " for --dump/--root, else nothing.
+std::string input_named(const p2pcheck::cli::GlobalOptions& o) {
+  if (!o.dump.empty()) return o.dump + ": ";
+  if (!o.root.empty()) return o.root + ": ";
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace p2pcheck;
@@ -39,6 +52,14 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const Error& e) {
     std::cerr << "p2pcheck: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::exception& e) {
+    // A last resort, not the way errors are reported: the library throws Error naming the file.
+    // Anything else that escapes still ends as bad input (exit 5), never std::terminate's abort.
+    std::cerr << "p2pcheck: " << input_named(o) << "unexpected error: " << e.what() << "\n";
+    return kExitInput;
+  } catch (...) {
+    std::cerr << "p2pcheck: " << input_named(o) << "unexpected error\n";
     return kExitInput;
   }
 }

@@ -8,13 +8,13 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <sys/stat.h>
 
 #include "p2pcheck/capture/format.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/host_files.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -42,48 +42,26 @@ const char* kExpected =
     "expected a capture (tar archive of a Linux root, or a directory), lspci -xxxx output, "
     "udevadm info --export-db output, hwloc XML (lstopo --of xml) or a sosreport";
 
-// Loads a directory's files into memory for the imports: regular files (capped), symlinks as links
-// (resolved later inside the tree, so they cannot reach the host), nothing else. `keep` selects
-// which relative paths to descend into or load, so a sosreport's logs are never read.
-void load_directory(const std::string& host, const std::string& rel, MemoryTree& tree,
-                    const std::function<bool(const std::string&)>& keep, int depth = 0) {
-  if (depth > 32) return;
-  DIR* dir = opendir((host + rel).c_str());
-  if (!dir) throw Error(host + rel, std::string("cannot read directory: ") + std::strerror(errno));
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(dir)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(dir);
-  for (const auto& name : names) {
-    std::string child = rel + "/" + name;
-    if (!keep(child)) continue;
-    struct stat st;
-    if (lstat((host + child).c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      tree.add_dir(child);
-      load_directory(host, child, tree, keep, depth + 1);
-    } else if (S_ISLNK(st.st_mode)) {
-      std::string target(4096, '\0');
-      ssize_t n = readlink((host + child).c_str(), target.data(), target.size());
-      if (n > 0) tree.add_link(child, target.substr(0, static_cast<size_t>(n)));
-    } else if (S_ISREG(st.st_mode)) {
-      if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes) continue;  // a log, never a fact we read
-      std::ifstream in(host + child, std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), {});
-      tree.add_file(child, std::move(bytes));
-    }
-  }
-}
-
-// The parts of a sosreport the import uses: its copies of /proc, /etc, /sys, /boot and the
-// outputs of the commands that describe devices, kernel and CPU.
+// The parts of a sosreport the import uses: its copies of /proc (not the per-process
+// directories), /etc, /sys and /boot, os-release, the hostname, and the outputs of the commands
+// that describe devices, kernel and CPU.
 bool sos_wanted(const std::string& rel) {
-  static const std::regex wanted(
-      "/(proc(/(?!\\d+(/|$)).*)?|etc(/.*)?|sys(/.*)?|boot(/.*)?|usr(/lib(/os-release)?)?|hostname|"
-      "sos_commands(/(devices|pci|kernel|processor|host|release|block|nvme|filesys)(/.*)?)?)");
-  return std::regex_match(rel, wanted);
+  std::vector<std::string> parts = split(rel, '/');
+  if (parts.empty()) return false;
+  const std::string& top = parts[0];
+  if (top == "etc" || top == "sys" || top == "boot") return true;
+  if (top == "proc") return parts.size() == 1 || !is_dec_digits(parts[1]);
+  if (top == "usr")
+    return parts.size() == 1 ||
+           (parts[1] == "lib" && (parts.size() == 2 || (parts.size() == 3 && parts[2] == "os-release")));
+  if (top == "hostname") return parts.size() == 1;
+  if (top != "sos_commands") return false;
+  static const char* const kPlugins[] = {"devices", "pci",   "kernel", "processor", "host",
+                                         "release", "block", "nvme",   "filesys"};
+  if (parts.size() == 1) return true;
+  for (const char* plugin : kPlugins)
+    if (parts[1] == plugin) return true;
+  return false;
 }
 
 std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& description) {
@@ -114,7 +92,8 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
 // A directory of loose files: one device description plus what completes it.
 std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions& options) {
   MemoryTree files;
-  load_directory(dir, "", files, [](const std::string& rel) { return rel.find('/', 1) == std::string::npos; });
+  load_host_tree(
+      dir, files, [](const std::string& rel) { return rel.find('/', 1) == std::string::npos; }, 0);
   std::map<TextFormat, std::pair<std::string, std::string>> found;  // format -> (name, text)
   for (const auto& name : files.children("/")) {
     const MemoryTree::Node* node = files.find("/" + name);
@@ -172,7 +151,7 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     // A sosreport copies parts of /sys too: its sos_commands/ decides.
     if (stat((file + "/sos_commands").c_str(), &st) == 0) {
       MemoryTree sos;
-      load_directory(file, "", sos, sos_wanted);
+      load_host_tree(file, sos, sos_wanted);
       return import_source(import_sosreport(sos, file, options), "sosreport " + file);
     }
     if (stat((file + "/sys").c_str(), &st) == 0) {
@@ -216,9 +195,9 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     MemoryTree root = loaded.tree.subtree(*prefix);
     // A p2pcheck capture says which files could not be read on the machine: they replay as such.
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
-      auto j = nlohmann::json::parse(m->data, nullptr, false);
-      if (!j.is_discarded() && j.is_object() && j.value("schema", "") == kCaptureSchema)
-        for (auto& [path, failure] : capture_failures(j)) root.add_failure(path, failure);
+      std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
+      if (auto info = parse_capture_manifest(m->data, file + ":" + member))
+        for (auto& [path, failure] : info->failures) root.add_failure(path, failure);
     }
     return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
   }

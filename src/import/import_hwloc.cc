@@ -1,10 +1,11 @@
 // hwloc XML (`lstopo --of xml`, hwloc 1.x and 2.x): the PCI tree as nested objects, IDs and
 // classes in pci_type, the CPU and kernel release in info attributes. Parsed with libxml2 without
 // network access, DTD loading or entity substitution.
+#include <array>
+#include <cctype>
 #include <cstdio>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <regex>
 
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
@@ -26,6 +27,20 @@ bool is(xmlNode* node, const char* name) {
   return node->type == XML_ELEMENT_NODE && xmlStrcmp(node->name, reinterpret_cast<const xmlChar*>(name)) == 0;
 }
 
+// pci_type="CCCC [VVVV:DDDD] [SSSS:ssss] RR": the six hex fields, in that order.
+std::optional<std::array<std::uint32_t, 6>> pci_type_fields(std::string_view type) {
+  static constexpr std::string_view kShape = "CCCC [VVVV:DDDD] [SSSS:ssss] RR";
+  if (type.size() != kShape.size()) return std::nullopt;
+  for (size_t i = 0; i < kShape.size(); ++i) {
+    bool digit = std::isalpha(static_cast<unsigned char>(kShape[i]));
+    if (digit ? !is_hex_digits(type.substr(i, 1)) : type[i] != kShape[i]) return std::nullopt;
+  }
+  std::array<std::uint32_t, 6> out{};
+  const size_t at[] = {0, 6, 11, 18, 23, 29}, len[] = {4, 4, 4, 4, 4, 2};
+  for (size_t i = 0; i < 6; ++i) out[i] = static_cast<std::uint32_t>(parse_hex(type.substr(at[i], len[i])).value_or(0));
+  return out;
+}
+
 struct Walk {
   std::string name;
   SysfsBuilder& builder;
@@ -37,20 +52,17 @@ struct Walk {
     std::string busid = attr(node, "pci_busid");
     if (!busid.empty()) {
       // pci_type="0108 [144d:a826] [144d:a812] 00": class (base+sub), IDs, subsystem IDs, revision.
-      static const std::regex type_re(
-          "([0-9a-fA-F]{4}) \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] \\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\\] "
-          "([0-9a-fA-F]{2})");
-      std::smatch m;
       std::string type = attr(node, "pci_type");
       auto bdf = Bdf::parse(busid);
-      if (!bdf || !std::regex_match(type, m, type_re))
+      auto fields = pci_type_fields(type);
+      if (!bdf || !fields)
         throw Error(name + ": line " + std::to_string(xmlGetLineNo(node)),
                     "PCI object with pci_busid='" + busid + "' pci_type='" + type +
                         "'; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'");
       SynthFunction fn;
       fn.bdf = *bdf;
       fn.parent = parent;
-      auto h = [&](int i) { return static_cast<std::uint32_t>(std::stoul(m[i].str(), nullptr, 16)); };
+      auto h = [&](int i) { return (*fields)[static_cast<size_t>(i - 1)]; };
       fn.class_code = h(1) << 8;
       // hwloc keeps no programming interface; class 0108 is taken as NVMe (prog-if 02), as nearly
       // every such function is (the alternative, NVMHCI, is long gone).

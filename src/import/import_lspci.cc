@@ -10,7 +10,6 @@ extern "C" {
 #include <cstdarg>
 #include <cstdio>
 #include <map>
-#include <regex>
 
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
@@ -54,6 +53,44 @@ struct Access {
   ~Access() { pci_cleanup(a); }
 };
 
+// One token of an lspci -t drawing: a bus "[0000:00]" / "[01-06]", or a device "00.0".
+struct TreeToken {
+  size_t at = 0, length = 0;
+  bool is_bus = false;
+  std::string domain;  // bus: "" when not given
+  std::uint8_t bus = 0, dev = 0, fn = 0;
+};
+
+std::uint8_t hex_byte(std::string_view two) { return static_cast<std::uint8_t>(parse_hex(two).value_or(0)); }
+
+// The token starting at `at`, if one does: "[" [4-5 hex ":"] 2 hex ["-" 2 hex] "]", or 2 hex "." [0-7].
+std::optional<TreeToken> tree_token(std::string_view s, size_t at) {
+  TreeToken t;
+  t.at = at;
+  if (s[at] == '[') {
+    size_t i = at + 1, run = 0;
+    while (run < 6 && i + run < s.size() && is_hex_digits(s.substr(i + run, 1))) ++run;
+    if ((run == 4 || run == 5) && i + run < s.size() && s[i + run] == ':') {
+      t.domain = std::string(s.substr(i, run));
+      i += run + 1;
+    }
+    if (i + 2 > s.size() || !is_hex_digits(s.substr(i, 2))) return std::nullopt;
+    t.bus = hex_byte(s.substr(i, 2));
+    i += 2;
+    if (i + 3 <= s.size() && s[i] == '-' && is_hex_digits(s.substr(i + 1, 2))) i += 3;
+    if (i >= s.size() || s[i] != ']') return std::nullopt;
+    t.is_bus = true;
+    t.length = i + 1 - at;
+    return t;
+  }
+  if (at + 4 > s.size() || !is_hex_digits(s.substr(at, 2)) || s[at + 2] != '.' || s[at + 3] < '0' || s[at + 3] > '7')
+    return std::nullopt;
+  t.dev = hex_byte(s.substr(at, 2));
+  t.fn = static_cast<std::uint8_t>(s[at + 3] - '0');
+  t.length = 4;
+  return t;
+}
+
 // `lspci -t` draws each bus's devices at the column where the bus's first connector stands; a
 // bridge's "[sec-sub]" follows the bridge on the same line. Returns device -> upstream bridge
 // (nullopt on a root bus).
@@ -65,48 +102,52 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
   };
   std::map<Bdf, std::optional<Bdf>> parents;
   std::map<size_t, Bus> bus_at_column;
-  static const std::regex token(
-      "\\[(?:([0-9a-fA-F]{4,5}):)?([0-9a-fA-F]{2})(?:-([0-9a-fA-F]{2}))?\\]|([0-9a-fA-F]{2})\\.([0-7])");
   int line_no = 0;
   for (const std::string& line : split_lines(text)) {
     ++line_no;
+    std::string where = name + ": line " + std::to_string(line_no);
     std::optional<Bus> current;
     std::optional<Bdf> last_device;
     // Names after a device ("00.0  Intel Corporation ...") can contain anything: cut them off.
-    static const std::regex named("[0-9a-fA-F]{2}\\.[0-7]  ");
-    std::smatch cut;
-    std::string drawing =
-        std::regex_search(line, cut, named) ? line.substr(0, static_cast<size_t>(cut.position(0)) + 4) : line;
-    for (auto it = std::sregex_iterator(drawing.begin(), drawing.end(), token); it != std::sregex_iterator(); ++it) {
-      const std::smatch& m = *it;
-      size_t at = static_cast<size_t>(m.position(0));
-      if (m[2].matched) {
+    std::string_view drawing = line;
+    for (size_t i = 0; i + 6 <= line.size(); ++i)
+      if (auto t = tree_token(line, i); t && !t->is_bus && line.compare(i + 4, 2, "  ") == 0) {
+        drawing = drawing.substr(0, i + 4);
+        break;
+      }
+    for (size_t at = 0; at < drawing.size();) {
+      auto t = tree_token(drawing, at);
+      if (!t) {
+        ++at;
+        continue;
+      }
+      at += t->length;
+      if (t->is_bus) {
         Bus bus;
         if (!last_device) {  // a root bus: "[0000:00]"
-          bus.domain = m[1].matched ? static_cast<std::uint32_t>(std::stoul(m[1].str(), nullptr, 16)) : 0;
+          bus.domain = static_cast<std::uint32_t>(parse_hex(t->domain).value_or(0));
         } else {  // a bridge's secondary bus: "[01-06]" right after the bridge
           bus.domain = last_device->domain;
           bus.bridge = last_device;
         }
-        bus.bus = static_cast<std::uint8_t>(std::stoul(m[2].str(), nullptr, 16));
+        bus.bus = t->bus;
         current = bus;
         continue;
       }
-      char connector = at >= 2 ? drawing[at - 2] : ' ';
+      char connector = t->at >= 2 ? drawing[t->at - 2] : ' ';
       Bus bus;
       if (connector == '+' || connector == '\\') {
-        if (current) bus_at_column[at - 2] = *current;
-        auto found = bus_at_column.find(at - 2);
-        if (found == bus_at_column.end())
-          throw Error(name + ": line " + std::to_string(line_no), "lspci -t drawing: device without a bus");
+        if (current) bus_at_column[t->at - 2] = *current;
+        auto found = bus_at_column.find(t->at - 2);
+        if (found == bus_at_column.end()) throw Error(where, "lspci -t drawing: device without a bus");
         bus = found->second;
       } else if (current) {
         bus = *current;  // "----00.0": the only device on the bus just opened
       } else {
-        throw Error(name + ": line " + std::to_string(line_no), "lspci -t drawing: device without a bus");
+        throw Error(where, "lspci -t drawing: device without a bus");
       }
-      Bdf bdf{bus.domain, bus.bus, static_cast<std::uint8_t>(std::stoul(m[4].str(), nullptr, 16)),
-              static_cast<std::uint8_t>(std::stoul(m[5].str(), nullptr, 16))};
+      if (t->dev > 0x1f) throw Error(where, "lspci -t drawing: device number above 1f");
+      Bdf bdf{bus.domain, bus.bus, t->dev, t->fn};
       parents[bdf] = bus.bridge;
       last_device = bdf;
       current.reset();
@@ -125,33 +166,73 @@ struct FilteredDump {
   std::map<Bdf, std::string> drivers;
 };
 
+// The pieces of an lspci -x dump, each recognised by plain string tests (no std::regex on customer
+// text: libstdc++'s recurses per character and a 200 KB line overflowed the stack).
+
+// "[dddd:]bb:dd.f <anything>": the address, or nullopt.
+std::optional<std::string_view> device_line(std::string_view line) {
+  size_t space = line.find(' ');
+  if (space == std::string_view::npos || !Bdf::shaped(line.substr(0, space), 4, 5)) return std::nullopt;
+  return line.substr(0, space);
+}
+
+// "OFFSET:" with a 2-4 digit hex offset: the offset text, or nullopt.
+std::optional<std::string_view> hex_offset(std::string_view line) {
+  size_t colon = line.find(':');
+  if (colon < 2 || colon > 4 || !is_hex_digits(line.substr(0, colon))) return std::nullopt;
+  return line.substr(0, colon);
+}
+
+// "OFFSET: xx xx ...": one to 16 bytes, as lspci -x prints them.
+bool hex_line(std::string_view line, std::string_view offset) {
+  std::string_view bytes = line.substr(offset.size() + 1);
+  if (bytes.empty() || bytes.size() % 3 != 0 || bytes.size() > 16 * 3) return false;
+  for (size_t i = 0; i < bytes.size(); i += 3)
+    if (bytes[i] != ' ' || !is_hex_digits(bytes.substr(i + 1, 2))) return false;
+  return true;
+}
+
+// "<ws>Kernel driver in use: NAME<ws>": NAME, or nullopt.
+std::optional<std::string> driver_line(std::string_view line) {
+  static constexpr std::string_view kDriver = "Kernel driver in use: ";
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  size_t i = 0;
+  while (i < line.size() && space(line[i])) ++i;
+  if (i == 0 || line.substr(i, kDriver.size()) != kDriver) return std::nullopt;
+  std::string_view rest = line.substr(i + kDriver.size());
+  size_t end = 0;
+  while (end < rest.size() && !space(rest[end])) ++end;
+  for (char c : rest.substr(end))
+    if (!space(c)) return std::nullopt;
+  if (end == 0) return std::nullopt;
+  return std::string(rest.substr(0, end));
+}
+
 FilteredDump filter_dump(const std::string& dump, const std::string& name) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
   // longer); "Kernel driver in use" lines from -k are ours.
-  static const std::regex device_re("((?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]) .*");
-  static const std::regex hex_re("([0-9a-fA-F]{2,4}): [0-9a-fA-F]{2}( [0-9a-fA-F]{2})*");
-  static const std::regex hexish_re("[0-9a-fA-F]{2,4}:( .*)?");
-  static const std::regex driver_re("\\s+Kernel driver in use: (\\S+)\\s*");
   FilteredDump out;
   std::optional<Bdf> current;
   int line_no = 0;
   for (std::string line : split_lines(dump)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::smatch m;
     std::string where = name + ": line " + std::to_string(line_no);
-    if (std::regex_match(line, m, device_re)) {
-      current = Bdf::parse(m[1].str());
-      if (!current) throw Error(where, "'" + m[1].str() + "' is not a PCI address");
-      out.text += m[1].str() + " x\n";
-    } else if (current && std::regex_match(line, m, hex_re)) {
-      if (std::stoul(m[1].str(), nullptr, 16) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
+    if (auto address = device_line(line)) {
+      current = Bdf::parse(*address);
+      if (!current) throw Error(where, "'" + std::string(*address) + "' is not a PCI address");
+      out.text += std::string(*address) + " x\n";
+      continue;
+    }
+    auto offset = current ? hex_offset(line) : std::nullopt;
+    if (offset && hex_line(line, *offset)) {
+      if (parse_hex(*offset).value_or(4096) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
       out.text += line + "\n";
-    } else if (current && std::regex_match(line, hexish_re)) {
+    } else if (offset && (line.size() == offset->size() + 1 || line[offset->size() + 1] == ' ')) {
       throw Error(
           where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
-    } else if (current && std::regex_match(line, m, driver_re)) {
-      out.drivers[*current] = m[1].str();
+    } else if (auto driver = current ? driver_line(line) : std::nullopt) {
+      out.drivers[*current] = *driver;
     } else if (line.empty()) {
       out.text += "\n";
     }

@@ -1,9 +1,9 @@
 // A sosreport (directory or tarball): the udev database for the PCI tree, /proc/bus/pci for the
 // config space (sos copies it), and the files sos copies from /proc, /etc, /sys and /boot as they
 // are; uname -a and lsmod stand in for /proc/sys/kernel/osrelease and /proc/modules.
+#include <cctype>
 #include <cstdio>
 #include <functional>
-#include <regex>
 
 #include "import_udev.h"
 #include "p2pcheck/import/import.h"
@@ -27,8 +27,7 @@ const std::string* file(const MemoryTree& sos, const std::string& path) {
 // The sos copies of machine files, under the paths the analysis reads them from.
 void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& builder, MemoryTree& extra,
                int depth = 0) {
-  static const std::regex pid("/proc/[0-9]+");
-  if (depth > 32 || std::regex_match(path, pid)) return;
+  if (depth > 32 || (path.rfind("/proc/", 0) == 0 && is_dec_digits(std::string_view(path).substr(6)))) return;
   for (const std::string& name : sos.children(path)) {
     std::string child = path + "/" + name;
     const MemoryTree::Node* n = sos.find(child);
@@ -40,6 +39,23 @@ void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& bui
     else if (n->kind == EntryKind::kLink)
       extra.add_link(child, n->data);
   }
+}
+
+// An lsmod row, "name size count [users]", as /proc/modules writes it (state and address
+// made up); nullopt for the header and anything else.
+std::optional<std::string> lsmod_row(std::string_view line) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    size_t j = i;
+    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i) words.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  if (words.size() < 3 || words.size() > 4 || !is_dec_digits(words[1]) || !is_dec_digits(words[2])) return std::nullopt;
+  return words[0] + " " + words[1] + " " + words[2] + " " + (words.size() == 4 ? words[3] + "," : "-") +
+         " Live 0x0000000000000000\n";
 }
 
 }  // namespace
@@ -101,13 +117,9 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   if (!file(sos, "/proc/modules")) {
     const std::string* lsmod = file(sos, "/sos_commands/kernel/lsmod");
     std::string modules;
-    static const std::regex row("(\\S+)\\s+(\\d+)\\s+(\\d+)\\s*(\\S*)");
-    std::smatch m;
     if (lsmod)
       for (const std::string& line : split_lines(*lsmod))
-        if (std::regex_match(line, m, row))
-          modules += m[1].str() + " " + m[2].str() + " " + m[3].str() + " " +
-                     (m[4].str().empty() ? "-" : m[4].str() + ",") + " Live 0x0000000000000000\n";
+        if (auto row = lsmod_row(line)) modules += *row;
     if (!modules.empty())
       builder.set_file("/proc/modules", modules);
     else

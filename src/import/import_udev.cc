@@ -4,7 +4,6 @@
 #include "import_udev.h"
 
 #include <cstdio>
-#include <regex>
 
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
@@ -47,6 +46,64 @@ const char* x86_vendor(unsigned index) {
   return nullptr;
 }
 
+// Device paths are matched with plain string tests: a hostile 80 KB path made std::regex's
+// recursion overflow the stack.
+
+// "/devices/.../<dddd:bb:dd.f>/nvme/nvmeN": the controller's PCI address text and name.
+std::optional<std::pair<std::string, std::string>> nvme_controller_path(const std::string& devpath) {
+  size_t slash = devpath.rfind('/');
+  if (slash == std::string::npos) return std::nullopt;
+  std::string ctrl = devpath.substr(slash + 1);
+  auto kind = parse_nvme_name(ctrl);
+  if (!kind || kind->kind != NvmeName::Kind::kController) return std::nullopt;
+  std::string parent = devpath.substr(0, slash);
+  if (parent.size() < 5 || parent.compare(parent.size() - 5, 5, "/nvme") != 0) return std::nullopt;
+  parent.resize(parent.size() - 5);
+  size_t bdf_at = parent.rfind('/');
+  // "/devices/" + something + "/" + the address.
+  if (parent.rfind("/devices/", 0) != 0 || bdf_at == std::string::npos || bdf_at < 9) return std::nullopt;
+  std::string bdf = parent.substr(bdf_at + 1);
+  if (bdf.size() <= 7 || !Bdf::shaped(bdf)) return std::nullopt;  // with its domain, as sysfs names it
+  return std::make_pair(bdf, ctrl);
+}
+
+// "/devices/.../nvme/nvmeN/nvmeNnM" (or a per-path "nvmeNcCnM"): the controller and namespace names.
+std::optional<std::pair<std::string, std::string>> nvme_namespace_path(const std::string& devpath) {
+  size_t ns_at = devpath.rfind('/');
+  if (ns_at == std::string::npos || ns_at == 0) return std::nullopt;
+  size_t ctrl_at = devpath.rfind('/', ns_at - 1);
+  if (ctrl_at == std::string::npos) return std::nullopt;
+  std::string ns = devpath.substr(ns_at + 1), ctrl = devpath.substr(ctrl_at + 1, ns_at - ctrl_at - 1);
+  auto ns_kind = parse_nvme_name(ns), ctrl_kind = parse_nvme_name(ctrl);
+  if (!ns_kind || (ns_kind->kind != NvmeName::Kind::kNamespace && ns_kind->kind != NvmeName::Kind::kPathNode) ||
+      !ctrl_kind || ctrl_kind->kind != NvmeName::Kind::kController)
+    return std::nullopt;
+  if (ctrl_at < 5 || devpath.compare(ctrl_at - 5, 5, "/nvme") != 0) return std::nullopt;
+  if (devpath.rfind("/devices/", 0) != 0 || ctrl_at - 5 < 9) return std::nullopt;
+  return std::make_pair(ctrl, ns);
+}
+
+// "cpu:type:x86,venVVVVfamFFFFmodMMMM:feature:...": vendor, family, model and the feature list.
+struct CpuAlias {
+  unsigned vendor = 0, family = 0, model = 0;
+  std::string features;
+};
+std::optional<CpuAlias> cpu_alias(std::string_view alias) {
+  static constexpr std::string_view kPrefix = "cpu:type:x86,";
+  if (alias.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  alias.remove_prefix(kPrefix.size());
+  CpuAlias out;
+  for (auto [tag, field] :
+       {std::pair<std::string_view, unsigned*>{"ven", &out.vendor}, {"fam", &out.family}, {"mod", &out.model}}) {
+    if (alias.substr(0, 3) != tag || alias.size() < 7 || !is_hex_digits(alias.substr(3, 4))) return std::nullopt;
+    *field = static_cast<unsigned>(parse_hex(alias.substr(3, 4)).value_or(0));
+    alias.remove_prefix(7);
+  }
+  if (alias.substr(0, 9) != ":feature:" || alias.find('\n') != std::string_view::npos) return std::nullopt;
+  out.features = std::string(alias.substr(9));
+  return out;
+}
+
 }  // namespace
 
 std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name) {
@@ -75,16 +132,11 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
 }
 
 bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder) {
-  static const std::regex nvme_ctrl("(/devices/.*/([0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]))/nvme/(nvme[0-9]+)");
-  static const std::regex nvme_ns("/devices/.*/nvme/(nvme[0-9]+)/(nvme[0-9]+(?:c[0-9]+)?n[0-9]+)");
-  static const std::regex cpu_alias(
-      "cpu:type:x86,ven([0-9A-Fa-f]{4})fam([0-9A-Fa-f]{4})mod([0-9A-Fa-f]{4}):feature:(.*)");
   std::map<std::string, SynthNvme> nvmes;
   bool cpu = false;
   for (const UdevRecord& r : records) {
     auto sub = r.env.find("SUBSYSTEM");
     if (sub == r.env.end()) continue;
-    std::smatch m;
     if (sub->second == "pci") {
       SynthFunction fn;
       std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
@@ -105,30 +157,35 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
       fn.class_code = hex_field(r, "PCI_CLASS", r.env.at("PCI_CLASS"), name, 0xffffff);
       if (r.env.count("DRIVER")) fn.driver = r.env.at("DRIVER");
       builder.add_function(std::move(fn));
-    } else if (sub->second == "nvme" && std::regex_match(r.devpath, m, nvme_ctrl)) {
-      SynthNvme& n = nvmes[m[3].str()];
-      n.name = m[3].str();
-      n.bdf = *Bdf::parse(m[2].str());
-    } else if (sub->second == "block" && r.env.count("DEVTYPE") && r.env.at("DEVTYPE") == "disk" &&
-               std::regex_match(r.devpath, m, nvme_ns)) {
-      SynthNvme& n = nvmes[m[1].str()];
-      n.namespaces.push_back(m[2].str());
+    } else if (auto ctrl = sub->second == "nvme" ? nvme_controller_path(r.devpath) : std::nullopt) {
+      auto bdf = Bdf::parse(ctrl->first);
+      if (!bdf)
+        throw Error(name + ": line " + std::to_string(r.line),
+                    "NVMe controller " + ctrl->second + " below '" + ctrl->first + "', which is not a PCI address");
+      SynthNvme& n = nvmes[ctrl->second];
+      n.name = ctrl->second;
+      n.bdf = *bdf;
+    } else if (auto ns = sub->second == "block" && r.env.count("DEVTYPE") && r.env.at("DEVTYPE") == "disk"
+                             ? nvme_namespace_path(r.devpath)
+                             : std::nullopt) {
+      SynthNvme& n = nvmes[ns->first];
+      n.namespaces.push_back(ns->second);
       auto get = [&](const char* key) { return r.env.count(key) ? r.env.at(key) : std::string(); };
       if (n.model.empty()) n.model = get("ID_MODEL");
       if (n.serial.empty()) n.serial = get("ID_SERIAL_SHORT");
       if (n.firmware.empty()) n.firmware = get("ID_REVISION");
-    } else if (sub->second == "cpu" && r.devpath == "/devices/system/cpu/cpu0" && r.env.count("MODALIAS") &&
-               std::regex_match(r.env.at("MODALIAS"), m, cpu_alias)) {
+    } else if (auto alias = sub->second == "cpu" && r.devpath == "/devices/system/cpu/cpu0" && r.env.count("MODALIAS")
+                                ? cpu_alias(r.env.at("MODALIAS"))
+                                : std::nullopt) {
       // cpu_supports_p2pdma() reads CPU 0, so does the import.
-      unsigned vendor = static_cast<unsigned>(std::stoul(m[1].str(), nullptr, 16));
-      const char* id = x86_vendor(vendor);
+      const char* id = x86_vendor(alias->vendor);
       if (!id) continue;
-      bool hypervisor = m[4].str().find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
-      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
-                                            "\ncpu family\t: " + std::to_string(std::stoul(m[2].str(), nullptr, 16)) +
-                                            "\nmodel\t\t: " + std::to_string(std::stoul(m[3].str(), nullptr, 16)) +
-                                            "\nmodel name\t: (not in the udev database)\nflags\t\t:" +
-                                            (hypervisor ? " hypervisor" : "") + "\n\n");
+      bool hypervisor = alias->features.find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
+      builder.set_file(
+          "/proc/cpuinfo",
+          "processor\t: 0\nvendor_id\t: " + std::string(id) + "\ncpu family\t: " + std::to_string(alias->family) +
+              "\nmodel\t\t: " + std::to_string(alias->model) +
+              "\nmodel name\t: (not in the udev database)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
       cpu = true;
     }
   }

@@ -2,7 +2,6 @@
 #include "p2pcheck/model/inventory.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -22,9 +21,10 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
   ns.name = name;
   const std::string dir = "/sys/block/" + name;
   if (FileRead r = src.read(dir + "/size"); r.ok()) ns.size_bytes = parse_dec(r.bytes).value_or(0) * 512;
-  const std::regex partition(name + "p[0-9]+");
-  for (const std::string& entry : src.list(dir))
-    if (std::regex_match(entry, partition)) ns.partitions.push_back(entry);
+  for (const std::string& entry : src.list(dir)) {
+    auto part = parse_nvme_name(entry);
+    if (part && part->kind == NvmeName::Kind::kPartition && part->ns == name) ns.partitions.push_back(entry);
+  }
   return ns;
 }
 
@@ -57,8 +57,6 @@ Inventory read_inventory(Source& source, const Topology& topo) {
 
   // Controller names come from /sys/class/nvme/<name>/device, the driver's own link to the function.
   std::map<Bdf, NvmeController> controllers;
-  const std::regex plain_ns("nvme[0-9]+n[0-9]+");
-  const std::regex path_ns("nvme([0-9]+)c[0-9]+n([0-9]+)");  // native multipath: hidden per-path node
   for (const std::string& name : source.list("/sys/class/nvme")) {
     const std::string dir = "/sys/class/nvme/" + name;
     auto device = source.resolve(dir + "/device");
@@ -71,12 +69,12 @@ Inventory read_inventory(Source& source, const Topology& topo) {
     c.model = read_text(source, dir + "/model");
     c.serial = read_text(source, dir + "/serial");
     c.firmware = read_text(source, dir + "/firmware_rev");
-    std::smatch m;
     for (const std::string& entry : source.list(dir)) {
-      if (std::regex_match(entry, plain_ns)) {
+      auto nvme = parse_nvme_name(entry);
+      if (nvme && nvme->kind == NvmeName::Kind::kNamespace) {
         c.namespaces.push_back(read_namespace(source, entry));
-      } else if (std::regex_match(entry, m, path_ns)) {
-        c.namespaces.push_back(read_namespace(source, "nvme" + m[1].str() + "n" + m[2].str()));
+      } else if (nvme && nvme->kind == NvmeName::Kind::kPathNode) {  // native multipath: hidden per-path node
+        c.namespaces.push_back(read_namespace(source, nvme->ns));
         c.path_nodes.push_back(entry);
       }
     }
@@ -108,9 +106,7 @@ Bdf resolve_nvme(const Topology& topo, const Inventory& inv, std::string text) {
   if (auto bdf = find_function(topo, text)) return *bdf;
   if (text.rfind("/dev/", 0) == 0) text = text.substr(5);
   // nvme0n1p2 -> nvme0n1; then a namespace name or a controller name.
-  static const std::regex partition("(nvme[0-9]+n[0-9]+)p[0-9]+");
-  std::smatch m;
-  if (std::regex_match(text, m, partition)) text = m[1].str();
+  if (auto part = parse_nvme_name(text); part && part->kind == NvmeName::Kind::kPartition) text = part->ns;
   for (const auto& c : inv.nvmes) {
     if (!c.name.empty() && c.name == text) return c.bdf;
     for (const auto& ns : c.namespaces)

@@ -3,8 +3,9 @@
 
 #include <zlib.h>
 
+#include <cctype>
+#include <charconv>
 #include <cstdio>
-#include <regex>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -69,10 +70,16 @@ std::optional<std::string> gunzip(const std::string& data) {
 }
 
 void parse_config(KernelConfig& config, const std::string& text) {
-  static const std::regex set("(CONFIG_[A-Za-z0-9_]+)=(.*)");
-  std::smatch m;
-  for (const std::string& line : split_lines(text))
-    if (std::regex_match(line, m, set)) config.options[m[1].str()] = m[2].str();
+  // "CONFIG_NAME=value"; comments ("# CONFIG_X is not set") and anything else are skipped.
+  for (std::string_view line : split_lines(text)) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t eq = line.find('=');
+    if (line.substr(0, 7) != "CONFIG_" || eq == std::string_view::npos || eq == 7) continue;
+    std::string_view name = line.substr(0, eq);
+    bool word = true;
+    for (char c : name) word = word && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (word) config.options[std::string(name)] = std::string(line.substr(eq + 1));
+  }
 }
 
 // The places hipFile's documentation (and everyone else) looks, in that order.
@@ -121,11 +128,15 @@ std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string
 }
 
 std::optional<KernelVersion> parse_kernel_version(const std::string& release) {
+  // "6.8.0-45-generic" -> 6.8.0; from_chars, as sscanf's %d is undefined on an out-of-range number.
   KernelVersion v;
-  int used = 0;
-  if (std::sscanf(release.c_str(), "%d.%d%n", &v.major, &v.minor, &used) < 2) return std::nullopt;
-  if (release.size() > static_cast<size_t>(used) && release[static_cast<size_t>(used)] == '.')
-    std::sscanf(release.c_str() + used + 1, "%d", &v.patch);
+  const char* end = release.data() + release.size();
+  auto major = std::from_chars(release.data(), end, v.major);
+  if (major.ec != std::errc() || major.ptr == end || *major.ptr != '.') return std::nullopt;
+  auto minor = std::from_chars(major.ptr + 1, end, v.minor);
+  if (minor.ec != std::errc()) return std::nullopt;
+  if (minor.ptr != end && *minor.ptr == '.' && std::from_chars(minor.ptr + 1, end, v.patch).ec != std::errc())
+    v.patch = 0;
   return v;
 }
 

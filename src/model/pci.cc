@@ -9,22 +9,32 @@ extern "C" {
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <regex>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
 
+bool Bdf::shaped(std::string_view text, size_t min_domain, size_t max_domain) {
+  // The fixed-width tail "bb:dd.f", then an optional domain and ':' before it.
+  if (text.size() < 7) return false;
+  std::string_view tail = text.substr(text.size() - 7), head = text.substr(0, text.size() - 7);
+  if (tail[2] != ':' || tail[5] != '.' || !is_hex_digits(tail.substr(0, 2)) || !is_hex_digits(tail.substr(3, 2)) ||
+      tail[6] < '0' || tail[6] > '7')
+    return false;
+  if (head.empty()) return true;
+  return head.size() >= min_domain + 1 && head.size() <= max_domain + 1 && head.back() == ':' &&
+         is_hex_digits(head.substr(0, head.size() - 1));
+}
+
 std::optional<Bdf> Bdf::parse(std::string_view text) {
-  static const std::regex form("(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
-  std::string s(text);
-  std::smatch m;
-  if (!std::regex_match(s, m, form)) return std::nullopt;
-  unsigned long domain = m[1].matched ? std::stoul(m[1].str(), nullptr, 16) : 0;
-  unsigned long dev = std::stoul(m[3].str(), nullptr, 16);
-  if (dev > 0x1f || domain > 0xffffffffUL) return std::nullopt;
-  return Bdf{static_cast<std::uint32_t>(domain), static_cast<std::uint8_t>(std::stoul(m[2].str(), nullptr, 16)),
-             static_cast<std::uint8_t>(dev), static_cast<std::uint8_t>(std::stoul(m[4].str(), nullptr, 16))};
+  if (!shaped(text)) return std::nullopt;
+  std::string_view tail = text.substr(text.size() - 7);
+  std::uint64_t domain = text.size() > 7 ? parse_hex(text.substr(0, text.size() - 8)).value_or(0) : 0;
+  std::uint64_t bus = parse_hex(tail.substr(0, 2)).value_or(0), dev = parse_hex(tail.substr(3, 2)).value_or(0);
+  if (dev > 0x1f) return std::nullopt;
+  return Bdf{static_cast<std::uint32_t>(domain), static_cast<std::uint8_t>(bus), static_cast<std::uint8_t>(dev),
+             static_cast<std::uint8_t>(tail[6] - '0')};
 }
 
 std::string Bdf::str() const {
@@ -78,7 +88,8 @@ std::optional<Bar> Function::largest_mem_bar() const {
 std::optional<double> parse_link_speed(std::string_view text) {
   double gts = 0;
   std::string s(text);
-  if (std::sscanf(s.c_str(), "%lf GT/s", &gts) == 1 && gts > 0) return gts;
+  // Bounded: a hostile "1e300 GT/s" would make the integer conversions in format_speed undefined.
+  if (std::sscanf(s.c_str(), "%lf GT/s", &gts) == 1 && gts > 0 && gts <= 1024) return gts;
   return std::nullopt;
 }
 
@@ -253,9 +264,13 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
     for (unsigned i = 0; i < count && i < 6; ++i) {
       u32 cap = pci_read_long(dev, rebar->addr + 4 + i * 8);
       u32 ctrl = pci_read_long(dev, rebar->addr + 8 + i * 8);
+      // BAR Size is 2^(n+20) bytes and the spec defines n up to 43 (8 EiB); a larger n (a broken or
+      // hostile dump) would shift past 64 bits: that entry is not decoded.
+      unsigned size_code = (ctrl >> 8) & 0x3f;
+      if (size_code > 43) continue;
       ResizableBar r;
       r.bar = static_cast<int>(ctrl & 7);
-      r.current_size = 1ull << (((ctrl >> 8) & 0x3f) + 20);
+      r.current_size = 1ull << (size_code + 20);
       for (int bit = 4; bit < 32; ++bit)
         if (cap & (1u << bit)) r.supported_sizes.push_back(1ull << (bit - 4 + 20));
       fn.rebar.push_back(std::move(r));

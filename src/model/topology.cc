@@ -2,7 +2,6 @@
 #include "p2pcheck/model/topology.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -10,7 +9,19 @@
 namespace p2pcheck {
 namespace {
 
-const std::regex kHostBridgeDir("pci([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2})");
+// A host bridge directory, "pci0000:40": its domain and root bus; nullopt for anything else.
+struct HostBridgeDir {
+  std::string domain, bus;
+};
+std::optional<HostBridgeDir> host_bridge_dir(std::string_view name) {
+  if (name.substr(0, 3) != "pci") return std::nullopt;
+  name.remove_prefix(3);
+  size_t colon = name.find(':');
+  if (colon == std::string_view::npos || colon < 4 || colon > 8) return std::nullopt;
+  std::string_view domain = name.substr(0, colon), bus = name.substr(colon + 1);
+  if (!is_hex_digits(domain) || bus.size() != 2 || !is_hex_digits(bus)) return std::nullopt;
+  return HostBridgeDir{std::string(domain), std::string(bus)};
+}
 
 std::uint64_t required_hex(Source& src, const std::string& path, std::uint64_t max) {
   FileRead r = src.read(path);
@@ -194,19 +205,21 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
       if (j == std::string::npos) j = dir->size();
       parts.push_back(dir->substr(i, j - i));
     }
-    std::smatch m;
     size_t hb = parts.size();
+    std::optional<HostBridgeDir> hb_dir;
     for (size_t i = 0; i < parts.size(); ++i)
-      if (std::regex_match(parts[i], m, kHostBridgeDir)) hb = i;
-    if (hb == parts.size() || parts.back() != name)
+      if (auto d = host_bridge_dir(parts[i])) {
+        hb = i;
+        hb_dir = d;
+      }
+    if (!hb_dir || parts.back() != name)
       throw Error(link, "resolves to " + *dir + ", which is not below a host bridge directory (pciDDDD:BB)");
-    std::regex_match(parts[hb], m, kHostBridgeDir);
-    std::string hb_id = m[1].str() + ":" + m[2].str();
+    std::string hb_id = hb_dir->domain + ":" + hb_dir->bus;
     HostBridge& bridge = topo.host_bridges[hb_id];
     if (bridge.id.empty()) {
       bridge.id = hb_id;
-      bridge.domain = static_cast<std::uint32_t>(*parse_hex(m[1].str()));
-      bridge.bus = static_cast<std::uint8_t>(*parse_hex(m[2].str()));
+      bridge.domain = static_cast<std::uint32_t>(parse_hex(hb_dir->domain).value_or(0));
+      bridge.bus = static_cast<std::uint8_t>(parse_hex(hb_dir->bus).value_or(0));
       for (size_t i = 0; i <= hb; ++i) bridge.sysfs_path += "/" + parts[i];
     }
     fn.host_bridge = hb_id;

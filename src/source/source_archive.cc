@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -56,7 +57,21 @@ LoadedArchive load_archive(const std::string& file) {
     throw Error(file, "not a readable tar archive: " + msg);
   }
   LoadedArchive loaded;
+  // Everything the archive expands to in memory counts against the limits: member data, each hard
+  // link's copy of its target (a 5 KB archive of links to one large file once reached 1.3 GB), and
+  // a node's worth for every entry and link target.
   std::uint64_t total = 0;
+  auto expand = [&](std::uint64_t bytes, const std::string& where) {
+    total += bytes;
+    if (total > kMaxArchiveBytes)
+      throw Error(where, "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+    // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
+    std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar, -1), 0));
+    if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
+      throw Error(where, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                             " times its compressed size (" + mib(total) + " from " + std::to_string(packed >> 10) +
+                             " KiB so far); refusing a compression bomb");
+  };
   std::string last;  // the member before a broken header, so the message says where it broke
   archive_entry* entry = nullptr;
   for (;;) {
@@ -75,10 +90,12 @@ LoadedArchive load_archive(const std::string& file) {
     std::string where = file + ":" + member;
     last = member;
     if (name.empty()) continue;
+    expand(kEntryBytes + name.size(), where);
     if (const char* hard = archive_entry_hardlink(entry)) {
       std::string target = clean_member_name(file, hard);
       const MemoryTree::Node* node = loaded.tree.find(target);
       if (!node) throw Error(where, "hard link to a member that is not earlier in the archive");
+      expand(node->data.size(), where);
       MemoryTree::Node copy = *node;
       if (copy.kind == EntryKind::kFile)
         loaded.tree.add_file(name, std::move(copy.data));
@@ -91,8 +108,9 @@ LoadedArchive load_archive(const std::string& file) {
     switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
       case AE_IFDIR: loaded.tree.add_dir(name); break;
       case AE_IFLNK: {
-        const char* target = archive_entry_symlink(entry);
-        loaded.tree.add_link(name, target ? target : "");
+        std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
+        expand(target.size(), where);
+        loaded.tree.add_link(name, std::move(target));
         break;
       }
       case AE_IFREG: {
@@ -107,17 +125,8 @@ LoadedArchive load_archive(const std::string& file) {
           if (n < 0) throw Error(where, std::string("cannot read member data: ") + archive_error_string(ar));
           if (n == 0) break;
           data.append(buf, static_cast<size_t>(n));
-          total += static_cast<std::uint64_t>(n);
           if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
-          if (total > kMaxArchiveBytes)
-            throw Error(where,
-                        "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
-          // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
-          std::uint64_t packed = static_cast<std::uint64_t>(archive_filter_bytes(ar, -1));
-          if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
-            throw Error(where, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
-                                   " times its compressed size (" + mib(total) + " from " +
-                                   std::to_string(packed >> 10) + " KiB so far); refusing a compression bomb");
+          expand(static_cast<std::uint64_t>(n), where);
         }
         loaded.tree.add_file(name, std::move(data));
         break;

@@ -8,16 +8,20 @@
 #include <sys/stat.h>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/host_files.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 namespace {
 
+// Every node is reached through a descriptor of the root opened once, never by host path: a tree
+// whose directories are swapped for links between two reads cannot lead the next read outside it.
 class TreeSource : public Source {
  public:
-  TreeSource(std::string root, bool live) : root_(std::move(root)), live_(live) {
+  TreeSource(const std::string& root, bool live) : root_(root), live_(live) {
     while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
-    if (root_ == "/") root_.clear();
+    root_fd_ = Fd(open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root_fd_.ok()) throw Error(root_, std::string("cannot open root directory: ") + std::strerror(errno));
   }
 
   std::string describe() const override { return live_ ? "live /" : "tree " + root_; }
@@ -26,7 +30,7 @@ class TreeSource : public Source {
  protected:
   NodeType node_type(const std::string& path) override {
     struct stat st;
-    if (lstat(host(path).c_str(), &st) != 0) return NodeType::kMissing;
+    if (!lstat_beneath(path, st)) return NodeType::kMissing;
     if (S_ISLNK(st.st_mode)) return NodeType::kLink;
     if (S_ISDIR(st.st_mode)) return NodeType::kDir;
     if (S_ISREG(st.st_mode)) return NodeType::kFile;
@@ -36,41 +40,25 @@ class TreeSource : public Source {
   std::string node_link(const std::string& path) override {
     // A stack buffer: a 4 KiB string per link, kept by the Source's cache, cost 15 MB at 1,000 devices.
     char buf[4096];
-    ssize_t n = readlink(host(path).c_str(), buf, sizeof buf);
+    Fd parent = open_parent(path);
+    ssize_t n = parent.ok() ? readlinkat(parent.get(), last_part(path).c_str(), buf, sizeof buf) : -1;
     if (n < 0) throw Error(path, std::string("cannot read symlink: ") + std::strerror(errno));
     return std::string(buf, static_cast<size_t>(n));
   }
 
   FileRead node_read(const std::string& path) override {
-    // Sysfs attributes report a size of 4096 whatever they hold: read until EOF, never trust st_size.
-    int fd = open(host(path).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return failure(errno);
-    FileRead result{ReadStatus::kOk, "", ""};
-    char buf[65536];
-    for (;;) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        close(fd);
-        return failure(err);
-      }
-      if (n == 0) break;
-      result.bytes.append(buf, static_cast<size_t>(n));
-      if (result.bytes.size() > kMaxFileBytes) {
-        close(fd);
-        throw Error(path, "file is larger than " + std::to_string(kMaxFileBytes >> 20) +
-                              " MiB; no file p2pcheck reads is that large");
-      }
-    }
-    close(fd);
-    return result;
+    // O_NONBLOCK: a fifo swapped in after node_type said "file" must not hang the read.
+    Fd fd = open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_NONBLOCK);
+    if (!fd.ok()) return failure(errno);
+    return read_capped(fd.get(), kMaxFileBytes, path);
   }
 
   std::vector<std::string> node_list(const std::string& path) override {
     std::vector<std::string> names;
-    DIR* dir = opendir(host(path).c_str());
+    Fd fd = open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_DIRECTORY);
+    DIR* dir = fd.ok() ? fdopendir(fd.get()) : nullptr;
     if (!dir) return names;
+    fd.release();  // closedir closes it
     while (struct dirent* entry = readdir(dir)) {
       std::string name = entry->d_name;
       if (name != "." && name != "..") names.push_back(std::move(name));
@@ -80,7 +68,17 @@ class TreeSource : public Source {
   }
 
  private:
-  std::string host(const std::string& path) const { return root_ + path; }
+  // "/sys/bus" -> "sys/bus"; "/" -> "".
+  static std::string relative(const std::string& path) { return path.empty() ? path : path.substr(1); }
+  static std::string last_part(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+  Fd open_parent(const std::string& path) {
+    return open_beneath(root_fd_.get(), relative(path.substr(0, path.rfind('/'))), O_PATH | O_DIRECTORY);
+  }
+  bool lstat_beneath(const std::string& path, struct stat& st) {
+    if (path == "/") return fstat(root_fd_.get(), &st) == 0;
+    Fd parent = open_parent(path);
+    return parent.ok() && fstatat(parent.get(), last_part(path).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
 
   static FileRead failure(int err) {
     if (err == ENOENT) return {};
@@ -88,7 +86,8 @@ class TreeSource : public Source {
     return {status, "", std::strerror(err)};
   }
 
-  std::string root_;  // host path prefix; empty for `/`
+  std::string root_;  // for messages
+  Fd root_fd_;
   bool live_;
 };
 

@@ -75,6 +75,55 @@ std::string basename(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
+bool is_hex_digits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  return true;
+}
+
+bool is_dec_digits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+namespace {
+
+// Consumes `letter` and the decimal number after it: "n12..." -> "12", text advanced past it.
+std::optional<std::string_view> numbered(std::string_view& text, char letter) {
+  if (text.empty() || text.front() != letter) return std::nullopt;
+  size_t n = 1;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  if (n == 1) return std::nullopt;
+  std::string_view digits = text.substr(1, n - 1);
+  text.remove_prefix(n);
+  return digits;
+}
+
+}  // namespace
+
+std::optional<NvmeName> parse_nvme_name(std::string_view name) {
+  if (name.substr(0, 4) != "nvme") return std::nullopt;
+  std::string_view rest = name.substr(3);  // starts at the 'e', so "e<digits>" is the controller
+  auto ctrl = numbered(rest, 'e');
+  if (!ctrl) return std::nullopt;
+  std::string head = "nvme" + std::string(*ctrl);
+  if (rest.empty()) return NvmeName{NvmeName::Kind::kController, ""};
+  if (auto path = numbered(rest, 'c')) {
+    auto ns = numbered(rest, 'n');
+    if (!ns || !rest.empty()) return std::nullopt;
+    return NvmeName{NvmeName::Kind::kPathNode, head + "n" + std::string(*ns)};
+  }
+  auto ns = numbered(rest, 'n');
+  if (!ns) return std::nullopt;
+  std::string ns_name = head + "n" + std::string(*ns);
+  if (rest.empty()) return NvmeName{NvmeName::Kind::kNamespace, ns_name};
+  if (numbered(rest, 'p') && rest.empty()) return NvmeName{NvmeName::Kind::kPartition, ns_name};
+  return std::nullopt;
+}
+
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : sep) + s;

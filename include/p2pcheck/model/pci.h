@@ -21,6 +21,9 @@ struct Bdf {
 
   // Accepts "dddd:bb:dd.f" and "bb:dd.f" (domain 0), hex, case-insensitive.
   static std::optional<Bdf> parse(std::string_view text);
+  // True when `text` has the shape "[dddd:]bb:dd.f" with a domain of `min_domain`..`max_domain`
+  // digits, whatever the numbers (parse() also refuses a device above 0x1f).
+  static bool shaped(std::string_view text, size_t min_domain = 4, size_t max_domain = 8);
   std::string str() const;
   std::uint8_t devfn() const { return static_cast<std::uint8_t>(dev << 3 | fn); }
   auto operator<=>(const Bdf&) const = default;

@@ -24,5 +24,8 @@ LoadedArchive load_archive(const std::string& file);
 // kBombCheckBytes, is refused: sysfs captures compress about 10:1, never 1000:1.
 inline constexpr std::uint64_t kMaxExpansionRatio = 1000;
 inline constexpr std::uint64_t kBombCheckBytes = 32ull << 20;
+// What each entry (file, directory, link) is counted as beyond its data: about what a node of the
+// in-memory tree costs, and what its tar header takes in the stream.
+inline constexpr std::uint64_t kEntryBytes = 512;
 
 }  // namespace p2pcheck

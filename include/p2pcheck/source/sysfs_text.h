@@ -25,4 +25,18 @@ std::string hex(std::uint64_t value, int digits = 0);
 // Last component of a path or link target: "../../../bus/pci/drivers/nvme" -> "nvme".
 std::string basename(std::string_view path);
 
+// Character tests for the plain string parsers that replace std::regex on dump text (libstdc++'s
+// regex recurses once per character and overflows the stack on a long line).
+bool is_hex_digits(std::string_view text);  // non-empty, [0-9a-fA-F] only
+bool is_dec_digits(std::string_view text);  // non-empty, [0-9] only
+
+// The kernel's NVMe device names: controller "nvme0", namespace "nvme0n1", hidden per-path node
+// of a native-multipath head "nvme0c1n1" (its head is "nvme0n1"), partition "nvme0n1p2".
+struct NvmeName {
+  enum class Kind { kController, kNamespace, kPathNode, kPartition };
+  Kind kind = Kind::kController;
+  std::string ns;  // the namespace (head) it belongs to; empty for a controller
+};
+std::optional<NvmeName> parse_nvme_name(std::string_view name);
+
 }  // namespace p2pcheck

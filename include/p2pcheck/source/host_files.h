@@ -1,0 +1,58 @@
+// Reading files below a host directory (a --root tree, an unpacked dump, the live `/`) so that
+// nothing a stranger's tree holds, or swaps in while we read, leads outside it: every open is
+// relative to a descriptor of the directory and follows no symlink (the Source resolves links
+// itself, inside the root), nothing is checked by path and then re-opened, and every read is capped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "p2pcheck/source/memory_source.h"
+#include "p2pcheck/source/source.h"
+
+namespace p2pcheck {
+
+// An open file descriptor, closed when it goes out of scope.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd();
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  Fd& operator=(Fd&& other) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  bool ok() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// Opens `rel` ("sys/bus/pci", no "." or "..", "" for `dir` itself) below the directory `dir`
+// with open(2) `flags`, following no symlink anywhere on the way (ELOOP, or ENOTDIR for a link
+// where a directory was expected): openat2(RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS) where the kernel
+// has it (5.6+), else one O_NOFOLLOW openat per component. `walk` forces the second (for tests).
+// Returns a closed Fd with errno set on failure.
+Fd open_beneath(int dir, std::string_view rel, int flags, bool walk = false);
+
+// Reads the whole regular file `fd`, at most `cap` bytes (sysfs reports 4096 for any attribute, so
+// st_size is never trusted). A fifo, device or socket is kFailed "not a regular file" (opened with
+// O_NONBLOCK, it never blocks); a file past `cap` throws Error naming `where`.
+FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
+
+// Loads the host directory `dir` into `tree` ("/name/..." paths): regular files up to
+// kMaxFileBytes (larger ones, logs, are skipped), symlinks as links (resolved later inside the
+// tree), directories to `max_depth`; nothing else. `keep` is asked for each path before it is
+// opened, so a sosreport's logs are never read. Throws Error when `dir` cannot be read.
+void load_host_tree(const std::string& dir, MemoryTree& tree, const std::function<bool(const std::string&)>& keep,
+                    int max_depth = 32);
+
+}  // namespace p2pcheck

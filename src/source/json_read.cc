@@ -1,0 +1,129 @@
+// Typed reads of outside JSON (json_read.h).
+#include "p2pcheck/source/json_read.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// The deepest nesting of arrays and objects in `text`, counted outside strings; stops counting
+// once past `limit`.
+int nesting(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+const char* type_name(const ordered_json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "true/false";
+  if (v.is_number()) return "a number";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+}  // namespace
+
+std::optional<ordered_json> parse_outside_json(std::string_view text, const std::string& file) {
+  if (nesting(text, kMaxJsonDepth) > kMaxJsonDepth)
+    throw Error(file, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; p2pcheck never writes that");
+  ordered_json j = ordered_json::parse(text, nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
+}
+
+std::string json_brief(const ordered_json& value) {
+  std::string text = json_text(value, -1);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+JsonFields::JsonFields(const ordered_json& value, std::string file, std::string where)
+    : value_(value), file_(std::move(file)), where_(std::move(where)) {
+  if (!value_.is_object())
+    throw Error(file_, (where_.empty() ? std::string("the document") : where_) + ": expected an object, found " +
+                           type_name(value_) + " " + json_brief(value_));
+}
+
+const ordered_json* JsonFields::find(const char* key) const {
+  auto it = value_.find(key);
+  return it == value_.end() || it->is_null() ? nullptr : &*it;
+}
+
+void JsonFields::fail(const std::string& key, const std::string& expected) const {
+  const ordered_json* v = find(key.c_str());
+  std::string found = v ? std::string(type_name(*v)) + " " + json_brief(*v) : "nothing";
+  throw Error(file_, (where_.empty() ? "" : where_ + ".") + key + ": expected " + expected + ", found " + found);
+}
+
+std::optional<std::string> JsonFields::text(const char* key) const {
+  const ordered_json* v = find(key);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) fail(key, "a string");
+  return v->get<std::string>();
+}
+
+std::optional<bool> JsonFields::flag(const char* key) const {
+  const ordered_json* v = find(key);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) fail(key, "true or false");
+  return v->get<bool>();
+}
+
+std::optional<std::int64_t> JsonFields::integer(const char* key, std::int64_t min, std::int64_t max) const {
+  const ordered_json* v = find(key);
+  if (!v) return std::nullopt;
+  std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  // An unsigned value above INT64_MAX is out of range whatever min and max say.
+  if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<std::uint64_t>() > INT64_MAX)) fail(key, expected);
+  std::int64_t n = v->get<std::int64_t>();
+  if (n < min || n > max) fail(key, expected);
+  return n;
+}
+
+const ordered_json* JsonFields::array(const char* key) const {
+  const ordered_json* v = find(key);
+  if (v && !v->is_array()) fail(key, "an array");
+  return v;
+}
+
+const ordered_json* JsonFields::object(const char* key) const {
+  const ordered_json* v = find(key);
+  if (v && !v->is_object()) fail(key, "an object");
+  return v;
+}
+
+std::string JsonFields::member(const char* key) const { return (where_.empty() ? "" : where_ + ".") + key; }
+
+std::string JsonFields::member(const char* key, std::size_t index) const {
+  return member(key) + "[" + std::to_string(index) + "]";
+}
+
+}  // namespace p2pcheck
