@@ -117,13 +117,17 @@ TextFormat sniff_text(std::string_view text) {
       start.find("<topology") != std::string::npos)
     return TextFormat::kHwlocXml;
   if (start.rfind("P: /", 0) == 0 && udev_start(start)) return TextFormat::kUdevDb;
-  std::vector<std::string> lines = split_lines(head);
-  bool device = false, hex = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    device = device || lspci_device_line(lines[i]);
-    hex = hex || (i > 0 && lspci_hex_row(lines[i]));
+  // A device line in the head; its hex rows anywhere (a device's name line may be long).
+  bool device = false;
+  for (const std::string& line : split_lines(head)) device = device || lspci_device_line(line);
+  if (device) {
+    for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
+      size_t end = text.find('\n', at + 1);
+      if (lspci_hex_row(text.substr(at + 1, end == std::string_view::npos ? end : end - at - 1)))
+        return TextFormat::kLspciDump;
+    }
+    return TextFormat::kLspciNoHex;
   }
-  if (device) return hex ? TextFormat::kLspciDump : TextFormat::kLspciNoHex;
   if (lspci_tree_start(start)) return TextFormat::kLspciTree;
   if (cpuinfo_start(start)) return TextFormat::kCpuinfo;
   return TextFormat::kUnknown;

@@ -121,6 +121,10 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
                   "expected 'X: value' as udevadm info --export-db prints it");
     std::string value = line.substr(3);
     if (line[0] == 'P') {
+      // Kernel device paths fit in PATH_MAX; a longer one is not from udevadm.
+      if (value.size() >= 4096)
+        throw Error(name + ": line " + std::to_string(line_no),
+                    "device path of " + std::to_string(value.size()) + " bytes; sysfs paths are shorter than 4096");
       records.push_back({value, {}, line_no});
       open = true;
     } else if (line[0] == 'E' && open) {
