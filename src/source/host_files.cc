@@ -3,14 +3,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <vector>
 
 #include "p2pcheck/source/error.h"
@@ -86,7 +86,8 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
     if (n == 0) break;
     result.bytes.append(buf, static_cast<size_t>(n));
     if (result.bytes.size() > cap)
-      throw Error(where, "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
+      throw Error(where,
+                  "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
   }
   return result;
 }

@@ -53,7 +53,8 @@ const char* type_name(const ordered_json& v) {
 
 std::optional<ordered_json> parse_outside_json(std::string_view text, const std::string& file) {
   if (nesting(text, kMaxJsonDepth) > kMaxJsonDepth)
-    throw Error(file, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; p2pcheck never writes that");
+    throw Error(file,
+                "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; p2pcheck never writes that");
   ordered_json j = ordered_json::parse(text, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   return j;

@@ -291,6 +291,46 @@ TEST(Capture, BrokenManifestOfOursIsAnErrorNamingIt) {
   }
 }
 
+TEST(Capture, ManifestMembersAreReadByTypeAndNamed) {
+  auto error = [](const std::string& manifest) {
+    try {
+      parse_capture_manifest(manifest, "x.tar:root/manifest.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string head = R"({"schema": "p2pcheck.capture", "schema_version": 1, )";
+  EXPECT_EQ(error(R"({"schema": 5})"), "x.tar:root/manifest.json: schema: expected a string, found a number 5");
+  EXPECT_EQ(error(head + R"("format": 7})"), "x.tar:root/manifest.json: format: expected a string, found a number 7");
+  EXPECT_EQ(error(R"({"schema": "p2pcheck.capture", "schema_version": "1"})"),
+            "x.tar:root/manifest.json: schema_version: expected an integer from 1 to 9223372036854775807, found a "
+            "string \"1\"");
+  EXPECT_EQ(error(R"({"schema": "p2pcheck.capture"})"),
+            "x.tar:root/manifest.json: schema_version: expected an integer, found nothing");
+  EXPECT_EQ(error(head + R"("notes": ["a", 2]})"),
+            "x.tar:root/manifest.json: notes: expected an array of strings, found an array [\"a\",2]");
+  EXPECT_EQ(error(head + R"("unreadable": {"/proc/x": {"status": 3}}})"),
+            "x.tar:root/manifest.json: unreadable./proc/x.status: expected a string, found a number 3");
+  EXPECT_EQ(error(head + R"("unreadable": {"/proc/x": "denied"}})"),
+            "x.tar:root/manifest.json: unreadable./proc/x: expected an object, found a string \"denied\"");
+  EXPECT_EQ(error(head + R"("uncaptured": [1]})"),
+            "x.tar:root/manifest.json: uncaptured: expected an array of paths, found an array [1]");
+  EXPECT_EQ(error(head + R"("source": )" + std::string(1000, '[') + std::string(1000, ']') + "}"),
+            "x.tar:root/manifest.json: JSON nested deeper than 64 levels; p2pcheck never writes that");
+  // Someone else's manifest.json, or none of ours, is not an error.
+  EXPECT_FALSE(parse_capture_manifest(R"({"schema": "other"})", "m"));
+  EXPECT_FALSE(parse_capture_manifest("[1, 2]", "m"));
+  EXPECT_FALSE(parse_capture_manifest("not json", "m"));
+  auto ok = parse_capture_manifest(
+      head + R"("notes": ["n"], "unreadable": {"/a": {"status": "denied"}}, "uncaptured": ["/b"]})", "m");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->format, "capture");
+  EXPECT_EQ(ok->notes, std::vector<std::string>{"n"});
+  EXPECT_EQ(ok->failures.at("/a").status, ReadStatus::kDenied);
+  EXPECT_EQ(ok->failures.at("/b").error, kNotCaptured);
+}
+
 TEST(Capture, EveryFixtureRoundTripsAndStaysSmall) {
   int fixtures = 0;
   for (const auto& fixture : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {

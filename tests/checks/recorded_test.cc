@@ -147,5 +147,47 @@ TEST(Recorded, BrokenRecordsNameTheFile) {
   }
 }
 
+// Members of the wrong type were nlohmann type_errors that escaped main (an abort, issue 15): now
+// each is an Error naming the file, the member and what it should be.
+std::string replay_error(const char* file, const json& doc) {
+  Replay r;
+  r.root.write(file, doc.dump());
+  try {
+    r.check();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Recorded, MembersOfTheWrongTypeNameTheMember) {
+  json kmod = kmod_doc(2, "bus_addr");
+  kmod["module"]["api_version"] = "1";
+  EXPECT_EQ(replay_error("live/kmod.json", kmod),
+            "/live/kmod.json: module.api_version: expected an integer from 0 to 4294967295, found a string \"1\"");
+  kmod = kmod_doc(2, "bus_addr");
+  kmod["module"]["p2pdma"] = 1;
+  EXPECT_EQ(replay_error("live/kmod.json", kmod),
+            "/live/kmod.json: module.p2pdma: expected true or false, found a number 1");
+  kmod = kmod_doc(2, "bus_addr");
+  kmod["verdicts"][0]["map_type"] = 7;
+  EXPECT_EQ(replay_error("live/kmod.json", kmod),
+            "/live/kmod.json: verdicts[0].map_type: expected a string, found a number 7");
+  kmod = kmod_doc(2, "bus_addr");
+  kmod["module"] = "x";
+  EXPECT_EQ(replay_error("live/kmod.json", kmod), "/live/kmod.json: module: expected an object, found a string \"x\"");
+  EXPECT_EQ(replay_error("live/kmod.json", {{"schema", 3}}),
+            "/live/kmod.json: schema: expected a string, found a number 3");
+
+  json verify = verify_doc("passed", "passed");
+  verify["pairs"][0]["directions"][1]["errno"] = 121;
+  EXPECT_EQ(replay_error("live/verify.json", verify),
+            "/live/verify.json: pairs[0].directions[1].errno: expected a string, found a number 121");
+  verify = verify_doc("passed", "passed");
+  verify["pairs"][1] = 5;
+  EXPECT_EQ(replay_error("live/verify.json", verify),
+            "/live/verify.json: pairs[1]: expected an object, found a number 5");
+}
+
 }  // namespace
 }  // namespace p2pcheck

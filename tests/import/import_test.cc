@@ -274,6 +274,94 @@ TEST(ImportSosreport, UdevHierarchyProcBusPciConfigAndTheCopiedFiles) {
   EXPECT_THROW(import_sosreport(no_db, "sos", ImportOptions{}), Error);
 }
 
+// Lines and paths far longer than any tool writes: std::regex recursed once per character on
+// them and overflowed the stack (issue 15). The plain parsers take them in their stride.
+TEST(Sniff, LongLinesAreLinesLikeAnyOther) {
+  std::string long_name = "00:00.0 Host bridge: " + std::string(200000, 'x') + "\n";
+  EXPECT_EQ(sniff_text(long_name), TextFormat::kLspciNoHex);
+  EXPECT_EQ(sniff_text(long_name + small_lspci()), TextFormat::kLspciDump);  // hex rows past the first 64 KB
+  EXPECT_EQ(sniff_text(std::string(70000, 'a') + "\n"), TextFormat::kUnknown);
+  EXPECT_EQ(sniff_text("P: /" + std::string(5000, 'a') + "\nE: X=1\n"), TextFormat::kUnknown);
+  EXPECT_EQ(sniff_text("processor\t: 0\n" + std::string(3000, 'x') + "\nvendor_id\t: AuthenticAMD\n"),
+            TextFormat::kCpuinfo);
+  EXPECT_EQ(sniff_text("processor\t: 0"), TextFormat::kUnknown);  // no line after it
+  EXPECT_EQ(sniff_text("00:20.0 Host bridge: odd\n"),
+            TextFormat::kLspciNoHex);  // shaped like one: lspci's job to refuse
+}
+
+TEST(ImportLspci, LongNamesAndDriverLinesAreFineLongHexLinesAreNot) {
+  std::string cfg = ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256);
+  std::string dump = hex_dump("00:00.0 Host bridge: " + std::string(200000, 'n'), cfg) +
+                     "\tKernel driver in use: " + std::string(200000, 'd') + "\n";
+  auto src = as_source(import_lspci(dump, nullptr, "", "l.txt", ImportOptions{}));
+  EXPECT_EQ(src->read("/sys/bus/pci/devices/0000:00:00.0/vendor").bytes, "0x1022\n");
+  try {
+    import_lspci(hex_dump("00:00.0 Host bridge", cfg) + "00: " + std::string(3 * 70000, ' ') + "\n", nullptr, "",
+                 "l.txt", ImportOptions{});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "l.txt: line 19");
+    EXPECT_NE(std::string(e.what()).find("malformed hex line"), std::string::npos);
+  }
+  // Seventeen bytes on a row: lspci prints sixteen.
+  std::string seventeen = "00:";
+  for (int i = 0; i < 17; ++i) seventeen += " 00";
+  EXPECT_THROW(import_lspci("00:00.0 Host bridge\n" + seventeen + "\n", nullptr, "", "l.txt", ImportOptions{}), Error);
+  EXPECT_THROW(
+      import_lspci("00:20.0 Host bridge\n" + hex_dump("", cfg).substr(1), nullptr, "", "l.txt", ImportOptions{}),
+      Error);
+}
+
+TEST(ImportLspci, TreeDrawingWithAHugeLineAndDeviceNumbersAboveTheLimit) {
+  std::string lspci = small_lspci();
+  std::string tree = "-[0000:00]-+-00.0  " + std::string(200000, 'x') + "\n";
+  EXPECT_NO_THROW(import_lspci(lspci, &tree, "", "l.txt", ImportOptions{}));
+  std::string bad = "-[0000:00]-+-20.0\n";
+  EXPECT_THROW(import_lspci(lspci, &bad, "", "l.txt", ImportOptions{}), Error);
+}
+
+TEST(ImportUdev, DevicePathsBeyondAnyKernelsAndDevicesAboveTheLimitAreNamed) {
+  auto error_where = [](const std::string& db) {
+    try {
+      import_udev(db, "u.txt", ImportOptions{});
+    } catch (const Error& e) {
+      return e.where() + " " + e.what();
+    }
+    return std::string("(no error)");
+  };
+  std::string pci =
+      "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nE: PCI_ID=144D:A808\n\n";
+  EXPECT_NE(error_where("P: /devices/" + std::string(80000, 'a') + "\nE: SUBSYSTEM=pci\n").find("u.txt: line 1"),
+            std::string::npos);
+  // The NVMe controller below a "device" 0x20: Bdf::parse says no, and nothing dereferences that.
+  EXPECT_NE(error_where(pci + "P: /devices/pci0000:00/0000:00:20.0/nvme/nvme0\nE: SUBSYSTEM=nvme\n")
+                .find("NVMe controller nvme0 below '0000:00:20.0', which is not a PCI address"),
+            std::string::npos);
+  // A controller and its namespaces are still found by their paths.
+  auto src = as_source(import_udev(pci + "P: /devices/pci0000:00/0000:00:00.0/nvme/nvme0\nE: SUBSYSTEM=nvme\n\n"
+                                         "P: /devices/pci0000:00/0000:00:00.0/nvme/nvme0/nvme0n1\nE: SUBSYSTEM=block\n"
+                                         "E: DEVTYPE=disk\nE: ID_MODEL=Disk\n\n",
+                                   "u.txt", ImportOptions{}));
+  EXPECT_EQ(src->resolve("/sys/class/nvme/nvme0/device"), "/sys/devices/pci0000:00/0000:00:00.0");
+  EXPECT_TRUE(src->exists("/sys/block/nvme0n1"));
+}
+
+TEST(ImportSosreport, LsmodRowsAndProcessDirectories) {
+  MemoryTree sos;
+  sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
+               "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=1022:14A4\n\n");
+  sos.add_file("/sos_commands/kernel/lsmod", "Module Size Used by\n" + std::string(200000, 'm') +
+                                                 " 1 0\nnvme 57344 3 nvme_core\r\nbad row here too long\n");
+  sos.add_file("/proc/" + std::string(100000, '1') + "/status", "x");
+  sos.add_file("/proc/1x/status", "y");
+  auto src = as_source(import_sosreport(sos, "sos", ImportOptions{}));
+  std::string modules = src->read("/proc/modules").bytes;
+  EXPECT_NE(modules.find("nvme 57344 3 nvme_core, Live"), std::string::npos) << modules.substr(0, 100);
+  EXPECT_EQ(modules.find("bad"), std::string::npos);
+  EXPECT_FALSE(src->exists("/proc/" + std::string(100000, '1')));
+  EXPECT_TRUE(src->exists("/proc/1x/status"));
+}
+
 TEST(CpuOption, KeywordsAndFiles) {
   EXPECT_NE(cpuinfo_for_option("amd-pre-zen").find("cpu family\t: 21"), std::string::npos);
   EXPECT_NE(cpuinfo_for_option("hygon").find("HygonGenuine"), std::string::npos);

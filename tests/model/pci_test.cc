@@ -23,6 +23,77 @@ TEST(Bdf, ParsesAndPrintsLikeTheKernel) {
   EXPECT_FALSE(Bdf::parse("0000:41:00.0x"));
 }
 
+TEST(Bdf, ShapeAndBoundsWithoutARegex) {
+  EXPECT_TRUE(Bdf::shaped("0000:41:20.0"));  // shaped like an address...
+  EXPECT_FALSE(Bdf::parse("0000:41:20.0"));  // ...but device 0x20 is not one
+  EXPECT_TRUE(Bdf::shaped("41:00.0"));
+  EXPECT_FALSE(Bdf::shaped("000:41:00.0"));  // a domain has 4 to 8 digits
+  EXPECT_FALSE(Bdf::shaped("123456789:41:00.0"));
+  EXPECT_EQ(Bdf::parse("ffffffff:ff:1f.7")->domain, 0xffffffffu);
+  EXPECT_FALSE(Bdf::shaped("10000:00:02.0", 4, 4));
+  EXPECT_FALSE(Bdf::parse("0000:4g:00.0"));
+  EXPECT_FALSE(Bdf::parse(" 0000:41:00.0"));
+  EXPECT_FALSE(Bdf::parse(std::string(200000, '0') + ":41:00.0"));
+}
+
+// Resizable BAR at 0x100 whose control register asks for BAR size code `code` (2^(code+20) bytes).
+std::string rebar_config(unsigned code, size_t at = 0x100) {
+  std::string c = ConfigSpace(0x1002, 0x73bf, 0x030000, false).pcie(0).bytes();
+  auto put32 = [&](size_t where, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) c[where + i] = static_cast<char>(v >> (8 * i));
+  };
+  if (at != 0x100) put32(0x100, 0x0001 | 1u << 16 | static_cast<std::uint32_t>(at) << 20);  // AER, then ReBAR
+  put32(at, 0x0015 | 1u << 16);
+  if (at + 12 <= c.size()) {
+    put32(at + 4, 0xfffffff0);
+    put32(at + 8, 1u << 5 | code << 8);
+  }
+  return c;
+}
+
+TEST(PciDecoder, ResizableBarSizeCodesPastTheSpecAreNotShifted) {
+  PciDecoder decoder;
+  Function fn;
+  fn.bdf = *Bdf::parse("0000:03:00.0");
+  decoder.decode_config(fn, rebar_config(19));
+  ASSERT_EQ(fn.rebar.size(), 1u);
+  EXPECT_EQ(fn.rebar[0].current_size, 512ull << 30);
+  fn = Function{};
+  decoder.decode_config(fn, rebar_config(43));
+  ASSERT_EQ(fn.rebar.size(), 1u);
+  EXPECT_EQ(fn.rebar[0].current_size, 1ull << 63);
+  for (unsigned code : {44u, 63u}) {  // 1 << (63 + 20) was undefined behaviour
+    fn = Function{};
+    decoder.decode_config(fn, rebar_config(code));
+    EXPECT_EQ(fn.rebar_presence, Presence::kPresent);
+    EXPECT_TRUE(fn.rebar.empty()) << code;
+  }
+  // A ReBAR capability in the last bytes of config space: its registers read past the end as 0xff.
+  fn = Function{};
+  decoder.decode_config(fn, rebar_config(5, 0xffc));
+  EXPECT_EQ(fn.rebar_presence, Presence::kPresent);
+}
+
+TEST(PciDecoder, CapabilityListsThatLoopEnd) {
+  std::string c = ConfigSpace(0x1002, 0x73bf, 0x030000, false).pcie(0).acs(0x5f, 0x1d).bytes();
+  c[0x41] = 0x40;   // the PCIe capability's next pointer: itself
+  c[0x103] = 0x10;  // ACS's next extended capability (bits 31:20 of its header): 0x100, itself
+  PciDecoder decoder;
+  Function fn;
+  fn.bdf = *Bdf::parse("0000:03:00.0");
+  decoder.decode_config(fn, c);
+  EXPECT_EQ(fn.port_type, PortType::kEndpoint);
+  EXPECT_EQ(fn.acs.presence, Presence::kPresent);
+}
+
+TEST(Helpers, LinkSpeedsOutsideAnyPcieGenerationAreUnknown) {
+  EXPECT_EQ(parse_link_speed("32.0 GT/s PCIe"), 32.0);
+  EXPECT_FALSE(parse_link_speed("1e300 GT/s"));  // format_speed's int conversion would be undefined
+  EXPECT_FALSE(parse_link_speed("nan GT/s"));
+  EXPECT_FALSE(parse_link_speed("inf GT/s"));
+  EXPECT_FALSE(parse_link_speed("-8 GT/s"));
+}
+
 TEST(PciDecoder, DecodesPortTypeLinkAndAcs) {
   PciDecoder decoder;
   Function fn;

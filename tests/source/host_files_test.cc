@@ -1,0 +1,102 @@
+#include "p2pcheck/source/host_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
+#include "p2pcheck/source/error.h"
+#include "test_tree.h"
+
+namespace p2pcheck {
+namespace {
+
+using testing::TempDir;
+
+// Both ways of opening beneath a root: openat2 (this kernel) and the O_NOFOLLOW walk (older ones).
+class OpenBeneath : public ::testing::TestWithParam<bool> {};
+
+TEST_P(OpenBeneath, OpensPlainPathsAndNoLinkOnTheWay) {
+  TempDir dir, outside;
+  dir.write("sys/a/file", "inside\n");
+  outside.write("a/file", "outside\n");
+  dir.link("sys/b", outside.path() + "/a");  // a link in the middle of a path
+  dir.link("sys/c", "a");                    // even one that stays inside
+  dir.link("sys/a/link", "file");            // and as the last component
+  Fd root(open(dir.path().c_str(), O_PATH | O_DIRECTORY));
+  bool walk = GetParam();
+
+  Fd ok = open_beneath(root.get(), "sys/a/file", O_RDONLY, walk);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(read_capped(ok.get(), 100, "file").bytes, "inside\n");
+  EXPECT_FALSE(open_beneath(root.get(), "sys/b/file", O_RDONLY, walk).ok());
+  EXPECT_FALSE(open_beneath(root.get(), "sys/c/file", O_RDONLY, walk).ok());
+  EXPECT_FALSE(open_beneath(root.get(), "sys/a/link", O_RDONLY, walk).ok());
+  EXPECT_EQ(errno, ELOOP);
+  EXPECT_FALSE(open_beneath(root.get(), "sys/a/missing", O_RDONLY, walk).ok());
+  EXPECT_EQ(errno, ENOENT);
+  EXPECT_TRUE(open_beneath(root.get(), "", O_RDONLY | O_DIRECTORY, walk).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenAt2AndWalk, OpenBeneath, ::testing::Values(false, true));
+
+TEST(ReadCapped, RefusesFifosWithoutBlockingAndCapsTheSize) {
+  TempDir dir;
+  dir.write("big", std::string(3000, 'x'));
+  ASSERT_EQ(mkfifo((dir.path() + "/fifo").c_str(), 0600), 0);
+  Fd fifo(open((dir.path() + "/fifo").c_str(), O_RDONLY | O_NONBLOCK));
+  ASSERT_TRUE(fifo.ok());
+  FileRead r = read_capped(fifo.get(), 100, "fifo");
+  EXPECT_EQ(r.status, ReadStatus::kFailed);
+  EXPECT_EQ(r.error, "not a regular file");
+  Fd big(open((dir.path() + "/big").c_str(), O_RDONLY));
+  EXPECT_THROW(read_capped(big.get(), 1000, "big"), Error);
+}
+
+TEST(TreeSource, ADirectorySwappedForALinkAfterItWasSeenLeadsNowhere) {
+  // The source remembers /sys/a as a directory; the swap comes after. Reading by host path would
+  // now follow sys/a to the other tree; through the root descriptor the read fails instead.
+  TempDir dir, outside;
+  dir.write("sys/a/file", "inside\n");
+  outside.write("file", "outside\n");
+  auto src = open_tree_source(dir.path());
+  ASSERT_EQ(src->read("/sys/a/file").bytes, "inside\n");
+  std::filesystem::remove_all(dir.path() + "/sys/a");
+  std::filesystem::create_directory_symlink(outside.path(), dir.path() + "/sys/a");
+  FileRead again = src->read("/sys/a/file");
+  EXPECT_FALSE(again.ok());
+  EXPECT_EQ(again.bytes, "");
+  EXPECT_TRUE(src->list("/sys/a").empty());
+}
+
+TEST(TreeSource, AFifoInTheTreeIsUnreadableNotAHang) {
+  TempDir dir;
+  dir.mkdir("sys");
+  ASSERT_EQ(mkfifo((dir.path() + "/sys/fifo").c_str(), 0600), 0);
+  auto src = open_tree_source(dir.path());
+  EXPECT_EQ(src->read("/sys/fifo").status, ReadStatus::kFailed);
+}
+
+TEST(LoadHostTree, KeepsLinksAsLinksSkipsFifosAndAsksBeforeOpening) {
+  TempDir dir, outside;
+  dir.write("proc/cpuinfo", "processor\t: 0\n");
+  dir.write("proc/1234/status", "secret");
+  dir.link("etc", outside.path());  // a link to the host, kept as a link, never followed
+  outside.write("passwd", "root:x:0:0");
+  ASSERT_EQ(mkfifo((dir.path() + "/proc/fifo").c_str(), 0600), 0);
+  MemoryTree tree;
+  load_host_tree(dir.path(), tree, [](const std::string& rel) { return rel.rfind("/proc/1234", 0) != 0; });
+  ASSERT_TRUE(tree.find("/proc/cpuinfo"));
+  EXPECT_EQ(tree.find("/proc/cpuinfo")->data, "processor\t: 0\n");
+  EXPECT_FALSE(tree.find("/proc/1234"));
+  EXPECT_FALSE(tree.find("/proc/fifo"));
+  ASSERT_TRUE(tree.find("/etc"));
+  EXPECT_EQ(tree.find("/etc")->kind, EntryKind::kLink);
+  EXPECT_FALSE(tree.find("/etc/passwd"));
+  EXPECT_THROW(load_host_tree(dir.path() + "/missing", tree, [](const std::string&) { return true; }), Error);
+}
+
+}  // namespace
+}  // namespace p2pcheck

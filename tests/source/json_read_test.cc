@@ -1,0 +1,67 @@
+#include "p2pcheck/source/json_read.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(JsonFields, TypedReadsAndNullMeansAbsent) {
+  auto j = parse_outside_json(R"({"s": "x", "b": true, "n": 7, "a": [1], "o": {}, "z": null})", "f.json");
+  ASSERT_TRUE(j);
+  JsonFields f(*j, "f.json");
+  EXPECT_EQ(f.text("s"), "x");
+  EXPECT_EQ(f.flag("b"), true);
+  EXPECT_EQ(f.integer("n", 0, 10), 7);
+  EXPECT_TRUE(f.array("a"));
+  EXPECT_TRUE(f.object("o"));
+  EXPECT_FALSE(f.text("z"));
+  EXPECT_FALSE(f.text("absent"));
+  EXPECT_FALSE(parse_outside_json("not json", "f.json"));
+}
+
+TEST(JsonFields, WrongTypesNameTheFileTheMemberAndWhatWasExpected) {
+  auto j = parse_outside_json(R"({"api_version": "3", "n": 99, "big": 18446744073709551615, "inner": {"x": [1]}})",
+                              "/live/kmod.json");
+  ASSERT_TRUE(j);
+  JsonFields f(*j, "/live/kmod.json", "module");
+  EXPECT_EQ(error_of([&] { f.integer("api_version", 0, 10); }),
+            "/live/kmod.json: module.api_version: expected an integer from 0 to 10, found a string \"3\"");
+  EXPECT_EQ(error_of([&] { f.integer("n", 0, 10); }),
+            "/live/kmod.json: module.n: expected an integer from 0 to 10, found a number 99");
+  EXPECT_NE(error_of([&] { f.integer("big", 0, INT64_MAX); }).find("module.big: expected an integer"), std::string::npos);
+  EXPECT_EQ(error_of([&] { f.text("n"); }), "/live/kmod.json: module.n: expected a string, found a number 99");
+  EXPECT_EQ(error_of([&] { f.flag("n"); }), "/live/kmod.json: module.n: expected true or false, found a number 99");
+  EXPECT_EQ(error_of([&] { f.array("inner"); }),
+            "/live/kmod.json: module.inner: expected an array, found an object {\"x\":[1]}");
+  EXPECT_EQ(error_of([&] { JsonFields((*j)["n"], "/live/kmod.json", "verdicts[0]"); }),
+            "/live/kmod.json: verdicts[0]: expected an object, found a number 99");
+  EXPECT_EQ(f.member("verdicts", 2), "module.verdicts[2]");
+}
+
+TEST(ParseOutsideJson, DeepNestingIsRefusedBeforeParsing) {
+  // nlohmann copies and prints values recursively: 100,000 levels overflowed the stack.
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_NE(error_of([&] { parse_outside_json(deep, "m.json"); }).find("m.json: JSON nested deeper than 64 levels"),
+            std::string::npos);
+  std::string ok = std::string(64, '[') + std::string(64, ']');
+  EXPECT_TRUE(parse_outside_json(ok, "m.json"));
+  // Brackets inside strings do not count.
+  EXPECT_TRUE(parse_outside_json("{\"s\": \"" + std::string(1000, '[') + "\\\"\"}", "m.json"));
+}
+
+}  // namespace
+}  // namespace p2pcheck
