@@ -20,13 +20,14 @@ extern "C" {
 #include <cstddef>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/source.h"
+#include "p2pcheck/source/sysfs_text.h"
 #include "uapi/p2pprobe.h"
 
 namespace p2pcheck {
@@ -35,10 +36,14 @@ NvmeCmb decode_cmb(std::uint32_t cmbloc, std::uint32_t cmbsz) {
   NvmeCmb cmb;
   cmb.cmbloc = cmbloc;
   cmb.cmbsz = cmbsz;
-  cmb.size = nvme_cmb_size(cmbsz);
+  // SZU 0-6 are 4 KiB to 64 GiB; 7-15 are reserved, and 1 << (12 + 4 * 15) would be undefined
+  // (libnvme's nvme_cmb_size() shifts without looking): a reserved unit means no usable CMB.
+  unsigned szu = NVME_CMBSZ_SZU(cmbsz);
+  std::uint64_t unit = szu <= 6 ? 1ull << (12 + 4 * szu) : 0;
+  cmb.size = static_cast<std::uint64_t>(NVME_CMBSZ_SZ(cmbsz)) * unit;
   cmb.bar = static_cast<int>(NVME_CMBLOC_BIR(cmbloc));
   // OFST is in units of SZU, like the size (NVMe base spec: CMBLOC.OFST).
-  cmb.offset = static_cast<std::uint64_t>(NVME_CMBLOC_OFST(cmbloc)) * (1ull << (12 + 4 * NVME_CMBSZ_SZU(cmbsz)));
+  cmb.offset = static_cast<std::uint64_t>(NVME_CMBLOC_OFST(cmbloc)) * unit;
   cmb.sqs = NVME_CMBSZ_SQS(cmbsz);
   cmb.cqs = NVME_CMBSZ_CQS(cmbsz);
   cmb.lists = NVME_CMBSZ_LISTS(cmbsz);
@@ -203,17 +208,35 @@ LibraryProbe probe_one(const std::string& library, const std::vector<std::string
                       ? "the library crashed while loading (signal " + std::to_string(WTERMSIG(status)) + ")"
                       : "no answer from the probe";
   if (text.empty()) return probe;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
+  std::optional<nlohmann::ordered_json> parsed;
+  try {
+    parsed = parse_outside_json(text, "the " + library + " probe's answer");
+  } catch (const Error&) {
+    // Nested too deep: unreadable like any other broken answer.
+  }
+  if (!parsed) {
     probe.error = "unreadable answer from the probe";
     return probe;
   }
-  probe.loaded = j.value("loaded", false);
-  probe.path = j.value("path", "");
-  probe.error = j.value("error", "");
-  if (j.contains("symbols"))
-    for (auto& [name, found] : j["symbols"].items()) probe.symbols[name] = found.get<bool>();
-  if (j.contains("runtime_version")) probe.runtime_version = j["runtime_version"].get<int>();
+  const nlohmann::ordered_json& j = *parsed;
+  // The child's answer is read by type like any outside JSON: a library that printed its own JSON
+  // into the pipe makes an unreadable answer, not an abort.
+  try {
+    JsonFields f(j, "the " + library + " probe's answer");
+    probe.loaded = f.flag("loaded").value_or(false);
+    probe.path = f.text("path").value_or("");
+    probe.error = f.text("error").value_or("");
+    if (const auto* symbols = f.object("symbols"))
+      for (const auto& [name, found] : symbols->items()) {
+        if (!found.is_boolean()) f.fail("symbols", "an object of true/false");
+        probe.symbols[name] = found.get<bool>();
+      }
+    if (auto version = f.integer("runtime_version", INT32_MIN, INT32_MAX))
+      probe.runtime_version = static_cast<int>(*version);
+  } catch (const Error& e) {
+    probe.loaded = false;
+    probe.error = std::string("unreadable answer from the probe: ") + e.what();
+  }
   return probe;
 }
 
@@ -233,8 +256,8 @@ class LiveDeviceActions : public DeviceActions {
     NvmeIdentity id;
     id.controller = controller;
     id.bdf = bdf;
-    static const std::regex name("nvme[0-9]+");
-    if (!std::regex_match(controller, name)) {
+    auto name = parse_nvme_name(controller);
+    if (!name || name->kind != NvmeName::Kind::kController) {
       id.identify_error = id.registers_error = "not an NVMe controller name";
       return id;
     }

@@ -167,13 +167,13 @@ def main():
     case("config-long-line.tar.gz", capture(small_root() + [
         ("root/proc/sys/kernel/osrelease", "file", (release + "\n").encode()),
         (f"root/boot/config-{release}", "file", cfg_text)]), 4, r"PASS +CONFIG_PCI_P2PDMA=y")
-    # A sosreport's lsmod with a 200 KB line, and a 200 KB /proc/<pid> directory name.
+    # A sosreport's lsmod with a 200 KB line, and a 4000-digit /proc/<pid> directory name.
     sos_db = udev_pci("0000:00:00.0").replace("PCI_CLASS=10802", "PCI_CLASS=60000").replace("144D:A808", "8086:6F00")
     sos = [("sosreport-x/sos_commands/devices/udevadm_info_--export-db", "file", sos_db.encode()),
            ("sosreport-x/proc/cpuinfo", "file", b"processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n\n"),
            ("sosreport-x/sos_commands/kernel/lsmod", "file",
             b"Module Size Used by\n" + b"m" * long + b" 1 0\nnvme 1 0\n"),
-           ("sosreport-x/proc/" + "1" * 5000 + "/status", "file", b"x")]
+           ("sosreport-x/proc/" + "1" * 4000 + "/status", "file", b"x")]
     case("sos-long-lines.tar.xz", lzma.compress(tar_bytes(sos)), 0, r"0000:00:00\.0 \[8086:6f00\]", DUMP_TOPO)
 
     # nlohmann's type_error escaped main (std::terminate, exit 134): manifest members of the wrong
@@ -231,6 +231,13 @@ def main():
            (gpu + "resource", "file", b"0x0000000000001000 0x0000000000000fff 0x0000000000040200\n"
                                       b"0x0000000000000000 0xffffffffffffffff 0x0000000000040200\n")]
     case("odd-link-and-bars.tar.gz", capture(gpu_root(gpu_config(), odd)), 0, r"0000:00:01\.0 \[1002:73bf\]", DUMP_TOPO)
+
+    # Member names and link targets longer than Linux allows (PATH_MAX): the tree built from them
+    # would cost their length squared.
+    case("long-member-name.tar.gz", gz(tar_bytes(small_root() + [("root/sys/" + "d/" * 50000 + "f", "file", b"x")])), 5,
+         r"long-member-name\.tar\.gz:root/sys/d/d/.*: member name of 100010 bytes")
+    case("long-link-target.tar.gz", gz(tar_bytes(small_root() + [("root/sys/l", "symlink", "a/" * 50000)])), 5,
+         r"long-link-target\.tar\.gz:root/sys/l: symlink target of 100000 bytes")
 
     # Hard links copied their target per link while the limits counted only the stream: 16 links
     # to a 31 MiB file in a few KB of xz reached 1.3 GB. Now each copy counts; the run is refused

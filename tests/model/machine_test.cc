@@ -16,8 +16,8 @@ std::unique_ptr<Source> machine_with(const std::string& release, const std::stri
 
 TEST(KernelConfig, LinesOfAnyLengthAndOnlyConfigNames) {
   // A 200 KB line made std::regex overflow the stack (issue 15); now it is one more option.
-  std::string config = "# comment\nCONFIG_LONG=" + std::string(200000, 'y') + "\nCONFIG_" +
-                       std::string(200000, 'A') + "=m\nCONFIG_PCI_P2PDMA=y\r\nCONFIG_=x\nCONFIG_BAD NAME=y\n" +
+  std::string config = "# comment\nCONFIG_LONG=" + std::string(200000, 'y') + "\nCONFIG_" + std::string(200000, 'A') +
+                       "=m\nCONFIG_PCI_P2PDMA=y\r\nCONFIG_=x\nCONFIG_BAD NAME=y\n" +
                        "# CONFIG_HSA_AMD_P2P is not set\nNOT_CONFIG_X=y\n";
   auto src = machine_with("6.8.0-45-generic", config);
   Machine m = read_machine(*src);

@@ -1,11 +1,11 @@
 #include "p2pcheck/source/host_files.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "p2pcheck/source/error.h"
 #include "test_tree.h"

@@ -42,7 +42,8 @@ TEST(JsonFields, WrongTypesNameTheFileTheMemberAndWhatWasExpected) {
             "/live/kmod.json: module.api_version: expected an integer from 0 to 10, found a string \"3\"");
   EXPECT_EQ(error_of([&] { f.integer("n", 0, 10); }),
             "/live/kmod.json: module.n: expected an integer from 0 to 10, found a number 99");
-  EXPECT_NE(error_of([&] { f.integer("big", 0, INT64_MAX); }).find("module.big: expected an integer"), std::string::npos);
+  EXPECT_NE(error_of([&] { f.integer("big", 0, INT64_MAX); }).find("module.big: expected an integer"),
+            std::string::npos);
   EXPECT_EQ(error_of([&] { f.text("n"); }), "/live/kmod.json: module.n: expected a string, found a number 99");
   EXPECT_EQ(error_of([&] { f.flag("n"); }), "/live/kmod.json: module.n: expected true or false, found a number 99");
   EXPECT_EQ(error_of([&] { f.array("inner"); }),
