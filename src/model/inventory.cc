@@ -2,6 +2,7 @@
 #include "p2pcheck/model/inventory.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -20,7 +21,10 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
   NvmeNamespace ns;
   ns.name = name;
   const std::string dir = "/sys/block/" + name;
-  if (FileRead r = src.read(dir + "/size"); r.ok()) ns.size_bytes = parse_dec(r.bytes).value_or(0) * 512;
+  // 512-byte sectors; a count whose byte size would not fit 64 bits (a broken dump) reads as unknown (0).
+  if (FileRead r = src.read(dir + "/size"); r.ok())
+    if (auto sectors = parse_dec(r.bytes); sectors && *sectors >= 0 && *sectors <= INT64_MAX / 512)
+      ns.size_bytes = static_cast<std::uint64_t>(*sectors) * 512;
   for (const std::string& entry : src.list(dir)) {
     auto part = parse_nvme_name(entry);
     if (part && part->kind == NvmeName::Kind::kPartition && part->ns == name) ns.partitions.push_back(entry);

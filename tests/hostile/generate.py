@@ -230,6 +230,18 @@ def main():
     odd = [(gpu + "current_link_speed", "file", b"1e300 GT/s PCIe\n"), (gpu + "max_link_speed", "file", b"nan GT/s\n"),
            (gpu + "resource", "file", b"0x0000000000001000 0x0000000000000fff 0x0000000000040200\n"
                                       b"0x0000000000000000 0xffffffffffffffff 0x0000000000040200\n")]
+    # A namespace of 2^54 sectors: its byte size (times 512) overflowed a signed 64-bit integer.
+    nvme = "sys/devices/pci0000:00/0000:00:02.0"
+    huge_ns = small_root() + [
+        ("root/" + nvme + "/vendor", "file", b"0x144d\n"), ("root/" + nvme + "/device", "file", b"0xa808\n"),
+        ("root/" + nvme + "/class", "file", b"0x010802\n"),
+        ("root/" + nvme + "/config", "file", config(vendor=0x144D, device=0xA808, cls=0x010802)),
+        ("root/sys/bus/pci/devices/0000:00:02.0", "symlink", "../../../devices/pci0000:00/0000:00:02.0"),
+        ("root/" + nvme + "/nvme/nvme0/device", "symlink", "../../../0000:00:02.0"),
+        ("root/" + nvme + "/nvme/nvme0/nvme0n1/size", "file", b"18014398509481984\n"),
+        ("root/sys/class/nvme/nvme0", "symlink", "../../devices/pci0000:00/0000:00:02.0/nvme/nvme0"),
+        ("root/sys/block/nvme0n1", "symlink", "../devices/pci0000:00/0000:00:02.0/nvme/nvme0/nvme0n1")]
+    case("nvme-size-overflow.tar.gz", capture(huge_ns), 0, r"nvme0n1 0 B", DUMP_TOPO)
     case("odd-link-and-bars.tar.gz", capture(gpu_root(gpu_config(), odd)), 0, r"0000:00:01\.0 \[1002:73bf\]", DUMP_TOPO)
 
     # Member names and link targets longer than Linux allows (PATH_MAX): the tree built from them
