@@ -20,7 +20,9 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_flag("--ascii", o.ascii, "plain ASCII tree lines");
+  app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
+  app.add_flag("-v,--verbose", o.verbose, "check: also list the checks that pass and the notes (INFO)");
+  app.add_flag("-q,--quiet", o.quiet, "check: print only the RESULT line (the exit code says the same)");
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->delimiter(',');
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
@@ -71,12 +73,16 @@ TextStyle text_style(const GlobalOptions& o) {
   return style;
 }
 
-int exit_for(Level result) {
+void print_text(const GlobalOptions& o, const std::string& text) { std::cout << (o.ascii ? ascii_text(text) : text); }
+
+int exit_for(Result result) {
   switch (result) {
-    case Level::kFail: return kExitFail;
-    case Level::kUnknown: return kExitUnknown;
-    default: return kExitOk;
+    case Result::kPass: return kExitOk;
+    case Result::kFail: return kExitFail;
+    case Result::kUnknown: return kExitUnknown;
+    case Result::kNoPairs: return kExitNoPair;
   }
+  return kExitUnknown;
 }
 
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {

@@ -34,6 +34,8 @@ struct GlobalOptions {
   bool json = false;
   std::string color = "auto";
   bool ascii = false;
+  bool verbose = false;  // check: also the checks that pass and the notes
+  bool quiet = false;    // check: only the RESULT line
   PairSelection selection;
   std::string assume_kernel;
   std::string cpu;  // --cpu, for imports that lack the CPU
@@ -51,7 +53,9 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o);
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info);
 TextStyle text_style(const GlobalOptions& o);
-int exit_for(Level result);
+// Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
+void print_text(const GlobalOptions& o, const std::string& text);
+int exit_for(Result result);
 // run_check with the options given; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o);
