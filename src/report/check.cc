@@ -57,9 +57,11 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
   if (rules.known_bad)
     return "BAD / BAD  " +
            std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
-  auto one = [](const Flow& f) {
+  // "ok?": the path is allowed, only the kernel itself (its config) is unknown; "?": the path is.
+  bool path_ok = d.path_verdict == Verdict::kSupported;
+  auto one = [path_ok](const Flow& f) {
     if (f.verdict == Verdict::kSupported) return std::string("ok");
-    if (f.verdict == Verdict::kUnknown) return std::string("?");
+    if (f.verdict == Verdict::kUnknown) return std::string(path_ok ? "ok?" : "?");
     return std::string(f.hardware == Hardware::kPasses ? "NO*" : "NO");
   };
   std::string how = d.map_type == MapType::kBusAddr          ? "switch"
@@ -68,6 +70,20 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
                         ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
                         : "unknown";
   return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
+}
+
+}  // namespace
+
+namespace {
+
+// Why the overall verdict is not the path's: stable tokens (docs/json.md).
+json blocked_by_json(const PairDecision& d) {
+  json out = json::array();
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
+  if (d.known_bad) out.push_back("known_bad_kernel");
+  for (const auto& u : d.unknowns)
+    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
+  return out;
 }
 
 }  // namespace
@@ -83,6 +99,12 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["path_distance"] = d.walk.distance;
   out["map_type"] = to_string(d.map_type);
   out["verdict"] = to_string(d.verdict);
+  // The two levels: the PCI path under the kernel's rules, and what else stops the overall verdict.
+  json path = object_for(2);
+  path["map_type"] = to_string(d.path_map_type);
+  path["verdict"] = to_string(d.path_verdict);
+  out["path"] = std::move(path);
+  out["blocked_by"] = blocked_by_json(d);
   out["rule"] = rule_text(d);
   out["unknowns"] = unknown_texts(d);
   json flows = object_for(2);
@@ -304,7 +326,8 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     }
     out +=
         "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
-        "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
+        "direction (writes)   BAD = never use P2PDMA on this kernel   ok? = path allowed, kernel unknown   ? = unknown "
+        "(see below)\n";
   }
   return out;
 }
