@@ -71,6 +71,11 @@ done
 (cd "$tmp" && "$bin" --root "$fx/epyc-mi300x-8gpu/root" capture -o foo.zip > out 2>&1); rc=$?
 if [ $rc -eq 3 ] && grep -q "foo.zip: a capture is a tar archive" "$tmp/out" && [ ! -e "$tmp/foo.zip" ]; then passed=$((passed + 1)); else
   echo "FAIL capture_zip_name: exit $rc"; cat "$tmp/out"; failed=$((failed + 1)); fi
+# A mistyped command gets a suggestion; subcommand --help lists the global options that apply.
+expect did_you_mean 3 "did you mean 'check'\?" -- "$bin" chek
+expect did_you_mean_prefix 3 "did you mean 'topo'\?" -- "$bin" topology
+expect no_suggestion_far_off 3 "not expected: banana" -- "$bin" banana
+expect subcommand_help_globals 0 "^  --assume-kernel TEXT" -- "$bin" explain --help
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
 expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "run as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo

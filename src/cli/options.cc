@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -30,6 +31,57 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option(
       "--cpu", o.cpu,
       "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
+}
+
+void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands) {
+  std::string text = "Global options (before or after the command):\n";
+  for (const CLI::Option* option : app.get_options()) {
+    std::string name = option->get_name(false, true);
+    if (name == "-h,--help") continue;
+    std::string type = option->get_type_name();
+    std::string left = "  " + name + (option->get_expected_max() > 0 && !type.empty() ? " " + type : "");
+    if (left.size() < 30) left.resize(30, ' ');
+    text += left + " " + option->get_description() + "\n";
+  }
+  for (CLI::App* sub : subcommands) sub->footer(text);
+}
+
+namespace {
+
+// Levenshtein distance, for short command words only.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras) {
+  if (extras.empty() || extras.front().empty() || extras.front()[0] == '-' || extras.front().size() > 32) return "";
+  const std::string& word = extras.front();
+  std::string best;
+  std::size_t best_distance = 3;  // two edits at most: "chek", "topology" are close, "banana" is not
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    std::size_t d = edit_distance(word, name);
+    // "topology" for "topo", "exp" for "explain": one is the start of the other.
+    if (word.size() >= 3 && (name.rfind(word, 0) == 0 || word.rfind(name, 0) == 0)) d = std::min<std::size_t>(d, 2);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best.empty() ? "" : "unknown command '" + word + "'; did you mean '" + best + "'?";
 }
 
 std::unique_ptr<Source> open_source(const GlobalOptions& o) {

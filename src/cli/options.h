@@ -41,6 +41,10 @@ struct GlobalOptions {
   std::string cpu;  // --cpu, for imports that lack the CPU
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
+// Each of these subcommands' --help ends with the global options, which apply to them too.
+void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands);
+// For a mistyped command ("chek"): "did you mean 'check'?", or "" when nothing is close.
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras);
 
 // A subcommand as registered on the app, and what to run when the user chose it.
 struct Command {

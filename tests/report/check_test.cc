@@ -77,7 +77,7 @@ TEST(AsciiText, SpellsPunctuationAndReplacesTheRest) {
   EXPECT_EQ(ascii_text("a — b – c → d … ×"), "a - b - c -> d ... x");
   EXPECT_EQ(ascii_text("└─ x"), "`- x");
   EXPECT_EQ(ascii_text("caf\xc3\xa9 \xe6\x97\xa5"), "caf? ?");  // one ? per character
-  EXPECT_EQ(ascii_text("\xc3"), "?");                          // a truncated sequence is one character
+  EXPECT_EQ(ascii_text("\xc3"), "?");                           // a truncated sequence is one character
 }
 
 }  // namespace
