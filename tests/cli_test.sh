@@ -25,7 +25,7 @@ if ! "$bin" topo --json | grep -q '"gpus": \[\]'; then
 else
   expect live_topo 0 "no AMD or NVIDIA GPU found in live /" -- "$bin" topo
   expect live_paths 4 "no GPU–NVMe pair found in live /" -- "$bin" paths
-  expect live_check 4 "no AMD or NVIDIA GPU in live /" -- "$bin" check
+  expect live_check 4 "^RESULT: NO PAIRS — no GPU–NVMe pair in live / " -- "$bin" check
   expect live_default_is_check 4 "RESULT:" -- "$bin"
 fi
 expect live_json 0 '"source": "live /"' -- "$bin" topo --json
@@ -53,6 +53,29 @@ expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0
+# Problems first: PASS and INFO only with -v; --quiet is the RESULT line alone; --ascii is ASCII.
+expect epyc_problems_first 1 "and [0-9]+ passed, [0-9]+ for information \(-v lists them\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check
+expect epyc_verbose 1 "^  PASS    CONFIG_PCI_P2PDMA=y" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check -v
+expect epyc_quiet 1 "^RESULT: FAIL — 72 of 72 GPU–NVMe pair\(s\) can use P2P DMA; failing: storage.stack \(nvme6n1, nvme7n1\)$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet
+[ "$(wc -l < "$tmp/out")" -eq 1 ] && passed=$((passed + 1)) || { echo "FAIL epyc_quiet_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); }
+# --nvme narrows the result to the selected pairs: md0's members are not among them.
+expect selection_scopes_result 0 "^RESULT: PASS — 8 of 8 " -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
+for cmd in "check -v" topo paths "explain 0000:03:00.0 nvme0"; do
+  # shellcheck disable=SC2086
+  "$bin" --root "$fx/epyc-mi300x-8gpu/root" --ascii $cmd > "$tmp/ascii" 2>&1
+  if LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/ascii"; then
+    echo "FAIL ascii_$cmd: non-ASCII bytes with --ascii"; LC_ALL=C grep -nP '[^\x00-\x7f]' "$tmp/ascii" | head -3; failed=$((failed + 1))
+  else passed=$((passed + 1)); fi
+done
+# A capture is a tar: a name that promises another format is refused before anything is read or written.
+(cd "$tmp" && "$bin" --root "$fx/epyc-mi300x-8gpu/root" capture -o foo.zip > out 2>&1); rc=$?
+if [ $rc -eq 3 ] && grep -q "foo.zip: a capture is a tar archive" "$tmp/out" && [ ! -e "$tmp/foo.zip" ]; then passed=$((passed + 1)); else
+  echo "FAIL capture_zip_name: exit $rc"; cat "$tmp/out"; failed=$((failed + 1)); fi
+# A mistyped command gets a suggestion; subcommand --help lists the global options that apply.
+expect did_you_mean 3 "did you mean 'check'\?" -- "$bin" chek
+expect did_you_mean_prefix 3 "did you mean 'topo'\?" -- "$bin" topology
+expect no_suggestion_far_off 3 "not expected: banana" -- "$bin" banana
+expect subcommand_help_globals 0 "^  --assume-kernel TEXT" -- "$bin" explain --help
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
 expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "run as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo

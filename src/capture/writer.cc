@@ -57,22 +57,20 @@ std::string check_output_target(const CaptureOutput& output) {
   return dir;
 }
 
-// The compression FILE's name asks for; zstd for any other name. Returns its name for the report.
+// The filter for the compression FILE's name asks for (capture_compression_for). Returns its name.
 std::string set_compression(archive* ar, const std::string& file) {
-  if (ends_with(file, ".tar.gz") || ends_with(file, ".tgz")) {
+  std::string compression = capture_compression_for(file);
+  if (compression == "gzip") {
     check(ar, archive_write_add_filter_gzip(ar), file);
     check(ar, archive_write_set_filter_option(ar, "gzip", "timestamp", nullptr), file);  // same input, same bytes
     check(ar, archive_write_set_filter_option(ar, "gzip", "compression-level", "9"), file);
-    return "gzip";
-  }
-  if (ends_with(file, ".tar.xz") || ends_with(file, ".txz")) {
+  } else if (compression == "xz") {
     check(ar, archive_write_add_filter_xz(ar), file);
-    return "xz";
+  } else if (compression == "zstd") {
+    check(ar, archive_write_add_filter_zstd(ar), file);
+    check(ar, archive_write_set_filter_option(ar, "zstd", "compression-level", "9"), file);
   }
-  if (ends_with(file, ".tar")) return "none";
-  check(ar, archive_write_add_filter_zstd(ar), file);
-  check(ar, archive_write_set_filter_option(ar, "zstd", "compression-level", "9"), file);
-  return "zstd";
+  return compression;
 }
 
 // Members in sorted order, every directory listed before what it holds. Returns how many.
@@ -138,6 +136,14 @@ void move_into_place(const std::string& tmp, const CaptureOutput& output) {
 }
 
 }  // namespace
+
+std::string capture_compression_for(const std::string& file) {
+  if (ends_with(file, ".tar.zst") || ends_with(file, ".tzst")) return "zstd";
+  if (ends_with(file, ".tar.gz") || ends_with(file, ".tgz")) return "gzip";
+  if (ends_with(file, ".tar.xz") || ends_with(file, ".txz")) return "xz";
+  if (ends_with(file, ".tar")) return "none";
+  throw UsageError(file + ": a capture is a tar archive; name it .tar.zst (zstd), .tar.gz, .tar.xz or .tar");
+}
 
 CaptureWritten write_capture(const CaptureSet& set, const CaptureOutput& output) {
   CaptureWritten written;

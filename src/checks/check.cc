@@ -37,20 +37,42 @@ CheckReads read_everything(Source& source, const CheckOptions& options, const Ch
   return reads;
 }
 
-// FAIL if a finding fails or a pair is not supported; UNKNOWN if a finding or pair is undecided.
-Level overall_result(const CheckReport& report) {
-  Level result = worst(report.findings);
-  if (result == Level::kWarn || result == Level::kInfo) result = Level::kPass;
+// NO PAIRS without a pair; else FAIL if a pair is refused or a finding that concerns the pairs
+// fails; UNKNOWN if one of them is undecided; else PASS (WARN and INFO do not change it).
+Result overall_result(const CheckReport& report) {
+  if (report.pairs.empty()) return Result::kNoPairs;
+  bool unknown = false;
   for (const auto& d : report.pairs) {
-    if (d.verdict == Verdict::kNotSupported)
-      result = Level::kFail;
-    else if (d.verdict == Verdict::kUnknown && result != Level::kFail)
-      result = Level::kUnknown;
+    if (d.verdict == Verdict::kNotSupported) return Result::kFail;
+    unknown = unknown || d.verdict == Verdict::kUnknown;
   }
-  return result;
+  for (const auto& f : report.findings) {
+    if (!concerns_selected_pairs(f, report.pairs)) continue;
+    if (f.level == Level::kFail) return Result::kFail;
+    unknown = unknown || f.level == Level::kUnknown;
+  }
+  return unknown ? Result::kUnknown : Result::kPass;
 }
 
 }  // namespace
+
+const char* to_string(Result result) {
+  switch (result) {
+    case Result::kPass: return "PASS";
+    case Result::kFail: return "FAIL";
+    case Result::kUnknown: return "UNKNOWN";
+    case Result::kNoPairs: return "NO PAIRS";
+  }
+  return "UNKNOWN";
+}
+
+bool concerns_selected_pairs(const Finding& finding, const std::vector<PairDecision>& pairs) {
+  if (finding.devices.empty()) return true;
+  for (const auto& d : pairs)
+    for (const Bdf& device : finding.devices)
+      if (device == d.path.pair.gpu || device == d.path.pair.nvme) return true;
+  return false;
+}
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();

@@ -307,6 +307,8 @@ Finding gpu_steps::make(const std::string& id, Level level, const std::string& s
   f.level = level;
   f.subject = subject;
   f.message = message;
+  // A finding about one GPU bears on the result only when that GPU is in a selected pair.
+  if (auto bdf = Bdf::parse(subject)) f.devices.push_back(*bdf);
   return f;
 }
 

@@ -15,9 +15,14 @@ std::string hex_family(int family) {
 
 Finding release_finding(const Machine& m, const KernelRules& rules) {
   Finding release{"kernel.release", Level::kInfo, "", "", {}, ""};
-  release.message = "kernel " + (rules.release.empty() ? std::string("unknown") : rules.release) +
-                    (rules.assumed ? " (assumed with --assume-kernel; the source runs " + m.kernel_release + ")" : "") +
-                    (m.os.pretty_name.empty() ? "" : ", " + m.os.pretty_name);
+  release.message =
+      "kernel " + (rules.release.empty() ? std::string("unknown") : rules.release) +
+      (rules.assumed ? " (assumed with --assume-kernel; " +
+                           (m.kernel_release.empty() ? std::string("the source does not say which it runs")
+                                                     : "the source runs " + m.kernel_release) +
+                           ")"
+                     : "") +
+      (m.os.pretty_name.empty() ? "" : ", " + m.os.pretty_name);
   release.evidence.push_back({"/proc/sys/kernel/osrelease", m.kernel_release.empty() ? "(missing)" : m.kernel_release});
   if (!m.os.file.empty()) release.evidence.push_back({m.os.file, "PRETTY_NAME=" + m.os.pretty_name});
   if (rules.release.empty()) {
@@ -66,8 +71,8 @@ Finding known_bad_finding(const KernelRules& rules) {
     bad.message =
         std::string(rules.known_bad->name) + " kernel: P2PDMA there can corrupt memory; never use the fastpath";
     bad.evidence.push_back({"/proc/sys/kernel/osrelease", rules.release});
-    bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA; " +
-              std::string(rules.known_bad->source);
+    bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA (source: " +
+              std::string(rules.known_bad->source) + ")";
   }
   return bad;
 }

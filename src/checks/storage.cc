@@ -85,7 +85,8 @@ struct Verdict {
   std::vector<std::string> fixes;
   void add(Level l, const std::string& reason, const std::string& fix = "") {
     if (severity(l) > severity(level)) level = l;
-    reasons.push_back(reason);
+    // Members of one md array or volume give the same reasons: each is said once.
+    if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
     if (!fix.empty() && std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
   }
 };
@@ -102,9 +103,11 @@ std::string layer_text(const StorageLayer& l) {
   }
 }
 
-std::string chain_text(const StorageStack& s) {
+// "xfs on md raid0 (md0) on nvme6n1 and nvme7n1": `bottom` names the NVMe devices at the bottom.
+std::string chain_text(const StorageStack& s, const std::string& bottom) {
   std::vector<std::string> parts;
   for (const auto& l : s.layers) parts.push_back(layer_text(l));
+  if (!parts.empty()) parts.back() = bottom;
   return join(parts, " on ");
 }
 
@@ -113,9 +116,12 @@ constexpr const char* kMultipathFix =
     "/etc/modprobe.d/ and rebuild the initramfs when nvme_core is a module); cost: loses NVMe native multipathing for "
     "dual-ported drives (each path becomes its own block device, no automatic failover)";
 
+// The multipath fix is said once, in storage.nvme_multipath; the stacks on a head point there.
+constexpr const char* kMultipathSeeAlso = "turn native NVMe multipath off: see storage.nvme_multipath";
+
 // What sits where: "/data: xfs on LVM vg0-data (dm-0) on nvme1n1p1", and the mounts, swap and
 // layers as evidence.
-std::string stack_head(const StorageStack& s, const std::string& fstype, Finding& f) {
+std::string stack_head(const StorageStack& s, const std::string& fstype, const std::string& bottom, Finding& f) {
   std::vector<std::string> points;
   for (const auto& m : s.mounts) {
     points.push_back(m.mountpoint);
@@ -125,7 +131,7 @@ std::string stack_head(const StorageStack& s, const std::string& fstype, Finding
   if (s.swap) f.evidence.push_back({"/proc/swaps", "/dev/" + s.layers.front().device + " partition"});
   for (const auto& l : s.layers)
     for (const auto& e : l.evidence) f.evidence.push_back(e);
-  return where + ": " + (fstype.empty() || fstype == "swap" ? "" : fstype + " on ") + chain_text(s);
+  return where + ": " + (fstype.empty() || fstype == "swap" ? "" : fstype + " on ") + chain_text(s, bottom);
 }
 
 const FsRule* fs_rule(const std::string& fstype) {
@@ -231,11 +237,8 @@ void judge_file_system(const StorageStack& s, const std::string& fstype, const F
 // The NVMe at the bottom: a multipath head FAILs, a namespace without a local PCIe function WARNs.
 void judge_nvme(const StorageStack& s, const StorageLayout& layout, Verdict& v) {
   if (layout.multipath.heads.count(s.nvme_namespace)) {
-    v.add(Level::kFail,
-          s.nvme_namespace +
-              " is a native NVMe multipath head node, which hipFile does not support "
-              "(see storage.nvme_multipath)",
-          kMultipathFix);
+    v.add(Level::kFail, s.nvme_namespace + " is a native NVMe multipath head node, which hipFile does not support",
+          kMultipathSeeAlso);
   } else if (!s.controller_bdf) {
     v.add(Level::kWarn, s.nvme_namespace +
                             " has no local PCIe NVMe function (NVMe over fabrics?): the PCIe P2P verdict "
@@ -243,12 +246,26 @@ void judge_nvme(const StorageStack& s, const StorageLayout& layout, Verdict& v) 
   }
 }
 
-Finding stack_finding(const StorageStack& s, const StorageLayout& layout) {
+// One finding per file system: the stacks of one md array or volume group (the same top device)
+// are judged together and name every NVMe below it.
+Finding stack_finding(const std::vector<const StorageStack*>& group, const StorageLayout& layout) {
+  const StorageStack& s = *group.front();
   Finding f;
   f.id = "storage.stack";
-  f.subject = s.nvme;
+  std::vector<std::string> bottoms;
+  for (const StorageStack* member : group) {
+    bottoms.push_back(member->nvme);
+    if (member->controller_bdf) f.devices.push_back(*member->controller_bdf);
+  }
+  f.subject = join(bottoms, ", ");
   std::string fstype = s.mounts.empty() ? (s.swap ? "swap" : "") : s.mounts.front().fstype;
-  std::string head = stack_head(s, fstype, f);
+  std::string head = stack_head(s, fstype, join(bottoms, " and "), f);
+  for (size_t i = 1; i < group.size(); ++i)
+    for (const auto& l : group[i]->layers)
+      for (const auto& e : l.evidence)
+        if (std::none_of(f.evidence.begin(), f.evidence.end(),
+                         [&](const Evidence& have) { return have.file == e.file && have.value == e.value; }))
+          f.evidence.push_back(e);
   Verdict v;
   const FsRule* rule = fs_rule(fstype);
   if (rule && rule->level == Level::kInfo) {
@@ -256,31 +273,25 @@ Finding stack_finding(const StorageStack& s, const StorageLayout& layout) {
     v.add(Level::kInfo, rule->why,
           "nothing to do unless hipFile data is meant to live here; then: " + std::string(kFsFix));
   } else {
-    judge_lvm(s, judge_stacked_layers(s, v), v);
+    for (const StorageStack* member : group) judge_lvm(*member, judge_stacked_layers(*member, v), v);
     judge_file_system(s, fstype, rule, v, f);
   }
-  judge_nvme(s, layout, v);
+  for (const StorageStack* member : group) judge_nvme(*member, layout, v);
   f.level = v.level;
   f.message = head + ": " + join(v.reasons, "; ");
   if (v.level != Level::kPass) f.fix = join(v.fixes, ". ");
   return f;
 }
 
+// A namespace nothing uses (called only when the mount table is known; storage.unknown otherwise).
 Finding raw_finding(const StorageStack& s, const StorageLayout& layout) {
   Finding f;
   f.id = "storage.raw";
   f.subject = s.nvme;
+  if (s.controller_bdf) f.devices.push_back(*s.controller_bdf);
   for (const auto& l : s.layers)
     for (const auto& e : l.evidence) f.evidence.push_back(e);
   std::string parts = s.layers.front().detail.empty() ? "" : " (" + s.layers.front().detail + ")";
-  if (!layout.mounts_known) {
-    f.level = Level::kUnknown;
-    f.message =
-        s.nvme + parts + ": the mount table could not be read, so whether a file system on it is in use is unknown";
-    f.evidence.push_back({"/proc/mounts", "not available"});
-    f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
-    return f;
-  }
   if (layout.zfs_mounted) {
     f.level = Level::kWarn;
     f.message = s.nvme + parts +
@@ -297,7 +308,7 @@ Finding raw_finding(const StorageStack& s, const StorageLayout& layout) {
                 ": nothing mounted on it, but it is a native NVMe multipath head node, which hipFile "
                 "does not support even as a raw block device";
     f.evidence.push_back(layout.multipath.param_evidence);
-    f.fix = kMultipathFix;
+    f.fix = kMultipathSeeAlso;
     return f;
   }
   f.level = Level::kPass;
@@ -310,24 +321,32 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
   const NvmeMultipath& mp = layout.multipath;
   std::vector<Finding> out;
   const std::string fix = kMultipathFix;
-  for (const auto& [head, paths] : mp.heads) {
+  // Every head in one finding: they share the cause (nvme_core multipath=Y) and the fix.
+  if (!mp.heads.empty()) {
     Finding f;
     f.id = "storage.nvme_multipath";
-    f.subject = head;
     f.level = Level::kFail;
-    auto sub = mp.head_subsystem.find(head);
-    std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
-    std::string ctrls;
-    if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
-      ctrls = join(c->second, ", ");
-    f.message = head + " is a native NVMe multipath head node" + (subsys.empty() ? "" : " of " + subsys) +
-                (paths.empty() ? "" : " over " + join(paths, ", ")) +
-                (ctrls.empty() ? "" : " (controllers " + ctrls + ")") +
-                ": hipFile's fastpath does not support NVMe multipath devices (the head has no PCI parent)";
     f.evidence.push_back(mp.param_evidence);
-    if (!subsys.empty())
-      f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
-    for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
+    std::vector<std::string> heads, described;
+    for (const auto& [head, paths] : mp.heads) {
+      heads.push_back(head);
+      auto sub = mp.head_subsystem.find(head);
+      std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
+      std::string ctrls;
+      if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
+        ctrls = join(c->second, ", ");
+      described.push_back(head + (subsys.empty() ? "" : " of " + subsys) +
+                          (paths.empty() ? "" : " over " + join(paths, ", ")) +
+                          (ctrls.empty() ? "" : " (controllers " + ctrls + ")"));
+      if (!subsys.empty())
+        f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
+      for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
+    }
+    f.subject = join(heads, ", ");
+    f.message =
+        join(described, "; ") +
+        (heads.size() == 1 ? " is a native NVMe multipath head node" : " are native NVMe multipath head nodes") +
+        ": hipFile's fastpath does not support NVMe multipath devices (a head has no PCI parent)";
     f.fix = fix;
     out.push_back(std::move(f));
   }
@@ -374,10 +393,15 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.fix = "run p2pcheck where /sys is mounted (or capture /sys/class/block)";
     out.push_back(std::move(f));
   } else if (!layout.mounts_known) {
+    // One finding for the cause, naming every namespace it leaves open.
+    std::vector<std::string> open;
+    for (const auto& st : layout.stacks)
+      if (st.unused) open.push_back(st.nvme);
     Finding f;
     f.id = "storage.unknown";
     f.level = Level::kUnknown;
-    f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces is unknown";
+    f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces" +
+                (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
     f.evidence.push_back({"/proc/mounts", "no entries"});
     f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
     out.push_back(std::move(f));
@@ -391,7 +415,22 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.fix = "capture /proc/self/mountinfo (its device numbers identify the block device)";
     out.push_back(std::move(f));
   }
-  for (const auto& s : layout.stacks) out.push_back(s.unused ? raw_finding(s, layout) : stack_finding(s, layout));
+  // Stacks with the same top device (one md array, one LVM volume) are one file system: one finding.
+  std::vector<std::vector<const StorageStack*>> groups;
+  std::map<std::string, size_t> group_of_top;
+  for (const auto& s : layout.stacks) {
+    if (s.unused && !layout.mounts_known) continue;  // storage.unknown names them
+    bool stacked = !s.unused && s.layers.size() > 1;
+    auto [at, added] = group_of_top.try_emplace(stacked ? s.layers.front().device : "", groups.size());
+    if (stacked && !added) {
+      groups[at->second].push_back(&s);
+    } else {
+      if (stacked) at->second = groups.size();
+      groups.push_back({&s});
+    }
+  }
+  for (const auto& group : groups)
+    out.push_back(group.front()->unused ? raw_finding(*group.front(), layout) : stack_finding(group, layout));
   for (auto& f : multipath_findings(layout)) out.push_back(std::move(f));
   return out;
 }

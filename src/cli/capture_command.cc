@@ -19,6 +19,7 @@ struct CaptureOptions {
 int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
   if (!o.selection.gpu.empty() || !o.selection.nvme.empty() || !o.assume_kernel.empty())
     throw UsageError("capture records the whole machine; --gpu, --nvme and --assume-kernel apply when replaying it");
+  capture_compression_for(c.output);  // a name the writer would refuse, refused before any reading
   auto source = open_source(o);
   std::unique_ptr<DeviceActions> actions;
   if (source->is_live()) actions = open_live_device_actions();

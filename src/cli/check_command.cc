@@ -15,12 +15,12 @@ static int run_check_command(const GlobalOptions& o) {
     auto j = check_json(*report);
     if (info) j["capture"] = capture_summary_json(*info);
     std::cout << json_text(j) << "\n";
+    if (report->result == Result::kNoPairs)
+      print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
+  } else if (o.quiet) {
+    print_text(o, result_line(*report, text_style(o)));
   } else {
-    std::cout << replay_text(info) << check_text(*report, text_style(o));
-  }
-  if (report->pairs.empty()) {
-    print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
-    return kExitNoPair;
+    print_text(o, replay_text(info) + check_text(*report, text_style(o), o.verbose));
   }
   return exit_for(report->result);
 }

@@ -16,7 +16,7 @@ static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   if (o.json)
     std::cout << json_text(decision_json(report->topo, d, report->inv)) << "\n";
   else
-    std::cout << explain_text(*report, d, text_style(o));
+    print_text(o, explain_text(*report, d, text_style(o)));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;
 }
 

@@ -36,10 +36,15 @@ int main(int argc, char** argv) {
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
   auto verify = add_verify_command(app);
 
+  std::vector<CLI::App*> takes_global_options;  // verify has its own (it is live only)
+  for (const Command& command : commands) takes_global_options.push_back(command.app);
+  list_global_options_in_subcommand_help(app, takes_global_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
+    if (std::string hint = did_you_mean(app, app.remaining()); !hint.empty()) std::cerr << "p2pcheck: " << hint << "\n";
     return e.get_exit_code() == 0 ? rc : kExitUsage;
   }
   try {

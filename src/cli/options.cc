@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -20,7 +21,9 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_flag("--ascii", o.ascii, "plain ASCII tree lines");
+  app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
+  app.add_flag("-v,--verbose", o.verbose, "check: also list the checks that pass and the notes (INFO)");
+  app.add_flag("-q,--quiet", o.quiet, "check: print only the RESULT line (the exit code says the same)");
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->delimiter(',');
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
@@ -28,6 +31,57 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option(
       "--cpu", o.cpu,
       "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
+}
+
+void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands) {
+  std::string text = "Global options (before or after the command):\n";
+  for (const CLI::Option* option : app.get_options()) {
+    std::string name = option->get_name(false, true);
+    if (name == "-h,--help") continue;
+    std::string type = option->get_type_name();
+    std::string left = "  " + name + (option->get_expected_max() > 0 && !type.empty() ? " " + type : "");
+    if (left.size() < 30) left.resize(30, ' ');
+    text += left + " " + option->get_description() + "\n";
+  }
+  for (CLI::App* sub : subcommands) sub->footer(text);
+}
+
+namespace {
+
+// Levenshtein distance, for short command words only.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras) {
+  if (extras.empty() || extras.front().empty() || extras.front()[0] == '-' || extras.front().size() > 32) return "";
+  const std::string& word = extras.front();
+  std::string best;
+  std::size_t best_distance = 3;  // two edits at most: "chek", "topology" are close, "banana" is not
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    std::size_t d = edit_distance(word, name);
+    // "topology" for "topo", "exp" for "explain": one is the start of the other.
+    if (word.size() >= 3 && (name.rfind(word, 0) == 0 || word.rfind(name, 0) == 0)) d = std::min<std::size_t>(d, 2);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best.empty() ? "" : "unknown command '" + word + "'; did you mean '" + best + "'?";
 }
 
 std::unique_ptr<Source> open_source(const GlobalOptions& o) {
@@ -71,12 +125,16 @@ TextStyle text_style(const GlobalOptions& o) {
   return style;
 }
 
-int exit_for(Level result) {
+void print_text(const GlobalOptions& o, const std::string& text) { std::cout << (o.ascii ? ascii_text(text) : text); }
+
+int exit_for(Result result) {
   switch (result) {
-    case Level::kFail: return kExitFail;
-    case Level::kUnknown: return kExitUnknown;
-    default: return kExitOk;
+    case Result::kPass: return kExitOk;
+    case Result::kFail: return kExitFail;
+    case Result::kUnknown: return kExitUnknown;
+    case Result::kNoPairs: return kExitNoPair;
   }
+  return kExitUnknown;
 }
 
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {

@@ -34,11 +34,17 @@ struct GlobalOptions {
   bool json = false;
   std::string color = "auto";
   bool ascii = false;
+  bool verbose = false;  // check: also the checks that pass and the notes
+  bool quiet = false;    // check: only the RESULT line
   PairSelection selection;
   std::string assume_kernel;
   std::string cpu;  // --cpu, for imports that lack the CPU
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
+// Each of these subcommands' --help ends with the global options, which apply to them too.
+void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands);
+// For a mistyped command ("chek"): "did you mean 'check'?", or "" when nothing is close.
+std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras);
 
 // A subcommand as registered on the app, and what to run when the user chose it.
 struct Command {
@@ -51,7 +57,9 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o);
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info);
 TextStyle text_style(const GlobalOptions& o);
-int exit_for(Level result);
+// Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
+void print_text(const GlobalOptions& o, const std::string& text);
+int exit_for(Result result);
 // run_check with the options given; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o);

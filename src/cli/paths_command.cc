@@ -17,7 +17,7 @@ static int run_paths(const GlobalOptions& o) {
   if (o.json)
     std::cout << json_text(paths_json(state.topo, state.inv, paths)) << "\n";
   else
-    std::cout << paths_text(state.topo, state.inv, paths, text_style(o));
+    print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
   if (paths.empty()) {
     print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());
     return kExitNoPair;

@@ -17,7 +17,7 @@ static int run_topo(const GlobalOptions& o) {
     if (info) j["capture"] = capture_summary_json(*info);
     std::cout << json_text(j) << "\n";
   } else {
-    std::cout << replay_text(info) << topology_text(state.topo, state.inv, text_style(o));
+    print_text(o, replay_text(info) + topology_text(state.topo, state.inv, text_style(o)));
   }
   return kExitOk;
 }

@@ -16,11 +16,20 @@ using namespace report_detail;
 
 namespace {
 
-json finding_json(const Finding& f) {
+// `concerns`: whether it bears on the result (machine-wide, or about a device of a selected pair).
+json finding_json(const Finding& f, bool concerns) {
   json ev = json::array();
   for (const auto& e : f.evidence) ev.push_back({{"file", e.file}, {"value", e.value}});
-  return {{"id", f.id},           {"level", to_string(f.level)}, {"subject", f.subject},
-          {"message", f.message}, {"evidence", std::move(ev)},   {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+  json devices = json::array();
+  for (const Bdf& b : f.devices) devices.push_back(b.str());
+  return {{"id", f.id},
+          {"level", to_string(f.level)},
+          {"subject", f.subject},
+          {"devices", std::move(devices)},
+          {"concerns_selected_pairs", concerns},
+          {"message", f.message},
+          {"evidence", std::move(ev)},
+          {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
 }
 
 json flow_json(const PairDecision& d, const Flow& f) {
@@ -48,9 +57,11 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
   if (rules.known_bad)
     return "BAD / BAD  " +
            std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
-  auto one = [](const Flow& f) {
+  // "ok?": the path is allowed, only the kernel itself (its config) is unknown; "?": the path is.
+  bool path_ok = d.path_verdict == Verdict::kSupported;
+  auto one = [path_ok](const Flow& f) {
     if (f.verdict == Verdict::kSupported) return std::string("ok");
-    if (f.verdict == Verdict::kUnknown) return std::string("?");
+    if (f.verdict == Verdict::kUnknown) return std::string(path_ok ? "ok?" : "?");
     return std::string(f.hardware == Hardware::kPasses ? "NO*" : "NO");
   };
   std::string how = d.map_type == MapType::kBusAddr          ? "switch"
@@ -59,6 +70,20 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
                         ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
                         : "unknown";
   return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
+}
+
+}  // namespace
+
+namespace {
+
+// Why the overall verdict is not the path's: stable tokens (docs/json.md).
+json blocked_by_json(const PairDecision& d) {
+  json out = json::array();
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
+  if (d.known_bad) out.push_back("known_bad_kernel");
+  for (const auto& u : d.unknowns)
+    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
+  return out;
 }
 
 }  // namespace
@@ -74,6 +99,12 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["path_distance"] = d.walk.distance;
   out["map_type"] = to_string(d.map_type);
   out["verdict"] = to_string(d.verdict);
+  // The two levels: the PCI path under the kernel's rules, and what else stops the overall verdict.
+  json path = object_for(2);
+  path["map_type"] = to_string(d.path_map_type);
+  path["verdict"] = to_string(d.path_verdict);
+  out["path"] = std::move(path);
+  out["blocked_by"] = blocked_by_json(d);
   out["rule"] = rule_text(d);
   out["unknowns"] = unknown_texts(d);
   json flows = object_for(2);
@@ -121,7 +152,7 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
 
 json check_json(const CheckReport& r) {
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(finding_json(f));
+  for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r.pairs)));
   json pairs = json::array();
   for (const auto& d : r.pairs) pairs.push_back(decision_json(r.topo, d, r.inv));
   json gpus = json::array();
@@ -155,41 +186,86 @@ json check_json(const CheckReport& r) {
 
 namespace {
 
-// The banner, the RESULT line and what limits the whole answer.
-std::string summary_text(const CheckReport& r, const TextStyle& style) {
-  std::string out;
+const char* result_color(Result r) {
+  switch (r) {
+    case Result::kPass: return "32";
+    case Result::kFail: return "1;31";
+    case Result::kUnknown: return "35";
+    case Result::kNoPairs: return "33";
+  }
+  return "0";
+}
+
+// "storage.stack (nvme6n1, nvme7n1)": a failing or unknown check by its stable id and what it is about.
+std::string causes_text(const CheckReport& r, Level level) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> causes;  // id -> subjects, first seen first
+  for (const auto& f : r.findings) {
+    if (f.level != level || !concerns_selected_pairs(f, r.pairs)) continue;
+    auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == f.id; });
+    if (it == causes.end()) it = causes.insert(causes.end(), {f.id, {}});
+    if (!f.subject.empty() && std::find(it->second.begin(), it->second.end(), f.subject) == it->second.end())
+      it->second.push_back(f.subject);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [id, subjects] : causes) {
+    std::string part = id;
+    if (subjects.size() > 3)
+      part += " (" + subjects.front() + " and " + std::to_string(subjects.size() - 1) + " more)";
+    else if (!subjects.empty())
+      part += " (" + join(subjects, ", ") + ")";
+    parts.push_back(part);
+  }
+  return join(parts, ", ");
+}
+
+// The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, and the source.
+std::string banner_text(const CheckReport& r) {
   const Machine& m = r.machine;
-  out +=
+  std::string out =
       "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
   if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
   if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name;
   out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
-  out += "source: " + r.source + "\n\n";
+  return out + "source: " + r.source + "\n";
+}
 
-  size_t ok = 0;
-  for (const auto& d : r.pairs) ok += d.verdict == Verdict::kSupported;
-  std::string result = std::string(to_string(r.result == Level::kPass ? Level::kPass : r.result));
-  size_t failing = 0;
-  for (const auto& f : r.findings) failing += f.level == Level::kFail;
-  out += colored(style, level_color(r.result), "RESULT: " + result) + " — " + std::to_string(ok) + " of " +
-         std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA" +
-         (failing ? "; " + std::to_string(failing) + " check(s) of the kernel and stack fail" : "") + "\n";
+// The notes that limit the whole answer, under the RESULT line.
+std::string limits_text(const CheckReport& r) {
+  std::string out;
   if (r.topo.config_truncated)
     out +=
         "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
-  if (r.inv.gpus.empty())
-    out += "no AMD or NVIDIA GPU in " + r.source + (r.pairs.empty() ? "" : "; the pairs below were named with --gpu") +
-           "\n";
+  if (r.inv.gpus.empty() && !r.pairs.empty())
+    out += "no AMD or NVIDIA GPU in " + r.source + "; the pairs below were named with --gpu\n";
   return out;
 }
 
-// Every finding; per-device PASS lines of one check fold into one line.
-std::string findings_text(const CheckReport& r, const TextStyle& style) {
-  std::string out;
-  out += "\nKernel and stack\n";
+// Problems first: FAIL, then UNKNOWN, then WARN, each in full; PASS and INFO only with -v, where
+// one check's per-device PASS lines fold into one.
+std::string findings_text(const CheckReport& r, const TextStyle& style, bool verbose) {
+  auto full = [&](const Finding& f) {
+    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
+                       (f.subject.empty() ? "" : f.subject + ": ") + f.message;
+    if (!f.evidence.empty())
+      line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+    for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
+      line += "\n          fix: " + f.fix;
+    return line + "\n";
+  };
+  std::string out = "\nKernel and stack\n";
+  size_t problems = 0, passed = 0, notes = 0;
+  for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
+    for (const auto& f : r.findings)
+      if (f.level == level) {
+        out += full(f);
+        ++problems;
+      }
   std::set<std::string> folded;
   for (const auto& f : r.findings) {
-    // Per-device PASS lines of one check fold into one line; anything else is shown in full.
+    if (f.level != Level::kPass && f.level != Level::kInfo) continue;
+    (f.level == Level::kPass ? passed : notes)++;
+    if (!verbose) continue;
     if (f.level == Level::kPass && !f.subject.empty()) {
       if (!folded.insert(f.id).second) continue;
       std::vector<std::string> subjects;
@@ -202,15 +278,11 @@ std::string findings_text(const CheckReport& r, const TextStyle& style) {
         continue;
       }
     }
-    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
-                       (f.subject.empty() ? "" : f.subject + ": ") + f.message;
-    if (!f.evidence.empty())
-      line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
-    for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
-    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
-      line += "\n          fix: " + f.fix;
-    out += line + "\n";
+    out += full(f);
   }
+  if (!verbose && passed + notes > 0)
+    out += "  " + std::string(problems ? "and " : "") + std::to_string(passed) + " passed, " + std::to_string(notes) +
+           " for information (-v lists them)\n";
   return out;
 }
 
@@ -254,12 +326,65 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     }
     out +=
         "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
-        "direction (writes)   BAD = never use P2PDMA on this kernel   ? = unknown (see below)\n";
+        "direction (writes)   BAD = never use P2PDMA on this kernel   ok? = path allowed, kernel unknown   ? = unknown "
+        "(see below)\n";
   }
   return out;
 }
 
-// Each pair that is not supported (or where the kernel disagrees): why, what is unknown, the fix.
+// What a problem pair's block says below its header line: why, directions, unknowns, the fix, the
+// kernel's own answer. Pairs whose bodies are identical share one cause and print as one block.
+std::string pair_body(const CheckReport& r, const PairDecision& d) {
+  std::string out = "  why   " + rule_text(d) + "\n";
+  if (d.to_gpu.hardware == Hardware::kPasses)
+    out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) +
+           "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
+  for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
+  std::string acs_fix = acs_fix_text(d);
+  if (!acs_fix.empty())
+    out += "  fix   boot with " + acs_fix +
+           " — costs IOMMU isolation for the devices below those ports (they may "
+           "share an IOMMU group; VFIO passthrough loses isolation)\n";
+  else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo &&
+           !d.host.same_host_bridge && refused_across_host_bridges(d))
+    out += "  fix   put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
+           d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
+           "), or under one PCIe switch\n";
+  else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo)
+    out +=
+        "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
+        "platform whose CPU or host bridge the kernel allows\n";
+  if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
+  if (d.kernel)
+    out += "  kernel says distance " + std::to_string(d.kernel->distance) +
+           (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
+           (d.kernel_agrees == Tri::kYes ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
+  return out;
+}
+
+std::string pair_name(const CheckReport& r, const Bdf& nvme) {
+  const NvmeController* c = r.inv.nvme_at(nvme);
+  return (c && !c->name.empty() ? c->name + " " : "") + nvme.str();
+}
+
+// "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
+std::string group_pairs_text(const CheckReport& r, const std::vector<const PairDecision*>& group) {
+  if (group.size() == r.pairs.size()) return "  pairs all " + std::to_string(group.size()) + "\n";
+  std::vector<std::pair<Bdf, std::vector<std::string>>> by_gpu;
+  for (const PairDecision* d : group) {
+    const Bdf& gpu = d->path.pair.gpu;
+    auto it = std::find_if(by_gpu.begin(), by_gpu.end(), [&](const auto& g) { return g.first == gpu; });
+    if (it == by_gpu.end()) it = by_gpu.insert(by_gpu.end(), {gpu, {}});
+    const NvmeController* c = r.inv.nvme_at(d->path.pair.nvme);
+    it->second.push_back(c && !c->name.empty() ? c->name : d->path.pair.nvme.str());
+  }
+  std::string out;
+  for (const auto& [gpu, nvmes] : by_gpu) out += "  pairs GPU " + gpu.str() + " <-> " + join(nvmes, ", ") + "\n";
+  return out;
+}
+
+// The pairs that are not supported (or where the kernel disagrees): why, what is unknown, the fix;
+// pairs with the same cause (the same block) once, with the pairs it covers.
 std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
   std::string out;
   if (r.rules.known_bad && !r.pairs.empty()) {
@@ -267,50 +392,65 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
            " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
            "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
   }
+  struct Cause {
+    std::string status, body;
+    std::vector<const PairDecision*> pairs;
+  };
+  std::vector<Cause> causes;
   for (const auto& d : r.pairs) {
     bool disagreement = d.kernel_agrees == Tri::kNo;
     if (!disagreement &&
         (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)))
       continue;
-    const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
-    out += "\nGPU " + d.path.pair.gpu.str() + " <-> " + (c && !c->name.empty() ? c->name + " " : "") +
-           d.path.pair.nvme.str() + ": " +
-           colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
-                   d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
-           " (" + to_string(d.map_type) + ")\n";
-    out += "  why   " + rule_text(d) + "\n";
-    if (d.to_gpu.hardware == Hardware::kPasses)
-      out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) +
-             "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
-    for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
-    std::string acs_fix = acs_fix_text(d);
-    if (!acs_fix.empty())
-      out += "  fix   boot with " + acs_fix +
-             " — costs IOMMU isolation for the devices below those ports (they may "
-             "share an IOMMU group; VFIO passthrough loses isolation)\n";
-    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo &&
-             !d.host.same_host_bridge && refused_across_host_bridges(d))
-      out += "  fix   put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
-             d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
-             "), or under one PCIe switch\n";
-    else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo)
-      out +=
-          "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
-          "platform whose CPU or host bridge the kernel allows\n";
-    if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
-    if (d.kernel)
-      out += "  kernel says distance " + std::to_string(d.kernel->distance) +
-             (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
-             (d.kernel_agrees == Tri::kYes ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
-    out += "  see   p2pcheck explain " + d.path.pair.gpu.str() + " " + d.path.pair.nvme.str() + "\n";
+    std::string status = colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
+                                 d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
+                         " (" + to_string(d.map_type) + ")";
+    std::string body = pair_body(r, d);
+    auto it = std::find_if(causes.begin(), causes.end(),
+                           [&](const Cause& c) { return c.status == status && c.body == body; });
+    if (it == causes.end()) it = causes.insert(causes.end(), {status, body, {}});
+    it->pairs.push_back(&d);
+  }
+  for (const Cause& c : causes) {
+    const PairDecision& first = *c.pairs.front();
+    std::string explain = first.path.pair.gpu.str() + " " + first.path.pair.nvme.str();
+    if (c.pairs.size() == 1) {
+      out += "\nGPU " + first.path.pair.gpu.str() + " <-> " + pair_name(r, first.path.pair.nvme) + ": " + c.status +
+             "\n" + c.body + "  see   p2pcheck explain " + explain + "\n";
+      continue;
+    }
+    out += "\n" + std::to_string(c.pairs.size()) + " pairs: " + c.status + ", all for the same reason\n" +
+           group_pairs_text(r, c.pairs) + c.body + "  see   p2pcheck explain " + explain + " (any of them)\n";
   }
   return out;
 }
 
 }  // namespace
 
-std::string check_text(const CheckReport& r, const TextStyle& style) {
-  return summary_text(r, style) + findings_text(r, style) + matrix_text(r, style) + problem_pairs_text(r, style);
+std::string result_line(const CheckReport& r, const TextStyle& style) {
+  std::string head = colored(style, result_color(r.result), std::string("RESULT: ") + to_string(r.result)) + " — ";
+  if (r.result == Result::kNoPairs)
+    return head + "no GPU–NVMe pair in " + r.source + " (" + std::to_string(r.inv.gpus.size()) + " GPU(s), " +
+           std::to_string(r.inv.nvmes.size()) + " NVMe); name any two functions with --gpu and --nvme\n";
+  size_t ok = 0, refused = 0;
+  for (const auto& d : r.pairs) {
+    ok += d.verdict == Verdict::kSupported;
+    refused += d.verdict == Verdict::kNotSupported;
+  }
+  std::string line =
+      head + std::to_string(ok) + " of " + std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA";
+  std::vector<std::string> why;
+  if (refused) why.push_back(std::to_string(refused) + " refused");
+  if (std::string failing = causes_text(r, Level::kFail); !failing.empty()) why.push_back("failing: " + failing);
+  if (r.result != Result::kFail)
+    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) why.push_back("unknown: " + unknown);
+  if (!why.empty()) line += "; " + join(why, "; ");
+  return line + "\n";
+}
+
+std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose) {
+  std::string out = banner_text(r) + "\n" + result_line(r, style) + limits_text(r);
+  return out + findings_text(r, style, verbose) + matrix_text(r, style) + problem_pairs_text(r, style);
 }
 
 }  // namespace p2pcheck

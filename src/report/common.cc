@@ -3,6 +3,36 @@
 #include <cstdio>
 
 namespace p2pcheck {
+
+std::string ascii_text(std::string_view text) {
+  static const std::pair<std::string_view, std::string_view> kSpelled[] = {
+      {"—", "-"},     {"–", "-"},     {"→", "->"}, {"←", "<-"}, {"↔", "<->"},   {"…", "..."}, {"×", "x"},
+      {"≥", ">="},    {"≤", "<="},    {"µ", "u"},  {"“", "\""}, {"”", "\""},    {"‘", "'"},   {"’", "'"},
+      {"└─ ", "`- "}, {"├─ ", "|- "}, {"│", "|"},  {"─", "-"},  {"\u00a0", " "}};
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    bool spelled = false;
+    for (const auto& [from, to] : kSpelled)
+      if (text.substr(i, from.size()) == from) {
+        out += to;
+        i += from.size();
+        spelled = true;
+        break;
+      }
+    if (spelled) continue;
+    // One "?" per character: skip the UTF-8 continuation bytes (10xxxxxx) after the lead byte.
+    out += '?';
+    for (++i; i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80;) ++i;
+  }
+  return out;
+}
+
 namespace report_detail {
 
 json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }

@@ -134,6 +134,8 @@ PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machi
   d.path = describe_path(inv, meeting);
   d.walk = calc_map_type_and_dist(meeting);
   decide_as_the_kernel(topo, machine, rules, d);
+  d.path_map_type = d.map_type;
+  d.path_verdict = d.verdict;
   split_directions(machine, d);
   apply_kernel_support(rules, d);
   return d;

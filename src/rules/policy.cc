@@ -50,7 +50,8 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist() {
 }
 
 const std::vector<KnownBadKernel>& known_bad_kernels() {
-  static const char* kSrc = "hipFile docs, Linux distribution P2PDMA support (seeds/hipfile-kernel-p2pdma-support.txt)";
+  static const char* kSrc =
+      "the hipFile documentation, \"hipFile kernel P2PDMA support\" (its Linux distribution P2PDMA support table)";
   static const std::vector<KnownBadKernel> table = {
       {".el9_8", "RHEL 9.8", kSrc},
       {".el10_2", "RHEL 10.2", kSrc},

@@ -89,7 +89,7 @@ TEST(Recorded, KernelAnswersOfTheCaptureAreComparedOnReplay) {
   f = r.finding(*differ, "kmod.kernel_verdict");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFail);
-  EXPECT_EQ(differ->result, Level::kFail);
+  EXPECT_EQ(differ->result, Result::kFail);
   EXPECT_EQ(differ->pairs[0].kernel_agrees, Tri::kNo);
 }
 

@@ -324,7 +324,7 @@ TEST_F(Storage, DeviceMapperKindsFromUuidPrefix) {
   }
 }
 
-TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
+TEST_F(Storage, MdRaidOverTwoNvmesIsOneFindingNamingBoth) {
   block_.md("md0", "9:0", "raid1", {"nvme0n1p1", "nvme1n1p1"});
   machine_.mounts.erase(machine_.mounts.begin() + 1);  // no EFI mount this time
   machine_.mounts.push_back({"/dev/md0", "/scratch", "ext4", "rw"});
@@ -335,13 +335,18 @@ TEST_F(Storage, MdRaidOverTwoNvmesFailsForEach) {
   EXPECT_TRUE(reads.count("/sys/devices/virtual/block/md0/md/level"));
   EXPECT_TRUE(reads.count("/proc/fs/ext4/md0/options"));
   for (const auto& [path, count] : reads) EXPECT_EQ(count, 1) << path;
-  for (const char* leaf : {"nvme0n1p1", "nvme1n1p1"}) {
-    const Finding* f = find(fs, "storage.stack", leaf);
-    ASSERT_TRUE(f) << leaf;
-    EXPECT_EQ(f->level, Level::kFail);
-    EXPECT_TRUE(contains(f->message, "md RAID (md0)"));
-    EXPECT_TRUE(has_evidence(*f, "/sys/block/md0/md/level", "raid1"));
-  }
+  // One cause, one finding: md0 with both members, its reason and fix once.
+  const Finding* f = find(fs, "storage.stack", "nvme0n1p1, nvme1n1p1");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kFail);
+  EXPECT_TRUE(contains(f->message, "md RAID (md0)"));
+  EXPECT_TRUE(contains(f->message, "md raid1 (md0) on nvme0n1p1 and nvme1n1p1")) << f->message;
+  EXPECT_EQ(f->message.find("md RAID (md0)"), f->message.rfind("md RAID (md0)")) << f->message;
+  EXPECT_TRUE(has_evidence(*f, "/sys/block/md0/md/level", "raid1"));
+  EXPECT_EQ(f->devices.size(), 2u);
+  int md_findings = 0;
+  for (const auto& g : fs) md_findings += g.id == "storage.stack" && contains(g.message, "md0");
+  EXPECT_EQ(md_findings, 1);
   bool found = false;
   for (const auto& s : layout_.stacks)
     if (s.nvme == "nvme0n1p1") {
@@ -485,14 +490,18 @@ TEST_F(Storage, UnusedNamespaceWithZfsMountedIsOnlyAWarning) {
   EXPECT_TRUE(contains(f->message, "zfs"));
 }
 
-TEST_F(Storage, NoMountTableMakesUnusedUnknown) {
+TEST_F(Storage, NoMountTableMakesUnusedUnknownOnce) {
   machine_.mounts.clear();
   auto fs = run();
-  const Finding* f = find(fs, "storage.raw", "nvme0n1");
+  // One cause: one finding naming the namespaces it leaves open, none per namespace.
+  EXPECT_FALSE(find(fs, "storage.raw", "nvme0n1"));
+  const Finding* f = find(fs, "storage.unknown", "");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kUnknown);
-  ASSERT_TRUE(find(fs, "storage.unknown", ""));
-  EXPECT_EQ(find(fs, "storage.unknown", "")->level, Level::kUnknown);
+  EXPECT_TRUE(contains(f->message, "nvme0n1")) << f->message;
+  int unknown = 0;
+  for (const auto& g : fs) unknown += g.level == Level::kUnknown;
+  EXPECT_EQ(unknown, 1);
 }
 
 TEST(StorageTree, NoBlockLayerIsUnknown) {
@@ -561,6 +570,9 @@ TEST_F(Multipath, HeadNodeFailsWithTheCommandLineFix) {
   ASSERT_TRUE(stack);
   EXPECT_EQ(stack->level, Level::kFail);
   EXPECT_TRUE(contains(stack->message, "multipath head"));
+  // The fix is said once, in storage.nvme_multipath; the stack points there.
+  EXPECT_FALSE(contains(stack->fix, "loses NVMe native multipathing")) << stack->fix;
+  EXPECT_TRUE(contains(stack->fix, "storage.nvme_multipath")) << stack->fix;
   // No machine-wide multipath finding when per-head ones exist.
   EXPECT_FALSE(find(fs, "storage.nvme_multipath", ""));
 }

@@ -134,7 +134,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   first.distance = first.distance < 0 ? 6 : -1;
   auto source3 = open_tree_source(root);
   auto disagreed = run_check(*source3, options);
-  EXPECT_EQ(disagreed->result, Level::kFail);
+  EXPECT_EQ(disagreed->result, Result::kFail);
   int disagreements = 0;
   for (const auto& d : disagreed->pairs) disagreements += d.kernel_agrees == Tri::kNo;
   EXPECT_EQ(disagreements, 1);

@@ -370,6 +370,9 @@ TEST_F(Machine, KernelWithoutP2pdmaRefusesEverything) {
   EXPECT_EQ(d.decided_by, DecidedBy::kNoP2pdmaConfig);
   EXPECT_EQ(d.config_file, "/boot/config");
   EXPECT_EQ(d.to_gpu.verdict, Verdict::kNotSupported);
+  // The first level still says what the path alone would do under this kernel's rules.
+  EXPECT_EQ(d.path_map_type, MapType::kBusAddr);
+  EXPECT_EQ(d.path_verdict, Verdict::kSupported);
 }
 
 TEST_F(Machine, KnownBadKernelIsNeverUsed) {
@@ -378,6 +381,7 @@ TEST_F(Machine, KnownBadKernelIsNeverUsed) {
   PairDecision d = decide("0000:03:00.0", "0000:04:00.0", "5.14.0-687.49.1.el9_8.x86_64");
   EXPECT_EQ(d.map_type, MapType::kBusAddr);      // what the kernel would do...
   EXPECT_EQ(d.verdict, Verdict::kNotSupported);  // ...but it corrupts memory
+  EXPECT_EQ(d.path_verdict, Verdict::kSupported);
   EXPECT_EQ(d.to_gpu.reason, FlowReason::kKnownBadKernel);
   ASSERT_TRUE(d.known_bad);
   EXPECT_STREQ(d.known_bad->name, "RHEL 9.8");
@@ -426,6 +430,8 @@ TEST_F(Machine, NoKernelConfigMakesAnAllowedPairUnknown) {
   EXPECT_EQ(d.verdict, Verdict::kUnknown);
   EXPECT_EQ(d.to_gpu.verdict, Verdict::kUnknown);
   EXPECT_EQ(d.to_gpu.reason, FlowReason::kAllowed);  // the path is fine; the kernel build is not known
+  EXPECT_EQ(d.path_verdict, Verdict::kSupported);    // "path ok, kernel unknown", not "path unknown"
+  EXPECT_EQ(d.path_map_type, MapType::kBusAddr);
   ASSERT_EQ(d.unknowns.size(), 1u);
   EXPECT_EQ(d.unknowns[0].fact, UnknownFact::kP2pdmaConfig);
   // --assume-kernel: this machine's config says nothing about that kernel, so it is not asked.

@@ -35,8 +35,12 @@ struct CaptureSet {
 // Throws what run_check throws.
 CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact);
 
+// The compression a capture named FILE gets: "zstd" (.tar.zst, .tzst), "gzip" (.tar.gz, .tgz),
+// "xz" (.tar.xz, .txz), "none" (.tar). Throws UsageError for any other name (foo.zip is not a zip).
+std::string capture_compression_for(const std::string& file);
+
 struct CaptureOutput {
-  std::string file;    // .tar.zst (default for other names), .tar.gz/.tgz, .tar.xz, .tar
+  std::string file;    // named as capture_compression_for() accepts
   bool force = false;  // replace an existing file
 };
 

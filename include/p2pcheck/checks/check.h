@@ -27,16 +27,29 @@ struct CheckOptions {
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
 };
 
+// The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.
+enum class Result {
+  kPass,     // every selected pair can use P2PDMA and nothing that concerns them fails
+  kFail,     // a selected pair is refused, or a finding that concerns them fails
+  kUnknown,  // nothing fails, but something that decides them could not be seen
+  kNoPairs,  // no GPU-NVMe pair to judge
+};
+const char* to_string(Result result);  // "PASS", "FAIL", "UNKNOWN", "NO PAIRS"
+
 struct CheckReport {
   std::string source;
   Topology topo;
   Inventory inv;
   Machine machine;
   KernelRules rules;
-  std::vector<Finding> findings;    // kernel, CPU, IOMMU, GPU stack, storage, links
-  std::vector<PairDecision> pairs;  // point into `topo`: keep the report in one place
-  Level result = Level::kPass;      // FAIL if a finding fails or a pair is not supported
+  std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
+  std::vector<PairDecision> pairs;   // point into `topo`: keep the report in one place
+  Result result = Result::kNoPairs;  // over the selected pairs and the findings that concern them
 };
+
+// Whether a finding bears on the selected pairs: machine-wide findings always do; a finding about
+// particular devices (a GPU, an NVMe's storage stack) only when one of them is in a selected pair.
+bool concerns_selected_pairs(const Finding& finding, const std::vector<PairDecision>& pairs);
 
 // Reads everything through `source` and decides. Throws Error on unreadable input, UsageError on
 // a selector that matches nothing.

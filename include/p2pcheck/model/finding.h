@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/model/pci.h"
+
 namespace p2pcheck {
 
 enum class Level { kPass, kInfo, kWarn, kFail, kUnknown };
@@ -21,6 +23,8 @@ struct Finding {
   std::string message;  // one line: what is true and why it matters
   std::vector<Evidence> evidence;
   std::string fix;  // what to do, and what it costs; empty when nothing is to be done
+  // The PCI functions it is about (a GPU, the NVMe under a storage stack); empty: the whole machine.
+  std::vector<Bdf> devices;
 };
 
 // Orders levels: PASS 0 < INFO 1 < WARN 2 < UNKNOWN 3 < FAIL 4.

@@ -10,7 +10,10 @@
 namespace p2pcheck {
 
 nlohmann::ordered_json check_json(const CheckReport& report);
-std::string check_text(const CheckReport& report, const TextStyle& style);
+// Problems first; PASS and INFO findings only when `verbose`.
+std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
+// "RESULT: FAIL — 0 of 4 GPU–NVMe pair(s) can use P2P DMA; 4 refused; failing: ..." and a newline.
+std::string result_line(const CheckReport& report, const TextStyle& style);
 // One pair's decision in the check document's "pairs" (also `explain --json`).
 nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "p2pcheck/model/inventory.h"
@@ -23,6 +24,10 @@ struct TextStyle {
   bool color = false;   // ANSI colour, only when printing to a terminal
   bool unicode = true;  // box-drawing characters for trees
 };
+
+// For --ascii: the text with its non-ASCII punctuation spelled in ASCII ("—" -> "-", "→" -> "->",
+// "…" -> "..."); any other non-ASCII character (a model name, say) becomes "?".
+std::string ascii_text(std::string_view text);
 
 // One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
 std::string function_label(const Function& fn);

@@ -95,8 +95,12 @@ struct PairDecision {
   PairPath path;  // the route, hop by hop (model/route.h)
   P2pWalk walk;   // calc_map_type_and_dist(): provider = GPU, client = NVMe
   MapType map_type = MapType::kUnknown;
-  std::optional<int> distance;  // pci_p2pdma_distance(): the path distance, or -1 when refused
-  Verdict verdict = Verdict::kUnknown;
+  std::optional<int> distance;          // pci_p2pdma_distance(): the path distance, or -1 when refused
+  Verdict verdict = Verdict::kUnknown;  // overall: the path, then the kernel itself (CONFIG, known-bad)
+  // The first level: the PCI path alone under that kernel's rules, before CONFIG_PCI_P2PDMA and the
+  // known-bad list. "Path allowed, kernel unknown" differs from "path unknown".
+  MapType path_map_type = MapType::kUnknown;
+  Verdict path_verdict = Verdict::kUnknown;
   DecidedBy decided_by = DecidedBy::kCannotDecide;
   std::optional<Unknown> undecided_by;  // kCannotDecide: the first unknown fact, if any
   bool host_checked = false;            // the path goes through the root complex
