@@ -166,7 +166,7 @@ def main():
     cfg_text = ("CONFIG_LONG=" + "y" * long + "\nCONFIG_" + "A" * long + "=y\nCONFIG_PCI_P2PDMA=y\n").encode()
     case("config-long-line.tar.gz", capture(small_root() + [
         ("root/proc/sys/kernel/osrelease", "file", (release + "\n").encode()),
-        (f"root/boot/config-{release}", "file", cfg_text)]), 4, r"PASS +CONFIG_PCI_P2PDMA=y")
+        (f"root/boot/config-{release}", "file", cfg_text)]), 4, r"PASS +CONFIG_PCI_P2PDMA=y", "--dump {} check -v")
     # A sosreport's lsmod with a 200 KB line, and a 4000-digit /proc/<pid> directory name.
     sos_db = udev_pci("0000:00:00.0").replace("PCI_CLASS=10802", "PCI_CLASS=60000").replace("144D:A808", "8086:6F00")
     sos = [("sosreport-x/sos_commands/devices/udevadm_info_--export-db", "file", sos_db.encode()),
