@@ -487,8 +487,8 @@ void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, Ve
   }
   const TargetPlan& tp = *pp.target;
   const std::uint64_t offset = tp.kind == TargetPlan::Kind::kRawDevice ? tp.raw_offset : 0;
-  TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp.path, offset + pp.size)
-                                                                : open_raw_device(env.io, tp.path);
+  TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp, offset + pp.size)
+                                                                : open_raw_device(env.io, tp);
   r.notes = opened.notes;
   if (!opened.target) {
     r.problem = opened.problem;

@@ -541,6 +541,59 @@ TEST(Verify, ResultsFileForCapture) {
   EXPECT_EQ(std::string(kVerifyResultsPath), "/run/p2pcheck/verify.json");
 }
 
+// Issue 15: the results file is written as root into a shared directory. A symlink planted at the
+// target, at the directory, or at the old predictable PATH.tmp.<pid> must never be written through.
+TEST(Verify, ResultsAreNeverWrittenThroughASymlink) {
+  namespace fs = std::filesystem;
+  const nlohmann::ordered_json doc = {{"schema", "p2pcheck.verify"}, {"result", "PASS"}};
+  TempDir d;
+  const std::string victim = d.path() + "/victim";
+  std::ofstream(victim) << "precious\n";
+  auto victim_text = [&] {
+    std::ifstream in(victim);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  fs::create_directories(d.path() + "/run/p2pcheck");
+  const std::string path = d.path() + "/run/p2pcheck/verify.json";
+  auto error_text = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+
+  // The old temporary name, planted: ignored (an unpredictable name, created O_EXCL).
+  const std::string planted = path + ".tmp." + std::to_string(getpid());
+  fs::create_symlink(victim, planted);
+  save_verify_results(doc, path);
+  EXPECT_EQ(victim_text(), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(planted));
+  std::ifstream in(path);
+  EXPECT_EQ(nlohmann::ordered_json::parse(in), doc);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(d.path() + "/run/p2pcheck")) entries += !e.path().empty();
+  EXPECT_EQ(entries, 2);  // verify.json and the planted link: no temporary file left
+
+  // The results file itself a symlink: refused, the link and its target untouched.
+  fs::remove(path);
+  fs::create_symlink(victim, path);
+  std::string err = error_text([&] { save_verify_results(doc, path); });
+  EXPECT_NE(err.find("not a regular file (a symbolic link?)"), std::string::npos) << err;
+  EXPECT_EQ(victim_text(), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(path));
+
+  // The directory a symlink to another place: refused.
+  fs::create_directories(d.path() + "/elsewhere");
+  fs::create_directory_symlink(d.path() + "/elsewhere", d.path() + "/run/linked");
+  err = error_text([&] { save_verify_results(doc, d.path() + "/run/linked/verify.json"); });
+  EXPECT_NE(err.find("is not a directory (a symbolic link?)"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(d.path() + "/elsewhere"));
+}
+
 TEST(Verify, SizesParse) {
   EXPECT_EQ(parse_size("4096"), 4096u);
   EXPECT_EQ(parse_size("64M"), 64u << 20);
