@@ -20,7 +20,8 @@
 #   UDMA           p2pmem/allocate runs (p2pmem-io): provider:client:offset:length:seed
 # and, for scenarios that run `p2pcheck verify`, /verify-setup.sh (mounts; sourced
 # before p2pcheck first looks at the machine) and /verify.sh (vrun/vcapture
-# lines, sourced after the DMA tests).
+# lines, sourced after the DMA tests). MODE=kmod-abuse runs /kmod-abuse.sh
+# (ABUSE_* variables) instead of everything after the module is loaded.
 export PATH=/bin:/sbin:/usr/bin:/
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -83,6 +84,27 @@ for n in $PROVIDERS $CLIENTS; do
 done > $O/p2pmem.txt
 
 p2pprobe-cli info > $O/info.txt 2>&1
+
+# Everything the guest collected, to the host (ttyS1), then power off.
+finish() {
+	dmesg > $O/dmesg.txt
+	cat /proc/modules > $O/modules.txt
+	echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+	tar -czf /tmp/out.tar.gz -C $O .; rc=$?
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	{
+		echo "@@P2PLAB-BEGIN"
+		base64 /tmp/out.tar.gz
+		echo "@@P2PLAB-END $rc"
+	} > /dev/ttyS1
+	log "done"
+	poweroff -f
+}
+# The module abuse scenario (kmod-abuse.sh) instead of verdicts, p2pcheck and DMA.
+if [ "$MODE" = kmod-abuse ]; then
+	. /kmod-abuse.sh
+	finish
+fi
 [ -f /verify-setup.sh ] && . /verify-setup.sh
 
 # The kernel's verdict for every provider x client.
@@ -152,16 +174,4 @@ if [ -f /verify.sh ]; then
 	echo "verify_done_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
 fi
 
-dmesg > $O/dmesg.txt
-cat /proc/modules > $O/modules.txt
-echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
-
-tar -czf /tmp/out.tar.gz -C $O .; rc=$?
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-{
-	echo "@@P2PLAB-BEGIN"
-	base64 /tmp/out.tar.gz
-	echo "@@P2PLAB-END $rc"
-} > /dev/ttyS1
-log "done"
-poweroff -f
+finish

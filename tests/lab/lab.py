@@ -210,6 +210,18 @@ TOPOLOGIES["vfy"] = Topology(
     [], [], append="nvme_core.io_timeout=5",
     fs_disks={"f1": 48 * MiB, "f2": 32 * MiB}, raw_disks={"r1": 24 * MiB})
 
+# The module abuse scenario (issue 15): cmb0 and the ivshmem as providers; n1 for the malformed
+# ioctls and the concurrent callers, n2 and a file on f1 for the killed callers (their dropped
+# requests time out after nvme_core.io_timeout=3 s). kmemleak is built into the lab kernels, off
+# unless the command line says kmemleak=on.
+TOPOLOGIES["kabuse"] = Topology(
+    "kabuse", "root port 00:10.0 -> switch: cmb0, n1, ivshmem; root port 00:11.0 -> n2; root port 00:12.0 -> f1 "
+              "(ext4); kmemleak=on nvme_core.io_timeout=3",
+    [*_rp(1, "0x10"), *_switch("rp1", 3), *_nvme("cmb0", "dn1", cmb=True), *_nvme("n1", "dn2"), *_ivsh("dn3"),
+     *_rp(2, "0x11"), *_nvme("n2", "rp2"), *_rp(3, "0x12"), *_nvme("f1", "rp3")],
+    [("cmb0", True), ("n1", False), ("n2", False), ("f1", False)], ["cmb0", "ivsh"], ["n1", "n2", "f1"],
+    {}, [], [], append="kmemleak=on nvme_core.io_timeout=3", fs_disks={"f1": 32 * MiB})
+
 # The fix p2pcheck suggests for the ACS-redirected pair, applied: BUS_ADDR again under the IOMMU.
 TOPOLOGIES["iommufix"] = dataclasses.replace(
     TOPOLOGIES["iommu"], name="iommufix",
@@ -262,6 +274,7 @@ class Scenario:
     # (provider, client) -> the acs_fix p2pcheck must suggest
     acs_fix: dict = dataclasses.field(default_factory=dict)
     verify: list = dataclasses.field(default_factory=list)   # VerifyRun, in order
+    mode: str = ""            # "kmod-abuse": tests/lab/kmod-abuse.sh instead of verdicts, p2pcheck and DMA
 
     @property
     def t(self):
@@ -348,6 +361,21 @@ def _verify_k61():
     ]
 
 
+# kmod-abuse: concurrent DMA tests (provider, raw client or file on f1, offset, bio?), each 1 MiB in 256 KiB
+# chunks, and killed callers (name, provider, client or file on f1, p2pprobe-cli dma arguments).
+ABUSE_CONC = [("cmb0", "n1", 2 * MiB, False), ("ivsh", "n2", 2 * MiB, True), ("cmb0", "/mnt/f1/conc-a", 0, False),
+              ("ivsh", "/mnt/f1/conc-b", 0, False)]
+ABUSE_KILL = [("bio-write", "cmb0", "n2", "0,1048576,0x11,bio,chunk=1048576"),
+              ("vfs-read", "cmb0", "n2", "1048576,1048576,0x12,nowrite,chunk=1048576"),
+              ("file-write", "ivsh", "/mnt/f1/kill-file", "0,1048576,0x13,chunk=1048576")]
+# A killed caller must be gone within this many seconds of SIGKILL (measured: well under 0.1 s; the
+# dropped request itself completes only after io_timeout (3 s), an abort and a controller reset).
+KILL_BOUND_S = 2.0
+# ... and the module must have released its buffers within this many seconds of the SIGKILL.
+RELEASE_BOUND_S = 45.0
+ABUSE_IOCTL_CASES = 91     # `case` lines kmod-abuse prints (every one must PASS)
+
+
 def _scenarios():
     s = []
     for topo in ("rp", "sw", "pxb", "rc", "mf", "mfacs"):
@@ -376,6 +404,8 @@ def _scenarios():
                                         {("cmb0", "n1"): PairExpect(status="refused",
                                                                     text="the kernel will refuse this pair")},
                                         raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged")]))
+    s.append(Scenario("kmod-abuse", "kabuse", "epyc", note="p2pprobe under abuse: malformed ioctls, concurrent "
+                      "callers, unload while busy, killed callers, kmemleak", mode="kmod-abuse"))
     s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc()))
     s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
     s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
@@ -461,7 +491,10 @@ def fetch_stock(abi):
 
 
 def build_module(kdir, out):
-    os.makedirs(out, exist_ok=True)
+    # From scratch: kbuild does not notice that KDIR is another kernel (a changed kernel.config), and a
+    # stale p2pprobe.mod.o from the old one gives "Invalid relocation target" at insmod.
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
     for f in ("p2pprobe.c", "Kbuild", "Makefile"):
         shutil.copy(os.path.join(REPO, "kmod", f), out)
     if os.path.isdir(os.path.join(out, "uapi")):
@@ -475,7 +508,7 @@ def build_helpers(w):
     b = w.p("bin")
     os.makedirs(b, exist_ok=True)
     inc = "-I" + os.path.join(REPO, "kmod")
-    for name in ("p2pprobe-cli", "p2pmem-io"):
+    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse"):
         run(["gcc", "-static", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, name),
              os.path.join(HERE, name + ".c")])
     run(["gcc", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, "pattern-vectors"),
@@ -517,8 +550,9 @@ def build_common_cpio(w, p2pcheck):
     os.symlink("../bin/busybox", os.path.join(st, "sbin", "modprobe"))
     shutil.copy(os.path.join(HERE, "guest-init.sh"), os.path.join(st, "init"))
     os.chmod(os.path.join(st, "init"), 0o755)
-    for name in ("p2pprobe-cli", "p2pmem-io"):
+    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse"):
         shutil.copy(w.p("bin", name), os.path.join(st, "bin", name))
+    shutil.copy(os.path.join(HERE, "kmod-abuse.sh"), os.path.join(st, "kmod-abuse.sh"))
     # p2pcheck as built (dynamic): the libraries ldd lists and the loader, at their paths.
     # Debug info stripped from the copy (half the initramfs otherwise); the code is as built.
     run(["objcopy", "--strip-debug", p2pcheck, os.path.join(st, "bin", "p2pcheck")])
@@ -588,7 +622,7 @@ def inputs_keys(p2pcheck, kinds):
     kmod = [os.path.join(REPO, "kmod", x) for x in ("p2pprobe.c", "Kbuild", "Makefile", "uapi/p2pprobe.h")]
     common = files_key([p2pcheck, "/bin/busybox", "/usr/share/misc/pci.ids"] + kmod +
                        [os.path.join(HERE, x) for x in ("guest-init.sh", "p2pprobe-cli.c", "p2pmem-io.c",
-                                                        "pattern-vectors.c")])
+                                                        "pattern-vectors.c", "kmod-abuse.c", "kmod-abuse.sh")])
     keys = {"common": common}
     for kind in sorted(kinds):
         k = kinds[kind]
@@ -651,7 +685,12 @@ def write_plan_cpio(sc, rdir):
         if sc.kernel == "6.12" else ""
     plan = (f"SCENARIO={sc.name}\nKERNEL_KIND={'stock' if sc.kernel == 'stock' else 'lab'}\n"
             f"NVME_SERIALS=\"{' '.join(s for s, _ in t.nvme)}\"\nPROVIDERS=\"{' '.join(t.providers)}\"\n"
-            f"CLIENTS=\"{' '.join(t.clients)}\"\nKDMA=\"{kdma}\"\nUDMA=\"{udma}\"\n")
+            f"CLIENTS=\"{' '.join(t.clients)}\"\nKDMA=\"{kdma}\"\nUDMA=\"{udma}\"\nMODE={sc.mode}\n")
+    if sc.mode == "kmod-abuse":
+        conc = " ".join(f"{p}:{c}:{off}:{MiB}:{seed_for(sc, p, c, off)}{':bio' if bio else ''}"
+                        for p, c, off, bio in ABUSE_CONC)
+        kill = " ".join(f"{n}:{p}:{c}:{a}" for n, p, c, a in ABUSE_KILL)
+        plan += f"ABUSE_CONC=\"{conc}\"\nABUSE_KILL=\"{kill}\"\n"
     with open(os.path.join(st, "plan"), "w") as f:
         f.write(plan)
     if t.fs_disks or sc.verify:
@@ -881,6 +920,9 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
         return ck, result
     O = lambda *a: os.path.join(out, *a)  # noqa: E731
     result["guest_timing"] = read(O("timing.txt")).strip()
+    if sc.mode == "kmod-abuse":
+        check_abuse(sc, ck, out, disks, result)
+        return ck, result
 
     # Devices: name -> (bdf, dev)
     dev = {}
@@ -978,6 +1020,85 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
     if ck.fails:
         ck.notes.append("guest files: " + out)
     return ck, result
+
+
+# Anything of these in the guest's kernel log fails a scenario that scans it (kmod-abuse).
+KERNEL_LOG_BAD = ("BUG:", "WARNING:", "Oops", "Call Trace", "general protection fault", "kernel BUG",
+                  "refcount_t:", "list_del corruption", "list_add corruption", "suspected memory leak",
+                  "UBSAN:", "blocked for more than", "unreferenced object", "Kernel panic", "RIP:")
+
+
+def kernel_log_problems(dmesg):
+    return [ln for ln in dmesg.splitlines() if any(b in ln for b in KERNEL_LOG_BAD)]
+
+
+def check_abuse(sc, ck, out, disks, result):
+    """kmod-abuse (tests/lab/kmod-abuse.sh): every malformed ioctl gives its errno; concurrent callers all
+    pass with their data where it belongs; a killed caller is gone within KILL_BOUND_S while rmmod fails until
+    the module released the orphaned buffers; unload and reload work; no oops, warning or kmemleak report."""
+    O = lambda *a: os.path.join(out, *a)  # noqa: E731
+    result["abuse"] = rows = []
+    # 1. malformed ioctls
+    text = read(O("abuse-ioctls.txt"))
+    cases = [ln for ln in text.splitlines() if ln.startswith("case ")]
+    bad = [ln for ln in cases if not ln.endswith(" PASS")]
+    rows.append(f"ioctls: {len(cases) - len(bad)} of {len(cases)} cases gave the errno they must")
+    ck.ok(len(cases) == ABUSE_IOCTL_CASES, f"kmod-abuse ran {len(cases)} ioctl cases, expected {ABUSE_IOCTL_CASES}:\n"
+          + text[-1500:])
+    ck.ok(not bad and "exit=0" in text, "malformed ioctls:\n" + "\n".join(bad or text.splitlines()[-5:]))
+    # 2. concurrent callers
+    conc = [ln for ln in read(O("abuse-conc.txt")).splitlines() if ln.startswith("conc ")]
+    ck.ok(len(conc) == len(ABUSE_CONC), f"{len(conc)} concurrent DMA tests reported, {len(ABUSE_CONC)} started")
+    for ln in conc:
+        f = ln.split()
+        ck.ok("result=PASS" in ln, f"concurrent DMA test failed: {ln}")
+        client, off, seed = f[2], int(f[3]), f[5]
+        if client in disks:     # raw: the pattern is on the disk image, where it belongs
+            with open(disks[client], "rb") as img:
+                img.seek(off)
+                got = img.read(MiB)
+            ck.ok(got == pattern.region(int(seed, 16), off, MiB),
+                  f"{client}.img [{off}, +1 MiB) lacks the pattern of {ln[:60]}")
+    vline = read(O("abuse-conc.txt")).strip().splitlines()[-1:] or [""]
+    ck.ok(re.match(r"verdicts n=40 fails=0$", vline[0]), f"verdict/info calls beside the DMA tests: {vline[0]}")
+    rows.append(f"concurrent: {sum('result=PASS' in x for x in conc)} of {len(ABUSE_CONC)} DMA tests passed; {vline[0]}")
+    # 3. killed callers
+    kills = {kv(ln).get("name"): kv(ln) for ln in read(O("abuse-kill.txt")).splitlines() if ln.startswith("kill ")}
+    result["kill"] = kills
+    for name, _, _, _ in ABUSE_KILL:
+        k = kills.get(name)
+        if not ck.ok(k is not None, f"killed caller {name}: not reported"):
+            continue
+        label = f"killed caller {name}"
+        ck.ok(k.get("state") == "D", f"{label}: it should have been waiting for the dropped I/O (state D), was "
+                                     f"{k.get('state')!r}: the fault did not hold the I/O")
+        ck.ok(k.get("rmmod_busy") not in (None, "0"), f"{label}: rmmod succeeded while a DMA test ran")
+        ck.ok(k.get("exit") == "137", f"{label}: exit status {k.get('exit')}, expected 137 (SIGKILL)")
+        ks = float(k.get("kill_s", "1e9"))
+        ck.ok(ks <= KILL_BOUND_S, f"{label}: gone {ks} s after SIGKILL, bound {KILL_BOUND_S} s")
+        ck.ok(k.get("rmmod_orphan") not in (None, "0"),
+              f"{label}: rmmod succeeded while the module still owned the buffers of the dropped I/O")
+        ck.ok(int(k.get("refcnt_after_kill", "0")) >= 1, f"{label}: no module reference held for the orphan")
+        ck.ok(k.get("released") == "1", f"{label}: the module released {k.get('released')} orphans (expected 1)")
+        rs = float(k.get("released_s", "1e9"))
+        ck.ok(rs <= RELEASE_BOUND_S, f"{label}: buffers released {rs} s after SIGKILL, bound {RELEASE_BOUND_S} s")
+        ck.ok(k.get("refcnt_after_release") == "0", f"{label}: module references left: {k.get('refcnt_after_release')}")
+        rows.append(f"kill {name}: state {k.get('state')}, gone after {ks} s, buffers released after {rs} s")
+    # 4. unload, reload
+    un = kv(read(O("abuse-unload.txt")).replace("\n", " "))
+    ck.ok(un.get("rmmod") == "0" and un.get("devnode_after_rmmod") == "0" and un.get("insmod") == "0"
+          and un.get("info") == "0" and un.get("rmmod2") == "0", f"unload/reload: {read(O('abuse-unload.txt'))}")
+    # 5. kernel log and kmemleak
+    dmesg = read(O("dmesg.txt"))
+    ck.ok("kmemleak=on" in read(O("abuse-kmemleak-state.txt")) and "Kernel memory leak detector initialized" in dmesg,
+          "kmemleak is not running in the guest (kmemleak=on and CONFIG_DEBUG_KMEMLEAK expected)")
+    leaks = read(O("kmemleak.txt")).strip()
+    ck.ok(not leaks, "kmemleak reports:\n" + leaks[:3000])
+    probs = kernel_log_problems(dmesg)
+    ck.ok(not probs, "the guest's kernel log has:\n" + "\n".join(probs[:40]))
+    ck.ok("FAULT_INJECTION: forcing a failure" in dmesg and "timeout" in dmesg,
+          "the kernel log shows no injected I/O timeout")
+    rows.append(f"kernel log: {len(probs)} problem lines; kmemleak: {'clean' if not leaks else 'REPORTS'}")
 
 
 def a_redirect(acs):
@@ -1332,6 +1453,8 @@ def print_result(sc, ck, result):
         got = f"ioctl errno {r['ioctl_errno']}" if r.get("ioctl_errno") else \
             f"{r.get('result')} write={r.get('write_error')} read={r.get('read_error')}"
         print(f"   dma  {r['run']:<34} {got:<28} expected: {r.get('expect', '?')}")
+    for r in result.get("abuse", []):
+        print(f"   {r}")
     for r in result.get("verify", []):
         print(f"   {r['run']:<39} exit {r['rc'] or '-'} (expected {r['expect'][5:]}) {'; '.join(r['pairs'])}")
     for n in ck.notes:
