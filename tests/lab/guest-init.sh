@@ -166,7 +166,34 @@ vrun() {
 	echo $? > $O/verify-$n.rc
 	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
 	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
-	for m in /mnt/*; do mountpoint -q "$m" && ls -A "$m"; done > $O/verify-$n.ls 2>&1
+	# every mounted scratch directory (busybox here has no mountpoint applet)
+	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
+}
+# vrun_unplug NAME QEMU-ID ARGS...: vrun, but once the transfer has begun (verify
+# says "... ->" or "... <-" on stderr), ask the host to device_del QEMU-ID (lab.py
+# watches the console for the mark) and note whether and when the device
+# vanished (verify-NAME.unplug).
+vrun_unplug() {
+	n=$1; id=$2; shift 2
+	rm -f /run/p2pcheck/verify.json
+	echo "start=$(cut -d' ' -f1 /proc/uptime)" > $O/verify-$n.time
+	p2pcheck verify --color never "$@" > $O/verify-$n.out 2> $O/verify-$n.err &
+	vpid=$!
+	i=0
+	while ! grep -q ' \.\.\.$' $O/verify-$n.err 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
+	b=$(cut -d' ' -f1 /proc/uptime)
+	bdf=$(bdf_of "${id#dev}")
+	echo "@@P2PLAB-UNPLUG $id"
+	i=0
+	while [ -e "/sys/bus/pci/devices/$bdf" ] && kill -0 $vpid 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
+	g=$(cut -d' ' -f1 /proc/uptime)
+	wait $vpid; echo $? > $O/verify-$n.rc
+	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
+	gone=0; [ -e "/sys/bus/pci/devices/$bdf" ] || gone=1
+	echo "bdf=$bdf gone=$gone after_s=$(echo "$g - $b" | bc)" > $O/verify-$n.unplug
+	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
+	# every mounted scratch directory (busybox here has no mountpoint applet)
+	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
 }
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
 if [ -f /verify.sh ]; then

@@ -38,6 +38,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
@@ -87,14 +88,15 @@ class Topology:
     acs_redirect: tuple = ()  # functions whose ACS redirect must be on (p2pcheck topo); all others off
     fs_disks: dict = dataclasses.field(default_factory=dict)  # serial -> size: ext4, mounted at /mnt/<serial>
     raw_disks: dict = dataclasses.field(default_factory=dict)  # serial -> size: pseudo-random throughout
+    drive_opts: dict = dataclasses.field(default_factory=dict)  # serial -> extra -drive options (throttling)
 
 
 def _rp(i, addr, bus="pcie.0"):
     return "-device", f"pcie-root-port,id=rp{i},bus={bus},addr={addr},chassis={i},slot={i}"
 
 
-def _nvme(serial, bus, addr=None, cmb=False, mf=False):
-    a = f"nvme,serial={serial},drive=d{serial},bus={bus}"
+def _nvme(serial, bus, addr=None, cmb=False, mf=False, qid=None):
+    a = f"nvme,serial={serial},drive=d{serial},bus={bus}" + (f",id={qid}" if qid else "")
     if addr:
         a += f",addr={addr}"
     if mf:
@@ -222,6 +224,21 @@ TOPOLOGIES["kabuse"] = Topology(
     [("cmb0", True), ("n1", False), ("n2", False), ("f1", False)], ["cmb0", "ivsh"], ["n1", "n2", "f1"],
     {}, [], [], append="kmemleak=on nvme_core.io_timeout=3", fs_disks={"f1": 32 * MiB})
 
+# `p2pcheck verify` under faults (issue 15): f2 filled up, f1's next request dropped, and r1 (on its own
+# root port, id devr1, throttled to 1 MiB/s so that a transfer lasts seconds) removed with QMP
+# device_del while verify writes to it (the guest's ACPI hotplug driver ejects it).
+TOPOLOGIES["vfault"] = Topology(
+    "vfault", "root port 00:10.0 -> switch: cmb0, f1 (ext4), ivshmem; root port 00:11.0 -> f2 (ext4); root port "
+              "00:12.0 -> r1 (raw, 1 MiB/s, hot-unpluggable); nvme_core.io_timeout=5",
+    [*_rp(1, "0x10"), *_switch("rp1", 3), *_nvme("cmb0", "dn1", cmb=True), *_nvme("f1", "dn2"), *_ivsh("dn3"),
+     *_rp(2, "0x11"), *_nvme("f2", "rp2"), *_rp(3, "0x12"), *_nvme("r1", "rp3", qid="devr1")],
+    [("cmb0", True), ("f1", False), ("f2", False), ("r1", False)], ["cmb0", "ivsh"], ["f1", "f2", "r1"],
+    {("cmb0", "f1"): ("bus", 4), ("cmb0", "f2"): ("thb", 6), ("cmb0", "r1"): ("thb", 6),
+     ("ivsh", "f1"): ("bus", 4), ("ivsh", "f2"): ("thb", 6), ("ivsh", "r1"): ("thb", 6)},
+    [], [], append="nvme_core.io_timeout=5",
+    fs_disks={"f1": 48 * MiB, "f2": 32 * MiB}, raw_disks={"r1": 24 * MiB},
+    drive_opts={"r1": "throttling.bps-total=1048576"})
+
 # The fix p2pcheck suggests for the ACS-redirected pair, applied: BUS_ADDR again under the IOMMU.
 TOPOLOGIES["iommufix"] = dataclasses.replace(
     TOPOLOGIES["iommu"], name="iommufix",
@@ -260,6 +277,9 @@ class VerifyRun:
     max_direction_s: float = 0   # a timed-out direction must be reported within this many seconds
     kernel_log_has: str = ""     # in the guest's dmesg afterwards
     capture_after: bool = False  # `p2pcheck capture` after it: the replay must show this run (verify.recorded)
+    unplug: str = ""             # QEMU device id: device_del'd (QMP) once the transfer has started
+    after: str = ""              # shell, run in the guest right after it
+    after_has: tuple = ()        # in the output of `after`
 
 
 @dataclasses.dataclass
@@ -275,6 +295,7 @@ class Scenario:
     acs_fix: dict = dataclasses.field(default_factory=dict)
     verify: list = dataclasses.field(default_factory=list)   # VerifyRun, in order
     mode: str = ""            # "kmod-abuse": tests/lab/kmod-abuse.sh instead of verdicts, p2pcheck and DMA
+    fixture: bool = True      # compare with a stored fixture (fixtures/lab/<name>)
 
     @property
     def t(self):
@@ -376,6 +397,39 @@ RELEASE_BOUND_S = 45.0
 ABUSE_IOCTL_CASES = 91     # `case` lines kmod-abuse prints (every one must PASS)
 
 
+def _verify_faults():
+    """verify when things go wrong: each a clear error, no scratch file left, nothing written outside its range."""
+    f1_fault = ("mount -t debugfs none /sys/kernel/debug 2>/dev/null; "
+                # warm the allocator's metadata so that the next request is verify's data write
+                "dd if=/dev/zero of=/mnt/f1/warm bs=1M count=4 2>/dev/null && rm /mnt/f1/warm && sync && "
+                "echo 1 > /sys/block/$(basename $(dev_of f1))/io-timeout-fail && "
+                "echo 1 > /sys/kernel/debug/fail_io_timeout/verbose && "
+                "echo 100 > /sys/kernel/debug/fail_io_timeout/probability && "
+                "echo 1 > /sys/kernel/debug/fail_io_timeout/times")
+    return [
+        # f2 full to the last block (root may use the reserved ones too): the scratch file cannot be
+        # allocated, so nothing runs; the filler is untouched.
+        VerifyRun("full", F2 + " --size 8M --json", 2,
+                  {("cmb0", "f2"): PairExpect(status="not_started", text="No space left on device")},
+                  setup="dd if=/dev/urandom of=/mnt/f2/filler bs=64k 2>/dev/null; sync; "
+                        "sha256sum /mnt/f2/filler > /tmp/filler.sum; df -k /mnt/f2 | tail -1 > /tmp/df.before",
+                  after="sha256sum -c /tmp/filler.sum && df -k /mnt/f2 | tail -1 | cmp - /tmp/df.before && "
+                        "echo SAME-FREE-SPACE; rm -f /mnt/f2/filler",
+                  after_has=("/mnt/f2/filler: OK", "SAME-FREE-SPACE")),
+        # A file on f1 whose data write is dropped: timeout, the scratch file still removed.
+        VerifyRun("file-timeout", F1 + " --engine p2pmem --direction to-storage --timeout 2 --size 1M --json", 1,
+                  {("cmb0", "f1"): PairExpect(outcomes=("timeout",), engine="p2pmem", text="no completion within 2 s")},
+                  setup=f1_fault, max_direction_s=4, kernel_log_has="timeout"),
+        # r1 removed (QMP device_del) while verify writes 8 MiB at 1 MiB/s: verify names the vanished NVMe
+        # (the 0-byte device left behind answers ENOSPC), and the rest of r1 is unchanged.
+        VerifyRun("unplug", "--gpu {cmb0} --nvme {r1} --raw {dev:r1} --offset 4M --size 8M --allow-destructive "
+                            "--engine p2pmem --direction to-storage --json", 1,
+                  {("cmb0", "r1"): PairExpect(outcomes=("failed",), engine="p2pmem",
+                                              text="is gone from /sys/bus/pci/devices: removed during the transfer")},
+                  unplug="devr1", raw=("r1", 4 * MiB, 8 * MiB)),
+    ]
+
+
 def _scenarios():
     s = []
     for topo in ("rp", "sw", "pxb", "rc", "mf", "mfacs"):
@@ -406,6 +460,8 @@ def _scenarios():
                                         raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged")]))
     s.append(Scenario("kmod-abuse", "kabuse", "epyc", note="p2pprobe under abuse: malformed ioctls, concurrent "
                       "callers, unload while busy, killed callers, kmemleak", mode="kmod-abuse"))
+    s.append(Scenario("vfault-epyc", "vfault", "epyc", note="p2pcheck verify under faults", verify=_verify_faults(),
+                      fixture=False))
     s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc()))
     s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
     s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
@@ -724,7 +780,12 @@ def verify_script(sc):
         lines.append(f"# {v.name}")
         if v.setup:
             lines.append(f"( {guest_words(v.setup)} ) > $O/verify-{v.name}.setup 2>&1")
-        lines.append(f"vrun {v.name} {guest_words(v.args)}")
+        if v.unplug:
+            lines.append(f"vrun_unplug {v.name} {v.unplug} {guest_words(v.args)}")
+        else:
+            lines.append(f"vrun {v.name} {guest_words(v.args)}")
+        if v.after:
+            lines.append(f"( {guest_words(v.after)} ) > $O/verify-{v.name}.after 2>&1")
         if v.capture_after:
             lines.append(f"vcapture {v.name}")
     return "\n".join(lines) + "\n"
@@ -786,7 +847,10 @@ def qemu_cmd(sc, ks, rdir, disks, ivsh):
            "-serial", "file:" + os.path.join(rdir, "console.log"),
            "-serial", "file:" + os.path.join(rdir, "payload.txt")]
     for serial, path in disks.items():
-        cmd += ["-drive", f"if=none,id=d{serial},file={path},format=raw"]
+        extra = sc.t.drive_opts.get(serial)
+        cmd += ["-drive", f"if=none,id=d{serial},file={path},format=raw" + (f",{extra}" if extra else "")]
+    if any(v.unplug for v in sc.verify):
+        cmd += ["-qmp", f"unix:{os.path.join(rdir, 'qmp.sock')},server=on,wait=off"]
     if ivsh:
         cmd += ["-object", f"memory-backend-file,id=ivshmem,size={IVSH_SIZE},mem-path={ivsh},share=on"]
     cmd += sc.t.qemu
@@ -808,9 +872,60 @@ def boot(sc, w, ks):
         f.write(" ".join(cmd) + "\n")
     t0 = time.time()
     with open(os.path.join(rdir, "qemu.stderr"), "w") as err:
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err, timeout=QEMU_TIMEOUT)
+        q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+        try:
+            if any(v.unplug for v in sc.verify):
+                watch_unplugs(q, rdir, t0)
+            rc = q.wait(timeout=max(1, QEMU_TIMEOUT - (time.time() - t0)))
+        except subprocess.TimeoutExpired:
+            q.kill()
+            q.wait()
+            raise
     secs = time.time() - t0
-    return rdir, disks, ivsh, secs, r.returncode
+    return rdir, disks, ivsh, secs, rc
+
+
+UNPLUG_MARK = "@@P2PLAB-UNPLUG "
+
+
+def qmp(rdir, command, arguments=None):
+    """One QMP command on the guest's monitor socket; returns the reply (or the error) as a dict."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as so:
+        so.settimeout(10)
+        so.connect(os.path.join(rdir, "qmp.sock"))
+        f = so.makefile("rw")
+        json.loads(f.readline())                      # greeting
+        for cmd in ({"execute": "qmp_capabilities"},
+                    {"execute": command, **({"arguments": arguments} if arguments else {})}):
+            f.write(json.dumps(cmd) + "\n")
+            f.flush()
+            while True:
+                reply = json.loads(f.readline())
+                if "return" in reply or "error" in reply:
+                    break                             # events ("event": ...) are skipped
+        return reply
+
+
+def watch_unplugs(q, rdir, t0):
+    """While QEMU runs: each "@@P2PLAB-UNPLUG <id>" the guest prints on its console -> QMP device_del <id>.
+    Replies go to qmp.log (read by check_verify)."""
+    console = os.path.join(rdir, "console.log")
+    done, pos = set(), 0
+    while q.poll() is None and time.time() - t0 < QEMU_TIMEOUT:
+        text = read(console)
+        for m in re.finditer(re.escape(UNPLUG_MARK) + r"(\w+)", text[pos:]):
+            dev = m.group(1)
+            if dev in done:
+                continue
+            done.add(dev)
+            try:
+                reply = qmp(rdir, "device_del", {"id": dev})
+            except (OSError, ValueError) as e:
+                reply = {"error": str(e)}
+            with open(os.path.join(rdir, "qmp.log"), "a") as f:
+                f.write(f"device_del {dev} at {time.time() - t0:.1f} s: {json.dumps(reply)}\n")
+        pos = max(pos, len(text) - 200)
+        time.sleep(0.2)
 
 
 def unpack_payload(rdir):
@@ -1267,8 +1382,13 @@ def check_verify(sc, ck, p2pcheck, out, dev, disks, result):
             i = stdout.find(want, pos)
             if ck.ok(i >= 0, f"{name}: stdout lacks {want!r} (after byte {pos}):\n{stdout[:1500]}"):
                 pos = i + len(want)
-        left = [x for x in read(O(f"verify-{v.name}.ls")).split() if x.startswith(".p2pcheck-verify-")]
+        listing = read(O(f"verify-{v.name}.ls"))
+        left = [x for x in listing.split() if x.startswith(".p2pcheck-verify-")]
         ck.ok(not left, f"{name}: scratch files left behind: {left}")
+        # The listing must have seen the file systems, or "nothing left" would prove nothing.
+        for serial in sc.t.fs_disks:
+            ck.ok(f"/mnt/{serial}:" in listing and "lost+found" in listing,
+                  f"{name}: the guest did not list /mnt/{serial} after the run: {listing[:300]!r}")
         doc = verify_document(out, v.name)
         saved = load_json(O(f"verify-{v.name}.results.json"))
         if v.rc == 3:
@@ -1291,6 +1411,17 @@ def check_verify(sc, ck, p2pcheck, out, dev, disks, result):
             regions.setdefault(serial, []).append((off, size, None, False if v.raw_data == "unchanged" else None))
         if v.kernel_log_has:
             ck.ok(v.kernel_log_has in dmesg, f"{name}: the kernel log lacks {v.kernel_log_has!r}")
+        if v.after:
+            after = read(O(f"verify-{v.name}.after"))
+            for want in v.after_has:
+                ck.ok(want in after, f"{name}: after it, {want!r} missing from:\n{after[-800:]}")
+        if v.unplug:
+            qlog = read(os.path.join(os.path.dirname(out), "qmp.log"))
+            ck.ok(re.search(rf"device_del {v.unplug} at .*\{{\"return\": \{{\}}\}}", qlog),
+                  f"{name}: QMP device_del {v.unplug} did not succeed: {qlog.strip() or '(never sent)'}")
+            gone = kv(read(O(f"verify-{v.name}.unplug")))
+            ck.ok(gone.get("gone") == "1", f"{name}: the guest still has the device after the run: {gone}")
+            row["pairs"].append(f"unplugged {gone.get('after_s')} s after the transfer began")
         if v.capture_after:
             check_recorded_verify(ck, p2pcheck, name, v, O(f"capture-{v.name}.tar.gz"), bdf)
     return regions
@@ -1391,7 +1522,7 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
     fx = os.path.join(FIXTURES, sc.name)
     args = f"--gpu {gpus} --nvme {nvmes}\n"
     archive = fixture_archive(sc.name)
-    if update_fixtures:
+    if update_fixtures and sc.fixture:
         shutil.rmtree(fx, ignore_errors=True)
         os.makedirs(os.path.join(fx, "expected"))
         pack_capture(root, archive)
@@ -1421,6 +1552,8 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
             f.write("\n")
         log(f"{sc.name}: wrote {os.path.relpath(fx, REPO)}")
     # The stored fixture replayed by the same binary: differences come from the trees alone.
+    if not sc.fixture:
+        return
     if not ck.ok(os.path.isfile(archive), f"no stored fixture {os.path.relpath(archive, REPO)} "
                  f"(run: tests/lab/lab.py run --update-fixtures {sc.name}, review, commit)"):
         return

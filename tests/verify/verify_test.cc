@@ -469,6 +469,48 @@ TEST(Verify, SlowIoErrorNearIoTimeoutPointsAtADroppedTransfer) {
   for (const auto& n : d.notes) EXPECT_EQ(n.find("io_timeout"), std::string::npos);
 }
 
+// Issue 15: an NVMe removed during the transfer leaves a 0-byte block device behind, whose ENOSPC
+// and short reads read like a full file system. Verify names the vanished device instead, and does
+// not start the other direction.
+TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
+  namespace fs = std::filesystem;
+  TempDir copy;  // a writable copy of the machine, so that its NVMe can go away
+  fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  VerifyRun r;
+  r.source = open_tree_source(copy.path());
+  r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+  r.options.engine = EngineKind::kKmod;
+  r.target_on(r.nvme1_dir, 259, 1);
+  int calls = 0;
+  r.engines.add(EngineKind::kKmod, [&](const TransferRequest&) {
+    ++calls;
+    // Hot-unplugged now: the device's directory and its link go.
+    const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
+    if (fs::exists(link)) fs::remove_all(fs::canonical(link));
+    fs::remove(link);
+    TransferResult t;
+    t.error = -ENOSPC;
+    return t;
+  });
+  VerifyReport report = r.run();
+  const PairResult* pr = ran(report);
+  ASSERT_TRUE(pr);
+  ASSERT_EQ(pr->directions.size(), 2u);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(pr->directions[0].outcome, Outcome::kFailed);
+  EXPECT_EQ(pr->directions[0].reason.rfind("the NVMe 0000:06:00.0 (nvme1) is gone from /sys/bus/pci/devices: "
+                                           "removed during the transfer",
+                                           0),
+            0u)
+      << pr->directions[0].reason;
+  EXPECT_NE(pr->directions[0].reason.find("ENOSPC"), std::string::npos) << pr->directions[0].reason;
+  EXPECT_EQ(pr->directions[1].outcome, Outcome::kNotRun);
+  EXPECT_NE(pr->directions[1].reason.find("not run: the NVMe 0000:06:00.0 (nvme1) is gone"), std::string::npos)
+      << pr->directions[1].reason;
+  EXPECT_EQ(report.result, Level::kFail);
+  EXPECT_TRUE(pr->target_removed);  // the scratch file still goes
+}
+
 TEST(Verify, RawModeWarnsFirstAndWritesOnlyItsRange) {
   FakeRoot root = fixture_unmounting("epyc-mi300x-8gpu", "/dev/nvme1n1");
   VerifyRun r;
