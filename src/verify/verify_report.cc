@@ -1,6 +1,5 @@
 #include "p2pcheck/verify/verify_report.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/error.h"

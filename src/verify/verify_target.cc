@@ -204,8 +204,8 @@ TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const TargetPlan& p
   }
   // The directory was checked by path; a mount or symlink swapped in since would put the file elsewhere.
   FileStat st;
-  if (int rc = io->fstat(fd, st); rc < 0 || !st.is_regular || st.dev_major != plan.dev_major ||
-                                  st.dev_minor != plan.dev_minor) {
+  if (int rc = io->fstat(fd, st);
+      rc < 0 || !st.is_regular || st.dev_major != plan.dev_major || st.dev_minor != plan.dev_minor) {
     io->close(fd);
     io->unlink(path);
     out.error = rc < 0 ? rc : -EXDEV;
@@ -242,8 +242,8 @@ TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const TargetPlan& plan)
   }
   // Checked by path (stat) before: the node must still be the same device, or the pattern lands elsewhere.
   FileStat st;
-  if (int rc = io->fstat(fd, st); rc < 0 || !st.is_block || st.rdev_major != plan.dev_major ||
-                                  st.rdev_minor != plan.dev_minor) {
+  if (int rc = io->fstat(fd, st);
+      rc < 0 || !st.is_block || st.rdev_major != plan.dev_major || st.rdev_minor != plan.dev_minor) {
     io->close(fd);
     out.error = rc < 0 ? rc : -EXDEV;
     out.problem = rc < 0 ? "cannot stat " + device + ": " + errtext(rc)

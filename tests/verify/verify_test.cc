@@ -475,7 +475,8 @@ TEST(Verify, SlowIoErrorNearIoTimeoutPointsAtADroppedTransfer) {
 TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
   namespace fs = std::filesystem;
   TempDir copy;  // a writable copy of the machine, so that its NVMe can go away
-  fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   VerifyRun r;
   r.source = open_tree_source(copy.path());
   r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
