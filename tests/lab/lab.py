@@ -460,6 +460,8 @@ def _scenarios():
                                         raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged")]))
     s.append(Scenario("kmod-abuse", "kabuse", "epyc", note="p2pprobe under abuse: malformed ioctls, concurrent "
                       "callers, unload while busy, killed callers, kmemleak", mode="kmod-abuse"))
+    s.append(Scenario("kmod-abuse-k61", "kabuse", "epyc", kernel="6.1", note="kmod-abuse on 6.1 (before 6.7 the "
+                      "module takes the write's freeze protection itself)", mode="kmod-abuse"))
     s.append(Scenario("vfault-epyc", "vfault", "epyc", note="p2pcheck verify under faults", verify=_verify_faults(),
                       fixture=False))
     s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc()))
@@ -1207,9 +1209,17 @@ def check_abuse(sc, ck, out, disks, result):
     dmesg = read(O("dmesg.txt"))
     ck.ok("kmemleak=on" in read(O("abuse-kmemleak-state.txt")) and "Kernel memory leak detector initialized" in dmesg,
           "kmemleak is not running in the guest (kmemleak=on and CONFIG_DEBUG_KMEMLEAK expected)")
-    leaks = read(O("kmemleak.txt")).strip()
-    ck.ok(not leaks, "kmemleak reports:\n" + leaks[:3000])
-    probs = kernel_log_problems(dmesg)
+    # Ours: allocated by the test's processes (the module's ioctls, load and unload) or naming the module.
+    # kmemleak also reports objects only a device references (nvme queues after a reset): shown, not failed.
+    records = ["unreferenced object" + r for r in read(O("kmemleak.txt")).split("unreferenced object")[1:]]
+    ours = [r for r in records if re.search(r'comm "(p2pprobe-cli|kmod-abuse|insmod|rmmod)"|p2pprobe', r)]
+    ck.ok(not ours, f"kmemleak: {len(ours)} leak(s) of the module's callers:\n" + "".join(ours)[:3000])
+    if len(records) > len(ours):
+        ck.notes.append(f"kmemleak: {len(records) - len(ours)} report(s) not from the module's callers:\n"
+                        + "".join(r for r in records if r not in ours)[:1500])
+    leaks = "".join(ours)
+    # kmemleak's own summary lines are judged by the report above, record by record.
+    probs = [ln for ln in kernel_log_problems(dmesg) if not re.search(r"kmemleak: \d+ new suspected memory leaks", ln)]
     ck.ok(not probs, "the guest's kernel log has:\n" + "\n".join(probs[:40]))
     ck.ok("FAULT_INJECTION: forcing a failure" in dmesg and "timeout" in dmesg,
           "the kernel log shows no injected I/O timeout")
