@@ -28,6 +28,7 @@
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
 #include <linux/capability.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
@@ -43,11 +44,13 @@
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/utsname.h>
 #include <linux/version.h>
+#include <linux/workqueue.h>
 
 #include "uapi/p2pprobe.h"
 
@@ -400,8 +403,21 @@ put_provider:
 	return ret;
 }
 
+/*
+ * Waiting for the storage. The test waits for each I/O killably, never with
+ * submit_bio_wait() or a synchronous kiocb: an I/O the device dropped stays
+ * in flight until the driver's timeout (NVMe: io_timeout, then abort and
+ * controller reset), and the caller must not be stuck in D state until
+ * then. On a fatal signal the caller leaves at once and the test's state
+ * (p2pmem buffers the device may still DMA to, bio_vecs, file and provider
+ * references) is "orphaned": the I/O's completion queues its release on
+ * p2pprobe_wq. An orphan holds a module reference, so rmmod fails with EBUSY
+ * until every orphan is released, and p2pprobe_exit() drains p2pprobe_wq.
+ */
+static struct workqueue_struct *p2pprobe_wq;
+
 /**
- * struct p2pprobe_dma_ctx - state of one DMA test
+ * struct p2pprobe_dma_ctx - state of one DMA test (heap; see above)
  * @provider: p2pmem provider (reference held)
  * @file: target file (reference held)
  * @bdev: block device for the bio path, else NULL
@@ -409,6 +425,16 @@ put_provider:
  * @dst: p2pmem buffer read back into
  * @chunk: size of @src and @dst in bytes
  * @bvec: bio_vec array covering one chunk
+ * @iter: the iov_iter over @bvec of the vfs I/O in flight
+ * @kiocb: the vfs path's (asynchronous) kiocb
+ * @io_write: the I/O in flight is a vfs write (freeze protection to end)
+ * @io_done: completed by the I/O in flight, unless orphaned
+ * @lock: protects @io_busy, @io_result and @orphaned between the caller and
+ *	the completion (which may run in interrupt context)
+ * @io_busy: an I/O was submitted and its completion has not run
+ * @orphaned: the caller left on a fatal signal; the completion releases
+ * @io_result: bytes or negative errno of the last I/O
+ * @release_work: the release of an orphan, in process context
  */
 struct p2pprobe_dma_ctx {
 	struct pci_dev *provider;
@@ -418,7 +444,116 @@ struct p2pprobe_dma_ctx {
 	void *dst;
 	size_t chunk;
 	struct bio_vec *bvec;
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	bool io_write;
+	struct completion io_done;
+	spinlock_t lock;
+	bool io_busy;
+	bool orphaned;
+	long io_result;
+	struct work_struct release_work;
 };
+
+/**
+ * p2pprobe_dma_ctx_free() - release everything a DMA test holds
+ * @ctx: test state, no I/O in flight
+ */
+static void p2pprobe_dma_ctx_free(struct p2pprobe_dma_ctx *ctx)
+{
+	kvfree(ctx->bvec);
+	if (ctx->dst)
+		pci_free_p2pmem(ctx->provider, ctx->dst, ctx->chunk);
+	if (ctx->src)
+		pci_free_p2pmem(ctx->provider, ctx->src, ctx->chunk);
+	if (ctx->file)
+		fput(ctx->file);
+	pci_dev_put(ctx->provider);
+	kfree(ctx);
+}
+
+/**
+ * p2pprobe_dma_release_work() - release an orphaned test once its I/O is done
+ * @work: &p2pprobe_dma_ctx.release_work
+ */
+static void p2pprobe_dma_release_work(struct work_struct *work)
+{
+	struct p2pprobe_dma_ctx *ctx =
+		container_of(work, struct p2pprobe_dma_ctx, release_work);
+
+	p2pprobe_dma_ctx_free(ctx);
+	pr_info("released the buffers of a DMA test interrupted by a fatal signal\n");
+	/* Last: p2pprobe_exit() cannot run before this, and drains p2pprobe_wq. */
+	module_put(THIS_MODULE);
+}
+
+/**
+ * p2pprobe_io_submitted() - mark an I/O as in flight, before submitting it
+ * @ctx: test state
+ */
+static void p2pprobe_io_submitted(struct p2pprobe_dma_ctx *ctx)
+{
+	reinit_completion(&ctx->io_done);
+	spin_lock_irq(&ctx->lock);
+	ctx->io_busy = true;
+	spin_unlock_irq(&ctx->lock);
+}
+
+/**
+ * p2pprobe_io_complete() - the I/O in flight finished (any context)
+ * @ctx: test state
+ * @result: bytes or negative errno
+ *
+ * Wakes the caller, or, when the caller has left, queues the release.
+ */
+static void p2pprobe_io_complete(struct p2pprobe_dma_ctx *ctx, long result)
+{
+	unsigned long flags;
+	bool orphaned;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	ctx->io_result = result;
+	ctx->io_busy = false;
+	orphaned = ctx->orphaned;
+	if (!orphaned)
+		complete(&ctx->io_done);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	if (orphaned)
+		queue_work(p2pprobe_wq, &ctx->release_work);
+}
+
+/**
+ * p2pprobe_io_wait() - wait killably for the I/O in flight
+ * @ctx: test state
+ * @orphaned: set when a fatal signal came first and the I/O is still in
+ *	flight: @ctx then belongs to the I/O and the caller must not touch it
+ *	again
+ *
+ * Return: the I/O's result, or -EINTR when orphaned.
+ */
+static long p2pprobe_io_wait(struct p2pprobe_dma_ctx *ctx, bool *orphaned)
+{
+	if (wait_for_completion_killable(&ctx->io_done)) {
+		spin_lock_irq(&ctx->lock);
+		if (ctx->io_busy) {
+			/* Taken before the completion can see orphaned and put it. */
+			__module_get(THIS_MODULE);
+			ctx->orphaned = true;
+			*orphaned = true;
+		}
+		spin_unlock_irq(&ctx->lock);
+		if (*orphaned) {
+			pr_info("DMA test interrupted by a fatal signal while an I/O was in flight; its buffers are released when the I/O completes\n");
+			return -EINTR;
+		}
+		/* It completed meanwhile: report it; the next chunk stops. */
+		return ctx->io_result;
+	}
+	/* complete() ran under ctx->lock: let the completion leave it first. */
+	spin_lock_irq(&ctx->lock);
+	spin_unlock_irq(&ctx->lock);
+	return ctx->io_result;
+}
 
 /**
  * p2pprobe_fill_bvec() - describe a p2pmem range as page bio_vecs
@@ -442,6 +577,44 @@ static unsigned int p2pprobe_fill_bvec(struct bio_vec *bv, void *buf, size_t len
 }
 
 /**
+ * p2pprobe_end_write() - end the freeze protection of a vfs write
+ * @ctx: test state
+ * @async: called from the kiocb's completion (else after a synchronous return)
+ *
+ * From 6.7 vfs_iocb_iter_write() takes it (kiocb_start_write()) and ends it
+ * on a synchronous return; before 6.7 this module takes it for regular files.
+ * As in aio, lockdep is told the completion inherited it.
+ */
+static void p2pprobe_end_write(struct p2pprobe_dma_ctx *ctx, bool async)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	if (async)
+		kiocb_end_write(&ctx->kiocb);
+#else
+	struct super_block *sb = file_inode(ctx->file)->i_sb;
+
+	if (S_ISREG(file_inode(ctx->file)->i_mode)) {
+		__sb_writers_acquired(sb, SB_FREEZE_WRITE);
+		sb_end_write(sb);
+	}
+#endif
+}
+
+/**
+ * p2pprobe_kiocb_complete() - completion of an asynchronous vfs I/O
+ * @iocb: &p2pprobe_dma_ctx.kiocb
+ * @ret: bytes or negative errno
+ */
+static void p2pprobe_kiocb_complete(struct kiocb *iocb, long ret)
+{
+	struct p2pprobe_dma_ctx *ctx = container_of(iocb, struct p2pprobe_dma_ctx, kiocb);
+
+	if (ctx->io_write)
+		p2pprobe_end_write(ctx, true);
+	p2pprobe_io_complete(ctx, ret);
+}
+
+/**
  * p2pprobe_vfs_rw() - direct I/O between p2pmem and a file, as amdgpu's
  *	hipFile path does (vfs_iocb_iter_* with IOCB_DIRECT over a bvec)
  * @ctx: test state
@@ -449,55 +622,92 @@ static unsigned int p2pprobe_fill_bvec(struct bio_vec *bv, void *buf, size_t len
  * @len: bytes, at most @ctx->chunk
  * @pos: file offset
  * @write: true to write @buf to the file, false to read into it
+ * @orphaned: see p2pprobe_io_wait()
  *
- * Return: bytes transferred, or negative errno.
+ * The kiocb is asynchronous so that the wait is killable: block devices and
+ * iomap file systems (ext4, xfs) return -EIOCBQUEUED and complete it later.
+ * A file system may still complete it before returning (ext4 extending or
+ * unaligned writes wait inside, uninterruptibly).
+ *
+ * Return: bytes transferred, or negative errno (-EINTR: orphaned, see
+ * p2pprobe_io_wait()).
  */
 static ssize_t p2pprobe_vfs_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
-			       size_t len, loff_t pos, bool write)
+			       size_t len, loff_t pos, bool write, bool *orphaned)
 {
-	struct iov_iter iter;
-	struct kiocb kiocb;
+	struct kiocb *kiocb = &ctx->kiocb;
 	unsigned int nr;
 	ssize_t ret;
 
 	nr = p2pprobe_fill_bvec(ctx->bvec, buf, len);
-	init_sync_kiocb(&kiocb, ctx->file);
-	kiocb.ki_pos = pos;
-	kiocb.ki_flags |= IOCB_DIRECT;
-	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, ctx->bvec, nr, len);
+	init_sync_kiocb(kiocb, ctx->file);
+	kiocb->ki_pos = pos;
+	kiocb->ki_flags |= IOCB_DIRECT | (write ? IOCB_WRITE : 0);
+	kiocb->ki_complete = p2pprobe_kiocb_complete;
+	iov_iter_bvec(&ctx->iter, write ? ITER_SOURCE : ITER_DEST, ctx->bvec, nr, len);
+	ctx->io_write = write;
 
-	if (!write)
-		return vfs_iocb_iter_read(ctx->file, &kiocb, &iter);
-
+	p2pprobe_io_submitted(ctx);
+	if (!write) {
+		ret = vfs_iocb_iter_read(ctx->file, kiocb, &ctx->iter);
+	} else {
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
-	/* vfs_iocb_iter_write() takes freeze protection itself from 6.7 on. */
-	file_start_write(ctx->file);
-	ret = vfs_iocb_iter_write(ctx->file, &kiocb, &iter);
-	file_end_write(ctx->file);
-#else
-	ret = vfs_iocb_iter_write(ctx->file, &kiocb, &iter);
+		/* vfs_iocb_iter_write() takes freeze protection itself from 6.7 on. */
+		if (S_ISREG(file_inode(ctx->file)->i_mode)) {
+			sb_start_write(file_inode(ctx->file)->i_sb);
+			__sb_writers_release(file_inode(ctx->file)->i_sb, SB_FREEZE_WRITE);
+		}
 #endif
-	return ret;
+		ret = vfs_iocb_iter_write(ctx->file, kiocb, &ctx->iter);
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+		if (ret != -EIOCBQUEUED)
+			p2pprobe_end_write(ctx, false);
+#endif
+	}
+	if (ret != -EIOCBQUEUED) {
+		/* Done (or failed) before returning: no completion will run. */
+		spin_lock_irq(&ctx->lock);
+		ctx->io_busy = false;
+		spin_unlock_irq(&ctx->lock);
+		return ret;
+	}
+	return p2pprobe_io_wait(ctx, orphaned);
+}
+
+/**
+ * p2pprobe_bio_end_io() - completion of one bio of the bio path
+ * @bio: the bio; bi_private is the test state
+ */
+static void p2pprobe_bio_end_io(struct bio *bio)
+{
+	struct p2pprobe_dma_ctx *ctx = bio->bi_private;
+	int err = blk_status_to_errno(bio->bi_status);
+
+	bio_put(bio);
+	p2pprobe_io_complete(ctx, err);
 }
 
 /**
  * p2pprobe_bio_rw() - bio I/O between p2pmem and a block device, as nvmet
- *	does (REQ_NOMERGE for P2P pages, submit_bio_wait())
+ *	does (REQ_NOMERGE for P2P pages), one bio at a time, waited for
+ *	killably
  * @ctx: test state, @ctx->bdev set
  * @buf: p2pmem buffer
  * @len: bytes
  * @pos: device offset in bytes
  * @write: true to write @buf to the device, false to read into it
+ * @orphaned: see p2pprobe_io_wait()
  *
  * Return: @len, or negative errno (-EREMOTEIO when the P2P mapping was
- * refused: nvme-pci completes it with BLK_STS_TARGET).
+ * refused: nvme-pci completes it with BLK_STS_TARGET; -EINTR: orphaned, see
+ * p2pprobe_io_wait()).
  */
 static ssize_t p2pprobe_bio_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
-			       size_t len, loff_t pos, bool write)
+			       size_t len, loff_t pos, bool write, bool *orphaned)
 {
 	blk_opf_t opf = (write ? REQ_OP_WRITE : REQ_OP_READ) | REQ_SYNC;
 	size_t done = 0;
-	int ret;
+	long ret;
 
 	while (done < len) {
 		unsigned int nr = min_t(size_t, DIV_ROUND_UP(len - done, PAGE_SIZE),
@@ -523,8 +733,11 @@ static ssize_t p2pprobe_bio_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
 			bio_put(bio);
 			return -EIO;
 		}
-		ret = submit_bio_wait(bio);
-		bio_put(bio);
+		bio->bi_private = ctx;
+		bio->bi_end_io = p2pprobe_bio_end_io;
+		p2pprobe_io_submitted(ctx);
+		submit_bio(bio);
+		ret = p2pprobe_io_wait(ctx, orphaned);
 		if (ret)
 			return ret;
 		done += bio_bytes;
@@ -541,13 +754,17 @@ static ssize_t p2pprobe_bio_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
  * Writing fills the source buffer with the pattern and writes it out chunk
  * by chunk. Reading poisons the destination buffer (pattern of another seed,
  * which differs from the expected pattern in every word), reads and compares.
- * Stops at the first error or on a fatal signal.
+ * Stops at the first error or on a fatal signal, between chunks or while
+ * waiting for an I/O.
+ *
+ * Return: false when @ctx was orphaned (see p2pprobe_io_wait()).
  */
-static void p2pprobe_run_dir(struct p2pprobe_dma_ctx *ctx,
+static bool p2pprobe_run_dir(struct p2pprobe_dma_ctx *ctx,
 			     struct p2pprobe_dma_test *t, bool write)
 {
 	struct p2pprobe_dir_result *res = write ? &t->write : &t->read;
 	void *buf = write ? ctx->src : ctx->dst;
+	bool orphaned = false;
 	u64 done = 0;
 
 	res->ran = 1;
@@ -559,22 +776,26 @@ static void p2pprobe_run_dir(struct p2pprobe_dma_ctx *ctx,
 
 		if (fatal_signal_pending(current)) {
 			res->error = -EINTR;
-			return;
+			return true;
 		}
 		p2pprobe_pattern_fill(buf, n, pos, write ? t->seed : ~t->seed);
 
 		start = ktime_get_ns();
 		if (ctx->bdev)
-			ret = p2pprobe_bio_rw(ctx, buf, n, pos, write);
+			ret = p2pprobe_bio_rw(ctx, buf, n, pos, write, &orphaned);
 		else
-			ret = p2pprobe_vfs_rw(ctx, buf, n, pos, write);
+			ret = p2pprobe_vfs_rw(ctx, buf, n, pos, write, &orphaned);
 		res->ns += ktime_get_ns() - start;
 
+		if (orphaned) {
+			res->error = -EINTR;
+			return false;
+		}
 		if (ret > 0)
 			res->bytes += ret;
 		if (ret != n) {
 			res->error = ret < 0 ? ret : (write ? -EIO : -ENODATA);
-			return;
+			return true;
 		}
 		if (!write) {
 			struct p2pprobe_mismatch mm;
@@ -591,6 +812,7 @@ static void p2pprobe_run_dir(struct p2pprobe_dma_ctx *ctx,
 		done += n;
 		cond_resched();
 	}
+	return true;
 }
 
 /**
@@ -704,11 +926,12 @@ static int p2pprobe_dma_check_target(struct p2pprobe_dma_ctx *ctx,
  * struct), or negative errno: -EINVAL bad input, -EOPNOTSUPP no P2PDMA in
  * this kernel (or bio test on a queue without it), -ENODEV provider missing
  * or without p2pmem, -EPERM provider not an NVMe CMB nor bound to p2pprobe,
- * -EBADF bad fd, -ENOMEM no p2pmem available, -EFAULT.
+ * -EBADF bad fd, -ENOMEM no p2pmem available, -EFAULT, -EINTR killed while
+ * an I/O was in flight (the process is dying; see p2pprobe_io_wait()).
  */
 static long p2pprobe_ioctl_dma_test(void __user *arg)
 {
-	struct p2pprobe_dma_ctx ctx = { };
+	struct p2pprobe_dma_ctx *ctx;
 	struct p2pprobe_dma_test t;
 	u32 pflags;
 	long ret;
@@ -740,58 +963,61 @@ static long p2pprobe_ioctl_dma_test(void __user *arg)
 	if (!IS_ENABLED(CONFIG_PCI_P2PDMA))
 		return -EOPNOTSUPP;
 
-	ctx.provider = p2pprobe_get_pdev(&t.provider);
-	if (!ctx.provider)
-		return -ENODEV;
-	ctx.file = fget(t.fd);
-	if (!ctx.file) {
-		ret = -EBADF;
-		goto put_provider;
-	}
-	ret = p2pprobe_dma_check_target(&ctx, &t);
-	if (ret)
-		goto put_file;
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	init_completion(&ctx->io_done);
+	spin_lock_init(&ctx->lock);
+	INIT_WORK(&ctx->release_work, p2pprobe_dma_release_work);
 
-	device_lock(&ctx.provider->dev);
-	pflags = p2pprobe_provider_flags(ctx.provider);
+	ctx->provider = p2pprobe_get_pdev(&t.provider);
+	if (!ctx->provider) {
+		kfree(ctx);
+		return -ENODEV;
+	}
+	ctx->file = fget(t.fd);
+	if (!ctx->file) {
+		ret = -EBADF;
+		goto free_ctx;
+	}
+	ret = p2pprobe_dma_check_target(ctx, &t);
+	if (ret)
+		goto free_ctx;
+
+	device_lock(&ctx->provider->dev);
+	pflags = p2pprobe_provider_flags(ctx->provider);
 	if (!(pflags & P2PPROBE_PROV_HAS_P2PMEM)) {
 		ret = -ENODEV;
 	} else if (!(pflags & P2PPROBE_PROV_ALLOC_ALLOWED)) {
 		pr_warn("refusing DMA test with p2pmem of %s (driver %s): only NVMe CMBs and devices bound to %s may be used\n",
-			pci_name(ctx.provider),
-			ctx.provider->dev.driver ? ctx.provider->dev.driver->name : "none",
+			pci_name(ctx->provider),
+			ctx->provider->dev.driver ? ctx->provider->dev.driver->name : "none",
 			KBUILD_MODNAME);
 		ret = -EPERM;
 	} else {
-		ret = p2pprobe_dma_alloc(&ctx, t.length, t.chunk_size);
+		ret = p2pprobe_dma_alloc(ctx, t.length, t.chunk_size);
 	}
-	device_unlock(&ctx.provider->dev);
+	device_unlock(&ctx->provider->dev);
 	if (ret)
-		goto put_file;
-	t.chunk_used = ctx.chunk;
+		goto free_ctx;
+	t.chunk_used = ctx->chunk;
 
-	ctx.bvec = kvmalloc_array(DIV_ROUND_UP(ctx.chunk, PAGE_SIZE),
-				  sizeof(*ctx.bvec), GFP_KERNEL);
-	if (!ctx.bvec) {
+	ctx->bvec = kvmalloc_array(DIV_ROUND_UP(ctx->chunk, PAGE_SIZE),
+				   sizeof(*ctx->bvec), GFP_KERNEL);
+	if (!ctx->bvec) {
 		ret = -ENOMEM;
-		goto free_p2pmem;
+		goto free_ctx;
 	}
 
-	if (!(t.flags & P2PPROBE_DMA_F_NO_WRITE))
-		p2pprobe_run_dir(&ctx, &t, true);
-	if (!(t.flags & P2PPROBE_DMA_F_NO_READ) && !t.write.error)
-		p2pprobe_run_dir(&ctx, &t, false);
+	if (!(t.flags & P2PPROBE_DMA_F_NO_WRITE) && !p2pprobe_run_dir(ctx, &t, true))
+		return -EINTR;	/* orphaned: the I/O's completion frees ctx */
+	if (!(t.flags & P2PPROBE_DMA_F_NO_READ) && !t.write.error &&
+	    !p2pprobe_run_dir(ctx, &t, false))
+		return -EINTR;
 
 	ret = copy_to_user(arg, &t, sizeof(t)) ? -EFAULT : 0;
-
-	kvfree(ctx.bvec);
-free_p2pmem:
-	pci_free_p2pmem(ctx.provider, ctx.dst, ctx.chunk);
-	pci_free_p2pmem(ctx.provider, ctx.src, ctx.chunk);
-put_file:
-	fput(ctx.file);
-put_provider:
-	pci_dev_put(ctx.provider);
+free_ctx:
+	p2pprobe_dma_ctx_free(ctx);
 	return ret;
 }
 
@@ -1002,9 +1228,12 @@ static int __init p2pprobe_init(void)
 {
 	int ret;
 
+	p2pprobe_wq = alloc_workqueue(KBUILD_MODNAME, 0, 0);
+	if (!p2pprobe_wq)
+		return -ENOMEM;
 	ret = misc_register(&p2pprobe_misc);
 	if (ret)
-		return ret;
+		goto destroy_wq;
 	ret = pci_register_driver(&p2pprobe_pci_driver);
 	if (ret)
 		goto deregister_misc;
@@ -1015,6 +1244,8 @@ static int __init p2pprobe_init(void)
 
 deregister_misc:
 	misc_deregister(&p2pprobe_misc);
+destroy_wq:
+	destroy_workqueue(p2pprobe_wq);
 	return ret;
 }
 
@@ -1025,6 +1256,10 @@ static void __exit p2pprobe_exit(void)
 {
 	pci_unregister_driver(&p2pprobe_pci_driver);
 	misc_deregister(&p2pprobe_misc);
+	/* Orphans hold module references: none is left, but the last release
+	 * may still be returning from its work function.
+	 */
+	destroy_workqueue(p2pprobe_wq);
 }
 
 module_init(p2pprobe_init);

@@ -38,6 +38,7 @@ class FakeIo : public VerifyIo {
   std::map<std::string, std::string> redirect;  // open() of a path (a "/dev/nvme1n1") goes to a file
   std::vector<std::string> opened, unlinked;
   std::vector<int> open_flags;
+  std::map<int, std::string> fd_paths;  // open fds -> the path asked for
 
   int open(const std::string& path_in, int flags, unsigned mode) override {
     opened.push_back(path_in);
@@ -48,9 +49,14 @@ class FakeIo : public VerifyIo {
       if (flags & O_CREAT) live_->open(path, flags & ~O_DIRECT, mode);  // the kernel creates it first
       return o_direct_error;
     }
-    return live_->open(path, flags, mode);
+    int fd = live_->open(path, flags, mode);
+    if (fd >= 0) fd_paths[fd] = path_in;
+    return fd;
   }
-  int close(int fd) override { return live_->close(fd); }
+  int close(int fd) override {
+    fd_paths.erase(fd);
+    return live_->close(fd);
+  }
   long pread(int fd, void* buf, std::size_t len, std::uint64_t off) override {
     if (pread_error)
       if (long e = pread_error(fd, off)) return e;
@@ -75,6 +81,21 @@ class FakeIo : public VerifyIo {
       return 0;
     }
     return live_->stat(path, out);
+  }
+  // What stat() of the opened path says *now* for a faked node (a test may change stats between the
+  // check and the open), and the faked st_dev of a faked directory for a file opened in it.
+  int fstat(int fd, FileStat& out) override {
+    if (int rc = live_->fstat(fd, out); rc < 0) return rc;
+    auto p = fd_paths.find(fd);
+    if (p == fd_paths.end()) return 0;
+    if (auto it = stats.find(p->second); it != stats.end()) {
+      out = it->second;
+    } else if (auto d = stats.find(std::filesystem::path(p->second).parent_path().string());
+               d != stats.end() && d->second.is_dir) {
+      out.dev_major = d->second.dev_major;
+      out.dev_minor = d->second.dev_minor;
+    }
+    return 0;
   }
   void* map_shared(int fd, std::size_t len, int& error) override { return live_->map_shared(fd, len, error); }
   int unmap(void* addr, std::size_t len) override { return live_->unmap(addr, len); }

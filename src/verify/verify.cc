@@ -410,18 +410,27 @@ std::uint64_t base_seed_for(const VerifyOptions& options) {
   return (static_cast<std::uint64_t>(rd()) << 32) | rd();
 }
 
-// One direction of one pair: put the pattern where the engine reads it, move it by P2P DMA under a
-// deadline, and check what arrived.
-// `abandoned_at` names the transfer that never completed ("nvme1 to-storage"); once it is set,
-// nothing else may touch any NVMe.
-void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine, TargetOpen& opened,
-                   const TransferRequest& base, Direction dir, VerifyEnvironment& env, std::string& abandoned_at,
-                   DirectionResult& d) {
-  d.direction = dir;
-  if (!abandoned_at.empty()) {
-    d.reason = "not run: the previous transfer did not complete";
-    return;
-  }
+// Which of the pair's PCI functions left /sys/bus/pci/devices (hot-unplugged, surprise-removed, or
+// dropped by the driver after a failed reset), in words; "" when both are there. A removed NVMe
+// makes the block layer answer with whatever a 0-byte device gives (ENOSPC on writes, short reads),
+// which would otherwise read like a full file system.
+std::string devices_gone(Source& source, const PairPlan& pp) {
+  std::vector<std::string> gone;
+  const Bdf nvme = pp.decision.path.pair.nvme, gpu = pp.decision.path.pair.gpu;
+  auto present = [&](const Bdf& b) { return source.read("/sys/bus/pci/devices/" + b.str() + "/vendor").ok(); };
+  if (!present(nvme))
+    gone.push_back("the NVMe " + nvme.str() + (pp.nvme_name.empty() ? "" : " (" + pp.nvme_name + ")"));
+  if (!present(gpu)) gone.push_back("the provider " + gpu.str());
+  if (gone.empty()) return "";
+  return join(gone, " and ") + (gone.size() > 1 ? " are" : " is") +
+         " gone from /sys/bus/pci/devices: removed during the transfer (hot-unplug, surprise removal, or the "
+         "driver gave up on it)";
+}
+
+// The direction itself (run_direction below adds what is common to all outcomes).
+void run_direction_once(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine,
+                        TargetOpen& opened, const TransferRequest& base, Direction dir, VerifyEnvironment& env,
+                        std::string& abandoned_at, DirectionResult& d) {
   const std::uint64_t offset = base.target.offset;
   TransferRequest req = base;
   req.direction = dir;
@@ -470,6 +479,29 @@ void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvail
   }
 }
 
+// One direction of one pair: put the pattern where the engine reads it, move it by P2P DMA under a
+// deadline, and check what arrived.
+// `abandoned_at` names the transfer that never completed ("nvme1 to-storage"); once it is set,
+// nothing else may touch any NVMe. `removed` says which device vanished during an earlier direction.
+void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine, TargetOpen& opened,
+                   const TransferRequest& base, Direction dir, VerifyEnvironment& env, std::string& abandoned_at,
+                   std::string& removed, DirectionResult& d) {
+  d.direction = dir;
+  if (!abandoned_at.empty()) {
+    d.reason = "not run: the previous transfer did not complete";
+    return;
+  }
+  if (!removed.empty()) {
+    d.reason = "not run: " + removed;
+    return;
+  }
+  run_direction_once(plan, pp, engine, opened, base, dir, env, abandoned_at, d);
+  if (d.outcome != Outcome::kPassed && d.outcome != Outcome::kRefused && d.outcome != Outcome::kNotRun) {
+    removed = devices_gone(env.source, pp);
+    if (!removed.empty()) d.reason = removed + "; " + d.reason;
+  }
+}
+
 // One pair: open its target, run each direction, then record AER counters and the kernel log, and
 // remove the scratch file. `r.problem` says why it could not start.
 void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, VerifyEnvironment& env,
@@ -487,8 +519,8 @@ void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, Ve
   }
   const TargetPlan& tp = *pp.target;
   const std::uint64_t offset = tp.kind == TargetPlan::Kind::kRawDevice ? tp.raw_offset : 0;
-  TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp.path, offset + pp.size)
-                                                                : open_raw_device(env.io, tp.path);
+  TargetOpen opened = tp.kind == TargetPlan::Kind::kScratchFile ? create_scratch_file(env.io, tp, offset + pp.size)
+                                                                : open_raw_device(env.io, tp);
   r.notes = opened.notes;
   if (!opened.target) {
     r.problem = opened.problem;
@@ -507,8 +539,9 @@ void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, Ve
   base.target = {opened.target->fd(), opened.target->path(), tp.kind == TargetPlan::Kind::kRawDevice, offset, pp.size};
   base.chunk = pp.chunk;
   base.seed = r.seed;
+  std::string removed;
   for (Direction dir : plan.options.directions)
-    run_direction(plan, pp, engine, opened, base, dir, env, abandoned_at, r.directions.emplace_back());
+    run_direction(plan, pp, engine, opened, base, dir, env, abandoned_at, removed, r.directions.emplace_back());
 
   if (abandoned_at.empty()) env.io->fsync(opened.target->fd());
   AerSnapshot aer_after = read_aer(env.source, r.aer_devices);

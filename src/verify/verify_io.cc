@@ -47,6 +47,16 @@ class LiveIo : public VerifyIo {
   int stat(const std::string& path, FileStat& out) override {
     struct stat st {};
     if (::stat(path.c_str(), &st) < 0) return -errno;
+    fill(st, out);
+    return 0;
+  }
+  int fstat(int fd, FileStat& out) override {
+    struct stat st {};
+    if (::fstat(fd, &st) < 0) return -errno;
+    fill(st, out);
+    return 0;
+  }
+  static void fill(const struct stat& st, FileStat& out) {
     out.is_dir = S_ISDIR(st.st_mode);
     out.is_regular = S_ISREG(st.st_mode);
     out.is_block = S_ISBLK(st.st_mode);
@@ -55,7 +65,6 @@ class LiveIo : public VerifyIo {
     out.rdev_major = major(st.st_rdev);
     out.rdev_minor = minor(st.st_rdev);
     out.size = static_cast<std::uint64_t>(st.st_size);
-    return 0;
   }
   void* map_shared(int fd, std::size_t len, int& error) override {
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sys/stat.h>
 
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/error.h"
@@ -327,20 +329,36 @@ json verify_json(const VerifyReport& report) {
 void save_verify_results(const nlohmann::ordered_json& doc, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  if (ec) throw Error(p.parent_path().string(), "cannot create the directory: " + ec.message());
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << json_text(doc) << "\n";
-    if (!f) throw Error(tmp, "cannot write");
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir.string(), "cannot create the directory: " + ec.message());
+  // Written as root into a shared place: never through a symbolic link someone planted, neither the
+  // directory, the file, nor a temporary file of a name anyone could predict.
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(dir.string(), "is not a directory (a symbolic link?); refusing to write the results there");
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(path, "exists and is not a regular file (a symbolic link?); refusing to replace it");
+  std::string tmp = (dir / (p.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());  // O_CREAT|O_EXCL, mode 0600, a random name
+  if (fd < 0) throw Error(dir.string(), std::string("cannot create a temporary file: ") + std::strerror(errno));
+  const std::string text = json_text(doc) + "\n";
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size() && !err) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n > 0)
+      done += static_cast<std::size_t>(n);
+    else if (n < 0 && errno != EINTR)
+      err = errno;
   }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::string why = ec.message();
-    fs::remove(tmp, ec);
-    throw Error(path, "cannot replace: " + why);
+  if (!err && (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)) err = errno;
+  if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    throw Error(path, std::string("cannot write the results: ") + std::strerror(err));
   }
 }
 

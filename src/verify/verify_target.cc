@@ -49,6 +49,8 @@ const NvmeController* controller_of(const Inventory& inv, const std::string& nam
 
 std::string errtext(int err) { return std::strerror(err < 0 ? -err : err); }
 
+std::string devno(unsigned major, unsigned minor) { return std::to_string(major) + ":" + std::to_string(minor); }
+
 }  // namespace
 
 std::optional<std::string> block_device_name(Source& source, unsigned major, unsigned minor) {
@@ -78,6 +80,8 @@ TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& sour
   t.kind = TargetPlan::Kind::kScratchFile;
   t.path = dir;
   t.block_device = *name;
+  t.dev_major = st.dev_major;
+  t.dev_minor = st.dev_minor;
   std::set<Bdf> seen;
   for (const auto& s : layout.stacks) {
     if (s.layers.empty() || s.layers.front().device != *name) continue;
@@ -165,6 +169,8 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   t.kind = TargetPlan::Kind::kRawDevice;
   t.path = device;
   t.block_device = *name;
+  t.dev_major = st.rdev_major;
+  t.dev_minor = st.rdev_minor;
   t.controllers.push_back(c->bdf);
   t.raw_offset = offset;
   if (FileRead r = source.read("/sys/class/block/" + *name + "/size"); r.ok())
@@ -176,13 +182,14 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   return t;
 }
 
-TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const std::string& dir, std::uint64_t bytes) {
+TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const TargetPlan& plan, std::uint64_t bytes) {
+  const std::string& dir = plan.path;
   TargetOpen out;
   std::random_device rd;
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, "%08x%08x", rd(), rd());
   const std::string path = dir + "/.p2pcheck-verify-" + std::to_string(getpid()) + "-" + suffix;
-  int fd = io->open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+  int fd = io->open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_NOFOLLOW, 0600);
   if (fd == -EINVAL) {
     // The kernel creates the file before it checks that the file system can do O_DIRECT.
     io->unlink(path);
@@ -193,6 +200,19 @@ TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const std::string& 
   if (fd < 0) {
     out.error = fd;
     out.problem = "cannot create a scratch file in " + dir + ": " + errtext(fd);
+    return out;
+  }
+  // The directory was checked by path; a mount or symlink swapped in since would put the file elsewhere.
+  FileStat st;
+  if (int rc = io->fstat(fd, st);
+      rc < 0 || !st.is_regular || st.dev_major != plan.dev_major || st.dev_minor != plan.dev_minor) {
+    io->close(fd);
+    io->unlink(path);
+    out.error = rc < 0 ? rc : -EXDEV;
+    out.problem = rc < 0 ? "cannot stat the scratch file " + path + ": " + errtext(rc)
+                         : dir + " changed between the check and the test: the scratch file landed on device " +
+                               devno(st.dev_major, st.dev_minor) + ", not on the checked " +
+                               devno(plan.dev_major, plan.dev_minor) + " (" + plan.block_device + ")";
     return out;
   }
   out.target = std::make_shared<OpenTarget>(io, fd, path, true);
@@ -210,13 +230,28 @@ TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const std::string& 
   return out;
 }
 
-TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const std::string& device) {
+TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const TargetPlan& plan) {
+  const std::string& device = plan.path;
   TargetOpen out;
   int fd = io->open(device, O_RDWR | O_EXCL | O_DIRECT);
   if (fd < 0) {
     out.error = fd;
     out.problem = fd == -EBUSY ? device + " is in use (O_EXCL refused: mounted or claimed since the check)"
                                : "cannot open " + device + ": " + errtext(fd);
+    return out;
+  }
+  // Checked by path (stat) before: the node must still be the same device, or the pattern lands elsewhere.
+  FileStat st;
+  if (int rc = io->fstat(fd, st);
+      rc < 0 || !st.is_block || st.rdev_major != plan.dev_major || st.rdev_minor != plan.dev_minor) {
+    io->close(fd);
+    out.error = rc < 0 ? rc : -EXDEV;
+    out.problem = rc < 0 ? "cannot stat " + device + ": " + errtext(rc)
+                         : device + " changed between the check and the open: it is " +
+                               (st.is_block ? "block device " + devno(st.rdev_major, st.rdev_minor)
+                                            : std::string("not a block device")) +
+                               " now, the checked " + plan.block_device + " was " +
+                               devno(plan.dev_major, plan.dev_minor) + "; nothing was written";
     return out;
   }
   out.target = std::make_shared<OpenTarget>(io, fd, device, false);

@@ -20,7 +20,8 @@
 #   UDMA           p2pmem/allocate runs (p2pmem-io): provider:client:offset:length:seed
 # and, for scenarios that run `p2pcheck verify`, /verify-setup.sh (mounts; sourced
 # before p2pcheck first looks at the machine) and /verify.sh (vrun/vcapture
-# lines, sourced after the DMA tests).
+# lines, sourced after the DMA tests). MODE=kmod-abuse runs /kmod-abuse.sh
+# (ABUSE_* variables) instead of everything after the module is loaded.
 export PATH=/bin:/sbin:/usr/bin:/
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -83,6 +84,27 @@ for n in $PROVIDERS $CLIENTS; do
 done > $O/p2pmem.txt
 
 p2pprobe-cli info > $O/info.txt 2>&1
+
+# Everything the guest collected, to the host (ttyS1), then power off.
+finish() {
+	dmesg > $O/dmesg.txt
+	cat /proc/modules > $O/modules.txt
+	echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+	tar -czf /tmp/out.tar.gz -C $O .; rc=$?
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	{
+		echo "@@P2PLAB-BEGIN"
+		base64 /tmp/out.tar.gz
+		echo "@@P2PLAB-END $rc"
+	} > /dev/ttyS1
+	log "done"
+	poweroff -f
+}
+# The module abuse scenario (kmod-abuse.sh) instead of verdicts, p2pcheck and DMA.
+if [ "$MODE" = kmod-abuse ]; then
+	. /kmod-abuse.sh
+	finish
+fi
 [ -f /verify-setup.sh ] && . /verify-setup.sh
 
 # The kernel's verdict for every provider x client.
@@ -144,7 +166,34 @@ vrun() {
 	echo $? > $O/verify-$n.rc
 	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
 	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
-	for m in /mnt/*; do mountpoint -q "$m" && ls -A "$m"; done > $O/verify-$n.ls 2>&1
+	# every mounted scratch directory (busybox here has no mountpoint applet)
+	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
+}
+# vrun_unplug NAME QEMU-ID ARGS...: vrun, but once the transfer has begun (verify
+# says "... ->" or "... <-" on stderr), ask the host to device_del QEMU-ID (lab.py
+# watches the console for the mark) and note whether and when the device
+# vanished (verify-NAME.unplug).
+vrun_unplug() {
+	n=$1; id=$2; shift 2
+	rm -f /run/p2pcheck/verify.json
+	echo "start=$(cut -d' ' -f1 /proc/uptime)" > $O/verify-$n.time
+	p2pcheck verify --color never "$@" > $O/verify-$n.out 2> $O/verify-$n.err &
+	vpid=$!
+	i=0
+	while ! grep -q ' \.\.\.$' $O/verify-$n.err 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
+	b=$(cut -d' ' -f1 /proc/uptime)
+	bdf=$(bdf_of "${id#dev}")
+	echo "@@P2PLAB-UNPLUG $id"
+	i=0
+	while [ -e "/sys/bus/pci/devices/$bdf" ] && kill -0 $vpid 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
+	g=$(cut -d' ' -f1 /proc/uptime)
+	wait $vpid; echo $? > $O/verify-$n.rc
+	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
+	gone=0; [ -e "/sys/bus/pci/devices/$bdf" ] || gone=1
+	echo "bdf=$bdf gone=$gone after_s=$(echo "$g - $b" | bc)" > $O/verify-$n.unplug
+	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
+	# every mounted scratch directory (busybox here has no mountpoint applet)
+	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
 }
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
 if [ -f /verify.sh ]; then
@@ -152,16 +201,4 @@ if [ -f /verify.sh ]; then
 	echo "verify_done_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
 fi
 
-dmesg > $O/dmesg.txt
-cat /proc/modules > $O/modules.txt
-echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
-
-tar -czf /tmp/out.tar.gz -C $O .; rc=$?
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-{
-	echo "@@P2PLAB-BEGIN"
-	base64 /tmp/out.tar.gz
-	echo "@@P2PLAB-END $rc"
-} > /dev/ttyS1
-log "done"
-poweroff -f
+finish

@@ -111,15 +111,27 @@ TEST(VerifyTarget, UnusedRawNamespaceIsAccepted) {
   EXPECT_NE(e.find("multiple of 4096"), std::string::npos) << e;
 }
 
+// A scratch-file plan for a real directory, as resolve_target_dir() makes it (st_dev of the directory).
+TargetPlan scratch_plan(VerifyIo& io, const std::string& dir) {
+  FileStat st;
+  EXPECT_EQ(io.stat(dir, st), 0) << dir;
+  TargetPlan t;
+  t.path = dir;
+  t.block_device = "test";
+  t.dev_major = st.dev_major;
+  t.dev_minor = st.dev_minor;
+  return t;
+}
+
 TEST(VerifyTarget, ScratchFileIsNewExclusiveDirectAndRemoved) {
   TempDir dir;
   auto io = std::make_shared<FakeIo>();
-  TargetOpen a = create_scratch_file(io, dir.path(), 1 << 20);
+  TargetOpen a = create_scratch_file(io, scratch_plan(*io, dir.path()), 1 << 20);
   ASSERT_TRUE(a.target) << a.problem;
-  TargetOpen b = create_scratch_file(io, dir.path(), 1 << 20);
+  TargetOpen b = create_scratch_file(io, scratch_plan(*io, dir.path()), 1 << 20);
   ASSERT_TRUE(b.target);
   EXPECT_NE(a.target->path(), b.target->path());  // unique names
-  EXPECT_EQ(io->open_flags[0] & (O_CREAT | O_EXCL | O_DIRECT), O_CREAT | O_EXCL | O_DIRECT);
+  EXPECT_EQ(io->open_flags[0] & (O_CREAT | O_EXCL | O_DIRECT | O_NOFOLLOW), O_CREAT | O_EXCL | O_DIRECT | O_NOFOLLOW);
   EXPECT_EQ(std::filesystem::file_size(a.target->path()), 1u << 20);  // preallocated
   std::string path = a.target->path();
   a.target.reset();
@@ -132,23 +144,78 @@ TEST(VerifyTarget, NoODirectNoScratchFileLeftBehind) {
   TempDir dir;
   auto io = std::make_shared<FakeIo>();
   io->o_direct_error = -EINVAL;
-  TargetOpen a = create_scratch_file(io, dir.path(), 1 << 20);
+  TargetOpen a = create_scratch_file(io, scratch_plan(*io, dir.path()), 1 << 20);
   EXPECT_FALSE(a.target);
   EXPECT_NE(a.problem.find("does not support O_DIRECT"), std::string::npos);
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
   io->o_direct_error = 0;
   io->fallocate_error = -ENOSPC;
-  a = create_scratch_file(io, dir.path(), 1 << 20);
+  a = create_scratch_file(io, scratch_plan(*io, dir.path()), 1 << 20);
   EXPECT_FALSE(a.target);
   EXPECT_NE(a.problem.find("No space"), std::string::npos) << a.problem;
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// Issue 15: the directory is checked by path (st_dev -> the NVMe); a file system mounted over it, or a
+// symlink swapped in, before the scratch file is created must not receive the test's writes.
+TEST(VerifyTarget, ScratchFileOnAnotherFileSystemThanCheckedIsRefusedAndRemoved) {
+  TempDir dir;
+  auto io = std::make_shared<FakeIo>();
+  io->dir_on(dir.path(), 259, 1);
+  TargetPlan plan = scratch_plan(*io, dir.path());  // checked: 259:1
+  io->dir_on(dir.path(), 8, 3);                     // now another file system is there
+  TargetOpen a = create_scratch_file(io, plan, 1 << 20);
+  EXPECT_FALSE(a.target);
+  EXPECT_EQ(a.error, -EXDEV);
+  EXPECT_NE(a.problem.find("changed between the check and the test"), std::string::npos) << a.problem;
+  EXPECT_NE(a.problem.find("device 8:3, not on the checked 259:1"), std::string::npos) << a.problem;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));  // created O_EXCL, so ours: removed again
+  io->dir_on(dir.path(), 259, 1);
+  a = create_scratch_file(io, plan, 1 << 20);
+  EXPECT_TRUE(a.target) << a.problem;
+}
+
 TEST(VerifyTarget, RawOpenIsExclusive) {
   auto io = std::make_shared<FakeIo>();
-  TargetOpen t = open_raw_device(io, "/nonexistent/nvme9n1");
+  TargetPlan plan;
+  plan.kind = TargetPlan::Kind::kRawDevice;
+  plan.path = "/nonexistent/nvme9n1";
+  TargetOpen t = open_raw_device(io, plan);
   EXPECT_FALSE(t.target);
   EXPECT_EQ(io->open_flags[0] & (O_EXCL | O_DIRECT | O_ACCMODE), O_EXCL | O_DIRECT | O_RDWR);
+}
+
+// Issue 15: the raw device is checked by path (stat: st_rdev -> nvme1n1, unused) and opened by path
+// again; a node that names another device by then (or is no device at all) is refused unwritten.
+TEST(VerifyTarget, RawDeviceSwappedAfterTheCheckIsRefused) {
+  Machine8Gpu m(fixture_unmounting("epyc-mi300x-8gpu", "/dev/nvme1n1").source());
+  m.io.block_device("/dev/nvme1n1", 259, 1);
+  TargetPlan plan = m.raw("/dev/nvme1n1", 0);
+  EXPECT_EQ(plan.dev_major, 259u);
+  EXPECT_EQ(plan.dev_minor, 1u);
+  TempDir dir;
+  const std::string image = dir.path() + "/image";
+  std::ofstream(image) << std::string(8192, 'x');
+  auto io = std::make_shared<FakeIo>();
+  io->redirect["/dev/nvme1n1"] = image;
+
+  io->block_device("/dev/nvme1n1", 259, 7);  // another namespace now
+  TargetOpen t = open_raw_device(io, plan);
+  EXPECT_FALSE(t.target);
+  EXPECT_EQ(t.error, -EXDEV);
+  EXPECT_NE(t.problem.find("changed between the check and the open: it is block device 259:7 now, the checked "
+                           "nvme1n1 was 259:1"),
+            std::string::npos)
+      << t.problem;
+
+  io->stats.erase("/dev/nvme1n1");  // a regular file now
+  t = open_raw_device(io, plan);
+  EXPECT_FALSE(t.target);
+  EXPECT_NE(t.problem.find("it is not a block device now"), std::string::npos) << t.problem;
+
+  io->block_device("/dev/nvme1n1", 259, 1);  // unchanged: opened
+  t = open_raw_device(io, plan);
+  EXPECT_TRUE(t.target) << t.problem;
 }
 
 }  // namespace

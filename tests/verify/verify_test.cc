@@ -469,6 +469,49 @@ TEST(Verify, SlowIoErrorNearIoTimeoutPointsAtADroppedTransfer) {
   for (const auto& n : d.notes) EXPECT_EQ(n.find("io_timeout"), std::string::npos);
 }
 
+// Issue 15: an NVMe removed during the transfer leaves a 0-byte block device behind, whose ENOSPC
+// and short reads read like a full file system. Verify names the vanished device instead, and does
+// not start the other direction.
+TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
+  namespace fs = std::filesystem;
+  TempDir copy;  // a writable copy of the machine, so that its NVMe can go away
+  fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  VerifyRun r;
+  r.source = open_tree_source(copy.path());
+  r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+  r.options.engine = EngineKind::kKmod;
+  r.target_on(r.nvme1_dir, 259, 1);
+  int calls = 0;
+  r.engines.add(EngineKind::kKmod, [&](const TransferRequest&) {
+    ++calls;
+    // Hot-unplugged now: the device's directory and its link go.
+    const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
+    if (fs::exists(link)) fs::remove_all(fs::canonical(link));
+    fs::remove(link);
+    TransferResult t;
+    t.error = -ENOSPC;
+    return t;
+  });
+  VerifyReport report = r.run();
+  const PairResult* pr = ran(report);
+  ASSERT_TRUE(pr);
+  ASSERT_EQ(pr->directions.size(), 2u);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(pr->directions[0].outcome, Outcome::kFailed);
+  EXPECT_EQ(pr->directions[0].reason.rfind("the NVMe 0000:06:00.0 (nvme1) is gone from /sys/bus/pci/devices: "
+                                           "removed during the transfer",
+                                           0),
+            0u)
+      << pr->directions[0].reason;
+  EXPECT_NE(pr->directions[0].reason.find("ENOSPC"), std::string::npos) << pr->directions[0].reason;
+  EXPECT_EQ(pr->directions[1].outcome, Outcome::kNotRun);
+  EXPECT_NE(pr->directions[1].reason.find("not run: the NVMe 0000:06:00.0 (nvme1) is gone"), std::string::npos)
+      << pr->directions[1].reason;
+  EXPECT_EQ(report.result, Level::kFail);
+  EXPECT_TRUE(pr->target_removed);  // the scratch file still goes
+}
+
 TEST(Verify, RawModeWarnsFirstAndWritesOnlyItsRange) {
   FakeRoot root = fixture_unmounting("epyc-mi300x-8gpu", "/dev/nvme1n1");
   VerifyRun r;
@@ -539,6 +582,59 @@ TEST(Verify, ResultsFileForCapture) {
   auto back = nlohmann::ordered_json::parse(in);
   EXPECT_EQ(back, json);
   EXPECT_EQ(std::string(kVerifyResultsPath), "/run/p2pcheck/verify.json");
+}
+
+// Issue 15: the results file is written as root into a shared directory. A symlink planted at the
+// target, at the directory, or at the old predictable PATH.tmp.<pid> must never be written through.
+TEST(Verify, ResultsAreNeverWrittenThroughASymlink) {
+  namespace fs = std::filesystem;
+  const nlohmann::ordered_json doc = {{"schema", "p2pcheck.verify"}, {"result", "PASS"}};
+  TempDir d;
+  const std::string victim = d.path() + "/victim";
+  std::ofstream(victim) << "precious\n";
+  auto victim_text = [&] {
+    std::ifstream in(victim);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  fs::create_directories(d.path() + "/run/p2pcheck");
+  const std::string path = d.path() + "/run/p2pcheck/verify.json";
+  auto error_text = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+
+  // The old temporary name, planted: ignored (an unpredictable name, created O_EXCL).
+  const std::string planted = path + ".tmp." + std::to_string(getpid());
+  fs::create_symlink(victim, planted);
+  save_verify_results(doc, path);
+  EXPECT_EQ(victim_text(), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(planted));
+  std::ifstream in(path);
+  EXPECT_EQ(nlohmann::ordered_json::parse(in), doc);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(d.path() + "/run/p2pcheck")) entries += !e.path().empty();
+  EXPECT_EQ(entries, 2);  // verify.json and the planted link: no temporary file left
+
+  // The results file itself a symlink: refused, the link and its target untouched.
+  fs::remove(path);
+  fs::create_symlink(victim, path);
+  std::string err = error_text([&] { save_verify_results(doc, path); });
+  EXPECT_NE(err.find("not a regular file (a symbolic link?)"), std::string::npos) << err;
+  EXPECT_EQ(victim_text(), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(path));
+
+  // The directory a symlink to another place: refused.
+  fs::create_directories(d.path() + "/elsewhere");
+  fs::create_directory_symlink(d.path() + "/elsewhere", d.path() + "/run/linked");
+  err = error_text([&] { save_verify_results(doc, d.path() + "/run/linked/verify.json"); });
+  EXPECT_NE(err.find("is not a directory (a symbolic link?)"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(d.path() + "/elsewhere"));
 }
 
 TEST(Verify, SizesParse) {

@@ -33,6 +33,9 @@ class VerifyIo {
   virtual int fallocate(int fd, std::uint64_t offset, std::uint64_t len) = 0;
   virtual int unlink(const std::string& path) = 0;
   virtual int stat(const std::string& path, FileStat& out) = 0;
+  // What an open fd is: compared with what stat() saw when the path was checked, so that a path
+  // swapped between the check and the open is refused.
+  virtual int fstat(int fd, FileStat& out) = 0;
   // mmap(NULL, len, PROT_READ|PROT_WRITE, MAP_SHARED, fd, 0): the only mapping p2pmem/allocate
   // accepts. Sets `error` (negative errno) and returns nullptr on failure.
   virtual void* map_shared(int fd, std::size_t len, int& error) = 0;

@@ -32,6 +32,9 @@ struct TargetPlan {
   std::vector<std::string> stacked_layers;  // "md0 (md raid0)", top first
   std::uint64_t raw_offset = 0;
   std::uint64_t device_bytes = 0;  // raw: the device's size
+  // The device number that was checked: the directory's file system (st_dev), or the raw device
+  // node's device (st_rdev). The open must find the same, else the path changed in between.
+  unsigned dev_major = 0, dev_minor = 0;
   std::vector<std::string> notes;
 };
 
@@ -71,10 +74,12 @@ struct TargetOpen {
   std::string problem;  // what failed, in words
   std::vector<std::string> notes;
 };
-// A new file in `dir`, O_EXCL|O_DIRECT, preallocated to `bytes`.
-TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const std::string& dir, std::uint64_t bytes);
-// The raw device, O_EXCL|O_DIRECT: EBUSY when anything mounted or claimed it meanwhile.
-TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const std::string& device);
+// A new file in the plan's directory, O_EXCL|O_DIRECT|O_NOFOLLOW, preallocated to `bytes`; refused (and
+// removed) when it is not on the file system that was checked (st_dev).
+TargetOpen create_scratch_file(std::shared_ptr<VerifyIo> io, const TargetPlan& plan, std::uint64_t bytes);
+// The plan's raw device, O_EXCL|O_DIRECT: EBUSY when anything mounted or claimed it meanwhile; refused
+// when the node now is another device than the one checked (st_rdev).
+TargetOpen open_raw_device(std::shared_ptr<VerifyIo> io, const TargetPlan& plan);
 // Unlinks the scratch file (the data was fsync'd after each direction). Returns a problem or "".
 std::string remove_scratch_file(VerifyIo& io, const std::string& path);
 
