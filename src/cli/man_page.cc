@@ -64,7 +64,8 @@ void collect_commands(const CLI::App& app, const std::string& prefix, std::vecto
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -80,7 +81,9 @@ std::string man_page(const CLI::App& app, const std::string& source, const std::
   std::string out, block;  // block: the command whose section the lines belong to
   bool block_has_example = false, block_has_options = false, in_example = false;
   int line_no = 0;
-  auto fail = [&](const std::string& what) { throw Error(source_name, "line " + std::to_string(line_no) + ": " + what); };
+  auto fail = [&](const std::string& what) {
+    throw Error(source_name, "line " + std::to_string(line_no) + ": " + what);
+  };
   auto end_block = [&] {
     if (!block.empty() && !block_has_example)
       fail("the section of `p2pcheck " + block + "` has no example (.EX ... .EE) that runs it");

@@ -1,9 +1,9 @@
 #include "version.h"
 
-// Generated into the build tree at every build (only this file includes it, so a new revision
-// recompiles one file).
-#include "p2pcheck_revision.h"
+// p2pcheck_revision.h is generated into the build tree at every build; only this file includes it,
+// so a new revision recompiles one file.
 #include "p2pcheck/source/version.h"
+#include "p2pcheck_revision.h"
 
 namespace p2pcheck::cli {
 

@@ -31,8 +31,8 @@ struct SmallApp {
 std::string section(const std::string& path, const std::string& extra = "") {
   return "@COMMAND " + path + "@\nProse of " + path + ".\n" + extra + ".EX\np2pcheck " + path + "\n.EE\n";
 }
-const std::string kAllSections = ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") +
-                                 section("kmod load", "@OPTIONS@\n");
+const std::string kAllSections =
+    ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") + section("kmod load", "@OPTIONS@\n");
 
 TEST(ManPage, OptionsComeFromTheRegistrations) {
   SmallApp s;
