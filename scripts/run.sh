@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job: build, then check this machine; on a machine without a GPU, also the bundled
-# reference fixture (an 8-GPU AMD EPYC server), so a newcomer sees what a real verdict looks like.
+# The main job: build the tool (only it: no unit tests), then check this machine; on a machine
+# without a GPU, also the bundled reference fixture (an 8-GPU AMD EPYC server), so a newcomer sees
+# what a real verdict looks like.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh || exit 1
+scripts/build.sh --tool || exit 1
 echo "== p2pcheck check (this machine) =="
 ./build/p2pcheck check "$@"
 rc=$?

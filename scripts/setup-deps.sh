@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
-# Installs what p2pcheck needs to build and test on Debian 12, from Debian's own packages.
+# Installs what p2pcheck needs on Debian 12, from Debian's own packages.
+#   scripts/setup-deps.sh            everything: build, unit and ctest tests, packages (CI, scripts/test.sh)
+#   scripts/setup-deps.sh --tool     only what building the p2pcheck binary needs (scripts/run.sh)
+#   scripts/setup-deps.sh --package  the binary and its .deb packages (scripts/package.sh)
+# (The QEMU lab's packages: tests/lab/setup-deps.sh.)
 set -euo pipefail
+mode=${1:-all}
+case $mode in all | --tool | --package) ;; *) echo "usage: $0 [--tool|--package]" >&2; exit 3 ;; esac
+
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config git
   libpci-dev pciutils pci.ids libnvme-dev libjson-c-dev
   libssl-dev    # libnvme.pc lists openssl in Requires.private: pkg-config fails without it
   libarchive-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libgmock-dev python3
   libxml2-dev   # hwloc XML imports
-  hwloc zstd    # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
-  clang-format  # tests: the format check (.clang-format, tests/format_test.sh)
+  python3       # tools/mkfixture.py: the bundled reference machine
 )
-# Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
-packages+=(linux-headers-amd64)
-# Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
-# machine without an AMD GPU it reports "no AMD GPU visible to HIP" and "hipFile not installed".
-packages+=(libamdhip64-5)
+if [ "$mode" != --tool ]; then
+  # The .deb packages: CPack's Depends come from dpkg-shlibdeps (dpkg-dev), which CPack feeds with
+  # what `file` calls ELF; the man page is compressed with gzip.
+  packages+=(dpkg-dev file gzip)
+fi
+if [ "$mode" = all ]; then
+  packages+=(
+    libgtest-dev libgmock-dev
+    hwloc zstd      # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
+    clang-format    # tests: the format check (.clang-format, tests/format_test.sh)
+    groff-base      # tests: the man page formats without a warning
+    bash-completion # tests: the completion is driven through bash-completion's helpers
+    dkms kmod       # tests: `dkms build` of the packaged module source (package test)
+  )
+  # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
+  packages+=(linux-headers-amd64)
+  # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
+  # machine without an AMD GPU it reports "no AMD GPU visible to HIP" and "hipFile not installed".
+  packages+=(libamdhip64-5)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

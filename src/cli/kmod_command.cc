@@ -52,7 +52,8 @@ int print_status(const KmodStatus& s, bool json) {
                 << s.info->kernel_release
                 << (s.info->p2pdma ? ", P2PDMA compiled in" : ", kernel WITHOUT CONFIG_PCI_P2PDMA") << "\n";
     if (!s.info_error.empty()) std::cout << "cannot ask it: " << s.info_error << "\n";
-    if (s.modules_found.empty()) std::cout << "no built p2pprobe.ko found (make -C kmod, or DKMS: kmod/dkms.conf)\n";
+    if (s.modules_found.empty())
+      std::cout << "no built p2pprobe.ko found (the p2pprobe-dkms package, or make -C kmod)\n";
     for (const auto& m : s.modules_found) std::cout << "module file: " << m << "\n";
   }
   return s.loaded && s.info ? 0 : 1;

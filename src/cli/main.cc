@@ -2,15 +2,18 @@
 // chosen (check when none is). Commands print and pick exit codes; main turns errors into 3 and 5.
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "commands.h"
 #include "kmod_command.h"
+#include "man_page.h"
 #include "options.h"
 #include "p2pcheck/source/error.h"
-#include "p2pcheck/source/version.h"
 #include "verify_command.h"
+#include "version.h"
 
 namespace {
 
@@ -27,7 +30,7 @@ int main(int argc, char** argv) {
   using namespace p2pcheck;
   using namespace p2pcheck::cli;
   CLI::App app{"p2pcheck: can each GPU move data straight to and from each NVMe drive by PCIe P2PDMA?"};
-  app.set_version_flag("--version", std::string("p2pcheck ") + kToolVersion);
+  app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(0, 1);
   GlobalOptions o;
   add_global_options(app, o);
@@ -35,6 +38,10 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {add_check_command(app, o), add_explain_command(app, o), add_topo_command(app, o),
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
   auto verify = add_verify_command(app);
+  // The build writes p2pcheck(1) with this from these registrations and src/cli/p2pcheck.1.in
+  // (packaging/CMakeLists.txt); hidden, as it is no command for users.
+  std::string man_source;
+  app.add_option("--man-page", man_source, "print the man page made from this roff template")->group("");
 
   std::vector<CLI::App*> takes_global_options;  // verify has its own (it is live only)
   for (const Command& command : commands) takes_global_options.push_back(command.app);
@@ -48,6 +55,14 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? rc : kExitUsage;
   }
   try {
+    if (!man_source.empty()) {
+      std::ifstream in(man_source);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in) throw Error(man_source, "cannot read the man page template");
+      std::cout << man_page(app, text.str(), man_source, version_text());
+      return kExitOk;
+    }
     if (verify->selected()) return verify->run();
     for (const Command& command : commands)
       if (command.app->parsed()) return command.run();

@@ -61,14 +61,20 @@ class SystemRunner : public CommandRunner {
 
 std::unique_ptr<CommandRunner> system_command_runner() { return std::make_unique<SystemRunner>(); }
 
-std::vector<std::string> module_search_paths(const std::string& exe_path, const std::string& kernel_release) {
+std::vector<std::string> module_search_paths(const std::string& exe_path, const std::string& kernel_release,
+                                             const std::string& root) {
   std::string exe_dir = dirname(exe_path);
+  std::string modules = root + "/lib/modules/" + kernel_release;
   return {
       exe_dir + "/../kmod/p2pprobe.ko",  // build/p2pcheck -> kmod/ of the source tree
       exe_dir + "/kmod/p2pprobe.ko",
-      "/usr/lib/p2pcheck/p2pprobe.ko",
-      "/lib/modules/" + kernel_release + "/updates/dkms/p2pprobe.ko",
-      "/lib/modules/" + kernel_release + "/extra/p2pprobe.ko",
+      root + "/usr/lib/p2pcheck/p2pprobe.ko",
+      // The p2pprobe-dkms package; DKMS compresses the module as the kernel's own are (xz on Debian 13).
+      modules + "/updates/dkms/p2pprobe.ko",
+      modules + "/updates/dkms/p2pprobe.ko.xz",
+      modules + "/updates/dkms/p2pprobe.ko.zst",
+      modules + "/updates/dkms/p2pprobe.ko.gz",
+      modules + "/extra/p2pprobe.ko",
   };
 }
 
@@ -122,8 +128,9 @@ KmodAction kmod_load(CommandRunner& runner, const KmodStatus& status, const std:
     if (status.modules_found.empty()) {
       action.command = "modprobe p2pprobe";
       action.message = "modprobe could not find p2pprobe (" + std::string(trim(probe.output)) +
-                       ") and no built p2pprobe.ko was found: build it with `make -C kmod` (kernel headers of "
-                       "the running kernel needed) or install it with DKMS (kmod/dkms.conf), or pass --ko PATH";
+                       ") and no built p2pprobe.ko was found: install the p2pprobe-dkms package (DKMS builds it "
+                       "for each kernel with headers), build it with `make -C kmod` (kernel headers of the "
+                       "running kernel needed), or pass --ko PATH";
       return action;
     }
     argv = {"insmod", status.modules_found.front()};

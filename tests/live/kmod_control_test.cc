@@ -89,6 +89,44 @@ TEST(KmodControl, SearchPathsStartBesideTheBinary) {
   EXPECT_NE(std::find(paths.begin(), paths.end(), "/lib/modules/6.12.117/updates/dkms/p2pprobe.ko"), paths.end());
 }
 
+// The p2pprobe-dkms package: DKMS installs the module under updates/dkms of each kernel, compressed
+// when the kernel's own modules are; status lists it and load falls back to insmod of it.
+TEST(KmodControl, FindsTheDkmsInstalledModule) {
+  TempDir fake_root;
+  fake_root.write("lib/modules/6.1.0-57-amd64/updates/dkms/p2pprobe.ko",
+                  "\x7f"
+                  "ELF");
+  fake_root.write("lib/modules/6.12.9-amd64/updates/dkms/p2pprobe.ko.xz",
+                  "\xfd"
+                  "7zXZ");
+  FakeRoot live;
+  live.mkdir("sys");
+  live.write("proc/modules", "nvme 57344 2 - Live 0x0000000000000000\n");
+  auto src = live.source();
+  const std::string dkms = fake_root.path() + "/lib/modules/6.1.0-57-amd64/updates/dkms/p2pprobe.ko";
+  KmodStatus s =
+      kmod_status(*src, module_search_paths("/nonexistent/bin/p2pcheck", "6.1.0-57-amd64", fake_root.path()));
+  EXPECT_FALSE(s.loaded);
+  EXPECT_EQ(s.modules_found, std::vector<std::string>{dkms});
+  s = kmod_status(*src, module_search_paths("/nonexistent/bin/p2pcheck", "6.12.9-amd64", fake_root.path()));
+  EXPECT_EQ(s.modules_found,
+            std::vector<std::string>{fake_root.path() + "/lib/modules/6.12.9-amd64/updates/dkms/p2pprobe.ko.xz"});
+  // Another kernel's module is not this one's.
+  EXPECT_TRUE(kmod_status(*src, module_search_paths("/nonexistent/bin/p2pcheck", "6.1.0-99-amd64", fake_root.path()))
+                  .modules_found.empty());
+
+  FakeRunner runner;
+  runner.answers["modprobe"] = {1, "modprobe: FATAL: Module p2pprobe not found in directory /lib/modules/6.1.0-57"};
+  s = kmod_status(*src, module_search_paths("/nonexistent/bin/p2pcheck", "6.1.0-57-amd64", fake_root.path()));
+  KmodAction a = kmod_load(runner, s, std::nullopt);
+  EXPECT_TRUE(a.ok);
+  ASSERT_EQ(runner.calls.size(), 2u);
+  EXPECT_EQ(runner.calls[1], (std::vector<std::string>{"insmod", dkms}));
+  // Without any module the message names the package.
+  runner.calls.clear();
+  EXPECT_NE(kmod_load(runner, KmodStatus{}, std::nullopt).message.find("p2pprobe-dkms package"), std::string::npos);
+}
+
 TEST(KmodControl, RealRunnerRunsWithoutAShell) {
   auto runner = system_command_runner();
   CommandResult r = runner->run({"printf", "%s", "a;b $(x)"});

@@ -35,8 +35,10 @@ struct KmodStatus {
 };
 
 // Where a built module may live: next to the binary's source tree (build/ -> ../kmod), an
-// installed copy, and the DKMS tree of the running kernel.
-std::vector<std::string> module_search_paths(const std::string& exe_path, const std::string& kernel_release);
+// installed copy, and where DKMS (the p2pprobe-dkms package) installs it for the running kernel.
+// `root` prefixes the system paths (tests).
+std::vector<std::string> module_search_paths(const std::string& exe_path, const std::string& kernel_release,
+                                             const std::string& root = "");
 
 KmodStatus kmod_status(Source& live, const std::vector<std::string>& search_paths);
 

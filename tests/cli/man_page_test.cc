@@ -1,0 +1,95 @@
+#include "man_page.h"
+
+#include <gtest/gtest.h>
+
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck::cli {
+namespace {
+
+// A small app shaped like p2pcheck's: global options, a command with options, a nested command.
+struct SmallApp {
+  CLI::App app{"tool: does things"};
+  std::string root, output, ko;
+  bool json = false;
+  std::vector<std::string> pair;
+  SmallApp() {
+    app.set_version_flag("-V,--version", "tool 1.0");
+    app.add_option("--root", root, "a captured root");
+    app.add_flag("--json", json, "machine-readable");
+    std::string hidden;
+    app.add_option("--man-page", hidden, "hidden")->group("");
+    auto* capture = app.add_subcommand("capture", "write an archive");
+    capture->add_option("-o,--output", output, "the archive")->default_val("x.tar.zst");
+    auto* explain = app.add_subcommand("explain", "one pair");
+    explain->add_option("pair", pair, "GPU and NVMe")->expected(2);
+    auto* kmod = app.add_subcommand("kmod", "the module");
+    kmod->add_subcommand("load", "load it")->add_option("--ko", ko, "the .ko file");
+  }
+};
+
+std::string section(const std::string& path, const std::string& extra = "") {
+  return "@COMMAND " + path + "@\nProse of " + path + ".\n" + extra + ".EX\np2pcheck " + path + "\n.EE\n";
+}
+const std::string kAllSections =
+    ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") + section("kmod load", "@OPTIONS@\n");
+
+TEST(ManPage, OptionsComeFromTheRegistrations) {
+  SmallApp s;
+  std::string page = man_page(s.app, ".TH TOOL 1 \"\" \"@VERSION@\"\n.SH OPTIONS\n@OPTIONS@\n" + kAllSections, "t.in",
+                              "tool 1.0 (git abc)");
+  EXPECT_NE(page.find(".TH TOOL 1 \"\" \"tool 1.0 (git abc)\""), std::string::npos) << page;
+  // Each option as --help shows it, minus escaped as \- so it searches and copies as typed.
+  EXPECT_NE(page.find(".TP\n\\fB\\-\\-root\\fR \\fITEXT\\fR\na captured root\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("\\fB\\-V\\fR, \\fB\\-\\-version\\fR"), std::string::npos) << page;
+  EXPECT_NE(page.find("\\fB\\-o\\fR, \\fB\\-\\-output\\fR \\fITEXT=x.tar.zst\\fR\nthe archive"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("\\fBpair\\fR"), std::string::npos) << page;
+  EXPECT_NE(page.find(".SS \"p2pcheck kmod load\"\nload it\n.PP\nProse of kmod load.\n.TP\n\\fB\\-\\-ko\\fR"),
+            std::string::npos)
+      << page;
+  // Hidden options stay out, as in --help; -h,--help is listed once, with the global options.
+  EXPECT_EQ(page.find("man\\-page"), std::string::npos) << page;
+  size_t help = page.find("\\fB\\-\\-help\\fR");
+  ASSERT_NE(help, std::string::npos);
+  EXPECT_EQ(page.find("\\fB\\-\\-help\\fR", help + 1), std::string::npos) << page;
+}
+
+TEST(ManPage, ACommandWithoutItsSectionOrExampleFails) {
+  SmallApp s;
+  std::string no_kmod_load = ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod");
+  try {
+    man_page(s.app, no_kmod_load, "t.in", "v");
+    FAIL() << "a missing command passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no @COMMAND kmod load@ line"), std::string::npos) << e.what();
+  }
+  std::string no_example = kAllSections + "@COMMAND capture@\n";
+  EXPECT_THROW(man_page(s.app, no_example, "t.in", "v"), Error);  // twice, and without example
+  std::string example_of_another = ".SH COMMANDS\n@COMMAND capture@\n.EX\np2pcheck explain a b\n.EE\n" +
+                                   section("explain") + section("kmod") + section("kmod load");
+  try {
+    man_page(s.app, example_of_another, "t.in", "v");
+    FAIL() << "an example of another command passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("`p2pcheck capture` has no example"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(man_page(s.app, kAllSections + section("frobnicate"), "t.in", "v"), Error);
+  EXPECT_THROW(man_page(s.app, kAllSections + "@TYPO@\n", "t.in", "v"), Error);
+}
+
+TEST(ManPage, TextIsEscapedForRoff) {
+  SmallApp s;
+  std::string text = ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") +
+                     section("kmod load") + ".SH X\nkeep \\fBthis\\fR\n";
+  std::string page = man_page(s.app, text, "t.in", "a\\b");
+  EXPECT_NE(page.find("keep \\fBthis\\fR\n"), std::string::npos);  // the template's own roff is kept
+  CLI::App app{"x"};
+  std::string v;
+  app.add_option("--v", v, ".starts with a dot and has a \\ backslash");
+  page = man_page(app, ".SH OPTIONS\n@OPTIONS@\n", "t.in", "v");
+  EXPECT_NE(page.find("\n\\&.starts with a dot and has a \\e backslash\n"), std::string::npos) << page;
+}
+
+}  // namespace
+}  // namespace p2pcheck::cli
