@@ -22,8 +22,8 @@ section() {
 }
 
 # help PATH...: the options and subcommands `p2pcheck PATH --help` lists.
-help_options() { "$bin" "$@" --help | awk '/^[A-Za-z]+:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n'; }
-help_commands() { "$bin" "$@" --help | awk '/^[A-Za-z]+:$/ { part = $0; next } part == "Subcommands:" && /^  [a-z]/ { print $1 }'; }
+help_options() { "$bin" "$@" --help | awk '/^[^ ].*:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n'; }
+help_commands() { "$bin" "$@" --help | awk '/^[^ ].*:$/ { part = $0; next } part == "Subcommands:" && /^  [a-z]/ { print $1 }'; }
 
 check_command() {  # check_command PATH...
   local path="$*" heading text opt
