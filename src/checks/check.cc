@@ -2,6 +2,8 @@
 // check, and sum the findings and verdicts up into one result.
 #include "p2pcheck/checks/check.h"
 
+#include <algorithm>
+
 #include "p2pcheck/checks/gpu.h"
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/checks/kernel.h"
@@ -47,7 +49,7 @@ Result overall_result(const CheckReport& report) {
     unknown = unknown || d.verdict == Verdict::kUnknown;
   }
   for (const auto& f : report.findings) {
-    if (!concerns_selected_pairs(f, report.pairs)) continue;
+    if (!concerns_selected_pairs(f, report)) continue;
     if (f.level == Level::kFail) return Result::kFail;
     unknown = unknown || f.level == Level::kUnknown;
   }
@@ -66,12 +68,10 @@ const char* to_string(Result result) {
   return "UNKNOWN";
 }
 
-bool concerns_selected_pairs(const Finding& finding, const std::vector<PairDecision>& pairs) {
+bool concerns_selected_pairs(const Finding& finding, const CheckReport& report) {
   if (finding.devices.empty()) return true;
-  for (const auto& d : pairs)
-    for (const Bdf& device : finding.devices)
-      if (device == d.path.pair.gpu || device == d.path.pair.nvme) return true;
-  return false;
+  return std::any_of(finding.devices.begin(), finding.devices.end(),
+                     [&](const Bdf& device) { return report.selected_devices.count(device) != 0; });
 }
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
@@ -84,8 +84,11 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
   report->rules = kernel_rules_for(report->machine, options.assume_kernel);
   std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
   report->pairs.reserve(selected.size());  // growing one by one moved ~8,000 large PairDecisions
-  for (const DevicePair& pair : selected)
+  for (const DevicePair& pair : selected) {
     report->pairs.push_back(decide_pair(report->topo, report->inv, report->machine, report->rules, pair));
+    report->selected_devices.insert(pair.gpu);
+    report->selected_devices.insert(pair.nvme);
+  }
 
   CheckReads reads = read_everything(source, options, *report);
 

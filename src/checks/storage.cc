@@ -2,6 +2,7 @@
 #include "p2pcheck/checks/storage.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "p2pcheck/source/sysfs_text.h"
@@ -420,14 +421,14 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
   std::map<std::string, size_t> group_of_top;
   for (const auto& s : layout.stacks) {
     if (s.unused && !layout.mounts_known) continue;  // storage.unknown names them
-    bool stacked = !s.unused && s.layers.size() > 1;
-    auto [at, added] = group_of_top.try_emplace(stacked ? s.layers.front().device : "", groups.size());
-    if (stacked && !added) {
-      groups[at->second].push_back(&s);
-    } else {
-      if (stacked) at->second = groups.size();
-      groups.push_back({&s});
+    if (!s.unused && s.layers.size() > 1) {          // stacked: md, dm, loop above the NVMe
+      auto [at, added] = group_of_top.try_emplace(s.layers.front().device, groups.size());
+      if (!added) {
+        groups[at->second].push_back(&s);
+        continue;
+      }
     }
+    groups.push_back({&s});
   }
   for (const auto& group : groups)
     out.push_back(group.front()->unused ? raw_finding(*group.front(), layout) : stack_finding(group, layout));

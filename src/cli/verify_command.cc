@@ -76,6 +76,8 @@ int VerifyCommand::run() {
   std::string mode = color.empty() ? "auto" : color.back();
   style.color = mode == "always" || (mode == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   style.unicode = !parent_flag("--ascii");
+  // --ascii means ASCII throughout, as for the other commands (print_text).
+  auto plain = [&style](const std::string& text) { return style.unicode ? text : ascii_text(text); };
 
   auto source = open_live_source();
   std::shared_ptr<VerifyIo> io = open_live_io();
@@ -88,7 +90,7 @@ int VerifyCommand::run() {
   if (json)
     for (const auto& w : plan->warnings) std::cerr << "p2pcheck: warning: " << w << "\n";
   else
-    std::cout << verify_plan_text(*plan, style) << std::flush;
+    std::cout << plain(verify_plan_text(*plan, style)) << std::flush;
   if (geteuid() != 0)
     std::cerr << "p2pcheck: not root: /dev/p2pprobe, p2pmem/allocate, raw devices and /dev/kmsg need root\n";
 
@@ -104,7 +106,7 @@ int VerifyCommand::run() {
   if (json)
     std::cout << json_text(doc) << "\n";
   else
-    std::cout << verify_text(report, style);
+    std::cout << plain(verify_text(report, style));
   if (!no_results_) {
     const std::string path = results_.empty() ? kVerifyResultsPath : results_;
     try {

@@ -152,7 +152,7 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
 
 json check_json(const CheckReport& r) {
   json findings = json::array();
-  for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r.pairs)));
+  for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
   json pairs = json::array();
   for (const auto& d : r.pairs) pairs.push_back(decision_json(r.topo, d, r.inv));
   json gpus = json::array();
@@ -200,7 +200,7 @@ const char* result_color(Result r) {
 std::string causes_text(const CheckReport& r, Level level) {
   std::vector<std::pair<std::string, std::vector<std::string>>> causes;  // id -> subjects, first seen first
   for (const auto& f : r.findings) {
-    if (f.level != level || !concerns_selected_pairs(f, r.pairs)) continue;
+    if (f.level != level || !concerns_selected_pairs(f, r)) continue;
     auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == f.id; });
     if (it == causes.end()) it = causes.insert(causes.end(), {f.id, {}});
     if (!f.subject.empty() && std::find(it->second.begin(), it->second.end(), f.subject) == it->second.end())
@@ -305,8 +305,7 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
       size_t end = std::min(nvmes.size(), start + 4);
       std::string header = "  " + pad("", first);
       for (size_t i = start; i < end; ++i) {
-        const NvmeController* c = r.inv.nvme_at(nvmes[i]);
-        header += pad((c && !c->name.empty() ? c->name + " " : "") + nvmes[i].str(), width);
+        header += pad(nvme_name_prefix(r.inv, nvmes[i]) + nvmes[i].str(), width);
       }
       out += header + "\n";
       for (const Bdf& g : gpus) {
@@ -362,11 +361,6 @@ std::string pair_body(const CheckReport& r, const PairDecision& d) {
   return out;
 }
 
-std::string pair_name(const CheckReport& r, const Bdf& nvme) {
-  const NvmeController* c = r.inv.nvme_at(nvme);
-  return (c && !c->name.empty() ? c->name + " " : "") + nvme.str();
-}
-
 // "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
 std::string group_pairs_text(const CheckReport& r, const std::vector<const PairDecision*>& group) {
   if (group.size() == r.pairs.size()) return "  pairs all " + std::to_string(group.size()) + "\n";
@@ -396,7 +390,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     std::string status, body;
     std::vector<const PairDecision*> pairs;
   };
-  std::vector<Cause> causes;
+  std::vector<Cause> causes;                  // in the order of their first pair
+  std::map<std::string, size_t> cause_index;  // status + body -> its place in `causes`
   for (const auto& d : r.pairs) {
     bool disagreement = d.kernel_agrees == Tri::kNo;
     if (!disagreement &&
@@ -406,17 +401,17 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
                                  d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
                          " (" + to_string(d.map_type) + ")";
     std::string body = pair_body(r, d);
-    auto it = std::find_if(causes.begin(), causes.end(),
-                           [&](const Cause& c) { return c.status == status && c.body == body; });
-    if (it == causes.end()) it = causes.insert(causes.end(), {status, body, {}});
-    it->pairs.push_back(&d);
+    auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
+    if (added) causes.push_back({status, body, {}});
+    causes[at->second].pairs.push_back(&d);
   }
   for (const Cause& c : causes) {
     const PairDecision& first = *c.pairs.front();
     std::string explain = first.path.pair.gpu.str() + " " + first.path.pair.nvme.str();
     if (c.pairs.size() == 1) {
-      out += "\nGPU " + first.path.pair.gpu.str() + " <-> " + pair_name(r, first.path.pair.nvme) + ": " + c.status +
-             "\n" + c.body + "  see   p2pcheck explain " + explain + "\n";
+      out += "\nGPU " + first.path.pair.gpu.str() + " <-> " + nvme_name_prefix(r.inv, first.path.pair.nvme) +
+             first.path.pair.nvme.str() + ": " + c.status + "\n" + c.body + "  see   p2pcheck explain " + explain +
+             "\n";
       continue;
     }
     out += "\n" + std::to_string(c.pairs.size()) + " pairs: " + c.status + ", all for the same reason\n" +

@@ -33,6 +33,11 @@ std::string ascii_text(std::string_view text) {
   return out;
 }
 
+std::string nvme_name_prefix(const Inventory& inv, const Bdf& bdf) {
+  const NvmeController* c = inv.nvme_at(bdf);
+  return c && !c->name.empty() ? c->name + " " : "";
+}
+
 namespace report_detail {
 
 json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }

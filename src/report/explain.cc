@@ -19,9 +19,8 @@ const char* passes_fails(Tri value) { return value == Tri::kYes ? "passes" : val
 
 std::string explain_text(const CheckReport& r, const PairDecision& d, const TextStyle& style) {
   std::string out;
-  const NvmeController* c = r.inv.nvme_at(d.path.pair.nvme);
   out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
-  out += "NVMe " + (c && !c->name.empty() ? c->name + " " : "") + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
+  out += "NVMe " + nvme_name_prefix(r.inv, d.path.pair.nvme) + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
   out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " +
          allowlist_table_note(r.rules) + "\n\n";
   out += "1. Walk (calc_map_type_and_dist: provider = GPU, client = NVMe)\n";

@@ -43,9 +43,8 @@ std::string paths_text(const Topology& topo, const Inventory& inv, const std::ve
     out += "note: config space beyond 64 bytes not readable (not root): ACS on these paths is unknown\n";
   for (const PairPath& p : paths) {
     const Function& gpu = topo.at(p.pair.gpu);
-    const NvmeController* nvme = inv.nvme_at(p.pair.nvme);
-    std::string nvme_name = nvme && !nvme->name.empty() ? nvme->name + " " : "";
-    out += "\n" + colored(style, "1", "GPU " + gpu.bdf.str() + " <-> " + nvme_name + p.pair.nvme.str());
+    out += "\n" + colored(style, "1",
+                          "GPU " + gpu.bdf.str() + " <-> " + nvme_name_prefix(inv, p.pair.nvme) + p.pair.nvme.str());
     if (p.common)
       out += ": common upstream bridge " + p.common->bdf.str() + " (" + role_of(*p.common, inv) + ")";
     else

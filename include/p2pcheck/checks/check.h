@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,13 @@ struct CheckReport {
   KernelRules rules;
   std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
   std::vector<PairDecision> pairs;   // point into `topo`: keep the report in one place
+  std::set<Bdf> selected_devices;    // the GPUs and NVMe of `pairs`, for concerns_selected_pairs
   Result result = Result::kNoPairs;  // over the selected pairs and the findings that concern them
 };
 
 // Whether a finding bears on the selected pairs: machine-wide findings always do; a finding about
 // particular devices (a GPU, an NVMe's storage stack) only when one of them is in a selected pair.
-bool concerns_selected_pairs(const Finding& finding, const std::vector<PairDecision>& pairs);
+bool concerns_selected_pairs(const Finding& finding, const CheckReport& report);
 
 // Reads everything through `source` and decides. Throws Error on unreadable input, UsageError on
 // a selector that matches nothing.

@@ -34,6 +34,8 @@ std::string function_label(const Function& fn);
 nlohmann::ordered_json function_json(const Topology& topo, const Function& fn, const Inventory& inv);
 // true, false, or null for unknown.
 nlohmann::ordered_json tri_json(Tri value);
+// "nvme0 " for an NVMe function with a registered controller, else "": what goes before its BDF.
+std::string nvme_name_prefix(const Inventory& inv, const Bdf& bdf);
 
 // Helpers for src/report/ only; a namespace of their own so callers' local helpers of the same
 // name (colored, pad) do not clash.
