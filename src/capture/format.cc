@@ -35,6 +35,29 @@ std::optional<std::time_t> parse_iso_time(const std::string& text) {
   return timegm(&tm);
 }
 
+namespace {
+
+// The manifest's unreadable and uncaptured files as the failures their reads must replay. Throws
+// Error naming the file and the member when they are not what p2pcheck writes.
+std::map<std::string, FileRead> capture_failures(const JsonFields& m) {
+  std::map<std::string, FileRead> failures;
+  if (const auto* unreadable = m.object("unreadable"))
+    for (const auto& [path, why] : unreadable->items()) {
+      JsonFields entry(why, m.file(), m.member("unreadable") + "." + path);
+      std::string status = entry.text("status").value_or("failed");
+      failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "",
+                                entry.text("error").value_or("unreadable")};
+    }
+  if (const auto* uncaptured = m.array("uncaptured"))
+    for (const auto& path : *uncaptured) {
+      if (!path.is_string()) m.fail("uncaptured", "an array of paths");
+      failures[path.get<std::string>()] = FileRead{ReadStatus::kFailed, "", kNotCaptured};
+    }
+  return failures;
+}
+
+}  // namespace
+
 std::optional<CaptureInfo> read_capture_info(Source& source) {
   FileRead r = source.read(kManifestPath);
   if (!r.ok()) return std::nullopt;
@@ -65,27 +88,9 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
       info.notes.push_back(n.get<std::string>());
     }
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
-  info.failures = capture_failures(*j, file);
+  info.failures = capture_failures(m);
   info.manifest = std::move(*j);
   return info;
-}
-
-std::map<std::string, FileRead> capture_failures(const nlohmann::ordered_json& manifest, const std::string& file) {
-  std::map<std::string, FileRead> failures;
-  JsonFields m(manifest, file);
-  if (const auto* unreadable = m.object("unreadable"))
-    for (const auto& [path, why] : unreadable->items()) {
-      JsonFields entry(why, file, m.member("unreadable") + "." + path);
-      std::string status = entry.text("status").value_or("failed");
-      failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "",
-                                entry.text("error").value_or("unreadable")};
-    }
-  if (const auto* uncaptured = m.array("uncaptured"))
-    for (const auto& path : *uncaptured) {
-      if (!path.is_string()) m.fail("uncaptured", "an array of paths");
-      failures[path.get<std::string>()] = FileRead{ReadStatus::kFailed, "", kNotCaptured};
-    }
-  return failures;
 }
 
 std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source) {

@@ -18,8 +18,7 @@ std::optional<ordered_json> read_document(Source& source, const char* path, cons
   if (r.status == ReadStatus::kMissing) return std::nullopt;
   if (!r.ok()) throw Error(path, "unreadable (" + r.error + "); expected the " + std::string(schema) + " document");
   auto j = parse_outside_json(r.bytes, path);
-  if (!j || !j->is_object()) throw Error(path, std::string("not a ") + schema + " JSON document");
-  if (JsonFields(*j, path).text("schema") != schema)
+  if (!j || !j->is_object() || JsonFields(*j, path).text("schema") != schema)
     throw Error(path, std::string("not a ") + schema + " JSON document");
   return j;
 }

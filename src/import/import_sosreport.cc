@@ -1,7 +1,6 @@
 // A sosreport (directory or tarball): the udev database for the PCI tree, /proc/bus/pci for the
 // config space (sos copies it), and the files sos copies from /proc, /etc, /sys and /boot as they
 // are; uname -a and lsmod stand in for /proc/sys/kernel/osrelease and /proc/modules.
-#include <cctype>
 #include <cstdio>
 #include <functional>
 
@@ -44,15 +43,7 @@ void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& bui
 // An lsmod row, "name size count [users]", as /proc/modules writes it (state and address
 // made up); nullopt for the header and anything else.
 std::optional<std::string> lsmod_row(std::string_view line) {
-  std::vector<std::string> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    size_t j = i;
-    while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
-    if (j > i) words.emplace_back(line.substr(i, j - i));
-    i = j;
-  }
+  std::vector<std::string> words = split_words(trim(line));  // trim: a CRLF line's '\r'
   if (words.size() < 3 || words.size() > 4 || !is_dec_digits(words[1]) || !is_dec_digits(words[2])) return std::nullopt;
   return words[0] + " " + words[1] + " " + words[2] + " " + (words.size() == 4 ? words[3] + "," : "-") +
          " Live 0x0000000000000000\n";

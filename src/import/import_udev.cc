@@ -7,6 +7,7 @@
 
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/source.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -122,9 +123,10 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
     std::string value = line.substr(3);
     if (line[0] == 'P') {
       // Kernel device paths fit in PATH_MAX; a longer one is not from udevadm.
-      if (value.size() >= 4096)
-        throw Error(name + ": line " + std::to_string(line_no),
-                    "device path of " + std::to_string(value.size()) + " bytes; sysfs paths are shorter than 4096");
+      if (value.size() >= kMaxPathBytes)
+        throw Error(name + ": line " + std::to_string(line_no), "device path of " + std::to_string(value.size()) +
+                                                                    " bytes; sysfs paths are shorter than " +
+                                                                    std::to_string(kMaxPathBytes));
       records.push_back({value, {}, line_no});
       open = true;
     } else if (line[0] == 'E' && open) {

@@ -92,30 +92,33 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
   return result;
 }
 
-namespace {
-
-void load_dir(int dir_fd, const std::string& host, const std::string& rel, MemoryTree& tree,
-              const std::function<bool(const std::string&)>& keep, int depth, int max_depth) {
-  // fdopendir takes its own descriptor: the walk below keeps using `dir_fd`.
-  int list_fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* listing = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
-  if (!listing) {
-    if (list_fd >= 0) close(list_fd);
-    throw Error(host + rel, std::string("cannot read directory: ") + std::strerror(errno));
-  }
+std::optional<std::vector<std::string>> list_names(Fd dir) {
+  DIR* listing = dir.ok() ? fdopendir(dir.get()) : nullptr;
+  if (!listing) return std::nullopt;
+  dir.release();  // closedir closes it
   std::vector<std::string> names;
   while (struct dirent* e = readdir(listing)) {
     std::string name = e->d_name;
     if (name != "." && name != "..") names.push_back(std::move(name));
   }
   closedir(listing);
-  for (const auto& name : names) {
+  return names;
+}
+
+namespace {
+
+void load_dir(int dir_fd, const std::string& host, const std::string& rel, MemoryTree& tree,
+              const std::function<bool(const std::string&)>& keep, int depth, int max_depth) {
+  // A descriptor of its own for the listing: the walk below keeps using `dir_fd`.
+  auto names = list_names(Fd(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+  if (!names) throw Error(host + rel, std::string("cannot read directory: ") + std::strerror(errno));
+  for (const auto& name : *names) {
     std::string child = rel + "/" + name;
     if (!keep(child)) continue;
     struct stat st;
     if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (S_ISLNK(st.st_mode)) {
-      char target[4096];
+      char target[kMaxPathBytes];
       ssize_t n = readlinkat(dir_fd, name.c_str(), target, sizeof target);
       if (n > 0) tree.add_link(child, std::string(target, static_cast<size_t>(n)));
     } else if (S_ISDIR(st.st_mode)) {

@@ -14,15 +14,14 @@
 namespace p2pcheck {
 namespace {
 
-constexpr size_t kMaxPathBytes = 4096;  // PATH_MAX
-
 // Member names must be plain relative paths: "./sys/x" and "sys/x" are fine; "/etc/x" and "a/../b" are not.
 std::string clean_member_name(const std::string& archive, const std::string& raw) {
   if (raw.empty()) throw Error(archive + ":<empty name>", "archive member without a name");
   // No file on Linux has a longer path, and building a tree from one costs its length squared.
   if (raw.size() >= kMaxPathBytes)
-    throw Error(archive + ":" + raw.substr(0, 100) + "...",
-                "member name of " + std::to_string(raw.size()) + " bytes; Linux paths are shorter than 4096");
+    throw Error(archive + ":" + raw.substr(0, 100) + "...", "member name of " + std::to_string(raw.size()) +
+                                                                " bytes; Linux paths are shorter than " +
+                                                                std::to_string(kMaxPathBytes));
   if (raw.front() == '/')
     throw Error(archive + ":" + raw, "absolute member name; expected a path relative to the captured root");
   std::string out;
@@ -117,7 +116,7 @@ LoadedArchive load_archive(const std::string& file) {
         std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
         if (target.size() >= kMaxPathBytes)
           throw Error(where, "symlink target of " + std::to_string(target.size()) +
-                                 " bytes; Linux link targets are shorter than 4096");
+                                 " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
         expand(target.size(), where);
         loaded.tree.add_link(name, std::move(target));
         break;

@@ -1,5 +1,4 @@
 // Tree backend: a directory laid out like a Linux root. The live machine is the tree at `/`.
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -39,7 +38,7 @@ class TreeSource : public Source {
 
   std::string node_link(const std::string& path) override {
     // A stack buffer: a 4 KiB string per link, kept by the Source's cache, cost 15 MB at 1,000 devices.
-    char buf[4096];
+    char buf[kMaxPathBytes];
     Fd parent = open_parent(path);
     ssize_t n = parent.ok() ? readlinkat(parent.get(), last_part(path).c_str(), buf, sizeof buf) : -1;
     if (n < 0) throw Error(path, std::string("cannot read symlink: ") + std::strerror(errno));
@@ -54,17 +53,8 @@ class TreeSource : public Source {
   }
 
   std::vector<std::string> node_list(const std::string& path) override {
-    std::vector<std::string> names;
-    Fd fd = open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_DIRECTORY);
-    DIR* dir = fd.ok() ? fdopendir(fd.get()) : nullptr;
-    if (!dir) return names;
-    fd.release();  // closedir closes it
-    while (struct dirent* entry = readdir(dir)) {
-      std::string name = entry->d_name;
-      if (name != "." && name != "..") names.push_back(std::move(name));
-    }
-    closedir(dir);
-    return names;
+    return list_names(open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_DIRECTORY))
+        .value_or(std::vector<std::string>{});
   }
 
  private:

@@ -34,16 +34,13 @@ struct CaptureInfo {
   std::string format;  // "capture", "lspci", "udev", "hwloc", "sosreport"
   nlohmann::ordered_json manifest;
   std::vector<std::string> notes;
-  std::map<std::string, FileRead> failures;  // capture_failures() of the manifest
+  std::map<std::string, FileRead> failures;  // its unreadable and uncaptured files, as their reads replay
 };
 // Reads /manifest.json through `source`; nullopt when there is none or it is not ours. Throws
 // Error when it is ours but broken.
 std::optional<CaptureInfo> read_capture_info(Source& source);
 // The same for manifest bytes read elsewhere (an archive member); `file` names them in errors.
 std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, const std::string& file);
-// The manifest's unreadable and uncaptured files as the failures their reads must replay. Throws
-// Error naming `file` and the member when they are not what p2pcheck writes.
-std::map<std::string, FileRead> capture_failures(const nlohmann::ordered_json& manifest, const std::string& file);
 // For a capture opened as a tree (--root of an unpacked capture): applies its failures.
 std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source);
 

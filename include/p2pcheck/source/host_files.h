@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "p2pcheck/source/memory_source.h"
 #include "p2pcheck/source/source.h"
@@ -47,6 +49,10 @@ Fd open_beneath(int dir, std::string_view rel, int flags, bool walk = false);
 // st_size is never trusted). A fifo, device or socket is kFailed "not a regular file" (opened with
 // O_NONBLOCK, it never blocks); a file past `cap` throws Error naming `where`.
 FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
+
+// The names in the directory `dir` (taken and closed), without "." and ".."; nullopt with errno
+// set when it is not an open directory.
+std::optional<std::vector<std::string>> list_names(Fd dir);
 
 // Loads the host directory `dir` into `tree` ("/name/..." paths): regular files up to
 // kMaxFileBytes (larger ones, logs, are skipped), symlinks as links (resolved later inside the

@@ -6,6 +6,7 @@
 // that climbs out of it is an error naming the link. Nothing else in p2pcheck opens machine files.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -122,5 +123,7 @@ std::unique_ptr<Source> open_archive_source(const std::string& file);
 // Limits that keep hostile input from exhausting memory: no sysfs or proc file we read is near these.
 inline constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
 inline constexpr std::uint64_t kMaxArchiveBytes = 1ull << 30;
+// PATH_MAX: no Linux path or link target is this long; a longer one in a dump is not from a machine.
+inline constexpr std::size_t kMaxPathBytes = 4096;
 
 }  // namespace p2pcheck
