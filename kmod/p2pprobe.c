@@ -426,8 +426,7 @@ static struct workqueue_struct *p2pprobe_wq;
  * @chunk: size of @src and @dst in bytes
  * @bvec: bio_vec array covering one chunk
  * @iter: the iov_iter over @bvec of the vfs I/O in flight
- * @kiocb: the vfs path's (asynchronous) kiocb
- * @io_write: the I/O in flight is a vfs write (freeze protection to end)
+ * @kiocb: the vfs path's (asynchronous) kiocb; IOCB_WRITE for a write
  * @io_done: completed by the I/O in flight, unless orphaned
  * @lock: protects @io_busy, @io_result and @orphaned between the caller and
  *	the completion (which may run in interrupt context)
@@ -446,7 +445,6 @@ struct p2pprobe_dma_ctx {
 	struct bio_vec *bvec;
 	struct iov_iter iter;
 	struct kiocb kiocb;
-	bool io_write;
 	struct completion io_done;
 	spinlock_t lock;
 	bool io_busy;
@@ -579,17 +577,16 @@ static unsigned int p2pprobe_fill_bvec(struct bio_vec *bv, void *buf, size_t len
 /**
  * p2pprobe_end_write() - end the freeze protection of a vfs write
  * @ctx: test state
- * @async: called from the kiocb's completion (else after a synchronous return)
  *
  * From 6.7 vfs_iocb_iter_write() takes it (kiocb_start_write()) and ends it
- * on a synchronous return; before 6.7 this module takes it for regular files.
+ * on a synchronous return: this runs from the kiocb's completion only. Before
+ * 6.7 this module takes it for regular files, and this ends it either way.
  * As in aio, lockdep is told the completion inherited it.
  */
-static void p2pprobe_end_write(struct p2pprobe_dma_ctx *ctx, bool async)
+static void p2pprobe_end_write(struct p2pprobe_dma_ctx *ctx)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-	if (async)
-		kiocb_end_write(&ctx->kiocb);
+	kiocb_end_write(&ctx->kiocb);
 #else
 	struct super_block *sb = file_inode(ctx->file)->i_sb;
 
@@ -609,8 +606,8 @@ static void p2pprobe_kiocb_complete(struct kiocb *iocb, long ret)
 {
 	struct p2pprobe_dma_ctx *ctx = container_of(iocb, struct p2pprobe_dma_ctx, kiocb);
 
-	if (ctx->io_write)
-		p2pprobe_end_write(ctx, true);
+	if (iocb->ki_flags & IOCB_WRITE)
+		p2pprobe_end_write(ctx);
 	p2pprobe_io_complete(ctx, ret);
 }
 
@@ -645,7 +642,6 @@ static ssize_t p2pprobe_vfs_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
 	kiocb->ki_flags |= IOCB_DIRECT | (write ? IOCB_WRITE : 0);
 	kiocb->ki_complete = p2pprobe_kiocb_complete;
 	iov_iter_bvec(&ctx->iter, write ? ITER_SOURCE : ITER_DEST, ctx->bvec, nr, len);
-	ctx->io_write = write;
 
 	p2pprobe_io_submitted(ctx);
 	if (!write) {
@@ -661,7 +657,7 @@ static ssize_t p2pprobe_vfs_rw(struct p2pprobe_dma_ctx *ctx, void *buf,
 		ret = vfs_iocb_iter_write(ctx->file, kiocb, &ctx->iter);
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
 		if (ret != -EIOCBQUEUED)
-			p2pprobe_end_write(ctx, false);
+			p2pprobe_end_write(ctx);
 #endif
 	}
 	if (ret != -EIOCBQUEUED) {

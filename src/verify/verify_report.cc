@@ -350,8 +350,8 @@ void save_verify_results(const nlohmann::ordered_json& doc, const std::string& p
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n > 0)
       done += static_cast<std::size_t>(n);
-    else if (n < 0 && errno != EINTR)
-      err = errno;
+    else if (n == 0 || errno != EINTR)
+      err = n == 0 ? EIO : errno;  // a write that moves nothing would loop forever
   }
   if (!err && (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)) err = errno;
   if (::close(fd) != 0 && !err) err = errno;

@@ -54,7 +54,7 @@ std::string devno(unsigned major, unsigned minor) { return std::to_string(major)
 }  // namespace
 
 std::optional<std::string> block_device_name(Source& source, unsigned major, unsigned minor) {
-  const std::string mm = std::to_string(major) + ":" + std::to_string(minor);
+  const std::string mm = devno(major, minor);
   if (auto canonical = source.resolve("/sys/dev/block/" + mm)) return basename(*canonical);
   for (const auto& name : source.list("/sys/class/block")) {
     FileRead r = source.read("/sys/class/block/" + name + "/dev");
@@ -72,8 +72,7 @@ TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& sour
                      ": not a directory (name a directory; verify creates its own scratch file there)");
   auto name = block_device_name(source, st.dev_major, st.dev_minor);
   if (!name)
-    throw UsageError("--target " + dir + ": its file system (device " + std::to_string(st.dev_major) + ":" +
-                     std::to_string(st.dev_minor) +
+    throw UsageError("--target " + dir + ": its file system (device " + devno(st.dev_major, st.dev_minor) +
                      ") is not a block device (tmpfs, overlay, btrfs subvolume, network file system?); name a "
                      "directory on an ext4 or xfs file system on the NVMe to test");
   TargetPlan t;
@@ -127,8 +126,8 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   if (!st.is_block) throw UsageError("--raw " + device + ": not a block device");
   auto name = block_device_name(source, st.rdev_major, st.rdev_minor);
   if (!name)
-    throw UsageError("--raw " + device + ": no block device with number " + std::to_string(st.rdev_major) + ":" +
-                     std::to_string(st.rdev_minor) + " in /sys");
+    throw UsageError("--raw " + device + ": no block device with number " + devno(st.rdev_major, st.rdev_minor) +
+                     " in /sys");
   if (!std::regex_match(*name, kNvmeNamespace) && !std::regex_match(*name, kNvmePartition))
     throw UsageError("--raw " + device + " is " + *name + ", not an NVMe namespace or partition");
   const NvmeController* c = controller_of(inv, *name);

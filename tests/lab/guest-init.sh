@@ -27,7 +27,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /out /tmp
-echo "init_s=$(cut -d' ' -f1 /proc/uptime)" > /out/timing.txt
+up() { cut -d' ' -f1 /proc/uptime; }  # seconds since boot
+echo "init_s=$(up)" > /out/timing.txt
 . /plan
 O=/out
 log() { echo "P2PLAB $*"; }
@@ -56,7 +57,7 @@ while :; do
 	usleep 100000
 done
 log "nvme ready after $i waits"
-echo "nvme_ready_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+echo "nvme_ready_s=$(up)" >> $O/timing.txt
 
 IVSH=$(for d in /sys/bus/pci/devices/*; do [ "$(cat "$d/vendor"):$(cat "$d/device")" = "0x1af4:0x1110" ] && basename "$d"; done | head -n1)
 bdf_of() { # name -> PCI address
@@ -64,6 +65,16 @@ bdf_of() { # name -> PCI address
 	c=$(ctrl_of_serial "$1"); [ -n "$c" ] && basename "$(readlink -f "/sys/class/nvme/$c/device")"
 }
 dev_of() { c=$(ctrl_of_serial "$1"); [ -n "$c" ] && echo "/dev/${c}n1"; }
+# fail_next_io SERIAL: the NVMe's next request is dropped (CONFIG_FAIL_IO_TIMEOUT), so
+# nvme completes it only after io_timeout, an abort and a controller reset. Its
+# io-timeout-fail stays set: echo 0 to it to end that.
+fail_next_io() {
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	echo 1 > "/sys/block/$(basename "$(dev_of "$1")")/io-timeout-fail" &&
+		echo 1 > /sys/kernel/debug/fail_io_timeout/verbose &&
+		echo 100 > /sys/kernel/debug/fail_io_timeout/probability &&
+		echo 1 > /sys/kernel/debug/fail_io_timeout/times
+}
 
 insmod /lib/p2pprobe.ko > $O/insmod.txt 2>&1; echo "rc=$?" >> $O/insmod.txt
 if [ -n "$IVSH" ]; then
@@ -89,7 +100,7 @@ p2pprobe-cli info > $O/info.txt 2>&1
 finish() {
 	dmesg > $O/dmesg.txt
 	cat /proc/modules > $O/modules.txt
-	echo "uptime=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+	echo "uptime=$(up)" >> $O/timing.txt
 	tar -czf /tmp/out.tar.gz -C $O .; rc=$?
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null
 	{
@@ -119,15 +130,15 @@ for p in $PROVIDERS; do
 done
 
 # p2pcheck, live, before any DMA: exactly what a user would run.
-t0=$(cut -d' ' -f1 /proc/uptime)
+t0=$(up)
 p2pcheck check --json > $O/check-all.json 2> $O/check-all.err; echo $? > $O/check-all.rc
 p2pcheck check --json --gpu "$GPUS" --nvme "$NVMES" > $O/check.json 2> $O/check.err; echo $? > $O/check.rc
 p2pcheck check --color never --gpu "$GPUS" --nvme "$NVMES" > $O/check.txt 2>&1
 p2pcheck topo --json > $O/topo.json 2> $O/topo.err; echo $? > $O/topo.rc
 p2pcheck topo --color never --ascii > $O/topo.txt 2>&1
-t1=$(cut -d' ' -f1 /proc/uptime)
+t1=$(up)
 p2pcheck capture -o $O/capture.tar.gz > $O/capture.out 2>&1; echo $? > $O/capture.rc
-t2=$(cut -d' ' -f1 /proc/uptime)
+t2=$(up)
 echo "p2pcheck_s=$(echo "$t1 - $t0" | bc) capture_s=$(echo "$t2 - $t1" | bc)" >> $O/timing.txt
 
 # DMA through the module: each run writes the pattern, reads it back, compares.
@@ -160,14 +171,21 @@ sync
 # leaves for capture, and what is left in every mounted scratch directory.
 vrun() {
 	n=$1; shift
-	rm -f /run/p2pcheck/verify.json
-	echo "start=$(cut -d' ' -f1 /proc/uptime)" > $O/verify-$n.time
+	vrun_start "$n"
 	p2pcheck verify --color never "$@" > $O/verify-$n.out 2> $O/verify-$n.err
-	echo $? > $O/verify-$n.rc
-	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
-	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
+	vrun_end "$n" $?
+}
+vrun_start() {
+	rm -f /run/p2pcheck/verify.json
+	echo "start=$(up)" > $O/verify-$1.time
+}
+# vrun_end NAME RC: everything vrun keeps once p2pcheck has exited with RC.
+vrun_end() {
+	echo "$2" > $O/verify-$1.rc
+	echo "end=$(up)" >> $O/verify-$1.time
+	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$1.results.json
 	# every mounted scratch directory (busybox here has no mountpoint applet)
-	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
+	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$1.ls 2>&1
 }
 # vrun_unplug NAME QEMU-ID ARGS...: vrun, but once the transfer has begun (verify
 # says "... ->" or "... <-" on stderr), ask the host to device_del QEMU-ID (lab.py
@@ -175,30 +193,26 @@ vrun() {
 # vanished (verify-NAME.unplug).
 vrun_unplug() {
 	n=$1; id=$2; shift 2
-	rm -f /run/p2pcheck/verify.json
-	echo "start=$(cut -d' ' -f1 /proc/uptime)" > $O/verify-$n.time
+	vrun_start "$n"
 	p2pcheck verify --color never "$@" > $O/verify-$n.out 2> $O/verify-$n.err &
 	vpid=$!
 	i=0
 	while ! grep -q ' \.\.\.$' $O/verify-$n.err 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
-	b=$(cut -d' ' -f1 /proc/uptime)
+	b=$(up)
 	bdf=$(bdf_of "${id#dev}")
 	echo "@@P2PLAB-UNPLUG $id"
 	i=0
 	while [ -e "/sys/bus/pci/devices/$bdf" ] && kill -0 $vpid 2>/dev/null && [ $i -lt 600 ]; do usleep 100000; i=$((i + 1)); done
-	g=$(cut -d' ' -f1 /proc/uptime)
-	wait $vpid; echo $? > $O/verify-$n.rc
-	echo "end=$(cut -d' ' -f1 /proc/uptime)" >> $O/verify-$n.time
+	g=$(up)
+	wait $vpid; rc=$?
 	gone=0; [ -e "/sys/bus/pci/devices/$bdf" ] || gone=1
 	echo "bdf=$bdf gone=$gone after_s=$(echo "$g - $b" | bc)" > $O/verify-$n.unplug
-	[ -f /run/p2pcheck/verify.json ] && cp /run/p2pcheck/verify.json $O/verify-$n.results.json
-	# every mounted scratch directory (busybox here has no mountpoint applet)
-	for m in $(cut -d" " -f2 /proc/mounts | grep "^/mnt/"); do echo "$m:"; ls -A "$m"; done > $O/verify-$n.ls 2>&1
+	vrun_end "$n" $rc
 }
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
 if [ -f /verify.sh ]; then
 	. /verify.sh
-	echo "verify_done_s=$(cut -d' ' -f1 /proc/uptime)" >> $O/timing.txt
+	echo "verify_done_s=$(up)" >> $O/timing.txt
 fi
 
 finish

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,11 +77,70 @@ static void expect_ran(const char *name, int ret, const struct p2pprobe_dma_test
 	       ok ? "PASS" : "FAIL");
 }
 
+/*
+ * A malformed request: a good request with one field set to `value` (stored at the field's width,
+ * so -2 in an __s32 is -2), and the errno it must give. FIELD(type, f) names the field.
+ */
+struct field_case {
+	const char *name;
+	size_t off, size;
+	uint64_t value;
+	int want;
+};
+#define FIELD(type, f) offsetof(type, f), sizeof(((type *)0)->f)
+#define INFO(f) FIELD(struct p2pprobe_info, f)
+#define VERDICT(f) FIELD(struct p2pprobe_verdict, f)
+#define DMA(f) FIELD(struct p2pprobe_dma_test, f)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void set_field(void *req, const struct field_case *c)
+{
+	uint8_t v8 = c->value;
+	uint16_t v16 = c->value;
+	uint32_t v32 = c->value;
+	char *p = (char *)req + c->off;
+
+	switch (c->size) {
+	case 1: memcpy(p, &v8, 1); break;
+	case 2: memcpy(p, &v16, 2); break;
+	case 4: memcpy(p, &v32, 4); break;
+	case 8: memcpy(p, &c->value, 8); break;
+	default: abort();
+	}
+}
+
+/* Each case on a fresh copy of `good` (`len` bytes), the request of ioctl `cmd`. */
+static void field_cases(unsigned long cmd, const void *good, size_t len, const struct field_case *c, size_t n)
+{
+	union {
+		struct p2pprobe_info i;
+		struct p2pprobe_verdict v;
+		struct p2pprobe_dma_test t;
+	} req;
+
+	for (size_t k = 0; k < n; k++) {
+		memset(&req, 0, sizeof(req));
+		memcpy(&req, good, len);
+		set_field(&req, &c[k]);
+		expect(c[k].name, ioctl(dev_fd, cmd, &req), c[k].want);
+	}
+}
+
 static struct p2pprobe_info info0(void)
 {
 	struct p2pprobe_info i = { .size = sizeof(i), .version = P2PPROBE_API_VERSION };
 	return i;
 }
+
+static const struct field_case info_fields[] = {
+	{ "info-version-0", INFO(version), 0, EINVAL },
+	{ "info-version-future", INFO(version), 0xffffffffu, 0 },	/* any non-zero version learns ours */
+	{ "info-size-0", INFO(size), 0, EINVAL },
+	{ "info-size-big", INFO(size), sizeof(struct p2pprobe_info) + 8, EINVAL },
+	{ "info-size-max", INFO(size), 0xffffffffu, EINVAL },
+	{ "info-reserved0", INFO(reserved0), 1, EINVAL },
+	{ "info-reserved", INFO(reserved[3]), 1ull << 63, EINVAL },
+};
 
 static void get_info_cases(char *edge)
 {
@@ -89,26 +149,7 @@ static void get_info_cases(char *edge)
 	i = info0();
 	expect("info-ok", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), 0);
 	i = info0();
-	i.version = 0;
-	expect("info-version-0", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
-	i = info0();
-	i.version = 0xffffffffu;	/* any non-zero version learns ours */
-	expect("info-version-future", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), 0);
-	i = info0();
-	i.size = 0;
-	expect("info-size-0", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
-	i = info0();
-	i.size = sizeof(i) + 8;
-	expect("info-size-big", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
-	i = info0();
-	i.size = 0xffffffffu;
-	expect("info-size-max", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
-	i = info0();
-	i.reserved0 = 1;
-	expect("info-reserved0", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
-	i = info0();
-	i.reserved[3] = 1ull << 63;
-	expect("info-reserved", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, &i), EINVAL);
+	field_cases(P2PPROBE_IOC_GET_INFO, &i, sizeof(i), info_fields, N(info_fields));
 	expect("info-null", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, NULL), EFAULT);
 	expect("info-kernel-pointer", ioctl(dev_fd, P2PPROBE_IOC_GET_INFO, (void *)0xffffffff81000000ul),
 	       EFAULT);
@@ -145,6 +186,22 @@ static struct p2pprobe_verdict verdict0(void)
 	return v;
 }
 
+static const struct field_case verdict_fields[] = {
+	{ "verdict-version-0", VERDICT(version), 0, EINVAL },
+	{ "verdict-version-next", VERDICT(version), P2PPROBE_API_VERSION + 1, EINVAL },
+	{ "verdict-size-small", VERDICT(size), sizeof(struct p2pprobe_verdict) - 8, EINVAL },
+	{ "verdict-size-huge", VERDICT(size), 0x80000000u, EINVAL },
+	{ "verdict-unknown-flag", VERDICT(flags), 1u << 31, EINVAL },
+	{ "verdict-reserved", VERDICT(reserved[2]), 1, EINVAL },
+	{ "verdict-bdf-reserved", VERDICT(provider.reserved[1]), 0xff, EINVAL },
+	{ "verdict-domain-negative", VERDICT(client.domain), 0x80000000u, EINVAL },
+	{ "verdict-no-domain", VERDICT(provider.domain), 0x7fffffffu, ENODEV },
+	{ "verdict-no-client", VERDICT(client.bus), 0xfe, ENODEV },
+	{ "verdict-fd-minus-2", VERDICT(client_bdev_fd), -2, EINVAL },
+	{ "verdict-fd-int-min", VERDICT(client_bdev_fd), INT_MIN, EINVAL },
+	{ "verdict-fd-closed", VERDICT(client_bdev_fd), 999, EBADF },
+};
+
 static void verdict_cases(int devnull)
 {
 	struct p2pprobe_verdict v;
@@ -153,48 +210,11 @@ static void verdict_cases(int devnull)
 	v = verdict0();
 	expect("verdict-ok", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), 0);
 	v = verdict0();
-	v.version = 0;
-	expect("verdict-version-0", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.version = P2PPROBE_API_VERSION + 1;
-	expect("verdict-version-next", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.size = sizeof(v) - 8;
-	expect("verdict-size-small", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.size = 0x80000000u;
-	expect("verdict-size-huge", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.flags = 1u << 31;
-	expect("verdict-unknown-flag", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.reserved[2] = 1;
-	expect("verdict-reserved", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.provider.reserved[1] = 0xff;
-	expect("verdict-bdf-reserved", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.client.domain = 0x80000000u;
-	expect("verdict-domain-negative", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.provider.domain = 0x7fffffffu;
-	expect("verdict-no-domain", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), ENODEV);
+	field_cases(P2PPROBE_IOC_VERDICT, &v, sizeof(v), verdict_fields, N(verdict_fields));
 	v = verdict0();
 	v.provider.bus = 0xff;
 	v.provider.devfn = 0xff;
 	expect("verdict-no-provider", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), ENODEV);
-	v = verdict0();
-	v.client.bus = 0xfe;
-	expect("verdict-no-client", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), ENODEV);
-	v = verdict0();
-	v.client_bdev_fd = -2;
-	expect("verdict-fd-minus-2", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.client_bdev_fd = INT_MIN;
-	expect("verdict-fd-int-min", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EINVAL);
-	v = verdict0();
-	v.client_bdev_fd = 999;
-	expect("verdict-fd-closed", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v), EBADF);
 	v = verdict0();
 	v.client_bdev_fd = devnull;	/* not a block device: no bdev facts, no error */
 	expect("verdict-fd-chardev", ioctl(dev_fd, P2PPROBE_IOC_VERDICT, &v) || v.bdev_flags ? -1 : 0, 0);
@@ -237,6 +257,34 @@ static int dma(struct p2pprobe_dma_test *t)
 	return ioctl(dev_fd, P2PPROBE_IOC_DMA_TEST, t);
 }
 
+/* Sizes, versions, flags, lengths, offsets, chunks and provider addresses, each on dma0(raw). */
+static const struct field_case dma_fields[] = {
+	{ "dma-size-small", DMA(size), sizeof(struct p2pprobe_dma_test) - 1, EINVAL },
+	{ "dma-size-0", DMA(size), 0, EINVAL },
+	{ "dma-version-0", DMA(version), 0, EINVAL },
+	{ "dma-version-max", DMA(version), 0xffffffffu, EINVAL },
+	{ "dma-unknown-flag", DMA(flags), 1u << 3, EINVAL },
+	{ "dma-nothing-to-do", DMA(flags), P2PPROBE_DMA_F_NO_WRITE | P2PPROBE_DMA_F_NO_READ, EINVAL },
+	{ "dma-reserved", DMA(reserved[0]), 1, EINVAL },
+	{ "dma-length-0", DMA(length), 0, EINVAL },
+	{ "dma-length-over-max", DMA(length), P2PPROBE_DMA_MAX_LENGTH + 4096ull, EINVAL },
+	{ "dma-length-2^63", DMA(length), 1ull << 63, EINVAL },
+	{ "dma-length-huge", DMA(length), ~0ull & ~4095ull, EINVAL },
+	{ "dma-length-unaligned", DMA(length), 4095, EINVAL },
+	{ "dma-offset-unaligned", DMA(offset), 512, EINVAL },
+	/* offset + length > LLONG_MAX */
+	{ "dma-offset-llong-max", DMA(offset), (uint64_t)LLONG_MAX & ~4095ull, EINVAL },
+	{ "dma-offset-negative", DMA(offset), 1ull << 63, EINVAL },
+	{ "dma-offset-max", DMA(offset), ~0ull & ~4095ull, EINVAL },
+	/* valid, far past the device */
+	{ "dma-bdev-offset-near-llong-max", DMA(offset), ((uint64_t)LLONG_MAX & ~4095ull) - 65536, EINVAL },
+	{ "dma-chunk-unaligned", DMA(chunk_size), 4097, EINVAL },
+	{ "dma-chunk-over-max", DMA(chunk_size), P2PPROBE_DMA_MAX_CHUNK + 4096, EINVAL },
+	{ "dma-chunk-huge", DMA(chunk_size), 0xfffff000u, EINVAL },
+	{ "dma-provider-domain-negative", DMA(provider.domain), 0x80000000u, EINVAL },
+	{ "dma-provider-bdf-reserved", DMA(provider.reserved[0]), 1, EINVAL },
+};
+
 static void dma_cases(const char *rawdev, const char *loopdev, const char *dir, int devnull)
 {
 	struct p2pprobe_dma_test t;
@@ -270,64 +318,14 @@ static void dma_cases(const char *rawdev, const char *loopdev, const char *dir, 
 	t.flags = P2PPROBE_DMA_F_BIO;
 	expect_ran("dma-ok-bio", dma(&t), &t, 0, 0);
 
-	/* Sizes and versions. */
 	t = dma0(raw);
-	t.size = sizeof(t) - 1;
-	expect("dma-size-small", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.size = 0;
-	expect("dma-size-0", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.version = 0;
-	expect("dma-version-0", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.version = 0xffffffffu;
-	expect("dma-version-max", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.flags = 1u << 3;
-	expect("dma-unknown-flag", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.flags = P2PPROBE_DMA_F_NO_WRITE | P2PPROBE_DMA_F_NO_READ;
-	expect("dma-nothing-to-do", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.reserved[0] = 1;
-	expect("dma-reserved", dma(&t), EINVAL);
+	field_cases(P2PPROBE_IOC_DMA_TEST, &t, sizeof(t), dma_fields, N(dma_fields));
 	t = dma0(raw);
 	t.mismatch.reserved[0] = 1;	/* an output field: ignored on input */
 	expect_ran("dma-output-fields-ignored", dma(&t), &t, 0, 0);
 	expect("dma-null", ioctl(dev_fd, P2PPROBE_IOC_DMA_TEST, NULL), EFAULT);
 
-	/* Lengths and offsets. */
-	t = dma0(raw);
-	t.length = 0;
-	expect("dma-length-0", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.length = P2PPROBE_DMA_MAX_LENGTH + 4096ull;
-	expect("dma-length-over-max", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.length = 1ull << 63;
-	expect("dma-length-2^63", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.length = ~0ull & ~4095ull;
-	expect("dma-length-huge", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.length = 4095;
-	expect("dma-length-unaligned", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.offset = 512;
-	expect("dma-offset-unaligned", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.offset = (uint64_t)LLONG_MAX & ~4095ull;	/* offset + length > LLONG_MAX */
-	expect("dma-offset-llong-max", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.offset = 1ull << 63;
-	expect("dma-offset-negative", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.offset = ~0ull & ~4095ull;
-	expect("dma-offset-max", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.offset = ((uint64_t)LLONG_MAX & ~4095ull) - 65536;	/* valid, far past the device */
-	expect("dma-bdev-offset-near-llong-max", dma(&t), EINVAL);
+	/* Ranges no single field shows to be wrong, and the chunk size at its smallest. */
 	t = dma0(raw);
 	t.offset = 15ull << 20;	/* the namespace is 16 MiB: the range crosses its end */
 	t.length = 2ull << 20;
@@ -340,30 +338,15 @@ static void dma_cases(const char *rawdev, const char *loopdev, const char *dir, 
 	t.flags = P2PPROBE_DMA_F_NO_WRITE;	/* reading past EOF: no data */
 	expect_ran("dma-file-read-past-eof", dma(&t), &t, 0, -ENODATA);
 	t = dma0(raw);
-	t.chunk_size = 4097;
-	expect("dma-chunk-unaligned", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.chunk_size = P2PPROBE_DMA_MAX_CHUNK + 4096;
-	expect("dma-chunk-over-max", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.chunk_size = 0xfffff000u;
-	expect("dma-chunk-huge", dma(&t), EINVAL);
-	t = dma0(raw);
 	t.length = 1 << 20;
 	t.chunk_size = 4096;	/* 256 chunks of one page */
 	expect_ran("dma-chunk-one-page", dma(&t), &t, 0, 0);
 
-	/* Providers: bad addresses, and PCI functions that are not allowed p2pmem providers. */
+	/* Providers: no function there, and PCI functions that are not allowed p2pmem providers. */
 	t = dma0(raw);
 	t.provider.bus = 0xff;
 	t.provider.devfn = 0xff;
 	expect("dma-no-provider", dma(&t), ENODEV);
-	t = dma0(raw);
-	t.provider.domain = 0x80000000u;
-	expect("dma-provider-domain-negative", dma(&t), EINVAL);
-	t = dma0(raw);
-	t.provider.reserved[0] = 1;
-	expect("dma-provider-bdf-reserved", dma(&t), EINVAL);
 	t = dma0(raw);
 	t.provider = nop2pmem;
 	expect("dma-provider-nvme-no-cmb", dma(&t), ENODEV);
@@ -372,31 +355,24 @@ static void dma_cases(const char *rawdev, const char *loopdev, const char *dir, 
 	expect("dma-provider-bridge", dma(&t), ENODEV);
 
 	/* Targets that are not an NVMe namespace or a file on one. */
-	t = dma0(-1);
-	expect("dma-fd-minus-1", dma(&t), EINVAL);
-	t = dma0(999);
-	expect("dma-fd-closed", dma(&t), EBADF);
-	t = dma0(devnull);
-	expect("dma-target-chardev", dma(&t), EINVAL);
-	t = dma0(dev_fd);
-	expect("dma-target-self", dma(&t), EINVAL);
-	t = dma0(pipefd[1]);
-	expect("dma-target-pipe", dma(&t), EINVAL);
-	t = dma0(sock);
-	expect("dma-target-socket", dma(&t), EINVAL);
-	t = dma0(dirfd);
-	expect("dma-target-directory", dma(&t), EINVAL);
-	t = dma0(rawshared);
-	expect("dma-bdev-not-excl", dma(&t), EINVAL);
-	t = dma0(fbuf);
-	expect("dma-file-not-odirect", dma(&t), EINVAL);
+	const struct field_case targets[] = {
+		{ "dma-fd-minus-1", DMA(fd), -1, EINVAL },
+		{ "dma-fd-closed", DMA(fd), 999, EBADF },
+		{ "dma-target-chardev", DMA(fd), devnull, EINVAL },
+		{ "dma-target-self", DMA(fd), dev_fd, EINVAL },
+		{ "dma-target-pipe", DMA(fd), pipefd[1], EINVAL },
+		{ "dma-target-socket", DMA(fd), sock, EINVAL },
+		{ "dma-target-directory", DMA(fd), dirfd, EINVAL },
+		{ "dma-bdev-not-excl", DMA(fd), rawshared, EINVAL },
+		{ "dma-file-not-odirect", DMA(fd), fbuf, EINVAL },
+		{ "dma-file-read-only", DMA(fd), fro, EBADF },
+		{ "dma-file-write-only", DMA(fd), fwo, EBADF },
+	};
+	t = dma0(raw);
+	field_cases(P2PPROBE_IOC_DMA_TEST, &t, sizeof(t), targets, N(targets));
 	t = dma0(f);
 	t.flags = P2PPROBE_DMA_F_BIO;
 	expect("dma-file-bio", dma(&t), EINVAL);
-	t = dma0(fro);
-	expect("dma-file-read-only", dma(&t), EBADF);
-	t = dma0(fwo);
-	expect("dma-file-write-only", dma(&t), EBADF);
 	t = dma0(f);
 	expect_ran("dma-ok-file", dma(&t), &t, 0, 0);
 	t = dma0(fro);

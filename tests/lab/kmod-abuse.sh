@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kmod-abuse scenario's guest part, sourced by guest-init.sh (functions
-# bdf_of, dev_of, log and $O come from there). It only collects; lab.py
-# (check_abuse) makes every assertion. Files in $O:
+# bdf_of, dev_of, up, fail_next_io, log and $O come from there). It only
+# collects; lab.py (check_abuse) makes every assertion. Files in $O:
 #   abuse-ioctls.txt   kmod-abuse: malformed ioctls, one "case" line each
 #   abuse-conc.txt     concurrent callers: one p2pprobe-cli dma line each, plus
 #                      "verdicts n=N fails=F" from a verdict loop beside them
@@ -11,9 +11,7 @@
 #   kmemleak.txt       kmemleak's report after the last scan (must be empty)
 # /plan adds ABUSE_CONC: provider:client-or-file:offset:length:seed[:bio] runs started
 # together, and ABUSE_KILL: name:provider:client-or-file:args, killed callers.
-up() { cut -d' ' -f1 /proc/uptime; }
 KML=/sys/kernel/debug/kmemleak
-FI=/sys/kernel/debug/fail_io_timeout
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmpfs /tmp 2>/dev/null
 # Leak reports from before the module did anything are not ours: forget them.
@@ -56,11 +54,11 @@ for p in $pids; do wait "$p"; done
 cat /tmp/conc.* >> $O/abuse-conc.txt 2>/dev/null
 echo "verdicts n=$n fails=$bad" >> $O/abuse-conc.txt
 
-# 3. Killed callers. The target's next request is dropped (CONFIG_FAIL_IO_TIMEOUT),
-# so the caller waits for an I/O that nvme only completes after io_timeout,
-# an abort and a controller reset. Then: rmmod while it waits, SIGKILL, how
-# long until it is gone, rmmod while the module still owns the orphaned
-# buffers, and how long until the module released them.
+# 3. Killed callers. The target's next request is dropped (fail_next_io), so
+# the caller waits for an I/O that nvme only completes after io_timeout, an
+# abort and a controller reset. Then: rmmod while it waits, SIGKILL, how long
+# until it is gone, rmmod while the module still owns the orphaned buffers,
+# and how long until the module released them.
 released() { dmesg | grep -c 'released the buffers of a DMA test interrupted'; }
 : > $O/abuse-kill.txt
 for k in $ABUSE_KILL; do
@@ -74,10 +72,7 @@ EOF
 	esac
 	sync
 	before=$(released)
-	echo 1 > "/sys/block/$(basename "$(dev_of "$disk")")/io-timeout-fail"
-	echo 1 > $FI/verbose
-	echo 100 > $FI/probability
-	echo 1 > $FI/times
+	fail_next_io "$disk"
 	# shellcheck disable=SC2086
 	p2pprobe-cli dma "$(bdf_of "$p")" "$target" $args > /tmp/kill.out 2>&1 &
 	pid=$!

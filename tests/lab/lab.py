@@ -399,13 +399,9 @@ ABUSE_IOCTL_CASES = 91     # `case` lines kmod-abuse prints (every one must PASS
 
 def _verify_faults():
     """verify when things go wrong: each a clear error, no scratch file left, nothing written outside its range."""
-    f1_fault = ("mount -t debugfs none /sys/kernel/debug 2>/dev/null; "
-                # warm the allocator's metadata so that the next request is verify's data write
-                "dd if=/dev/zero of=/mnt/f1/warm bs=1M count=4 2>/dev/null && rm /mnt/f1/warm && sync && "
-                "echo 1 > /sys/block/$(basename $(dev_of f1))/io-timeout-fail && "
-                "echo 1 > /sys/kernel/debug/fail_io_timeout/verbose && "
-                "echo 100 > /sys/kernel/debug/fail_io_timeout/probability && "
-                "echo 1 > /sys/kernel/debug/fail_io_timeout/times")
+    # warm the allocator's metadata so that the next request is verify's data write (fail_next_io: guest-init.sh)
+    f1_fault = ("dd if=/dev/zero of=/mnt/f1/warm bs=1M count=4 2>/dev/null && rm /mnt/f1/warm && sync && "
+                "fail_next_io f1")
     return [
         # f2 full to the last block (root may use the reserved ones too): the scratch file cannot be
         # allocated, so nothing runs; the filler is untouched.
