@@ -35,6 +35,10 @@ if [ "$mode" = all ]; then
   # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
   # machine without an AMD GPU it reports "no AMD GPU visible to HIP" and "hipFile not installed".
   packages+=(libamdhip64-5)
+  # Reliability tests (issue 15; tests/fuzz/README.md): clang builds the tree (clang_tree) with
+  # ASan/UBSan (asan_suite) and libFuzzer, whose runtime ships in libclang-rt-14-dev (Debian's
+  # libfuzzer-14-dev only adds the standalone libFuzzer.a, not needed with -fsanitize=fuzzer).
+  packages+=(clang libclang-rt-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -8,9 +8,9 @@ extern "C" {
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <stdexcept>
 #include <vector>
 
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -101,7 +101,9 @@ std::string replace_all(const std::string& text, const std::string& from, const 
 }
 
 void libpci_quiet(char*, ...) {}
-[[noreturn]] void libpci_fatal(char* msg, ...) { throw std::runtime_error(std::string("libpci: ") + msg); }
+// [[gnu::noreturn]]: libpci's hook type carries the attribute (clang checks it); Error, as every
+// library failure is.
+[[gnu::noreturn]] void libpci_fatal(char* msg, ...) { throw Error("libpci", msg); }
 
 // The Device Serial Number extended capability's offset in a config space, found with libpci.
 int dsn_offset(const std::string& config) {

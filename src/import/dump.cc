@@ -140,6 +140,39 @@ void no_cpu_option(const ImportOptions& options, const std::string& file) {
     throw UsageError("--cpu: " + file + " is a captured root with its own /proc/cpuinfo; --cpu is for lspci dumps");
 }
 
+// Compressed (gzip, xz, zstd, bzip2) or a tar header: libarchive reads it; anything else is text.
+bool looks_like_archive(const std::string& head) {
+  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
+                    starts_with(head,
+                                "\xfd"
+                                "7zXZ\0",
+                                6) ||
+                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
+  return compressed || starts_with(head, "ustar", 5, 257);
+}
+
+// An archive is a captured root or a sosreport (at its top or in one folder), or compressed text.
+std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::string& file,
+                                            const ImportOptions& options) {
+  if (loaded.raw) return open_text(loaded.tree.find("/data")->data, file, options);
+  if (auto prefix = top_with(loaded.tree, "sos_commands"))
+    return import_source(import_sosreport(loaded.tree.subtree(*prefix), file, options), "sosreport " + file);
+  if (auto prefix = top_with(loaded.tree, "sys")) {
+    no_cpu_option(options, file);
+    MemoryTree root = loaded.tree.subtree(*prefix);
+    // A p2pcheck capture says which files could not be read on the machine: they replay as such.
+    if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
+      std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
+      if (auto info = parse_capture_manifest(m->data, file + ":" + member))
+        for (auto& [path, failure] : info->failures) root.add_failure(path, failure);
+    }
+    return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
+  }
+  throw Error(file,
+              "no sys/ directory at the top of the archive or inside its single top folder; "
+              "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
+}
+
 }  // namespace
 
 std::unique_ptr<Source> open_dump_source(const std::string& file) { return open_dump_source(file, ImportOptions{}); }
@@ -177,33 +210,17 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<size_t>(in.gcount()));
   }
-  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
-                    starts_with(head,
-                                "\xfd"
-                                "7zXZ\0",
-                                6) ||
-                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
-  bool tar = starts_with(head, "ustar", 5, 257);
-  if (!compressed && !tar) return open_text(read_host_file(file), file, options);
+  if (!looks_like_archive(head)) return open_text(read_host_file(file), file, options);
+  return open_loaded_archive(load_archive(file), file, options);
+}
 
-  LoadedArchive loaded = load_archive(file);
-  if (loaded.raw) return open_text(loaded.tree.find("/data")->data, file, options);
-  if (auto prefix = top_with(loaded.tree, "sos_commands"))
-    return import_source(import_sosreport(loaded.tree.subtree(*prefix), file, options), "sosreport " + file);
-  if (auto prefix = top_with(loaded.tree, "sys")) {
-    no_cpu_option(options, file);
-    MemoryTree root = loaded.tree.subtree(*prefix);
-    // A p2pcheck capture says which files could not be read on the machine: they replay as such.
-    if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
-      std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
-      if (auto info = parse_capture_manifest(m->data, file + ":" + member))
-        for (auto& [path, failure] : info->failures) root.add_failure(path, failure);
-    }
-    return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
-  }
-  throw Error(file,
-              "no sys/ directory at the top of the archive or inside its single top folder; "
-              "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
+std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,
+                                        const ImportOptions& options) {
+  if (bytes.size() > kMaxFileBytes)
+    throw Error(name, "larger than " + std::to_string(kMaxFileBytes >> 20) +
+                          " MiB; no dump format p2pcheck reads is that large");
+  if (!looks_like_archive(bytes)) return open_text(bytes, name, options);
+  return open_loaded_archive(load_archive_bytes(bytes, name), name, options);
 }
 
 std::string cpuinfo_for_option(const std::string& cpu) {

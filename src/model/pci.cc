@@ -145,8 +145,9 @@ std::string acs_text(const Acs& acs) {
 
 namespace {
 
-// libpci reports fatal errors through this hook and expects it not to return.
-[[noreturn]] void libpci_error(char* msg, ...) {
+// libpci reports fatal errors through this hook and expects it not to return. The GNU attribute,
+// unlike [[noreturn]], is part of the function's type, which clang requires of libpci's hook.
+[[gnu::noreturn]] void libpci_error(char* msg, ...) {
   char buf[512];
   va_list args;
   va_start(args, msg);

@@ -45,22 +45,21 @@ struct Reader {
   ~Reader() { archive_read_free(ar); }
 };
 
-}  // namespace
-
-LoadedArchive load_archive(const std::string& file) {
-  struct stat st;
-  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
-  Reader reader;
-  archive* ar = reader.ar;
+void support_dump_formats(archive* ar) {
   archive_read_support_filter_all(ar);
   archive_read_support_format_tar(ar);
   archive_read_support_format_gnutar(ar);
   // Bids last: only a compressed stream that is no tar comes out as "raw" (lspci.txt.gz).
   archive_read_support_format_raw(ar);
-  if (archive_read_open_filename(ar, file.c_str(), 1 << 16) != ARCHIVE_OK) {
-    std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
-    throw Error(file, "not a readable tar archive: " + msg);
-  }
+}
+
+void refuse_unopened(archive* ar, const std::string& file) {
+  std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
+  throw Error(file, "not a readable tar archive: " + msg);
+}
+
+// Reads every member of the opened archive `ar` (named `file` in messages) into memory.
+LoadedArchive read_members(archive* ar, const std::string& file) {
   LoadedArchive loaded;
   // Everything the archive expands to in memory counts against the limits: member data, each hard
   // link's copy of its target (a 5 KB archive of links to one large file once reached 1.3 GB), and
@@ -148,6 +147,24 @@ LoadedArchive load_archive(const std::string& file) {
     }
   }
   return loaded;
+}
+
+}  // namespace
+
+LoadedArchive load_archive(const std::string& file) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
+  Reader reader;
+  support_dump_formats(reader.ar);
+  if (archive_read_open_filename(reader.ar, file.c_str(), 1 << 16) != ARCHIVE_OK) refuse_unopened(reader.ar, file);
+  return read_members(reader.ar, file);
+}
+
+LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name) {
+  Reader reader;
+  support_dump_formats(reader.ar);
+  if (archive_read_open_memory(reader.ar, bytes.data(), bytes.size()) != ARCHIVE_OK) refuse_unopened(reader.ar, name);
+  return read_members(reader.ar, name);
 }
 
 std::unique_ptr<Source> open_archive_source(const std::string& file) {

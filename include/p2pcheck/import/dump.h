@@ -13,5 +13,9 @@ namespace p2pcheck {
 
 std::unique_ptr<Source> open_dump_source(const std::string& file);
 std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options);
+// A dump file's bytes already in memory (what open_dump_source reads from a file that is no
+// directory), recognised the same way; `name` stands for the file in messages.
+std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,
+                                        const ImportOptions& options);
 
 }  // namespace p2pcheck

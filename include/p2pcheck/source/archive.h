@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "p2pcheck/source/memory_source.h"
 
@@ -19,6 +20,9 @@ struct LoadedArchive {
 
 // Throws Error naming the archive member (FILE:member) and what was expected.
 LoadedArchive load_archive(const std::string& file);
+// The same for archive bytes already in memory (a member of another archive, fuzzing); `name`
+// stands for the file in messages.
+LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name);
 
 // An archive whose expanded bytes exceed this many times its compressed size, once past
 // kBombCheckBytes, is refused: sysfs captures compress about 10:1, never 1000:1.
