@@ -7,6 +7,7 @@
 
 #include "p2pcheck/checks/storage.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/source/table_text.h"
 
 namespace p2pcheck {
 namespace {
@@ -232,7 +233,7 @@ class MountMap {
       FileRead r = src_.read("/proc/self/mountinfo");
       if (r.ok()) {
         // "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 and 5.
-        for (const std::string& line : split_lines(r.bytes)) {
+        for (const std::string& line : split_table_lines(r.bytes, "/proc/self/mountinfo")) {
           auto w = split_words(line);
           if (w.size() >= 5) majmin_[w[4]] = w[2];
         }
@@ -456,7 +457,7 @@ void add_mounted_tops(const Machine& machine, MountMap& mounts, StorageLayout& l
 void add_swap_tops(Source& source, MountMap& mounts, Tops& tops) {
   FileRead r = source.read("/proc/swaps");
   if (!r.ok()) return;
-  for (const std::string& line : split_lines(r.bytes)) {
+  for (const std::string& line : split_table_lines(r.bytes, "/proc/swaps")) {
     auto w = split_words(line);
     if (w.size() < 2 || w[1] != "partition" || w[0].rfind("/dev/", 0) != 0) continue;
     Mount as_mount{w[0], "", "swap", ""};

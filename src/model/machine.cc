@@ -9,6 +9,7 @@
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/source/table_text.h"
 
 namespace p2pcheck {
 namespace {
@@ -162,7 +163,7 @@ Machine read_machine(Source& source) {
     FileRead r = source.read(path);
     if (!r.ok()) continue;
     m.os.file = path;
-    for (const std::string& line : split_lines(r.bytes)) {
+    for (const std::string& line : split_table_lines(r.bytes, path)) {
       size_t eq = line.find('=');
       if (eq == std::string::npos) continue;
       std::string key = line.substr(0, eq), value = line.substr(eq + 1);
@@ -182,7 +183,7 @@ Machine read_machine(Source& source) {
   m.config = read_kernel_config(source, m.kernel_release);
   if (FileRead r = source.read("/proc/modules"); r.ok()) {
     m.modules_known = true;
-    for (const std::string& line : split_lines(r.bytes)) {
+    for (const std::string& line : split_table_lines(r.bytes, "/proc/modules")) {
       auto words = split_words(line);
       if (words.size() >= 5) m.modules[words[0]] = words[4];
     }
@@ -190,7 +191,7 @@ Machine read_machine(Source& source) {
   for (const char* path : {"/proc/mounts", "/proc/self/mounts"}) {
     FileRead r = source.read(path);
     if (!r.ok()) continue;
-    for (const std::string& line : split_lines(r.bytes)) {
+    for (const std::string& line : split_table_lines(r.bytes, path)) {
       auto words = split_words(line);
       if (words.size() >= 4) m.mounts.push_back({words[0], words[1], words[2], words[3]});
     }

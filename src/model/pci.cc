@@ -173,23 +173,38 @@ void set_libpci_hooks(::pci_access* access) {
   access->debug = libpci_quiet;
 }
 
-PciDecoder::PciDecoder() : access_(pci_alloc()) {
-  set_libpci_hooks(access_);
-  // The dump method over an empty file gives libpci no devices of its own: every byte it decodes
-  // is one we handed it with pci_setup_cache, and a read past that comes back as 0xff, never live.
-  access_->method = PCI_ACCESS_DUMP;
-  pci_set_param(access_, const_cast<char*>("dump.name"), const_cast<char*>("/dev/null"));
-  pci_init(access_);
+namespace {
+
+// The dump method over an empty file gives libpci no devices of its own: every byte it decodes
+// is one we handed it with pci_setup_cache, and a read past that comes back as 0xff, never live.
+pci_access* offline_access() {
+  pci_access* access = pci_alloc();
+  set_libpci_hooks(access);
+  access->method = PCI_ACCESS_DUMP;
+  pci_set_param(access, const_cast<char*>("dump.name"), const_cast<char*>("/dev/null"));
+  pci_init(access);
+  return access;
 }
+
+// libpci parses pci.ids (1.3 MB) at an access's first name lookup; one access for names, kept for
+// the process, parses it once rather than once per load (capture, the tests and fuzzing load many).
+pci_access* name_access() {
+  static pci_access* const names = offline_access();
+  return names;
+}
+
+}  // namespace
+
+PciDecoder::PciDecoder() : access_(offline_access()) {}
 
 PciDecoder::~PciDecoder() { pci_cleanup(access_); }
 
 void PciDecoder::lookup_names(Function& fn) const {
   char buf[256];
   int flags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;  // network lookups are off unless asked for
-  if (const char* v = pci_lookup_name(access_, buf, sizeof buf, PCI_LOOKUP_VENDOR | flags, fn.vendor))
+  if (const char* v = pci_lookup_name(name_access(), buf, sizeof buf, PCI_LOOKUP_VENDOR | flags, fn.vendor))
     fn.vendor_name = v;
-  if (const char* d = pci_lookup_name(access_, buf, sizeof buf, PCI_LOOKUP_DEVICE | flags, fn.vendor, fn.device))
+  if (const char* d = pci_lookup_name(name_access(), buf, sizeof buf, PCI_LOOKUP_DEVICE | flags, fn.vendor, fn.device))
     fn.device_name = d;
 }
 

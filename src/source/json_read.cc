@@ -13,10 +13,15 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// The deepest nesting of arrays and objects in `text`, counted outside strings; stops counting
-// once past `limit`.
-int nesting(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
+struct Shape {
+  int deepest = 0;           // the deepest nesting of arrays and objects
+  std::size_t elements = 0;  // array elements and object members, about (commas + 1 per container)
+};
+
+// The shape of `text`, counted outside strings; stops counting once the nesting is past `limit`.
+Shape shape_of(std::string_view text, int limit) {
+  int depth = 0;
+  Shape shape;
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
@@ -31,13 +36,16 @@ int nesting(std::string_view text, int limit) {
     if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
+      shape.deepest = std::max(shape.deepest, ++depth);
+      ++shape.elements;
+      if (shape.deepest > limit) return shape;
     } else if (c == ']' || c == '}') {
       --depth;
+    } else if (c == ',') {
+      ++shape.elements;
     }
   }
-  return deepest;
+  return shape;
 }
 
 const char* type_name(const ordered_json& v) {
@@ -52,9 +60,14 @@ const char* type_name(const ordered_json& v) {
 }  // namespace
 
 std::optional<ordered_json> parse_outside_json(std::string_view text, const std::string& file) {
-  if (nesting(text, kMaxJsonDepth) > kMaxJsonDepth)
+  Shape shape = shape_of(text, kMaxJsonDepth);
+  if (shape.deepest > kMaxJsonDepth)
     throw Error(file,
                 "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; p2pcheck never writes that");
+  // Each value costs nlohmann 16 bytes and more: a 2 KB archive of "[0,0,...]" once aborted at 512 MiB.
+  if (shape.elements > kMaxJsonElements)
+    throw Error(file, "JSON of more than " + std::to_string(kMaxJsonElements) +
+                          " values; p2pcheck never writes that many (a capture lists each file once)");
   ordered_json j = ordered_json::parse(text, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   return j;

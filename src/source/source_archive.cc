@@ -53,9 +53,15 @@ void support_dump_formats(archive* ar) {
   archive_read_support_format_raw(ar);
 }
 
+// libarchive's message for the last failure; it has none for some (a truncated xz block's read
+// returned ARCHIVE_FATAL with a null string, and appending that null crashed on fuzzed input).
+std::string archive_error_text(archive* ar) {
+  const char* text = archive_error_string(ar);
+  return text ? text : "unreadable (libarchive gave no reason)";
+}
+
 void refuse_unopened(archive* ar, const std::string& file) {
-  std::string msg = archive_error_string(ar) ? archive_error_string(ar) : "unreadable";
-  throw Error(file, "not a readable tar archive: " + msg);
+  throw Error(file, "not a readable tar archive: " + archive_error_text(ar));
 }
 
 // Reads every member of the opened archive `ar` (named `file` in messages) into memory.
@@ -84,7 +90,7 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
     if (rc < ARCHIVE_WARN)
       throw Error(last.empty() ? file : file + ":" + last, std::string("broken or truncated archive") +
                                                                (last.empty() ? "" : " after this member") + ": " +
-                                                               archive_error_string(ar));
+                                                               archive_error_text(ar));
     bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
     if (raw && archive_filter_count(ar) <= 1)
       throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
@@ -129,7 +135,7 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
         char buf[65536];
         for (;;) {
           la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
-          if (n < 0) throw Error(where, std::string("cannot read member data: ") + archive_error_string(ar));
+          if (n < 0) throw Error(where, "cannot read member data: " + archive_error_text(ar));
           if (n == 0) break;
           data.append(buf, static_cast<size_t>(n));
           if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));

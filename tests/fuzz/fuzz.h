@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/memory_source.h"
 #include "p2pcheck/source/source.h"
 

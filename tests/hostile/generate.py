@@ -205,6 +205,23 @@ def main():
                                                  manifest()), 5,
          r"/live/verify\.json: summary: expected a string, found a number 5")
 
+    # Found by tests/memory_limit_test.py: a 2 KB archive of a 31 MiB "[0,0,...]" manifest (or
+    # live/kmod.json) aborted with std::bad_alloc under 512 MiB, and 31 MiB of /proc/mounts lines
+    # ran out of memory too. Outside JSON is now refused past 2^20 values, and procfs tables past
+    # 100000 lines; these are just past each limit.
+    many = b"[" + b"0," * (1 << 20) + b"0]"
+    case("manifest-many-values.tar.gz", capture(root, manifest()[:-1] + b', "notes": ' + many + b"}"), 5,
+         r"manifest\.json: JSON of more than 1048576 values")
+    case("kmod-many-values.tar.gz", capture(root + [("root/live/kmod.json", "file", many)], manifest()), 5,
+         r"/live/kmod\.json: JSON of more than 1048576 values")
+    case("mounts-many-lines.tar.gz", capture(root + [("root/proc/mounts", "file", b"/dev/sda1 / ext4 rw 0 0\n" * 100001)]), 5,
+         r"/proc/mounts: 100001 lines; no machine's has more than 100000")
+
+    # Found by fuzzing (fuzz_dump): a tar.gz without its 8-byte gzip trailer made libarchive fail a
+    # data read with no error text, and appending that null string crashed p2pcheck (SIGSEGV).
+    case("gzip-no-trailer.tar.gz", gz(tar_bytes(small_root() + [("root/proc/filler", "file", b"x" * 100000)]))[:-8], 5,
+         r"gzip-no-trailer\.tar\.gz:root/proc/filler: cannot read member data: ")
+
     # PCI addresses with device 0x20 and above: shaped like one, but not one.
     case("udev-device-0x20.txt", udev_pci("0000:00:20.0").encode(), 5,
          r"udev-device-0x20\.txt: line 1: PCI device '0000:00:20\.0' is not named by a PCI address")

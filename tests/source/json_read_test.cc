@@ -64,5 +64,19 @@ TEST(ParseOutsideJson, DeepNestingIsRefusedBeforeParsing) {
   EXPECT_TRUE(parse_outside_json("{\"s\": \"" + std::string(1000, '[') + "\\\"\"}", "m.json"));
 }
 
+TEST(ParseOutsideJson, MoreValuesThanACaptureListsAreRefusedBeforeParsing) {
+  // A 2 KB archive of a 31 MiB "[0,0,...]" aborted with std::bad_alloc under a 512 MiB cap.
+  std::string many = "[0";
+  for (std::size_t i = 0; i < kMaxJsonElements; ++i) many += ",0";
+  many += "]";
+  EXPECT_EQ(
+      error_of([&] { parse_outside_json(many, "m.json"); }),
+      "m.json: JSON of more than 1048576 values; p2pcheck never writes that many (a capture lists each file once)");
+  many.erase(many.size() - 3, 2);  // one value fewer: at the limit
+  EXPECT_TRUE(parse_outside_json(many, "m.json"));
+  // Commas inside strings do not count.
+  EXPECT_TRUE(parse_outside_json("[\"" + std::string(2000000, ',') + "\"]", "m.json"));
+}
+
 }  // namespace
 }  // namespace p2pcheck

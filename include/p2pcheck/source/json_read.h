@@ -13,9 +13,12 @@
 namespace p2pcheck {
 
 inline constexpr int kMaxJsonDepth = 64;
+// Values (array elements and object members) in one document: a capture's manifest lists each
+// captured file at most once, a few thousand; a million parsed values already take ~100 MB.
+inline constexpr std::size_t kMaxJsonElements = 1 << 20;
 
 // nullopt when `text` is not JSON at all (the caller decides whether that is an error); Error
-// naming `file` when it nests deeper than kMaxJsonDepth.
+// naming `file` when it nests deeper than kMaxJsonDepth or holds more than kMaxJsonElements values.
 std::optional<nlohmann::ordered_json> parse_outside_json(std::string_view text, const std::string& file);
 
 // The members of one JSON object of `file`, read by type. Absent and null members are nullopt
