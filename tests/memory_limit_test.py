@@ -15,6 +15,7 @@ binary that does not start under the cap (a sanitizer build) fails it.
     python3 tests/memory_limit_test.py BINARY
 """
 import bz2
+import lzma
 import importlib.util
 import os
 import re
@@ -72,8 +73,9 @@ def repeated(unit, head=b"", tail=b""):
 
 
 def packed(data):
-    """bzip2: it packs runs of one line best (a third of xz's size) and quickly."""
-    return bz2.compress(data, 9)
+    """bzip2, which packs runs of one line best and quickly; xz when that is smaller."""
+    small = bz2.compress(data, 9)
+    return small if len(small) <= MAX_ARCHIVE else min(small, lzma.compress(data, preset=9), key=len)
 
 
 def root_with(path, data):
@@ -85,15 +87,10 @@ def cases():
     # (name, archive bytes, exit codes allowed, pattern the output must match)
     yield ("manifest-array.tar.bz2", root_with("manifest.json", repeated(b"0,", b"[", b"0]")), {5},
            r"manifest\.json: JSON of more than 1048576 values")
-    yield ("manifest-uncaptured.tar.bz2", root_with("manifest.json", repeated(
-        b'"/sys/x",', b'{"schema": "p2pcheck.capture", "schema_version": 1, "uncaptured": [', b'"/sys/x"]}')), {5},
-           r"manifest\.json: JSON of more than 1048576 values")
     yield ("kmod-json.tar.bz2", root_with("live/kmod.json", repeated(b"{},", b"[", b"{}]")), {5},
            r"/live/kmod\.json: JSON of more than 1048576 values")
     yield ("mounts.tar.bz2", root_with("proc/mounts", repeated(b"/dev/nvme0n1 /d xfs rw 0 0\n")), {5},
            r"/proc/mounts: [0-9]+ lines; no machine's has more than 100000")
-    yield ("modules.tar.bz2", root_with("proc/modules", repeated(b"nvme 1 0 - Live 0x0\n")), {5},
-           r"/proc/modules: [0-9]+ lines; no machine's has more than 100000")
     yield ("cpuinfo.tar.bz2", root_with("proc/cpuinfo", repeated(b"processor\t: 0\nvendor_id\t: AuthenticAMD\n\n")),
            {0, 1, 2, 4, 5}, r"")
     yield ("cmdline.tar.bz2", root_with("proc/cmdline", repeated(b"pci=disable_acs_redir=0000:00:01.0 ")), {0, 1, 2, 4, 5},
