@@ -35,6 +35,8 @@ if [ "$mode" = all ]; then
   # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
   # machine without an AMD GPU it reports "no AMD GPU visible to HIP" and "hipFile not installed".
   packages+=(libamdhip64-5)
+  # tests: the JSON Schema check (docs/schema/p2pcheck.schema.json) validates every command's output.
+  packages+=(python3-jsonschema)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -392,6 +392,13 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.evidence.push_back({"/sys/class/block", "missing or empty"});
     f.evidence.push_back({"/sys/block", "missing or empty"});
     f.fix = "run p2pcheck where /sys is mounted (or capture /sys/class/block)";
+    if (!layout.block_not_carried.empty()) {
+      f.not_carried = layout.block_not_carried;
+      f.message = "the storage stacks above the NVMe namespaces are unknown: the block layer is " +
+                  layout.block_not_carried;
+      f.evidence = {{"/sys/class/block", layout.block_not_carried}};
+      f.fix = kNotCarriedFix;
+    }
     out.push_back(std::move(f));
   } else if (!layout.mounts_known) {
     // One finding for the cause, naming every namespace it leaves open.
@@ -405,6 +412,14 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
                 (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
     f.evidence.push_back({"/proc/mounts", "no entries"});
     f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
+    if (!layout.mounts_not_carried.empty()) {
+      f.not_carried = layout.mounts_not_carried;
+      f.message = "which file systems sit on the NVMe namespaces" +
+                  (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown: the mount table is " +
+                  layout.mounts_not_carried;
+      f.evidence = {{"/proc/mounts", layout.mounts_not_carried}};
+      f.fix = kNotCarriedFix;
+    }
     out.push_back(std::move(f));
   }
   for (const auto& line : layout.unmapped) {

@@ -555,11 +555,15 @@ void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const 
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
   StorageLayout layout;
   layout.mounts_known = !machine.mounts.empty();
+  if (!layout.mounts_known) layout.mounts_not_carried = machine.not_carried({"/proc/mounts", "/proc/self/mounts"});
   layout.nvme_controllers = static_cast<int>(inv.nvmes.size());
   layout.multipath = read_multipath(source, inv);
   BlockGraph graph(source);
   layout.block_known = graph.load();
-  if (!layout.block_known) return layout;
+  if (!layout.block_known) {
+    if (auto why = source.not_carried("/sys/class/block")) layout.block_not_carried = *why;
+    return layout;
+  }
 
   MountMap mounts(source, machine, graph);
   StackWalker walker(graph, mounts);

@@ -79,6 +79,8 @@ struct StorageLayout {
   int nvme_controllers = 0;   // NVMe functions in the inventory (no multipath finding without any)
   bool mounts_known = false;  // the mount table had entries (every Linux has at least /)
   bool block_known = false;   // /sys/class/block (or /sys/block) could be listed
+  // "not in this lspci output" when the source's format holds no mount table / no block layer.
+  std::string mounts_not_carried, block_not_carried;
   bool zfs_mounted = false;   // zfs registers no holders: an "unused" namespace may be a pool member
   // Mounts whose device looked like a block device but could not be mapped to one.
   std::vector<std::string> unmapped;
