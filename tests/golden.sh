@@ -33,6 +33,25 @@ run_all() {  # fixture root -> files in $2
   done
 }
 
+# What a customer would send about the fixture, made with the real tools (lspci reads the tree
+# through pciutils' sysfs backend; the udev database as tests/imports/fixture_udev.py derives it),
+# analysed as such: expected/imports/<input>.check.txt. They must show no FAIL or WARN about what the
+# input cannot carry (drivers, KFD, modules, mounts, libraries): those read "not in this ... input".
+run_imports() {  # fixture-name -> files in $2/imports
+  local name=$1 out=$2/imports dir=fixtures/$1/imports sysfs
+  sysfs="sysfs.path=$(pwd)/fixtures/$1/root/sys/bus/pci"
+  mkdir -p "$out" "$dir/bundle"
+  lspci -A linux-sysfs -O "$sysfs" -xxxx > "$dir/lspci.txt" 2>/dev/null
+  lspci -A linux-sysfs -O "$sysfs" -k -xxxx > "$dir/bundle/lspci-xxxx.txt" 2>/dev/null
+  cp "fixtures/$1/root/proc/cpuinfo" "$dir/bundle/cpuinfo"
+  python3 "$src/tests/imports/fixture_udev.py" "fixtures/$1/root" > "$dir/udev.txt"
+  : > "$out/exit_codes.txt"
+  for input in lspci.txt bundle udev.txt; do
+    COLUMNS= "$bin" --dump "$dir/$input" check --color never > "$out/${input%.txt}.check.txt" 2>/dev/null
+    echo "${input%.txt}: $?" >> "$out/exit_codes.txt"
+  done
+}
+
 # The committed descriptions decide which fixtures exist; each must have been generated.
 for toml in "$src"/fixtures/*/machine.toml; do
   [ -f "$toml" ] || continue
@@ -43,6 +62,7 @@ for toml in "$src"/fixtures/*/machine.toml; do
     failed=$((failed + 1)); continue
   fi
   run_all "fixtures/$name/root" "$tmp/$name"
+  run_imports "$name" "$tmp/$name"
   if [ "$mode" = update ]; then
     rm -rf "$expected"; cp -r "$tmp/$name" "$expected"
     echo "updated fixtures/$name/expected"; continue
@@ -61,6 +81,25 @@ for toml in "$src"/fixtures/*/machine.toml; do
     echo "FAIL $name: --dump of the archived tree differs from --root"; failed=$((failed + 1)); fi
 done
 [ "$seen" -gt 0 ] || { echo "golden.sh: no fixtures/*/machine.toml in $src"; exit 1; }
+
+# The real examples in tests/imports/real (one machine, one moment): their check text, run from the
+# source tree so the outputs name them by their relative path; expected in tests/imports/expected.
+mkdir -p "$tmp/real"
+for input in "$src"/tests/imports/real/*; do
+  case $input in *.py | *.sh) continue ;; esac
+  base=$(basename "$input")
+  (cd "$src" && COLUMNS= "$bin" --dump "tests/imports/real/$base" check --color never > "$tmp/real/$base.check.txt" 2>/dev/null
+   echo "$base: $?" >> "$tmp/real/exit_codes.txt")
+done
+if [ "$mode" = update ]; then
+  rm -rf "$src/tests/imports/expected"; cp -r "$tmp/real" "$src/tests/imports/expected"
+  echo "updated tests/imports/expected"
+elif diff -ru "$src/tests/imports/expected" "$tmp/real" > "$tmp/real.diff"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL the real imports' output differs from tests/imports/expected (run scripts/update-golden.sh and review)"
+  head -40 "$tmp/real.diff"; failed=$((failed + 1))
+fi
 [ "$mode" = update ] && [ "$failed" -eq 0 ] && exit 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

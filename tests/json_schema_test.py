@@ -4,7 +4,8 @@ docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), o
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
 parse alike), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
-real imports in tests/imports/real, and `kmod status` here.
+real imports in tests/imports/real, and `kmod status` here. An import made from a fixture must
+not FAIL or WARN where the fixture itself does not (a problem its format cannot carry).
 
 It also holds the lists in docs/json.md to the code: every finding id, rule_id and fix.kind the
 schema allows is in the doc's tables and the other way round, and every finding id the checks'
@@ -57,6 +58,16 @@ def run(validator, name, args, want_json=True):
     if "\n" in r.stdout.strip() and "--json=pretty" not in args:
         fail(f"{name}: --json printed more than one line")
     return validate(validator, name, r.stdout)
+
+
+def no_false_problems(name, tree, imported):
+    """An import may know less than the tree it was made from, never worse: each FAIL or WARN it
+    reports, the tree reports too (same id and level). Anything else is a problem the input could
+    not carry, reported as if seen."""
+    seen = {(f["id"], f["level"]) for f in tree["findings"]}
+    for f in imported["findings"]:
+        if f["level"] in ("FAIL", "WARN") and (f["id"], f["level"]) not in seen:
+            fail(f"{name}: {f['level']} {f['id']} ({f['subject']}): {f['message'][:160]} -- the tree does not say so")
 
 
 def doc_tables(text):
@@ -148,8 +159,10 @@ def main():
                                    stderr=subprocess.DEVNULL, env=dict(os.environ, HWLOC_COMPONENTS="-x86"))
                 inputs.append(("hwloc", [xml, "--cpu", "intel"]))
             for what, args in inputs:
-                run(validator, f"{name} {what} check", [binary, "--dump"] + args + ["check", "--json"])
+                imported = run(validator, f"{name} {what} check", [binary, "--dump"] + args + ["check", "--json"])
                 run(validator, f"{name} {what} topo", [binary, "--dump"] + args + ["topo", "--json"])
+                if doc and imported:
+                    no_false_problems(f"{name} {what}", doc, imported)
         lab = os.path.join(REPO, "fixtures/lab")
         for scenario in sorted(os.listdir(lab)) if os.path.isdir(lab) else []:
             capture = os.path.join(lab, scenario, scenario + ".tar.zst")

@@ -69,7 +69,8 @@ NotCarried read_not_carried(const JsonFields& m) {
   if (out.format.empty() || out.phrase.empty()) nc.fail("format", "the format and phrase of a not_carried declaration");
   const auto* paths = nc.array("paths");
   if (!paths) nc.fail("paths", "an array of path patterns");
-  if (paths->size() > kMaxNotCarriedPatterns) nc.fail("paths", "at most " + std::to_string(kMaxNotCarriedPatterns) + " patterns");
+  if (paths->size() > kMaxNotCarriedPatterns)
+    nc.fail("paths", "at most " + std::to_string(kMaxNotCarriedPatterns) + " patterns");
   for (const auto& p : *paths) {
     if (!p.is_string() || !valid_not_carried_pattern(p.get<std::string>()))
       nc.fail("paths", "absolute path patterns with at most one \"**\"");

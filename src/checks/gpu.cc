@@ -203,8 +203,8 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
   if (!kfd.present && !kfd.not_carried.empty()) {
     f.level = Level::kUnknown;
     f.not_carried = kfd.not_carried;
-    f.message = "whether KFD (ROCm's kernel interface) sees the AMD GPUs is unknown: the KFD topology is " +
-                kfd.not_carried;
+    f.message =
+        "whether KFD (ROCm's kernel interface) sees the AMD GPUs is unknown: the KFD topology is " + kfd.not_carried;
     f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", kfd.not_carried});
     f.fix = kNotCarriedFix;
     return f;

@@ -107,7 +107,9 @@ void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
     }
   }
   if (!affected) return;
+  // The warning rests on the ACS registers the source showed, not on what it could not carry.
   f.level = Level::kWarn;
+  f.not_carried.clear();
   f.message += "; ACS redirect on " + std::to_string(redirected_ports.size()) + " port(s) sends " +
                std::to_string(affected) + " switch-local pair(s) up through the root complex";
   f.fix =

@@ -109,8 +109,8 @@ Finding cpu_finding(const Machine& m) {
   Finding cpu{"cpu.p2pdma_rule", Level::kInfo, "", "", {}, ""};
   const CpuInfo& c = m.cpu;
   if (!c.architecture.empty() && c.architecture != "x86" && c.architecture != "s390") {
-    cpu.evidence.push_back({c.evidence_file, "a " + c.architecture + " CPU" +
-                                                 (c.model_name.empty() ? "" : " (" + c.model_name + ")")});
+    cpu.evidence.push_back(
+        {c.evidence_file, "a " + c.architecture + " CPU" + (c.model_name.empty() ? "" : " (" + c.model_name + ")")});
     cpu.message = "a " + c.architecture +
                   " CPU: the kernel's CPU rule (AMD Zen, x86 only) cannot pass; P2P through a host bridge needs an "
                   "allowlisted host bridge";

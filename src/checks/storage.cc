@@ -375,6 +375,11 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
       f.level = Level::kUnknown;
       f.message = "whether native NVMe multipath is on is unknown; no multipath head node was seen";
       f.fix = "check /sys/module/nvme_core/parameters/multipath; hipFile needs N (or no head nodes)";
+      if (!mp.not_carried.empty()) {
+        f.not_carried = mp.not_carried;
+        f.message = "whether native NVMe multipath is on is unknown: nvme_core's parameters are " + mp.not_carried;
+        f.fix = kNotCarriedFix;
+      }
       break;
   }
   return {f};
@@ -394,8 +399,8 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.fix = "run p2pcheck where /sys is mounted (or capture /sys/class/block)";
     if (!layout.block_not_carried.empty()) {
       f.not_carried = layout.block_not_carried;
-      f.message = "the storage stacks above the NVMe namespaces are unknown: the block layer is " +
-                  layout.block_not_carried;
+      f.message =
+          "the storage stacks above the NVMe namespaces are unknown: the block layer is " + layout.block_not_carried;
       f.evidence = {{"/sys/class/block", layout.block_not_carried}};
       f.fix = kNotCarriedFix;
     }

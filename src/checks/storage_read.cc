@@ -411,6 +411,10 @@ NvmeMultipath read_multipath(Source& src, const Inventory& inv) {
     mp.param = NvmeMultipath::Param::kUnknown;
     mp.param_evidence = {param, r.status == ReadStatus::kMissing ? "not present (nvme_core not loaded or not captured)"
                                                                  : "unreadable: " + r.error};
+    if (r.status == ReadStatus::kNotCarried) {
+      mp.not_carried = r.error;
+      mp.param_evidence.value = r.error;
+    }
   }
   for (const std::string& subsys : src.list("/sys/class/nvme-subsystem")) {
     for (const std::string& entry : src.list("/sys/class/nvme-subsystem/" + subsys)) {

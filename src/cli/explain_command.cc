@@ -17,8 +17,7 @@ static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
     auto j = explain_json(*report, d);
     if (auto info = replay_info(*source)) j["identity"]["redacted"] = replay_redacted(*info);
     std::cout << json_output(o, j) << "\n";
-  }
-  else
+  } else
     print_text(o, explain_text(*report, d, text_style(o)));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;
 }

@@ -1,11 +1,11 @@
 #include "options.h"
 
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sys/ioctl.h>
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
@@ -141,8 +141,7 @@ std::size_t output_width() {
   if (const char* columns = getenv("COLUMNS"))
     if (auto n = parse_dec(columns); n && *n >= 20 && *n <= 1000) return static_cast<std::size_t>(*n);
   struct winsize ws {};
-  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-    return ws.ws_col;
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
   return TextStyle::kDefaultTextWidth;
 }
 

@@ -174,8 +174,8 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
   for (const char* area : kDriverAreas) builder.not_carried(area);
-  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
-                           "/proc/sys/kernel/hostname"})
+  for (const char* area :
+       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname"})
     builder.not_carried(area);
   builder.note(
       "hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "

@@ -176,9 +176,9 @@ std::string Machine::not_carried(std::initializer_list<const char*> paths) const
 MachineIdentity read_identity(Source& source) {
   MachineIdentity id;
   static const std::pair<const char*, const char*> kFiles[] = {{"hostname", "/proc/sys/kernel/hostname"},
-                                                                {"dmi_vendor", "/sys/class/dmi/id/sys_vendor"},
-                                                                {"dmi_product", "/sys/class/dmi/id/product_name"},
-                                                                {"dmi_serial", "/sys/class/dmi/id/product_serial"}};
+                                                               {"dmi_vendor", "/sys/class/dmi/id/sys_vendor"},
+                                                               {"dmi_product", "/sys/class/dmi/id/product_name"},
+                                                               {"dmi_serial", "/sys/class/dmi/id/product_serial"}};
   for (const auto& [key, path] : kFiles) {
     FileRead r = source.read(path);
     std::string text = r.ok() ? std::string(trim(r.bytes)) : "";

@@ -225,7 +225,8 @@ json check_json(const CheckReport& r) {
 json explain_json(const CheckReport& r, const PairDecision& d) {
   json j = json_envelope("p2pcheck.explain", r.source);
   j["identity"] = identity_json(r.machine.identity);
-  for (auto& [key, value] : decision_json(r, d).items()) j[key] = std::move(value);
+  json pair = decision_json(r, d);  // a named object: items() of a temporary would dangle
+  for (auto& [key, value] : pair.items()) j[key] = std::move(value);
   return j;
 }
 
@@ -250,7 +251,7 @@ std::string causes_text(const CheckReport& r, Level level) {
     if (it == causes.end()) it = causes.insert(causes.end(), {f.id, {}});
     // A finding about several devices (merged, not carried) names each of them.
     std::vector<std::string> subjects;
-    if (f.devices.size() > 1)
+    if (!f.not_carried.empty() && f.devices.size() > 1)
       for (const Bdf& b : f.devices) subjects.push_back(b.str());
     else if (!f.subject.empty())
       subjects.push_back(f.subject);
@@ -296,12 +297,12 @@ std::string limits_text(const CheckReport& r) {
 std::string findings_text(const CheckReport& r, const TextStyle& style, bool verbose) {
   auto full = [&](const Finding& f) {
     // A finding about many devices names the first and counts the rest (JSON lists them all).
-    std::string subject = f.devices.size() > 3 ? f.devices.front().str() + " and " +
-                                                     std::to_string(f.devices.size() - 1) + " more"
-                                               : f.subject;
+    const bool many = !f.not_carried.empty() && f.devices.size() > 3;
+    std::string subject =
+        many ? f.devices.front().str() + " and " + std::to_string(f.devices.size() - 1) + " more" : f.subject;
     std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
                        (subject.empty() ? "" : subject + ": ") + f.message;
-    const size_t shown = f.devices.size() > 3 ? 1 : f.evidence.size();
+    const size_t shown = many ? 1 : f.evidence.size();
     if (!f.evidence.empty())
       line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
     for (size_t i = 1; i < std::min(shown, f.evidence.size()); ++i)
@@ -375,9 +376,9 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   size_t blocks = (nvmes.size() + per_block - 1) / per_block;
   std::string out = "\nPairs (storage -> GPU and GPU -> storage)\n";
   if (blocks * (gpus.size() + 1) > kMaxMatrixLines) {
-    out += "  " + std::to_string(gpus.size()) + " GPU(s) x " + std::to_string(nvmes.size()) + " NVMe: " +
-           std::to_string(r.pairs.size()) + " pairs, too many for a matrix in " + std::to_string(style.width) +
-           " columns; by verdict and cause:\n";
+    out += "  " + std::to_string(gpus.size()) + " GPU(s) x " + std::to_string(nvmes.size()) +
+           " NVMe: " + std::to_string(r.pairs.size()) + " pairs, too many for a matrix in " +
+           std::to_string(style.width) + " columns; by verdict and cause:\n";
     for (const MatrixCode& c : kMatrixCodes) {
       auto it = by_code.find(c.code);
       if (it == by_code.end()) continue;
@@ -391,6 +392,7 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     size_t end = std::min(nvmes.size(), start + per_block);
     std::string header = "  " + pad("", first);
     for (size_t i = start; i < end; ++i) header += pad(label(nvmes[i]), column);
+    while (!header.empty() && header.back() == ' ') header.pop_back();
     out += header + "\n";
     for (const Bdf& g : gpus) {
       std::string line = "  " + pad("GPU " + g.str(), first);
@@ -421,13 +423,20 @@ std::string pair_body(const CheckReport& r, const PairDecision& d) {
   for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
   // One fix per cause; a known-bad kernel's ("boot another kernel") is printed once above all pairs.
   PairFix fix = pair_fix(d, r.rules, r.machine);
-  if (!fix.empty() && fix.kind != "other_kernel" && fix.kind != "kernel_with_p2pdma") out += "  fix   " + fix.text + "\n";
+  if (!fix.empty() && fix.kind != "other_kernel" && fix.kind != "kernel_with_p2pdma")
+    out += "  fix   " + fix.text + "\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
   if (d.kernel)
     out += "  kernel says distance " + std::to_string(d.kernel->distance) +
            (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
            (d.kernel_agrees == Tri::kYes ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
   return out;
+}
+
+// An undecided pair whose missing facts the input cannot carry: what is missing and how to give it.
+std::string supply_facts_body(const PairDecision& d, const PairFix& fix) {
+  std::string out = "  why   cannot decide: " + join(unknown_texts(d), "; ") + "\n";
+  return out + "  fix   " + fix.text + "\n";
 }
 
 // "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
@@ -469,7 +478,9 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     std::string status = colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
                                  d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
                          " (" + to_string(d.map_type) + ")";
-    std::string body = pair_body(r, d);
+    // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
+    PairFix fix = pair_fix(d, r.rules, r.machine);
+    std::string body = fix.kind == "supply_facts" ? supply_facts_body(d, fix) : pair_body(r, d);
     auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
     if (added) causes.push_back({status, body, {}});
     causes[at->second].pairs.push_back(&d);
@@ -507,7 +518,17 @@ std::string result_line(const CheckReport& r, const TextStyle& style) {
   if (refused) why.push_back(std::to_string(refused) + " refused");
   if (std::string failing = causes_text(r, Level::kFail); !failing.empty()) why.push_back("failing: " + failing);
   if (r.result != Result::kFail)
-    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) why.push_back("unknown: " + unknown);
+    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) {
+      // When every unknown cause is a fact the input's format cannot carry, say so once.
+      std::string phrase;
+      bool all_not_carried = true;
+      for (const auto& f : r.findings)
+        if (f.level == Level::kUnknown && concerns_selected_pairs(f, r)) {
+          all_not_carried = all_not_carried && !f.not_carried.empty();
+          if (phrase.empty()) phrase = f.not_carried;
+        }
+      why.push_back("unknown: " + unknown + (all_not_carried && !phrase.empty() ? " (" + phrase + ")" : ""));
+    }
   if (!why.empty()) line += "; " + join(why, "; ");
   return line + "\n";
 }

@@ -79,6 +79,9 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
     fix.text = "boot a kernel built with CONFIG_PCI_P2PDMA=y";
     return fix;
   }
+  // Undecided for want of what the input cannot carry: first give it, then the path's own fix (if any).
+  if (d.verdict == Verdict::kUnknown)
+    if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
   if (std::string acs = acs_fix_text(d); !acs.empty()) {
     fix.kind = "disable_acs_redir";
     fix.kernel_cmdline = acs;
@@ -104,7 +107,6 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
     return fix;
   }
   if (d.verdict != Verdict::kUnknown) return fix;
-  if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
   if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
     fix.kind = "full_config_space";
     for (const Unknown& u : d.unknowns)
@@ -117,8 +119,9 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
   }
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
     fix.kind = "kernel_config";
-    fix.text = "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or evaluate a "
-               "release with --assume-kernel";
+    fix.text =
+        "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or evaluate a "
+        "release with --assume-kernel";
     return fix;
   }
   return fix;

@@ -150,8 +150,7 @@ std::optional<std::string> Source::not_carried(std::string_view path) {
 FileRead Source::read(std::string_view path) {
   auto where = resolve(path);
   if (!where) {
-    if (!not_carried_.empty() && not_carried_.covers(path))
-      return {ReadStatus::kNotCarried, "", not_carried_.phrase};
+    if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
     return {};
   }
   NodeType type = type_of(*where);

@@ -37,7 +37,7 @@ struct CaptureInfo {
   nlohmann::ordered_json manifest;
   std::vector<std::string> notes;
   std::map<std::string, FileRead> failures;  // its unreadable and uncaptured files, as their reads replay
-  NotCarried not_carried;                     // "not_carried": what the format it came from cannot carry
+  NotCarried not_carried;                    // "not_carried": what the format it came from cannot carry
 };
 // The manifest's "not_carried" member for a declaration (null when there is none).
 nlohmann::ordered_json not_carried_json(const NotCarried& not_carried);

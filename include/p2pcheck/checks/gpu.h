@@ -37,8 +37,8 @@ struct KfdNode {
 };
 
 struct KfdTopology {
-  bool present = false;  // /sys/class/kfd/kfd/topology/nodes could be listed
-  std::string problem;   // why not, or which file could not be read
+  bool present = false;     // /sys/class/kfd/kfd/topology/nodes could be listed
+  std::string problem;      // why not, or which file could not be read
   std::string not_carried;  // "not in this lspci output": the source's format has no KFD at all
   std::vector<KfdNode> nodes;
   const KfdNode* gpu_node(const Bdf& bdf) const;

@@ -40,12 +40,29 @@ std::string not_carried_phrase(const std::string& format);
 // What only the running machine holds and no device listing (lspci, udev, hwloc) carries: loaded
 // modules, KFD, /proc/kallsyms, mounts and swap, the IOMMU, installed libraries, /boot and /etc.
 // Each import declares these, then what else its own format lacks.
-inline constexpr const char* kLiveOnlyAreas[] = {
-    "/sys/module",        "/sys/class/kfd",  "/sys/class/iommu", "/sys/kernel/iommu_groups", "/proc/modules",
-    "/proc/kallsyms",     "/proc/mounts",    "/proc/self",       "/proc/swaps",              "/proc/driver",
-    "/proc/config.gz",    "/proc/cmdline",   "/proc/version",    "/boot",                    "/lib/modules",
-    "/etc",               "/usr/lib",        "/usr/lib64",       "/opt",                     "/run/p2pcheck",
-    "/sys/devices/**/mem_info_vram_total", "/sys/devices/**/mem_info_vis_vram_total", "/sys/devices/**/p2pmem"};
+inline constexpr const char* kLiveOnlyAreas[] = {"/sys/module",
+                                                 "/sys/class/kfd",
+                                                 "/sys/class/iommu",
+                                                 "/sys/kernel/iommu_groups",
+                                                 "/proc/modules",
+                                                 "/proc/kallsyms",
+                                                 "/proc/mounts",
+                                                 "/proc/self",
+                                                 "/proc/swaps",
+                                                 "/proc/driver",
+                                                 "/proc/config.gz",
+                                                 "/proc/cmdline",
+                                                 "/proc/version",
+                                                 "/boot",
+                                                 "/lib/modules",
+                                                 "/etc",
+                                                 "/usr/lib",
+                                                 "/usr/lib64",
+                                                 "/opt",
+                                                 "/run/p2pcheck",
+                                                 "/sys/devices/**/mem_info_vram_total",
+                                                 "/sys/devices/**/mem_info_vis_vram_total",
+                                                 "/sys/devices/**/p2pmem"};
 // The drivers bound to PCI functions, for formats that do not name them (lspci without -k, hwloc).
 inline constexpr const char* kDriverAreas[] = {"/sys/devices/**/driver", "/sys/bus/pci/devices/*/driver",
                                                "/sys/bus/pci/drivers"};
