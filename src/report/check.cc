@@ -75,8 +75,10 @@ struct MatrixCode {
 constexpr MatrixCode kMatrixCodes[] = {
     {"SW", "allowed both ways, below a common PCIe switch (BUS_ADDR)"},
     {"RC", "allowed both ways, through the root complex (THRU_HOST_BRIDGE)"},
+    {"OK", "allowed both ways; below a switch or through the root complex is unknown (ACS not readable)"},
     {"SW?", "the path is allowed below a switch; the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
     {"RC?", "the path is allowed through the root complex; the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
+    {"OK?", "the path is allowed (which way is unknown); the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
     {"?", "unknown: the path cannot be decided (see below)"},
     {"X", "refused: through the root complex, and neither the CPU nor the host bridge passes"},
     {"XA", "refused: ACS redirect sends it up through a root complex that refuses it (fix below)"},
@@ -88,12 +90,12 @@ constexpr MatrixCode kMatrixCodes[] = {
 std::string cell(const PairDecision& d, const KernelRules& rules) {
   if (rules.p2pdma_enabled == Tri::kNo) return "OFF";
   if (rules.known_bad) return "BAD";
-  bool below_switch = d.path_map_type == MapType::kBusAddr;
-  if (d.verdict == Verdict::kSupported) return below_switch ? "SW" : "RC";
-  if (d.verdict == Verdict::kUnknown) {
-    if (d.path_verdict == Verdict::kSupported) return below_switch ? "SW?" : "RC?";
-    return "?";
-  }
+  // Allowed either way (ACS unreadable, the host check passes): the map type itself is open.
+  const char* way = d.path_map_type == MapType::kBusAddr          ? "SW"
+                    : d.path_map_type == MapType::kThruHostBridge ? "RC"
+                                                                  : "OK";
+  if (d.verdict == Verdict::kSupported) return way;
+  if (d.verdict == Verdict::kUnknown) return d.path_verdict == Verdict::kSupported ? std::string(way) + "?" : "?";
   if (d.to_gpu.hardware == Hardware::kPasses) return "W";
   return d.walk.common && !d.walk.acs_redirect.empty() ? "XA" : "X";
 }
