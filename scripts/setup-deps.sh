@@ -39,6 +39,8 @@ if [ "$mode" = all ]; then
   # ASan/UBSan (asan_suite) and libFuzzer, whose runtime ships in libclang-rt-14-dev (Debian's
   # libfuzzer-14-dev only adds the standalone libFuzzer.a, not needed with -fsanitize=fuzzer).
   packages+=(clang libclang-rt-14-dev)
+  # tests: the JSON Schema check (docs/schema/p2pcheck.schema.json) validates every command's output.
+  packages+=(python3-jsonschema)
 fi
 missing=()
 for p in "${packages[@]}"; do

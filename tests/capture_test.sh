@@ -77,7 +77,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
   if setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" capture -o "$tmp/nobody/c.tar.zst" > "$tmp/nobody.out" 2>&1; then
     if "$bin" --dump "$tmp/nobody/c.tar.zst" check 2>/dev/null | grep -q "as root: no" &&
        "$bin" --dump "$tmp/nobody/c.tar.zst" check 2>/dev/null | grep -q "captured without root"; then ok; else fail "non-root capture: replay does not note it"; fi
-    if "$bin" --dump "$tmp/nobody/c.tar.zst" check --json 2>/dev/null | grep -q '"as_root": false'; then ok; else fail "non-root capture: --json lacks as_root false"; fi
+    if "$bin" --dump "$tmp/nobody/c.tar.zst" check --json=pretty 2>/dev/null | grep -q '"as_root": false'; then ok; else fail "non-root capture: --json lacks as_root false"; fi
   else
     fail "non-root capture failed: $(head -3 "$tmp/nobody.out")"
   fi

@@ -20,7 +20,7 @@ expect() {  # expect NAME WANT_RC PATTERN -- command...
 }
 
 # The live machine: PCI devices but no GPU here, so the tool must say so plainly.
-if ! "$bin" topo --json | grep -q '"gpus": \[\]'; then
+if ! "$bin" topo --json=pretty | grep -q '"gpus": \[\]'; then
   echo "note: this machine has a GPU; skipping the GPU-less live checks"
 else
   expect live_topo 0 "no AMD or NVIDIA GPU found in live /" -- "$bin" topo
@@ -28,7 +28,7 @@ else
   expect live_check 4 "^RESULT: NO PAIRS — no GPU–NVMe pair in live / " -- "$bin" check
   expect live_default_is_check 4 "RESULT:" -- "$bin"
 fi
-expect live_json 0 '"source": "live /"' -- "$bin" topo --json
+expect live_json 0 '"source": "live /"' -- "$bin" topo --json=pretty
 # verify writes real data: it must be told where, only on this machine, and never off the NVMe.
 expect verify_needs_target 3 "name where, --target DIR" -- "$bin" verify
 expect verify_live_only 3 "verify moves real data on this machine" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" verify --target /tmp
@@ -41,15 +41,15 @@ fi
 # No kernel module can load here: the tool says so and how to get one.
 if [ ! -e /dev/p2pprobe ]; then
   expect kmod_status 1 "p2pprobe: not loaded" -- "$bin" kmod status
-  expect kmod_status_json 1 '"loaded": false' -- "$bin" kmod status --json
+  expect kmod_status_json 1 '"loaded": false' -- "$bin" kmod status --json=pretty
   expect kmod_unload_noop 0 "not loaded" -- "$bin" kmod unload
 fi
 
 # A sysfs string that is not UTF-8 (a vendor's model field) is shown replaced, never a crash.
 cp -a "$fx/epyc-mi300x-8gpu/root" "$tmp/badutf8"
 printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
-expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json
-expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json
+expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json=pretty
+expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json=pretty
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0

@@ -23,11 +23,32 @@ run_all() {  # fixture root -> files in $2
   for cmd in "topo --json" "paths --json" "check --json" "check --color never" "topo --color never --ascii"; do
     local name
     name=$(echo "$cmd" | awk '{print $1}')$(echo "$cmd" | grep -q -- --json && echo .json || echo .txt)
+    # The goldens hold indented JSON (--json alone is one line) and text at the default width
+    # (80 columns: no terminal, and $COLUMNS unset so the caller's shell cannot change them).
     # shellcheck disable=SC2086
-    "$bin" --root "$root" $cmd > "$out/$name" 2>"$out/$name.stderr"
+    COLUMNS= "$bin" --root "$root" ${cmd/--json/--json=pretty} > "$out/$name" 2>"$out/$name.stderr"
     echo "$cmd: $?" >> "$out/exit_codes.txt"
     [ -s "$out/$name.stderr" ] && cat "$out/$name.stderr" >> "$out/stderr.txt"
     rm -f "$out/$name.stderr"
+  done
+}
+
+# What a customer would send about the fixture, made with the real tools (lspci reads the tree
+# through pciutils' sysfs backend; the udev database as tests/imports/fixture_udev.py derives it),
+# analysed as such: expected/imports/<input>.check.txt. They must show no FAIL or WARN about what the
+# input cannot carry (drivers, KFD, modules, mounts, libraries): those read "not in this ... input".
+run_imports() {  # fixture-name -> files in $2/imports
+  local name=$1 out=$2/imports dir=fixtures/$1/imports sysfs
+  sysfs="sysfs.path=$(pwd)/fixtures/$1/root/sys/bus/pci"
+  mkdir -p "$out" "$dir/bundle"
+  lspci -A linux-sysfs -O "$sysfs" -xxxx > "$dir/lspci.txt" 2>/dev/null
+  lspci -A linux-sysfs -O "$sysfs" -k -xxxx > "$dir/bundle/lspci-xxxx.txt" 2>/dev/null
+  cp "fixtures/$1/root/proc/cpuinfo" "$dir/bundle/cpuinfo"
+  python3 "$src/tests/imports/fixture_udev.py" "fixtures/$1/root" > "$dir/udev.txt"
+  : > "$out/exit_codes.txt"
+  for input in lspci.txt bundle udev.txt; do
+    COLUMNS= "$bin" --dump "$dir/$input" check --color never > "$out/${input%.txt}.check.txt" 2>/dev/null
+    echo "${input%.txt}: $?" >> "$out/exit_codes.txt"
   done
 }
 
@@ -41,6 +62,7 @@ for toml in "$src"/fixtures/*/machine.toml; do
     failed=$((failed + 1)); continue
   fi
   run_all "fixtures/$name/root" "$tmp/$name"
+  run_imports "$name" "$tmp/$name"
   if [ "$mode" = update ]; then
     rm -rf "$expected"; cp -r "$tmp/$name" "$expected"
     echo "updated fixtures/$name/expected"; continue
@@ -53,12 +75,31 @@ for toml in "$src"/fixtures/*/machine.toml; do
   fi
   # The same tree as an archive must analyse identically (modulo the source line).
   tar -C "fixtures/$name" -czf "$tmp/$name.tar.gz" root
-  "$bin" --dump "$tmp/$name.tar.gz" check --json | grep -v '"source"' > "$tmp/$name.dump.json"
+  "$bin" --dump "$tmp/$name.tar.gz" check --json=pretty | grep -v '"source"' > "$tmp/$name.dump.json"
   grep -v '"source"' "$tmp/$name/check.json" > "$tmp/$name.root.json"
   if cmp -s "$tmp/$name.dump.json" "$tmp/$name.root.json"; then passed=$((passed + 1)); else
     echo "FAIL $name: --dump of the archived tree differs from --root"; failed=$((failed + 1)); fi
 done
 [ "$seen" -gt 0 ] || { echo "golden.sh: no fixtures/*/machine.toml in $src"; exit 1; }
+
+# The real examples in tests/imports/real (one machine, one moment): their check text, run from the
+# source tree so the outputs name them by their relative path; expected in tests/imports/expected.
+mkdir -p "$tmp/real"
+for input in "$src"/tests/imports/real/*; do
+  case $input in *.py | *.sh) continue ;; esac
+  base=$(basename "$input")
+  (cd "$src" && COLUMNS= "$bin" --dump "tests/imports/real/$base" check --color never > "$tmp/real/$base.check.txt" 2>/dev/null
+   echo "$base: $?" >> "$tmp/real/exit_codes.txt")
+done
+if [ "$mode" = update ]; then
+  rm -rf "$src/tests/imports/expected"; cp -r "$tmp/real" "$src/tests/imports/expected"
+  echo "updated tests/imports/expected"
+elif diff -ru "$src/tests/imports/expected" "$tmp/real" > "$tmp/real.diff"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL the real imports' output differs from tests/imports/expected (run scripts/update-golden.sh and review)"
+  head -40 "$tmp/real.diff"; failed=$((failed + 1))
+fi
 [ "$mode" = update ] && [ "$failed" -eq 0 ] && exit 0
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

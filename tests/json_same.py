@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """json_same.py A B [--placeholders]: exit 0 when two p2pcheck JSON documents are equal apart from
-`source` (where the bytes came from) and `capture` (what a replay says about itself). With
+`source` (where the bytes came from) and `capture` (what a replay says about itself, with
+`identity.redacted`). With
 --placeholders, strings may also differ where B holds a redaction placeholder. Prints the first
 differences otherwise.
 
@@ -22,6 +23,10 @@ def load(path, live=False):
     if isinstance(doc, dict):
         doc.pop("source", None)
         doc.pop("capture", None)
+        # Whether the identity is redacted describes the capture, like `capture`; its values are
+        # compared (as placeholders with --placeholders).
+        if isinstance(doc.get("identity"), dict):
+            doc["identity"].pop("redacted", None)
         if live and "findings" in doc:
             doc["findings"] = [f for f in doc["findings"] if not f.get("id", "").startswith("kmod.")]
     return doc

@@ -201,6 +201,8 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
     m["unreadable"][clean.text(path)] = {{"status", read_status_name(r.status)}, {"error", r.error}};
   m["uncaptured"] = ordered_json::array();
   for (const auto& path : g.uncaptured) m["uncaptured"].push_back(clean.text(path));
+  // A capture of an import keeps what the import's format cannot carry, so the replay says so too.
+  if (!source.not_carried().empty()) m["not_carried"] = not_carried_json(source.not_carried());
   if (!p.source_manifest.is_null()) {
     ordered_json sm = p.source_manifest;
     if (clean.redacting() && sm.contains("source") && sm["source"].is_string()) {

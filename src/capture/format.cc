@@ -17,6 +17,7 @@ const char* read_status_name(ReadStatus s) {
     case ReadStatus::kMissing: return "missing";
     case ReadStatus::kDenied: return "denied";
     case ReadStatus::kFailed: return "failed";
+    case ReadStatus::kNotCarried: return "not_carried";
   }
   return "failed";
 }
@@ -56,7 +57,34 @@ std::map<std::string, FileRead> capture_failures(const JsonFields& m) {
   return failures;
 }
 
+// "not_carried": {"format": "lspci", "phrase": "not in this lspci output", "paths": [...]}, as
+// SysfsBuilder and capture write it. Patterns come from a dump: each one checked and counted.
+NotCarried read_not_carried(const JsonFields& m) {
+  NotCarried out;
+  const auto* member = m.object("not_carried");
+  if (!member) return out;
+  JsonFields nc(*member, m.file(), m.member("not_carried"));
+  out.format = nc.text("format").value_or("");
+  out.phrase = nc.text("phrase").value_or("");
+  if (out.format.empty() || out.phrase.empty()) nc.fail("format", "the format and phrase of a not_carried declaration");
+  const auto* paths = nc.array("paths");
+  if (!paths) nc.fail("paths", "an array of path patterns");
+  if (paths->size() > kMaxNotCarriedPatterns)
+    nc.fail("paths", "at most " + std::to_string(kMaxNotCarriedPatterns) + " patterns");
+  for (const auto& p : *paths) {
+    if (!p.is_string() || !valid_not_carried_pattern(p.get<std::string>()))
+      nc.fail("paths", "absolute path patterns with at most one \"**\"");
+    out.paths.push_back(p.get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
+
+nlohmann::ordered_json not_carried_json(const NotCarried& not_carried) {
+  if (not_carried.empty()) return nullptr;
+  return {{"format", not_carried.format}, {"phrase", not_carried.phrase}, {"paths", not_carried.paths}};
+}
 
 std::optional<CaptureInfo> read_capture_info(Source& source) {
   FileRead r = source.read(kManifestPath);
@@ -89,12 +117,16 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
     }
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
   info.failures = capture_failures(m);
+  info.not_carried = read_not_carried(m);
   info.manifest = std::move(*j);
   return info;
 }
 
 std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source) {
-  if (auto info = read_capture_info(*source)) source->set_recorded_failures(info->failures);
+  if (auto info = read_capture_info(*source)) {
+    source->set_recorded_failures(info->failures);
+    if (!info->not_carried.empty()) source->set_not_carried(info->not_carried);
+  }
   return source;
 }
 

@@ -102,6 +102,13 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
     f.level = Level::kUnknown;
     f.message = "whether this is a virtual machine is unknown: neither /proc/cpuinfo nor DMI could be read";
     f.fix = "run p2pcheck where /proc/cpuinfo and /sys/class/dmi/id are readable";
+    // A guest only warns; not knowing it for want of the data is no more than a note.
+    if (vr.status == ReadStatus::kNotCarried) {
+      f.level = Level::kInfo;
+      f.not_carried = vr.error;
+      f.message = "whether this is a virtual machine is unknown: DMI and the CPU flags are " + vr.error;
+      f.fix = kNotCarriedFix;
+    }
   } else {
     f.level = Level::kPass;
     f.message = std::string("no sign of virtualization (") +
@@ -154,7 +161,14 @@ Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
                                                                        ? "amdgpu " + machine.modules.at("amdgpu")
                                                                        : "no amdgpu line")});
   f.evidence.push_back({"/sys/module/amdgpu/version", m.version.empty() ? "absent" : m.version});
-  if (!m.known) {
+  std::string not_carried = machine.not_carried({"/proc/modules"});
+  if (!m.known && !not_carried.empty()) {
+    f.level = Level::kUnknown;
+    f.not_carried = not_carried;
+    f.message = "whether amdgpu is loaded is unknown: the loaded modules are " + not_carried;
+    f.evidence.front().value = not_carried;
+    f.fix = kNotCarriedFix;
+  } else if (!m.known) {
     f.level = Level::kUnknown;
     f.message = "whether amdgpu is loaded is unknown: /proc/modules was not read and /sys/module/amdgpu is absent";
     f.fix = "run p2pcheck where /proc/modules is readable";
@@ -186,6 +200,15 @@ Finding module_finding(const AmdgpuModule& m, const Machine& machine) {
 
 Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
   Finding f = make("gpu.kfd", Level::kPass, "", "");
+  if (!kfd.present && !kfd.not_carried.empty()) {
+    f.level = Level::kUnknown;
+    f.not_carried = kfd.not_carried;
+    f.message =
+        "whether KFD (ROCm's kernel interface) sees the AMD GPUs is unknown: the KFD topology is " + kfd.not_carried;
+    f.evidence.push_back({"/sys/class/kfd/kfd/topology/nodes", kfd.not_carried});
+    f.fix = kNotCarriedFix;
+    return f;
+  }
   if (!kfd.present) {
     f.level = Level::kFail;
     f.message = "no KFD topology (" + kfd.problem + "): ROCm, and so hipFile, cannot use the AMD GPUs";
@@ -235,8 +258,10 @@ Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
     std::string why = k.status == ReadStatus::kOk ? "empty" : why_unread(k.status, k.error);
     f.message = "whether amdgpu has AIS is unknown: /proc/kallsyms " + why + note;
     f.evidence.push_back({"/proc/kallsyms", why});
-    f.fix = k.status == ReadStatus::kMissing ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
-                                             : "run p2pcheck as root";
+    f.fix = k.status == ReadStatus::kMissing      ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
+            : k.status == ReadStatus::kNotCarried ? kNotCarriedFix
+                                                  : "run p2pcheck as root";
+    if (k.status == ReadStatus::kNotCarried) f.not_carried = k.error;
     return f;
   }
   const std::string& hit = k.ais_line;
@@ -264,7 +289,13 @@ std::vector<Finding> library_findings(const LibraryScan& scan) {
   const std::vector<Evidence>& listed = scan.listed;
   std::vector<Finding> out;
   Finding h = make("gpu.hip_runtime", Level::kInfo, "", "");
-  if (!hip.empty()) {
+  // Libraries are looked for, not required (INFO or WARN): where the source cannot show them, INFO.
+  if (hip.empty() && !scan.not_carried.empty()) {
+    h.not_carried = scan.not_carried;
+    h.message = "whether a HIP runtime (libamdhip64.so*) is installed is " + scan.not_carried;
+    h.evidence = listed;
+    h.fix = kNotCarriedFix;
+  } else if (!hip.empty()) {
     h.message = "HIP runtime found: " + join(hip, ", ") +
                 "; whether it exports hipAmdFileRead/hipAmdFileWrite is checked at verify time (it needs dlopen)";
     h.evidence.push_back({hip.front(), "present"});
@@ -281,7 +312,12 @@ std::vector<Finding> library_findings(const LibraryScan& scan) {
   }
   out.push_back(std::move(h));
   Finding l = make("gpu.hipfile_library", Level::kInfo, "", "");
-  if (!hipfile.empty()) {
+  if (hipfile.empty() && !scan.not_carried.empty()) {
+    l.not_carried = scan.not_carried;
+    l.message = "whether the hipFile library (libhipfile.so*) is installed is " + scan.not_carried;
+    l.evidence = listed;
+    l.fix = kNotCarriedFix;
+  } else if (!hipfile.empty()) {
     l.message = "hipFile library found: " + join(hipfile, ", ");
     l.evidence.push_back({hipfile.front(), "present"});
   } else {
@@ -366,7 +402,7 @@ std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, cons
   }
   for (const Function* fn : gpus.amd) add_amd_gpu_findings(gpu, *fn, module, out);
   for (auto& f : library_findings(gpu.libraries)) out.push_back(std::move(f));
-  return out;
+  return merge_not_carried(std::move(out));
 }
 
 }  // namespace p2pcheck

@@ -119,6 +119,15 @@ Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode
     return f;
   }
   f.level = Level::kUnknown;
+  const TextFile& total_file = gpu.vram_total.at(fn.bdf);
+  if (total_file.status == ReadStatus::kNotCarried && !fn.largest_mem_bar()) {
+    f.not_carried = total_file.error;
+    f.message = "whether all VRAM is visible is unknown: BAR and VRAM sizes are " + total_file.error +
+                " and there is no Resizable BAR capability to read";
+    f.evidence = {{fn.sysfs_path + "/mem_info_vram_total", total_file.error}};
+    f.fix = kNotCarriedFix;
+    return f;
+  }
   f.message = std::string("whether all VRAM is visible is unknown: ") +
               (bar ? "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) : "no memory BAR read") +
               ", no VRAM size (no KFD node or mem_info_vram_total) and no Resizable BAR capability" +
@@ -130,6 +139,14 @@ Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode
 Finding driver_finding(const Function& fn) {
   const std::string who = fn.bdf.str();
   Finding drv = make("gpu.driver", Level::kPass, who, "bound to amdgpu");
+  if (!fn.driver_not_carried.empty()) {
+    drv.level = Level::kUnknown;
+    drv.not_carried = fn.driver_not_carried;
+    drv.message = "which driver is bound is " + fn.driver_not_carried + ": hipFile needs amdgpu";
+    drv.evidence.push_back({fn.sysfs_path + "/driver", fn.driver_not_carried});
+    drv.fix = kNotCarriedFix;
+    return drv;
+  }
   drv.evidence.push_back({fn.sysfs_path + "/driver", fn.driver.empty() ? "no driver" : fn.driver});
   if (fn.driver != "amdgpu") {
     drv.level = Level::kFail;

@@ -21,13 +21,7 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
 }
 
 std::string why_unread(ReadStatus status, const std::string& error) {
-  switch (status) {
-    case ReadStatus::kOk: return "read";
-    case ReadStatus::kMissing: return "not present";
-    case ReadStatus::kDenied: return "not readable (" + error + "): needs root";
-    case ReadStatus::kFailed: return "read failed (" + error + ")";
-  }
-  return "?";
+  return p2pcheck::why_unread(FileRead{status, "", error});
 }
 
 }  // namespace gpu_steps
@@ -89,7 +83,9 @@ LibraryScan scan_libraries(Source& src) {
     auto canonical = src.resolve(dir);
     scan.looked.push_back(dir);
     if (!canonical) {
-      scan.listed.push_back({dir, "absent"});
+      auto why = src.not_carried(dir);
+      if (why) scan.not_carried = *why;
+      scan.listed.push_back({dir, why ? *why : "absent"});
       continue;
     }
     if (!seen_dirs.insert(*canonical).second) continue;
@@ -133,6 +129,11 @@ KfdTopology read_kfd(Source& src) {
   const std::string root = "/sys/class/kfd/kfd/topology/nodes";
   std::vector<std::string> entries = src.list(root);
   if (entries.empty()) {
+    if (auto why = src.not_carried(root)) {
+      kfd.not_carried = *why;
+      kfd.problem = "KFD topology " + *why;
+      return kfd;
+    }
     kfd.problem = src.list("/sys/class/kfd").empty() ? "no /sys/class/kfd" : "no topology nodes";
     return kfd;
   }
@@ -198,8 +199,19 @@ std::optional<std::uint64_t> amdgpu_dkms_build(const std::string& module_version
 
 GpuState read_gpu(Source& source, const Machine& machine, const Topology& topo, const Inventory& inv) {
   GpuState gpu;
-  gpu.dmi_vendor = read_text_file(source, "/sys/class/dmi/id/sys_vendor");
-  gpu.dmi_product = read_text_file(source, "/sys/class/dmi/id/product_name");
+  // DMI was read once with the machine's identity; the virtualization check cites those reads.
+  auto dmi = [&machine](const char* path) {
+    TextFile file;
+    file.path = path;
+    auto it = machine.identity.reads.find(path);
+    if (it == machine.identity.reads.end()) return file;
+    file.status = it->second.status;
+    file.error = it->second.error;
+    if (it->second.ok()) file.text = std::string(trim(it->second.bytes));
+    return file;
+  };
+  gpu.dmi_vendor = dmi("/sys/class/dmi/id/sys_vendor");
+  gpu.dmi_product = dmi("/sys/class/dmi/id/product_name");
   GpusByVendor gpus = gpus_by_vendor(topo, inv);
   if (!gpus.nvidia.empty()) {
     gpu.nvidia_version = read_text_file(source, "/sys/module/nvidia/version");

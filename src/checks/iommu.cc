@@ -37,7 +37,11 @@ IommuCmdline iommu_cmdline(const std::string& cmdline) {
 Finding state_finding(const IommuState& iommu, const IommuCmdline& cmd) {
   Finding f{"iommu.state", Level::kInfo, "", "", {}, ""};
   const FileRead& dir = iommu.units_dir;
-  if (dir.status == ReadStatus::kFailed && dir.error != "is a directory") {
+  if (dir.status == ReadStatus::kNotCarried) {
+    f.not_carried = dir.error;
+    f.message = "whether an IOMMU is on is " + dir.error + "; verdicts use the ACS registers as given";
+    f.evidence.push_back({"/sys/class/iommu", dir.error});
+  } else if (dir.status == ReadStatus::kFailed && dir.error != "is a directory") {
     // Unknown, not "no IOMMU"; the verdicts still stand on the ACS registers where config space was given.
     f.message = "whether an IOMMU is on is unknown (" + dir.error + "); verdicts use the ACS registers as given";
     f.evidence.push_back({"/sys/class/iommu", "unknown: " + dir.error});
@@ -103,7 +107,9 @@ void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
     }
   }
   if (!affected) return;
+  // The warning rests on the ACS registers the source showed, not on what it could not carry.
   f.level = Level::kWarn;
+  f.not_carried.clear();
   f.message += "; ACS redirect on " + std::to_string(redirected_ports.size()) + " port(s) sends " +
                std::to_string(affected) + " switch-local pair(s) up through the root complex";
   f.fix =

@@ -28,6 +28,12 @@ Finding release_finding(const Machine& m, const KernelRules& rules) {
   if (rules.release.empty()) {
     release.level = Level::kUnknown;
     release.message = "kernel release unknown: /proc/sys/kernel/osrelease and /proc/version are missing";
+    if (std::string why = m.not_carried({"/proc/sys/kernel/osrelease"}); !why.empty()) {
+      release.not_carried = why;
+      release.message = "kernel release unknown: it is " + why;
+      release.evidence.front().value = why;
+      release.fix = "evaluate a release's rules with --assume-kernel REL (e.g. the one the machine runs)";
+    }
   }
   return release;
 }
@@ -45,6 +51,12 @@ Finding config_finding(const Machine& m, const KernelRules& rules) {
     config.message = "CONFIG_PCI_P2PDMA unknown: no kernel configuration found (looked in " + tried + ")";
     config.fix = "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
                  "), or load configs.ko for /proc/config.gz";
+    if (std::string why = m.not_carried({"/proc/config.gz", "/boot"}); !why.empty() || rules.release.empty()) {
+      if (!why.empty()) config.not_carried = why;
+      config.message = "CONFIG_PCI_P2PDMA unknown: the kernel configuration is " +
+                       (why.empty() ? std::string("unknown without the kernel release") : why);
+      config.fix = "evaluate a release's rules with --assume-kernel REL, which takes its CONFIG_PCI_P2PDMA as set";
+    }
   } else if (rules.p2pdma_enabled == Tri::kYes) {
     config.message = "CONFIG_PCI_P2PDMA=y";
     config.evidence.push_back({rules.config_file, "CONFIG_PCI_P2PDMA=y"});
@@ -96,9 +108,22 @@ std::optional<Finding> distribution_finding(const Machine& m) {
 Finding cpu_finding(const Machine& m) {
   Finding cpu{"cpu.p2pdma_rule", Level::kInfo, "", "", {}, ""};
   const CpuInfo& c = m.cpu;
-  if (c.vendor_id.empty()) {
+  if (!c.architecture.empty() && c.architecture != "x86" && c.architecture != "s390") {
+    cpu.evidence.push_back(
+        {c.evidence_file, "a " + c.architecture + " CPU" + (c.model_name.empty() ? "" : " (" + c.model_name + ")")});
+    cpu.message = "a " + c.architecture +
+                  " CPU: the kernel's CPU rule (AMD Zen, x86 only) cannot pass; P2P through a host bridge needs an "
+                  "allowlisted host bridge";
+  } else if (c.vendor_id.empty()) {
     cpu.level = Level::kUnknown;
-    cpu.message = "CPU vendor unknown (no /proc/cpuinfo): the AMD Zen rule cannot be applied";
+    std::string not_carried = m.not_carried({"/proc/cpuinfo"});
+    if (!not_carried.empty()) {
+      cpu.not_carried = not_carried;
+      cpu.message = "CPU vendor unknown (" + not_carried + "): the AMD Zen rule cannot be applied";
+      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or a /proc/cpuinfo file beside the dump";
+    } else {
+      cpu.message = "CPU vendor unknown (no /proc/cpuinfo): the AMD Zen rule cannot be applied";
+    }
   } else {
     cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
                                                  " (" + hex_family(c.family) + "), model name " + c.model_name});

@@ -375,6 +375,11 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
       f.level = Level::kUnknown;
       f.message = "whether native NVMe multipath is on is unknown; no multipath head node was seen";
       f.fix = "check /sys/module/nvme_core/parameters/multipath; hipFile needs N (or no head nodes)";
+      if (!mp.not_carried.empty()) {
+        f.not_carried = mp.not_carried;
+        f.message = "whether native NVMe multipath is on is unknown: nvme_core's parameters are " + mp.not_carried;
+        f.fix = kNotCarriedFix;
+      }
       break;
   }
   return {f};
@@ -392,6 +397,13 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.evidence.push_back({"/sys/class/block", "missing or empty"});
     f.evidence.push_back({"/sys/block", "missing or empty"});
     f.fix = "run p2pcheck where /sys is mounted (or capture /sys/class/block)";
+    if (!layout.block_not_carried.empty()) {
+      f.not_carried = layout.block_not_carried;
+      f.message =
+          "the storage stacks above the NVMe namespaces are unknown: the block layer is " + layout.block_not_carried;
+      f.evidence = {{"/sys/class/block", layout.block_not_carried}};
+      f.fix = kNotCarriedFix;
+    }
     out.push_back(std::move(f));
   } else if (!layout.mounts_known) {
     // One finding for the cause, naming every namespace it leaves open.
@@ -405,6 +417,14 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
                 (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
     f.evidence.push_back({"/proc/mounts", "no entries"});
     f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
+    if (!layout.mounts_not_carried.empty()) {
+      f.not_carried = layout.mounts_not_carried;
+      f.message = "which file systems sit on the NVMe namespaces" +
+                  (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown: the mount table is " +
+                  layout.mounts_not_carried;
+      f.evidence = {{"/proc/mounts", layout.mounts_not_carried}};
+      f.fix = kNotCarriedFix;
+    }
     out.push_back(std::move(f));
   }
   for (const auto& line : layout.unmapped) {

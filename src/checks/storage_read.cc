@@ -412,6 +412,10 @@ NvmeMultipath read_multipath(Source& src, const Inventory& inv) {
     mp.param = NvmeMultipath::Param::kUnknown;
     mp.param_evidence = {param, r.status == ReadStatus::kMissing ? "not present (nvme_core not loaded or not captured)"
                                                                  : "unreadable: " + r.error};
+    if (r.status == ReadStatus::kNotCarried) {
+      mp.not_carried = r.error;
+      mp.param_evidence.value = r.error;
+    }
   }
   for (const std::string& subsys : src.list("/sys/class/nvme-subsystem")) {
     for (const std::string& entry : src.list("/sys/class/nvme-subsystem/" + subsys)) {
@@ -556,11 +560,15 @@ void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const 
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
   StorageLayout layout;
   layout.mounts_known = !machine.mounts.empty();
+  if (!layout.mounts_known) layout.mounts_not_carried = machine.not_carried({"/proc/mounts", "/proc/self/mounts"});
   layout.nvme_controllers = static_cast<int>(inv.nvmes.size());
   layout.multipath = read_multipath(source, inv);
   BlockGraph graph(source);
   layout.block_known = graph.load();
-  if (!layout.block_known) return layout;
+  if (!layout.block_known) {
+    if (auto why = source.not_carried("/sys/class/block")) layout.block_not_carried = *why;
+    return layout;
+  }
 
   MountMap mounts(source, machine, graph);
   StackWalker walker(graph, mounts);

@@ -13,8 +13,11 @@ static int run_check_command(const GlobalOptions& o) {
   auto report = checked(*source, o);
   if (o.json) {
     auto j = check_json(*report);
-    if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << json_text(j) << "\n";
+    if (info) {
+      j["capture"] = capture_summary_json(*info);
+      j["identity"]["redacted"] = replay_redacted(*info);
+    }
+    std::cout << json_output(o, j) << "\n";
     if (report->result == Result::kNoPairs)
       print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
   } else if (o.quiet) {

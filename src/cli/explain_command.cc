@@ -13,9 +13,11 @@ static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   auto source = open_source(o);
   auto report = checked(*source, o);
   const PairDecision& d = report->pairs.at(0);
-  if (o.json)
-    std::cout << json_text(decision_json(report->topo, d, report->inv)) << "\n";
-  else
+  if (o.json) {
+    auto j = explain_json(*report, d);
+    if (auto info = replay_info(*source)) j["identity"]["redacted"] = replay_redacted(*info);
+    std::cout << json_output(o, j) << "\n";
+  } else
     print_text(o, explain_text(*report, d, text_style(o)));
   return d.verdict == Verdict::kSupported ? kExitOk : d.verdict == Verdict::kUnknown ? kExitUnknown : kExitFail;
 }

@@ -26,15 +26,15 @@ KmodStatus current_status() {
   return kmod_status(*live, module_search_paths(self_exe(), m.kernel_release));
 }
 
-int print_status(const KmodStatus& s, bool json) {
-  if (json) {
-    nlohmann::ordered_json j = {{"schema", "p2pcheck.kmod_status"},
-                                {"schema_version", 1},
-                                {"loaded", s.loaded},
-                                {"state", s.state},
-                                {"device_present", s.device_present},
-                                {"modules_found", s.modules_found},
-                                {"kernel_p2pdma", s.p2pdma_in_kernel}};
+int print_status(const KmodStatus& s, const GlobalOptions& o) {
+  if (o.json) {
+    // The envelope every command's JSON has (docs/json.md); kmod status is always about this machine.
+    nlohmann::ordered_json j = json_envelope("p2pcheck.kmod_status", open_live_source()->describe());
+    j["loaded"] = s.loaded;
+    j["state"] = s.state;
+    j["device_present"] = s.device_present;
+    j["modules_found"] = s.modules_found;
+    j["kernel_p2pdma"] = s.p2pdma_in_kernel;
     if (s.info)
       j["module"] = {{"api_version", s.info->api_version},
                      {"version", s.info->module_version},
@@ -43,7 +43,7 @@ int print_status(const KmodStatus& s, bool json) {
     else
       j["module"] = nullptr;
     j["error"] = s.info_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.info_error);
-    std::cout << json_text(j) << "\n";
+    std::cout << json_output(o, j) << "\n";
   } else {
     std::cout << "p2pprobe: " << (s.loaded ? "loaded (" + s.state + ")" : std::string("not loaded")) << "\n";
     std::cout << "/dev/p2pprobe: " << (s.device_present ? "present" : "absent") << "\n";
@@ -78,7 +78,7 @@ Command add_kmod_command(CLI::App& app, const GlobalOptions& o) {
   load->add_option("--ko", ko, "the p2pprobe.ko file to insmod");
   for (auto* sub : {status, load, unload}) sub->fallthrough();
   auto run = [&o, status, load, unload]() -> int {
-    if (status->parsed()) return print_status(current_status(), o.json);
+    if (status->parsed()) return print_status(current_status(), o);
     auto runner = system_command_runner();
     if (load->parsed())
       return report(kmod_load(*runner, current_status(), ko.empty() ? std::nullopt : std::optional<std::string>(ko)));

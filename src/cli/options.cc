@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sys/ioctl.h>
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/live/kmod_control.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck::cli {
 
@@ -18,7 +21,13 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--root", o.root,
                  "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
   app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
-  app.add_flag("--json", o.json, "machine-readable output (schema in docs/json.md)");
+  app.add_flag("--json{compact}", o.json_style,
+               "machine-readable output, one line; --json=pretty indents it (schema in docs/json.md)")
+      ->check(CLI::IsMember({"compact", "pretty"}))
+      ->each([&o](const std::string& style) {
+        o.json = true;
+        o.json_pretty = style == "pretty";
+      });
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
@@ -98,6 +107,11 @@ std::optional<CaptureInfo> replay_info(Source& source) {
   return source.is_live() ? std::nullopt : read_capture_info(source);
 }
 
+bool replay_redacted(const CaptureInfo& info) {
+  const auto& m = info.manifest;
+  return m.contains("redacted") && m["redacted"].is_boolean() && m["redacted"].get<bool>();
+}
+
 std::string replay_text(const std::optional<CaptureInfo>& info) {
   if (!info) return "";
   const auto& m = info->manifest;
@@ -118,10 +132,24 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
   return out + "\n";
 }
 
+std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j) {
+  return json_text(j, o.json_pretty ? 2 : -1);
+}
+
+std::size_t output_width() {
+  // $COLUMNS first (what the user set), then the terminal's own width; a pipe or file gets the default.
+  if (const char* columns = getenv("COLUMNS"))
+    if (auto n = parse_dec(columns); n && *n >= 20 && *n <= 1000) return static_cast<std::size_t>(*n);
+  struct winsize ws {};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return TextStyle::kDefaultTextWidth;
+}
+
 TextStyle text_style(const GlobalOptions& o) {
   TextStyle style;
   style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   style.unicode = !o.ascii;
+  style.width = output_width();
   return style;
 }
 

@@ -31,7 +31,9 @@ enum Exit {
 struct GlobalOptions {
   std::string root;
   std::string dump;
-  bool json = false;
+  bool json = false;         // --json: compact, one line (for machines)
+  bool json_pretty = false;  // --json=pretty: indented (for people; the goldens)
+  std::string json_style;    // what CLI11 parsed: "compact" or "pretty"
   std::string color = "auto";
   bool ascii = false;
   bool verbose = false;  // check: also the checks that pass and the notes
@@ -56,7 +58,13 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o);
 // Replays of captures and imports say what they are and what they could not tell.
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info);
+// Whether the replayed capture was taken with --redact (its identifiers are placeholders).
+bool replay_redacted(const CaptureInfo& info);
 TextStyle text_style(const GlobalOptions& o);
+// Columns for text output: $COLUMNS, else the terminal's (TIOCGWINSZ), else TextStyle's default.
+std::size_t output_width();
+// JSON text as --json or --json=pretty asked for it.
+std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j);
 // Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
 void print_text(const GlobalOptions& o, const std::string& text);
 int exit_for(Result result);

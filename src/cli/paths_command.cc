@@ -15,7 +15,7 @@ static int run_paths(const GlobalOptions& o) {
   for (const DevicePair& pair : select_pairs(state.topo, state.inv, o.selection))
     paths.push_back(describe_path(state.topo, state.inv, pair));
   if (o.json)
-    std::cout << json_text(paths_json(state.topo, state.inv, paths)) << "\n";
+    std::cout << json_output(o, paths_json(state.topo, state.inv, paths)) << "\n";
   else
     print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
   if (paths.empty()) {

@@ -14,8 +14,9 @@ static int run_topo(const GlobalOptions& o) {
   MachineState state = load_machine_state(*source, Load::kPciOnly);
   if (o.json) {
     auto j = topology_json(state.topo, state.inv);
+    j["identity"] = identity_json(state.machine.identity, info && replay_redacted(*info));
     if (info) j["capture"] = capture_summary_json(*info);
-    std::cout << json_text(j) << "\n";
+    std::cout << json_output(o, j) << "\n";
   } else {
     print_text(o, replay_text(info) + topology_text(state.topo, state.inv, text_style(o)));
   }

@@ -71,6 +71,8 @@ int VerifyCommand::run() {
   o.try_anyway = try_anyway_;
   o.seed = seed_;
   const bool json = parent_flag("--json");
+  const auto json_style = parent_strings("--json");
+  const int json_indent = !json_style.empty() && json_style.back() == "pretty" ? 2 : -1;
   TextStyle style;
   auto color = parent_strings("--color");
   std::string mode = color.empty() ? "auto" : color.back();
@@ -104,7 +106,7 @@ int VerifyCommand::run() {
   VerifyReport report = run_verify(std::move(plan), env);
   auto doc = verify_json(report);
   if (json)
-    std::cout << json_text(doc) << "\n";
+    std::cout << json_text(doc, json_indent) << "\n";
   else
     std::cout << plain(verify_text(report, style));
   if (!no_results_) {

@@ -163,8 +163,10 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
     // A p2pcheck capture says which files could not be read on the machine: they replay as such.
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
       std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
-      if (auto info = parse_capture_manifest(m->data, file + ":" + member))
+      if (auto info = parse_capture_manifest(m->data, file + ":" + member)) {
         for (auto& [path, failure] : info->failures) root.add_failure(path, failure);
+        root.set_not_carried(info->not_carried);
+      }
     }
     return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
   }

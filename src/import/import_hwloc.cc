@@ -97,6 +97,22 @@ struct Doc {
 
 }  // namespace
 
+namespace {
+
+// hwloc's Architecture (uname -m) of a machine that is not x86, as its kernel's /proc/cpuinfo would
+// begin (arch/*/kernel show_cpuinfo), so the analysis learns the architecture the way it would
+// from the machine itself; "" for x86 or an architecture this does not know.
+std::string non_x86_cpuinfo(const std::string& arch, const std::string& model) {
+  std::string head = "processor\t: 0\n";
+  if (arch.rfind("ppc", 0) == 0) return head + "cpu\t\t: " + (model.rfind("POWER", 0) == 0 ? model : "POWER") + "\n\n";
+  if (arch == "aarch64" || arch.rfind("arm", 0) == 0) return head + "CPU implementer\t: unknown\n\n";
+  if (arch.rfind("riscv", 0) == 0) return head + "isa\t\t: rv64\n\n";
+  if (arch.rfind("s390", 0) == 0) return "vendor_id\t: IBM/S390\n" + head + "\n";
+  return "";
+}
+
+}  // namespace
+
 MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options) {
   if (xml.size() > static_cast<size_t>(INT32_MAX)) throw Error(name, "too large");
   Doc doc;
@@ -135,14 +151,18 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   } else if (!options.cpu.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
     builder.note("CPU assumed from --cpu " + options.cpu);
+  } else if (std::string cpuinfo = non_x86_cpuinfo(info("Architecture"), info("CPUModel")); !cpuinfo.empty()) {
+    builder.set_file("/proc/cpuinfo", cpuinfo);
+    builder.note("CPU: a " + info("Architecture") +
+                 " machine (hwloc's Architecture): not x86, so the kernel's AMD Zen rule cannot pass");
   } else {
-    builder.unknown("/proc/cpuinfo", "the hwloc XML has no CPUVendor/CPUFamilyNumber");
+    builder.not_carried("/proc/cpuinfo");
     builder.note("CPU unknown: the hwloc XML has no CPUVendor/CPUFamilyNumber; pass --cpu");
   }
   if (std::string release = info("OSRelease"); !release.empty() && info("OSName") == "Linux")
     builder.set_file("/proc/sys/kernel/osrelease", release + "\n");
   else
-    builder.unknown("/proc/sys/kernel/osrelease", "no OSRelease in the hwloc XML");
+    builder.not_carried("/proc/sys/kernel/osrelease");
   builder.set_hostname(info("HostName"));
   static const std::pair<const char*, const char*> dmi[] = {
       {"DMIProductName", "product_name"}, {"DMIProductVersion", "product_version"}, {"DMIBoardVendor", "board_vendor"},
@@ -151,7 +171,12 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   for (const auto& [key, file] : dmi)
     if (!info(key).empty()) builder.set_file(std::string("/sys/class/dmi/id/") + file, info(key) + "\n");
   for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
-    builder.unknown(path, "not in hwloc XML");
+    builder.not_carried(path);
+  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
+  for (const char* area : kDriverAreas) builder.not_carried(area);
+  for (const char* area :
+       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname"})
+    builder.not_carried(area);
   builder.note(
       "hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
       "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");

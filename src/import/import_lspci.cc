@@ -336,14 +336,20 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
     builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
     builder.note("CPU assumed from --cpu " + options.cpu);
   } else {
-    builder.unknown("/proc/cpuinfo", "lspci output does not say which CPU the machine has");
+    builder.not_carried("/proc/cpuinfo");
     builder.note(
         "CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
         "/proc/cpuinfo beside the dump in a directory");
   }
   for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
                            "/proc/mounts", "/sys/class/iommu"})
-    builder.unknown(path, "not in lspci output");
+    builder.not_carried(path);
+  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
+  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
+                           "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/**/iommu_group"})
+    builder.not_carried(area);
+  if (!have_drivers)
+    for (const char* area : kDriverAreas) builder.not_carried(area);
   builder.note(
       "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
       "to evaluate a release's rules");

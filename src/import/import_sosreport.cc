@@ -120,6 +120,10 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   for (const char* path : {"/hostname", "/sos_commands/host/hostname"})
     if (const std::string* h = file(sos, path); h && host.empty()) host = std::string(trim(*h));
   builder.set_hostname(host);
+  // sos copies parts of /proc, /sys and /etc, but never the installed libraries, /proc/kallsyms
+  // or the KFD topology: absent there says nothing about the machine.
+  for (const char* area : {"/opt", "/usr/lib", "/usr/lib64", "/proc/kallsyms", "/sys/class/kfd", "/run/p2pcheck"})
+    builder.not_carried(area);
   if (with_config < pci)
     builder.note(std::to_string(pci - with_config) + " of " + std::to_string(pci) +
                  " PCI functions have no copy in proc/bus/pci: their ACS, port types and links are unknown");

@@ -210,13 +210,15 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
       builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
       builder.note("CPU assumed from --cpu " + options.cpu);
     } else {
-      builder.unknown("/proc/cpuinfo", "no CPU 0 record in the udev database");
+      builder.not_carried("/proc/cpuinfo");
       builder.note("CPU unknown: the udev database has no CPU 0 modalias; pass --cpu");
     }
   }
   for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
                            "/proc/mounts", "/sys/class/iommu"})
-    builder.unknown(path, "not in the udev database");
+    builder.not_carried(path);
+  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
+  for (const char* area : {"/sys/class/dmi", "/proc/sys/kernel/hostname"}) builder.not_carried(area);
   builder.note(
       "udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
       "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");

@@ -18,6 +18,14 @@ std::string id_attr(unsigned value, int digits) { return "0x" + hex(value, digit
 
 }  // namespace
 
+std::string not_carried_phrase(const std::string& format) {
+  if (format == "lspci") return "not in this lspci output";
+  if (format == "udev") return "not in this udev database";
+  if (format == "hwloc") return "not in this hwloc XML";
+  if (format == "sosreport") return "not in this sosreport";
+  return "not in this " + format + " input";
+}
+
 SysfsBuilder::SysfsBuilder(std::string format, std::string source_name)
     : format_(std::move(format)), source_(std::move(source_name)) {}
 
@@ -86,12 +94,18 @@ MemoryTree SysfsBuilder::finish() {
     }
   }
   for (const auto& [path, bytes] : files_) tree.add_file(path, bytes);
+  // The host name where the analysis reads it (the machine's identity), unless the input had the file.
+  if (!hostname_.empty() && !tree.find("/proc/sys/kernel/hostname"))
+    tree.add_file("/proc/sys/kernel/hostname", hostname_ + "\n");
   for (const auto& [path, why] : unknown_)
     if (!tree.find(path)) tree.add_failure(path, FileRead{ReadStatus::kFailed, "", why});
   if (without_config)
     notes_.push_back(std::to_string(without_config) + " of " + std::to_string(functions_.size()) +
                      " PCI functions have no config space in this " + format_ +
                      " input: their ACS, port type and links are unknown (not absent)");
+
+  NotCarried not_carried{format_, not_carried_phrase(format_), not_carried_};
+  tree.set_not_carried(not_carried);
 
   nlohmann::ordered_json m;
   m["schema"] = kCaptureSchema;
@@ -105,6 +119,7 @@ MemoryTree SysfsBuilder::finish() {
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;
+  if (!not_carried.empty()) m["not_carried"] = not_carried_json(not_carried);
   tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;
 }

@@ -1,6 +1,8 @@
 // Levels and their order: every layer that sums findings up (checks, report, verify) uses these.
 #include "p2pcheck/model/finding.h"
 
+#include <algorithm>
+
 namespace p2pcheck {
 
 const char* to_string(Level level) {
@@ -30,6 +32,29 @@ Level worst(const std::vector<Finding>& findings) {
   for (const auto& f : findings)
     if (severity(f.level) > severity(w)) w = f.level;
   return w;
+}
+
+std::vector<Finding> merge_not_carried(std::vector<Finding> findings) {
+  std::vector<Finding> out;
+  out.reserve(findings.size());
+  for (Finding& f : findings) {
+    auto same = [&f](const Finding& g) {
+      return !f.not_carried.empty() && g.not_carried == f.not_carried && g.id == f.id && g.level == f.level &&
+             g.message == f.message && g.fix == f.fix && !g.devices.empty() && !f.devices.empty();
+    };
+    auto it = std::find_if(out.begin(), out.end(), same);
+    if (it == out.end()) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    it->subject += ", " + f.subject;
+    it->devices.insert(it->devices.end(), f.devices.begin(), f.devices.end());
+    for (auto& e : f.evidence)
+      if (std::none_of(it->evidence.begin(), it->evidence.end(),
+                       [&e](const Evidence& x) { return x.file == e.file && x.value == e.value; }))
+        it->evidence.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace p2pcheck

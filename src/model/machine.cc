@@ -28,6 +28,15 @@ CpuInfo parse_cpuinfo(const std::string& text) {
     }
     // cpu_supports_p2pdma() looks at CPU 0 only; so do we.
     if (!first) continue;
+    // Each architecture's show_cpuinfo() prints its own keys (arch/*/kernel/*cpuinfo*.c).
+    if (key == "vendor_id")
+      cpu.architecture = value == "IBM/S390" ? "s390" : "x86";
+    else if (key == "cpu" && cpu.architecture.empty() && value.rfind("POWER", 0) == 0)
+      cpu.architecture = "powerpc";
+    else if (key == "CPU implementer")
+      cpu.architecture = "arm64";
+    else if (key == "isa" && value.rfind("rv", 0) == 0)
+      cpu.architecture = "riscv";
     if (key == "vendor_id")
       cpu.vendor_id = value;
     else if (key == "cpu family")
@@ -84,7 +93,7 @@ void parse_config(KernelConfig& config, const std::string& text) {
 }
 
 // The places hipFile's documentation (and everyone else) looks, in that order.
-KernelConfig read_kernel_config(Source& src, const std::string& release) {
+KernelConfig read_kernel_config(Source& src, const std::string& release, std::map<std::string, std::string>& unread) {
   KernelConfig config;
   std::vector<std::string> candidates;
   if (!release.empty()) candidates.push_back("/boot/config-" + release);
@@ -93,7 +102,10 @@ KernelConfig read_kernel_config(Source& src, const std::string& release) {
   for (const std::string& path : candidates) {
     config.tried.push_back(path);
     FileRead r = src.read(path);
-    if (!r.ok()) continue;
+    if (!r.ok()) {
+      if (r.status != ReadStatus::kMissing) unread[path] = why_unread(r);
+      continue;
+    }
     std::string text = r.bytes;
     if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
       auto plain = gunzip(r.bytes);
@@ -145,20 +157,69 @@ std::string KernelVersion::str() const {
   return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
 }
 
+std::string why_unread(const FileRead& r) {
+  switch (r.status) {
+    case ReadStatus::kOk: return "read";
+    case ReadStatus::kMissing: return "not present";
+    case ReadStatus::kDenied: return "not readable (" + r.error + "): needs root";
+    case ReadStatus::kFailed: return "read failed (" + r.error + ")";
+    case ReadStatus::kNotCarried: return r.error;
+  }
+  return "not read";
+}
+
+std::string Machine::not_carried(std::initializer_list<const char*> paths) const {
+  for (const char* path : paths)
+    if (auto it = unread.find(path); it != unread.end() && it->second.rfind("not in ", 0) == 0) return it->second;
+  return "";
+}
+
+MachineIdentity read_identity(Source& source) {
+  MachineIdentity id;
+  static const std::pair<const char*, const char*> kFiles[] = {{"hostname", "/proc/sys/kernel/hostname"},
+                                                               {"dmi_vendor", "/sys/class/dmi/id/sys_vendor"},
+                                                               {"dmi_product", "/sys/class/dmi/id/product_name"},
+                                                               {"dmi_serial", "/sys/class/dmi/id/product_serial"}};
+  for (const auto& [key, path] : kFiles) {
+    FileRead r = source.read(path);
+    std::string text = r.ok() ? std::string(trim(r.bytes)) : "";
+    id.reads[path] = r;
+    std::optional<std::string>* slot = key == std::string("hostname")      ? &id.hostname
+                                       : key == std::string("dmi_vendor")  ? &id.dmi_vendor
+                                       : key == std::string("dmi_product") ? &id.dmi_product
+                                                                           : &id.dmi_serial;
+    // Never an empty string: an empty or unreadable value is null with the reason.
+    if (!text.empty())
+      *slot = text;
+    else
+      id.why[key] = r.ok() ? "empty" : why_unread(r);
+  }
+  return id;
+}
+
 Machine read_machine(Source& source) {
   Machine m;
+  auto note = [&m](const char* path, const FileRead& r) {
+    if (!r.ok() && r.status != ReadStatus::kMissing) m.unread[path] = why_unread(r);
+  };
   if (FileRead r = source.read("/proc/cpuinfo"); r.ok()) {
     m.cpu = parse_cpuinfo(r.bytes);
     m.cpu.evidence_file = "/proc/cpuinfo";
+  } else {
+    note("/proc/cpuinfo", r);
   }
-  m.kernel_release = read_text(source, "/proc/sys/kernel/osrelease");
-  m.kernel_version = read_text(source, "/proc/version");
+  FileRead raw;
+  m.kernel_release = read_text(source, "/proc/sys/kernel/osrelease", &raw);
+  note("/proc/sys/kernel/osrelease", raw);
+  m.kernel_version = read_text(source, "/proc/version", &raw);
+  note("/proc/version", raw);
   if (m.kernel_release.empty() && !m.kernel_version.empty()) {
     // "Linux version 6.8.0-142-generic (buildd@...) ...": the third word is the release.
     auto words = split_words(m.kernel_version);
     if (words.size() >= 3) m.kernel_release = words[2];
   }
-  m.cmdline = read_text(source, "/proc/cmdline");
+  m.cmdline = read_text(source, "/proc/cmdline", &raw);
+  note("/proc/cmdline", raw);
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     FileRead r = source.read(path);
     if (!r.ok()) continue;
@@ -180,23 +241,30 @@ Machine read_machine(Source& source) {
     }
     break;
   }
-  m.config = read_kernel_config(source, m.kernel_release);
+  m.config = read_kernel_config(source, m.kernel_release, m.unread);
   if (FileRead r = source.read("/proc/modules"); r.ok()) {
     m.modules_known = true;
     for (const std::string& line : split_table_lines(r.bytes, "/proc/modules")) {
       auto words = split_words(line);
       if (words.size() >= 5) m.modules[words[0]] = words[4];
     }
+  } else {
+    note("/proc/modules", r);
   }
   for (const char* path : {"/proc/mounts", "/proc/self/mounts"}) {
     FileRead r = source.read(path);
-    if (!r.ok()) continue;
+    if (!r.ok()) {
+      note(path, r);
+      continue;
+    }
+    m.mounts_known = true;
     for (const std::string& line : split_table_lines(r.bytes, path)) {
       auto words = split_words(line);
       if (words.size() >= 4) m.mounts.push_back({words[0], words[1], words[2], words[3]});
     }
     break;
   }
+  m.identity = read_identity(source);
   return m;
 }
 

@@ -10,7 +10,10 @@ MachineState load_machine_state(Source& source, Load what) {
   PciDecoder decoder;
   state.topo = read_topology(source, decoder);
   state.inv = read_inventory(source, state.topo);
-  if (what == Load::kEverything) state.machine = read_machine(source);
+  if (what == Load::kEverything)
+    state.machine = read_machine(source);
+  else
+    state.machine.identity = read_identity(source);
   return state;
 }
 

@@ -92,7 +92,10 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
   if (FileRead r = src.read(dir + "/revision"); r.ok())
     fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
-  if (auto driver = src.link_target(dir + "/driver")) fn.driver = basename(*driver);
+  if (auto driver = src.link_target(dir + "/driver"))
+    fn.driver = basename(*driver);
+  else if (auto why = src.not_carried(dir + "/driver"))
+    fn.driver_not_carried = *why;
   if (auto group = src.link_target(dir + "/iommu_group"))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
   if (auto node = optional_dec(src, dir + "/numa_node")) fn.numa_node = static_cast<int>(*node);

@@ -7,6 +7,7 @@
 
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
+#include "p2pcheck/report/pair_fix.h"
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/version.h"
 
@@ -29,7 +30,20 @@ json finding_json(const Finding& f, bool concerns) {
           {"concerns_selected_pairs", concerns},
           {"message", f.message},
           {"evidence", std::move(ev)},
-          {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)}};
+          {"fix", f.fix.empty() ? json(nullptr) : json(f.fix)},
+          {"state", f.not_carried.empty() ? "observed" : "not_carried"}};
+}
+
+json fix_json(const PairFix& fix) {
+  if (fix.empty()) return nullptr;
+  json devices = json::array();
+  for (const Bdf& b : fix.devices) devices.push_back(b.str());
+  json j = object_for(4);
+  j["kind"] = fix.kind;
+  j["kernel_cmdline"] = fix.kernel_cmdline.empty() ? json(nullptr) : json(fix.kernel_cmdline);
+  j["devices"] = std::move(devices);
+  j["text"] = fix.text;
+  return j;
 }
 
 json flow_json(const PairDecision& d, const Flow& f) {
@@ -52,24 +66,42 @@ const char* level_color(Level l) {
   return "0";
 }
 
+// One pair's short code in the matrix (as `nvidia-smi topo -m` does): what the pair can do and, for
+// the ones it cannot, why. kMatrixCodes is the legend, in the order it is printed.
+struct MatrixCode {
+  const char* code;
+  const char* meaning;
+};
+constexpr MatrixCode kMatrixCodes[] = {
+    {"SW", "allowed both ways, below a common PCIe switch (BUS_ADDR)"},
+    {"RC", "allowed both ways, through the root complex (THRU_HOST_BRIDGE)"},
+    {"OK", "allowed both ways; below a switch or through the root complex is unknown (ACS not readable)"},
+    {"SW?", "the path is allowed below a switch; the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
+    {"RC?", "the path is allowed through the root complex; the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
+    {"OK?", "the path is allowed (which way is unknown); the kernel itself (CONFIG_PCI_P2PDMA) is unknown"},
+    {"?", "unknown: the path cannot be decided (see below)"},
+    {"X", "refused: through the root complex, and neither the CPU nor the host bridge passes"},
+    {"XA", "refused: ACS redirect sends it up through a root complex that refuses it (fix below)"},
+    {"W", "refused by the kernel; pre-Zen AMD hardware would pass P2P writes (storage -> GPU), not reads"},
+    {"BAD", "never use P2PDMA on this kernel (known to corrupt memory)"},
+    {"OFF", "the kernel is built without CONFIG_PCI_P2PDMA"},
+};
+
 std::string cell(const PairDecision& d, const KernelRules& rules) {
-  if (rules.p2pdma_enabled == Tri::kNo) return "NO / NO  no P2PDMA";
-  if (rules.known_bad)
-    return "BAD / BAD  " +
-           std::string(to_string(d.map_type) == std::string("NOT_SUPPORTED") ? "refused" : "unsafe kernel");
-  // "ok?": the path is allowed, only the kernel itself (its config) is unknown; "?": the path is.
-  bool path_ok = d.path_verdict == Verdict::kSupported;
-  auto one = [path_ok](const Flow& f) {
-    if (f.verdict == Verdict::kSupported) return std::string("ok");
-    if (f.verdict == Verdict::kUnknown) return std::string(path_ok ? "ok?" : "?");
-    return std::string(f.hardware == Hardware::kPasses ? "NO*" : "NO");
-  };
-  std::string how = d.map_type == MapType::kBusAddr          ? "switch"
-                    : d.map_type == MapType::kThruHostBridge ? (d.walk.common ? "ACS->host" : "host bridge")
-                    : d.map_type == MapType::kNotSupported
-                        ? (d.walk.common && !d.walk.acs_redirect.empty() ? "ACS" : "host bridge")
-                        : "unknown";
-  return one(d.to_gpu) + " / " + one(d.from_gpu) + "  " + how;
+  if (rules.p2pdma_enabled == Tri::kNo) return "OFF";
+  if (rules.known_bad) return "BAD";
+  // Allowed either way (ACS unreadable, the host check passes): the map type itself is open.
+  const char* way = d.path_map_type == MapType::kBusAddr          ? "SW"
+                    : d.path_map_type == MapType::kThruHostBridge ? "RC"
+                                                                  : "OK";
+  if (d.verdict == Verdict::kSupported) return way;
+  if (d.verdict == Verdict::kUnknown) return d.path_verdict == Verdict::kSupported ? std::string(way) + "?" : "?";
+  if (d.to_gpu.hardware == Hardware::kPasses) return "W";
+  return d.walk.common && !d.walk.acs_redirect.empty() ? "XA" : "X";
+}
+
+const char* cell_color(const PairDecision& d) {
+  return d.verdict == Verdict::kSupported ? "32" : d.verdict == Verdict::kUnknown ? "35" : "1;31";
 }
 
 }  // namespace
@@ -88,9 +120,13 @@ json blocked_by_json(const PairDecision& d) {
 
 }  // namespace
 
-json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv) {
+json decision_json(const CheckReport& r, const PairDecision& d) {
+  return decision_json(r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
+}
+
+json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv, const PairFix& fix) {
   // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
-  json out = object_for(19);
+  json out = object_for(21);
   out["gpu"] = d.path.pair.gpu.str();
   out["nvme"] = d.path.pair.nvme.str();
   out["nvme_name"] = nvme_name_json(d.path, inv);
@@ -106,10 +142,16 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["path"] = std::move(path);
   out["blocked_by"] = blocked_by_json(d);
   out["rule"] = rule_text(d);
+  out["rule_id"] = rule_id(d);
+  out["fix"] = fix_json(fix);
   out["unknowns"] = unknown_texts(d);
-  json flows = object_for(2);
-  flows["to_gpu"] = flow_json(d, d.to_gpu);
-  flows["from_gpu"] = flow_json(d, d.from_gpu);
+  // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
+  // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, kept for schema_version 1 readers.
+  json flows = object_for(4);
+  flows["to_device"] = flow_json(d, d.to_gpu);
+  flows["to_storage"] = flow_json(d, d.from_gpu);
+  flows["to_gpu"] = flows["to_device"];
+  flows["from_gpu"] = flows["to_storage"];
   out["flows"] = std::move(flows);
   std::string acs_fix = acs_fix_text(d);
   std::string later = later_text(d);
@@ -154,34 +196,40 @@ json check_json(const CheckReport& r) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
   json pairs = json::array();
-  for (const auto& d : r.pairs) pairs.push_back(decision_json(r.topo, d, r.inv));
+  for (const auto& d : r.pairs) pairs.push_back(decision_json(r, d));
   json gpus = json::array();
   for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();
   for (const auto& c : r.inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
-  return {{"schema", "p2pcheck.check"},
-          {"schema_version", kJsonSchemaVersion},
-          {"tool_version", kToolVersion},
-          {"source", r.source},
-          {"result", to_string(r.result)},
-          {"kernel",
-           {{"release", r.rules.release},
-            {"assumed", r.rules.assumed},
-            {"vendor_kernel", r.rules.vendor_kernel},
-            {"table", allowlist_table_note(r.rules)},
-            {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}}},
-          {"cpu",
-           {{"vendor", r.machine.cpu.vendor_id},
-            {"family", r.machine.cpu.family},
-            {"model", r.machine.cpu.model},
-            {"model_name", r.machine.cpu.model_name},
-            {"hypervisor", r.machine.cpu.hypervisor}}},
-          {"config_space_complete", !r.topo.config_truncated},
-          {"gpus", std::move(gpus)},
-          {"nvme", std::move(nvmes)},
-          {"findings", std::move(findings)},
-          {"pairs", std::move(pairs)}};
+  json j = json_envelope("p2pcheck.check", r.source);
+  j["result"] = to_string(r.result);
+  j["kernel"] = {{"release", r.rules.release},
+                 {"assumed", r.rules.assumed},
+                 {"vendor_kernel", r.rules.vendor_kernel},
+                 {"table", allowlist_table_note(r.rules)},
+                 {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}};
+  j["cpu"] = {{"vendor", r.machine.cpu.vendor_id},
+              {"family", r.machine.cpu.family},
+              {"model", r.machine.cpu.model},
+              {"model_name", r.machine.cpu.model_name},
+              {"hypervisor", r.machine.cpu.hypervisor},
+              {"architecture", r.machine.cpu.architecture.empty() ? json(nullptr) : json(r.machine.cpu.architecture)}};
+  j["identity"] = identity_json(r.machine.identity);
+  j["config_space_complete"] = !r.topo.config_truncated;
+  j["gpus"] = std::move(gpus);
+  j["nvme"] = std::move(nvmes);
+  j["findings"] = std::move(findings);
+  j["pairs"] = std::move(pairs);
+  return j;
+}
+
+json explain_json(const CheckReport& r, const PairDecision& d) {
+  json j = json_envelope("p2pcheck.explain", r.source);
+  j["identity"] = identity_json(r.machine.identity);
+  json pair = decision_json(r, d);  // a named object: items() of a temporary would dangle
+  for (auto& [key, value] : pair.items()) j[key] = std::move(value);
+  return j;
 }
 
 namespace {
@@ -203,8 +251,14 @@ std::string causes_text(const CheckReport& r, Level level) {
     if (f.level != level || !concerns_selected_pairs(f, r)) continue;
     auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == f.id; });
     if (it == causes.end()) it = causes.insert(causes.end(), {f.id, {}});
-    if (!f.subject.empty() && std::find(it->second.begin(), it->second.end(), f.subject) == it->second.end())
-      it->second.push_back(f.subject);
+    // A finding about several devices (merged, not carried) names each of them.
+    std::vector<std::string> subjects;
+    if (!f.not_carried.empty() && f.devices.size() > 1)
+      for (const Bdf& b : f.devices) subjects.push_back(b.str());
+    else if (!f.subject.empty())
+      subjects.push_back(f.subject);
+    for (const std::string& s : subjects)
+      if (std::find(it->second.begin(), it->second.end(), s) == it->second.end()) it->second.push_back(s);
   }
   std::vector<std::string> parts;
   for (const auto& [id, subjects] : causes) {
@@ -244,11 +298,18 @@ std::string limits_text(const CheckReport& r) {
 // one check's per-device PASS lines fold into one.
 std::string findings_text(const CheckReport& r, const TextStyle& style, bool verbose) {
   auto full = [&](const Finding& f) {
+    // A finding about many devices names the first and counts the rest (JSON lists them all).
+    const bool many = !f.not_carried.empty() && f.devices.size() > 3;
+    std::string subject =
+        many ? f.devices.front().str() + " and " + std::to_string(f.devices.size() - 1) + " more" : f.subject;
     std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
-                       (f.subject.empty() ? "" : f.subject + ": ") + f.message;
+                       (subject.empty() ? "" : subject + ": ") + f.message;
+    const size_t shown = many ? 1 : f.evidence.size();
     if (!f.evidence.empty())
       line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
-    for (size_t i = 1; i < f.evidence.size(); ++i) line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    for (size_t i = 1; i < std::min(shown, f.evidence.size()); ++i)
+      line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    if (shown < f.evidence.size()) line += "; and " + std::to_string(f.evidence.size() - shown) + " more";
     if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
       line += "\n          fix: " + f.fix;
     return line + "\n";
@@ -286,48 +347,71 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
   return out;
 }
 
-// GPUs down, NVMe across, four NVMe per block; each cell "storage->GPU / GPU->storage  how".
+// The matrix is printed while it fits about a screenful; beyond that a summary by code says more.
+constexpr std::size_t kMaxMatrixLines = 48;
+
+// GPUs down, NVMe across, as many NVMe per block as the width allows; each cell a short code
+// (kMatrixCodes) whose legend follows. Too big for a screen: one line per code with its pairs counted.
 std::string matrix_text(const CheckReport& r, const TextStyle& style) {
-  std::string out;
-  if (!r.pairs.empty()) {
-    // The matrix: GPUs down, NVMe across; each cell "storage->GPU / GPU->storage  how".
-    std::vector<Bdf> gpus, nvmes;
-    for (const auto& d : r.pairs) {
-      if (std::find(gpus.begin(), gpus.end(), d.path.pair.gpu) == gpus.end()) gpus.push_back(d.path.pair.gpu);
-      if (std::find(nvmes.begin(), nvmes.end(), d.path.pair.nvme) == nvmes.end()) nvmes.push_back(d.path.pair.nvme);
-    }
-    // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
-    std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
-    for (const auto& d : r.pairs) by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
-    const size_t first = 22, width = 26;
-    out += "\nPairs (storage -> GPU / GPU -> storage)\n";
-    for (size_t start = 0; start < nvmes.size(); start += 4) {
-      size_t end = std::min(nvmes.size(), start + 4);
-      std::string header = "  " + pad("", first);
-      for (size_t i = start; i < end; ++i) {
-        header += pad(nvme_name_prefix(r.inv, nvmes[i]) + nvmes[i].str(), width);
-      }
-      out += header + "\n";
-      for (const Bdf& g : gpus) {
-        std::string line = "  " + pad("GPU " + g.str(), first);
-        for (size_t i = start; i < end; ++i) {
-          auto found = by_pair.find({g, nvmes[i]});
-          const PairDecision* it = found == by_pair.end() ? nullptr : found->second;
-          std::string c = !it ? "" : cell(*it, r.rules);
-          const char* color = !it                                  ? "0"
-                              : it->verdict == Verdict::kSupported ? "32"
-                              : it->verdict == Verdict::kUnknown   ? "35"
-                                                                   : "1;31";
-          line += colored(style, color, pad(c, width));
-        }
-        out += line + "\n";
-      }
-    }
-    out +=
-        "  ok = allowed   NO = the kernel refuses   NO* = refused, though pre-Zen AMD hardware passes this "
-        "direction (writes)   BAD = never use P2PDMA on this kernel   ok? = path allowed, kernel unknown   ? = unknown "
-        "(see below)\n";
+  if (r.pairs.empty()) return "";
+  std::vector<Bdf> gpus, nvmes;
+  std::set<Bdf> seen_gpu, seen_nvme;
+  for (const auto& d : r.pairs) {
+    if (seen_gpu.insert(d.path.pair.gpu).second) gpus.push_back(d.path.pair.gpu);
+    if (seen_nvme.insert(d.path.pair.nvme).second) nvmes.push_back(d.path.pair.nvme);
   }
+  // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
+  std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
+  std::map<std::string, std::vector<const PairDecision*>> by_code;
+  for (const auto& d : r.pairs) {
+    by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
+    by_code[cell(d, r.rules)].push_back(&d);
+  }
+  auto label = [&r](const Bdf& nvme) {
+    const NvmeController* c = r.inv.nvme_at(nvme);
+    return c && !c->name.empty() ? c->name : nvme.str();
+  };
+  const size_t first = 20;  // "GPU 0000:03:00.0" and a gap
+  size_t column = 4;
+  for (const Bdf& n : nvmes) column = std::max(column, label(n).size() + 2);
+  size_t per_block = std::max<size_t>(1, (std::max(style.width, first + 2 + column) - 2 - first) / column);
+  size_t blocks = (nvmes.size() + per_block - 1) / per_block;
+  std::string out = "\nPairs (storage -> GPU and GPU -> storage)\n";
+  if (blocks * (gpus.size() + 1) > kMaxMatrixLines) {
+    out += "  " + std::to_string(gpus.size()) + " GPU(s) x " + std::to_string(nvmes.size()) +
+           " NVMe: " + std::to_string(r.pairs.size()) + " pairs, too many for a matrix in " +
+           std::to_string(style.width) + " columns; by verdict and cause:\n";
+    for (const MatrixCode& c : kMatrixCodes) {
+      auto it = by_code.find(c.code);
+      if (it == by_code.end()) continue;
+      const PairDecision& one = *it->second.front();
+      out += "  " + colored(style, cell_color(one), pad(c.code, 5)) + pad(std::to_string(it->second.size()), 7) +
+             c.meaning + " (e.g. GPU " + one.path.pair.gpu.str() + " <-> " + label(one.path.pair.nvme) + ")\n";
+    }
+    return out;
+  }
+  for (size_t start = 0; start < nvmes.size(); start += per_block) {
+    size_t end = std::min(nvmes.size(), start + per_block);
+    std::string header = "  " + pad("", first);
+    for (size_t i = start; i < end; ++i) header += pad(label(nvmes[i]), column);
+    while (!header.empty() && header.back() == ' ') header.pop_back();
+    out += header + "\n";
+    for (const Bdf& g : gpus) {
+      std::string line = "  " + pad("GPU " + g.str(), first);
+      for (size_t i = start; i < end; ++i) {
+        auto found = by_pair.find({g, nvmes[i]});
+        if (found == by_pair.end()) {
+          line += pad("", column);
+          continue;
+        }
+        line += colored(style, cell_color(*found->second), pad(cell(*found->second, r.rules), column));
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+  }
+  for (const MatrixCode& c : kMatrixCodes)
+    if (by_code.count(c.code)) out += "  " + pad(c.code, 5) + c.meaning + "\n";
   return out;
 }
 
@@ -339,26 +423,22 @@ std::string pair_body(const CheckReport& r, const PairDecision& d) {
     out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) +
            "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
   for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
-  std::string acs_fix = acs_fix_text(d);
-  if (!acs_fix.empty())
-    out += "  fix   boot with " + acs_fix +
-           " — costs IOMMU isolation for the devices below those ports (they may "
-           "share an IOMMU group; VFIO passthrough loses isolation)\n";
-  else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo &&
-           !d.host.same_host_bridge && refused_across_host_bridges(d))
-    out += "  fix   put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
-           d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
-           "), or under one PCIe switch\n";
-  else if (d.map_type == MapType::kNotSupported && d.host_checked && r.rules.p2pdma_enabled != Tri::kNo)
-    out +=
-        "  fix   put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a "
-        "platform whose CPU or host bridge the kernel allows\n";
+  // One fix per cause; a known-bad kernel's ("boot another kernel") is printed once above all pairs.
+  PairFix fix = pair_fix(d, r.rules, r.machine);
+  if (!fix.empty() && fix.kind != "other_kernel" && fix.kind != "kernel_with_p2pdma")
+    out += "  fix   " + fix.text + "\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
   if (d.kernel)
     out += "  kernel says distance " + std::to_string(d.kernel->distance) +
            (d.kernel->map_type == MapType::kUnknown ? "" : std::string(", ") + to_string(d.kernel->map_type)) +
            (d.kernel_agrees == Tri::kYes ? " (agrees)" : " — DISAGREES with p2pcheck") + "\n";
   return out;
+}
+
+// An undecided pair whose missing facts the input cannot carry: what is missing and how to give it.
+std::string supply_facts_body(const PairDecision& d, const PairFix& fix) {
+  std::string out = "  why   cannot decide: " + join(unknown_texts(d), "; ") + "\n";
+  return out + "  fix   " + fix.text + "\n";
 }
 
 // "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
@@ -400,7 +480,9 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     std::string status = colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
                                  d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
                          " (" + to_string(d.map_type) + ")";
-    std::string body = pair_body(r, d);
+    // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
+    PairFix fix = pair_fix(d, r.rules, r.machine);
+    std::string body = fix.kind == "supply_facts" ? supply_facts_body(d, fix) : pair_body(r, d);
     auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
     if (added) causes.push_back({status, body, {}});
     causes[at->second].pairs.push_back(&d);
@@ -438,7 +520,17 @@ std::string result_line(const CheckReport& r, const TextStyle& style) {
   if (refused) why.push_back(std::to_string(refused) + " refused");
   if (std::string failing = causes_text(r, Level::kFail); !failing.empty()) why.push_back("failing: " + failing);
   if (r.result != Result::kFail)
-    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) why.push_back("unknown: " + unknown);
+    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) {
+      // When every unknown cause is a fact the input's format cannot carry, say so once.
+      std::string phrase;
+      bool all_not_carried = true;
+      for (const auto& f : r.findings)
+        if (f.level == Level::kUnknown && concerns_selected_pairs(f, r)) {
+          all_not_carried = all_not_carried && !f.not_carried.empty();
+          if (phrase.empty()) phrase = f.not_carried;
+        }
+      why.push_back("unknown: " + unknown + (all_not_carried && !phrase.empty() ? " (" + phrase + ")" : ""));
+    }
   if (!why.empty()) line += "; " + join(why, "; ");
   return line + "\n";
 }

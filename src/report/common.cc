@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "p2pcheck/source/version.h"
+
 namespace p2pcheck {
 
 std::string ascii_text(std::string_view text) {
@@ -31,6 +33,30 @@ std::string ascii_text(std::string_view text) {
     for (++i; i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80;) ++i;
   }
   return out;
+}
+
+nlohmann::ordered_json json_envelope(const std::string& schema, const std::string& source) {
+  nlohmann::ordered_json j = report_detail::object_for(24);
+  j["schema"] = schema;
+  j["schema_version"] = kJsonSchemaVersion;
+  j["tool_version"] = kToolVersion;
+  j["source"] = source;
+  return j;
+}
+
+nlohmann::ordered_json identity_json(const MachineIdentity& id, bool redacted) {
+  using nlohmann::ordered_json;
+  auto value = [](const std::optional<std::string>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
+  ordered_json j = {{"hostname", value(id.hostname)},
+                    {"dmi_vendor", value(id.dmi_vendor)},
+                    {"dmi_product", value(id.dmi_product)},
+                    {"dmi_serial", value(id.dmi_serial)},
+                    {"redacted", redacted}};
+  // Why each null is null ("needs root" for the serial), so a fleet can tell unread from absent.
+  ordered_json why = ordered_json::object();
+  for (const auto& [key, reason] : id.why) why[key] = reason;
+  j["unread"] = std::move(why);
+  return j;
 }
 
 std::string nvme_name_prefix(const Inventory& inv, const Bdf& bdf) {

@@ -66,6 +66,8 @@ P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, c
 }
 
 Tri cpu_supports_p2pdma(const CpuInfo& cpu) {
+  // The kernel's body is #ifdef CONFIG_X86: on any other architecture it returns false.
+  if (!cpu.architecture.empty() && cpu.architecture != "x86") return Tri::kNo;
   if (cpu.vendor_id.empty() || cpu.family < 0) return Tri::kUnknown;
   return tri(cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0x17);
 }
@@ -135,6 +137,7 @@ HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const std::option
   HostCheck host;
   host.cpu_supports = cpu_supports_p2pdma(cpu);
   host.cpu_vendor = cpu.vendor_id;
+  host.cpu_architecture = cpu.architecture;
   host.cpu_family = cpu.family;
   host.table_version = version;
   host.same_host_bridge = provider.host_bridge == client.host_bridge;

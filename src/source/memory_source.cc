@@ -76,6 +76,7 @@ MemoryTree MemoryTree::subtree(const std::string& raw_prefix) const {
     out.add(it->first.substr(prefix.size()), it->second);
   for (const auto& [path, failure] : failures_)
     if (path.rfind(prefix + "/", 0) == 0) out.failures_[path.substr(prefix.size())] = failure;
+  out.not_carried_ = not_carried_;
   return out;
 }
 
@@ -86,6 +87,7 @@ class MemorySource : public Source {
   MemorySource(std::shared_ptr<const MemoryTree> tree, std::string description)
       : tree_(std::move(tree)), description_(std::move(description)) {
     if (!tree_->failures().empty()) set_recorded_failures(tree_->failures());
+    if (!tree_->not_carried().empty()) set_not_carried(tree_->not_carried());
   }
 
   std::string describe() const override { return description_; }

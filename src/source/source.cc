@@ -103,9 +103,56 @@ std::optional<std::string> Source::link_target(std::string_view path) {
   return target;
 }
 
+namespace {
+
+// "/sys/devices/**/driver" against "/sys/devices/pci0000:00/0000:00:01.0/driver/module": the
+// components before "**" match the path's first ones, those after it the ones that follow at any
+// depth; a pattern matches its path and everything below it.
+bool pattern_covers(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  auto same = [](const std::string& want, const std::string& got) { return want == "*" || want == got; };
+  auto star = std::find(pattern.begin(), pattern.end(), "**");
+  size_t head = static_cast<size_t>(star - pattern.begin());
+  if (path.size() < head) return false;
+  for (size_t i = 0; i < head; ++i)
+    if (!same(pattern[i], path[i])) return false;
+  if (star == pattern.end()) return true;
+  std::vector<std::string> tail(star + 1, pattern.end());
+  // The tail may match at any depth below the head: the first place it matches is enough.
+  for (size_t at = head; at + tail.size() <= path.size(); ++at) {
+    size_t k = 0;
+    while (k < tail.size() && same(tail[k], path[at + k])) ++k;
+    if (k == tail.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool valid_not_carried_pattern(std::string_view pattern) {
+  if (pattern.empty() || pattern.front() != '/' || pattern.size() > kMaxPathBytes) return false;
+  auto parts = split_path(pattern);
+  return std::count(parts.begin(), parts.end(), "**") <= 1 &&
+         std::none_of(parts.begin(), parts.end(), [](const std::string& p) { return p == ".." || p == "."; });
+}
+
+bool NotCarried::covers(std::string_view path) const {
+  if (paths.empty()) return false;
+  std::vector<std::string> parts = split_path(path);
+  return std::any_of(paths.begin(), paths.end(),
+                     [&](const std::string& pattern) { return pattern_covers(split_path(pattern), parts); });
+}
+
+std::optional<std::string> Source::not_carried(std::string_view path) {
+  if (not_carried_.empty() || exists(path) || !not_carried_.covers(path)) return std::nullopt;
+  return not_carried_.phrase;
+}
+
 FileRead Source::read(std::string_view path) {
   auto where = resolve(path);
-  if (!where) return {};
+  if (!where) {
+    if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
+    return {};
+  }
   NodeType type = type_of(*where);
   if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
   if (type != NodeType::kFile) {

@@ -90,7 +90,8 @@ TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
   auto info = read_capture_info(*src);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->format, "lspci");
-  EXPECT_EQ(src->read("/proc/cmdline").status, ReadStatus::kFailed);  // unknown, not absent
+  EXPECT_EQ(src->read("/proc/cmdline").status, ReadStatus::kNotCarried);  // unknown, not absent
+  EXPECT_EQ(src->read("/proc/cmdline").error, "not in this lspci output");
   auto report = run_check(*src, CheckOptions{{}, std::string("6.8")});
   ASSERT_EQ(report->pairs.size(), 1u);
   ASSERT_TRUE(report->pairs[0].walk.common);
@@ -100,8 +101,64 @@ TEST(ImportLspci, HierarchyFromBridgeBusNumbersAndConfigSpaceThroughLibpci) {
   // lspci does not say whether an IOMMU is on: unknown, never "no IOMMU active".
   bool iommu_unknown = false;
   for (const auto& f : report->findings)
-    if (f.id == "iommu.state") iommu_unknown = f.message.find("unknown (not in lspci output)") != std::string::npos;
+    if (f.id == "iommu.state")
+      iommu_unknown = f.message.find("is not in this lspci output") != std::string::npos && !f.not_carried.empty();
   EXPECT_TRUE(iommu_unknown);
+}
+
+// What a dump cannot carry is UNKNOWN (or INFO) "not in this lspci output", never FAIL or WARN:
+// drivers without -k, KFD, modules, mounts, libraries; and 8 GPUs' one cause is one finding.
+TEST(ImportLspci, WhatTheFormatCannotCarryIsNeverAFailure) {
+  std::string dump = small_lspci();
+  size_t driver = dump.find("\tKernel driver in use: amdgpu\n");
+  ASSERT_NE(driver, std::string::npos);
+  dump.erase(driver, std::string("\tKernel driver in use: amdgpu\n").size());
+  auto src = as_source(import_lspci(dump, nullptr, "", "lspci.txt", ImportOptions{"amd-zen"}));
+  EXPECT_EQ(src->not_carried("/sys/bus/pci/devices/0000:03:00.0/driver"), "not in this lspci output");
+  EXPECT_EQ(src->not_carried("/sys/devices/pci0000:00/0000:00:01.1/0000:03:00.0/driver"), "not in this lspci output");
+  EXPECT_EQ(src->not_carried("/sys/bus/pci/devices/0000:03:00.0/vendor"), std::nullopt);  // it is there
+  EXPECT_EQ(src->read("/opt/rocm/lib").status, ReadStatus::kNotCarried);
+  auto report = run_check(*src, CheckOptions{{}, std::string("6.8")});
+  ASSERT_EQ(report->pairs.size(), 1u);
+  EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
+  int not_carried = 0;
+  for (const auto& f : report->findings) {
+    if (f.not_carried.empty()) continue;
+    ++not_carried;
+    EXPECT_TRUE(f.level == Level::kUnknown || f.level == Level::kInfo) << f.id << ": " << f.message;
+    EXPECT_NE(f.message.find("not in this lspci output"), std::string::npos) << f.id << ": " << f.message;
+  }
+  EXPECT_GE(not_carried, 4);  // driver, amdgpu module, HIP runtime, hipFile, IOMMU, mounts...
+  for (const auto& f : report->findings) EXPECT_NE(f.level, Level::kFail) << f.id << ": " << f.message;
+  // Every pair allowed, the stack unknown: UNKNOWN, not FAIL.
+  EXPECT_EQ(report->result, Result::kUnknown);
+}
+
+// A capture of an import keeps what the format cannot carry: the replay still says so.
+TEST(ImportLspci, NotCarriedSurvivesACapture) {
+  auto src = as_source(import_lspci(small_lspci(), nullptr, "", "lspci.txt", ImportOptions{"amd-zen"}));
+  CaptureSet set = collect_capture(*src, nullptr, false);
+  ASSERT_TRUE(set.manifest.contains("not_carried"));
+  EXPECT_EQ(set.manifest["not_carried"]["format"], "lspci");
+  auto info = parse_capture_manifest(set.manifest.dump(), "manifest.json");
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->not_carried.covers("/proc/modules"));
+  EXPECT_EQ(info->not_carried.phrase, "not in this lspci output");
+}
+
+TEST(NotCarried, PatternsMatchComponentsAndOneDoubleStar) {
+  NotCarried nc{"plan", "not in a plan", {"/proc/modules", "/sys/devices/**/driver", "/sys/bus/pci/devices/*/driver"}};
+  EXPECT_TRUE(nc.covers("/proc/modules"));
+  EXPECT_TRUE(nc.covers("/proc/modules/x"));  // below it too
+  EXPECT_FALSE(nc.covers("/proc/modules2"));
+  EXPECT_TRUE(nc.covers("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/driver"));
+  EXPECT_TRUE(nc.covers("/sys/bus/pci/devices/0000:01:00.0/driver"));
+  EXPECT_FALSE(nc.covers("/sys/bus/pci/devices/0000:01:00.0/vendor"));
+  EXPECT_FALSE(nc.covers("/sys/devices/pci0000:00/0000:00:01.0/vendor"));
+  EXPECT_TRUE(valid_not_carried_pattern("/sys/devices/**/driver"));
+  EXPECT_FALSE(valid_not_carried_pattern("/a/**/b/**/c"));
+  EXPECT_FALSE(valid_not_carried_pattern("relative/path"));
+  EXPECT_FALSE(valid_not_carried_pattern("/a/../b"));
 }
 
 TEST(ImportLspci, TreeDrawingGivesTheHierarchy) {
@@ -218,6 +275,24 @@ TEST(ImportHwloc, NestingGivesTheHierarchyAndInfoTheCpuAndKernel) {
   // Through the root complex on Broadwell (8086:6f00 is not allowlisted): refused without ACS.
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kNotSupported);
   EXPECT_EQ(read_capture_info(*src)->manifest["hostname"], "node7");
+}
+
+// A POWER9 machine's hwloc XML names no CPU vendor, only its Architecture: not x86, so the
+// kernel's CPU rule (AMD Zen, inside #ifdef CONFIG_X86) cannot pass; the host name is its identity.
+TEST(ImportHwloc, NonX86ArchitectureDecidesTheCpuRule) {
+  std::string xml = kHwloc;
+  for (const char* line : {"    <info name=\"CPUVendor\" value=\"GenuineIntel\"/>\n",
+                           "    <info name=\"CPUFamilyNumber\" value=\"6\"/>\n"})
+    xml.erase(xml.find(line), std::string(line).size());
+  xml.insert(xml.find("    <info name=\"OSName\""), "    <info name=\"Architecture\" value=\"ppc64le\"/>\n");
+  auto src = as_source(import_hwloc(xml, "power9.xml", ImportOptions{}));
+  auto report = run_check(*src, CheckOptions{});
+  EXPECT_EQ(report->machine.cpu.architecture, "powerpc");
+  ASSERT_EQ(report->pairs.size(), 1u);
+  EXPECT_EQ(report->pairs[0].host.cpu_supports, Tri::kNo);
+  EXPECT_EQ(report->machine.identity.hostname, "node7");
+  for (const auto& f : report->findings)
+    if (f.id == "cpu.p2pdma_rule") EXPECT_NE(f.level, Level::kUnknown) << f.message;
 }
 
 TEST(ImportHwloc, BrokenOrHostileXml) {

@@ -43,7 +43,7 @@ for dir in "${dirs[@]}"; do
 		[ -e "$dir/$f" ] || { fail "$name" "missing $dir/$f"; continue 2; }
 	done
 	read -r -a args < "$dir/args"
-	"$bin" --dump "$capture" check --json "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
+	"$bin" --dump "$capture" check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
 	rc=$?
 	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
 	if [ "$mode" = update ]; then
@@ -69,7 +69,7 @@ for dir in "${dirs[@]}"; do
 		continue
 	fi
 	root=$root/p2pcheck-capture
-	"$bin" --root "$root" check --json "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
+	"$bin" --root "$root" check --json=pretty "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
 	if ! cmp -s "$tmp/$name.root.json" "$tmp/$name.json"; then
 		fail "$name" "--root of the unpacked archive differs from --dump"
 		ok=0

@@ -34,8 +34,9 @@ TEST_F(CheckText, PathAllowedKernelUnknownIsItsOwnCellAndJsonLevel) {
     path_ok_kernel_unknown |= d.path_verdict == Verdict::kSupported && d.verdict == Verdict::kUnknown;
   ASSERT_TRUE(path_ok_kernel_unknown);  // no kernel config: every allowed path waits on the kernel
   std::string text = check_text(*r, TextStyle{false, true});
-  EXPECT_TRUE(contains(text, "ok? / ok?")) << text;
-  EXPECT_TRUE(contains(text, "ok? = path allowed, kernel unknown"));
+  EXPECT_TRUE(contains(text, " SW?")) << text;
+  EXPECT_TRUE(
+      contains(text, "  SW?  the path is allowed below a switch; the kernel itself (CONFIG_PCI_P2PDMA) is unknown"));
   auto j = check_json(*r);
   bool seen = false;
   for (const auto& p : j["pairs"])
@@ -71,6 +72,51 @@ TEST_F(CheckText, ProblemsFirstAndPassOnlyWhenVerbose) {
   ASSERT_NE(findings, std::string::npos);
   std::string first = quiet.substr(findings + 17, 10);
   EXPECT_TRUE(first.rfind("  FAIL", 0) == 0 || first.rfind("  UNKNOWN", 0) == 0) << first;
+}
+
+// The matrix fits the width it is given: more columns per block when wide, one when narrow.
+TEST_F(CheckText, MatrixFitsTheWidth) {
+  zen_without_kernel_config();
+  auto r = check();
+  auto matrix_lines = [&](std::size_t width) {
+    TextStyle style{false, true, width};
+    std::string text = check_text(*r, style);
+    size_t at = text.find("Pairs (storage -> GPU and GPU -> storage)\n");
+    EXPECT_NE(at, std::string::npos) << text;
+    std::vector<std::string> lines;
+    for (size_t i = at; i < text.size();) {
+      size_t end = text.find('\n', i);
+      std::string line = text.substr(i, end - i);
+      if (line.empty()) break;
+      lines.push_back(line);
+      i = end + 1;
+    }
+    return lines;
+  };
+  auto wide = matrix_lines(200), narrow = matrix_lines(30);
+  EXPECT_LT(wide.size(), narrow.size());  // narrow: one NVMe per block, so more blocks
+  for (const auto& line : narrow)
+    if (line.rfind("  GPU ", 0) == 0) EXPECT_LE(line.size(), 30u) << line;
+}
+
+// One fix per cause, structured: ACS redirect gives the kernel parameter and the ports.
+TEST_F(CheckText, PairsCarryRuleIdAndAStructuredFix) {
+  zen_without_kernel_config();
+  root_.write("boot/config-6.8.0-142-generic", "CONFIG_PCI_P2PDMA=y\n");
+  auto r = check();
+  auto j = check_json(*r);
+  ASSERT_FALSE(j["pairs"].empty());
+  for (const auto& p : j["pairs"]) {
+    EXPECT_TRUE(p["rule_id"].is_string());
+    if (p["verdict"] == "supported") EXPECT_TRUE(p["fix"].is_null()) << p["fix"].dump();
+    if (p["fix"].is_object()) {
+      EXPECT_FALSE(p["fix"]["text"].get<std::string>().empty());
+      if (p["fix"]["kind"] == "disable_acs_redir") EXPECT_EQ(p["fix"]["kernel_cmdline"], p["acs_fix"]);
+    }
+  }
+  EXPECT_TRUE(j["identity"].is_object());
+  EXPECT_EQ(j["identity"]["redacted"], false);
+  for (const auto& f : j["findings"]) EXPECT_EQ(f["state"], "observed") << f["id"];
 }
 
 TEST(AsciiText, SpellsPunctuationAndReplacesTheRest) {

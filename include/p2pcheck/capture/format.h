@@ -25,6 +25,8 @@ inline constexpr const char* kManifestPath = "/manifest.json";
 inline constexpr const char* kCaptureSchema = "p2pcheck.capture";
 // Bumped when a manifest field changes meaning or disappears; live/ files carry their own.
 inline constexpr int kCaptureSchemaVersion = 1;
+// A format's not-carried patterns are a handful; more in a manifest is not from p2pcheck.
+inline constexpr std::size_t kMaxNotCarriedPatterns = 256;
 inline constexpr const char* kCaptureTopFolder = "p2pcheck-capture";
 // What a replayed read of a placeholder says, so it is never mistaken for an empty file.
 inline constexpr const char* kNotCaptured = "not in this capture: only what the analysis read was stored";
@@ -35,13 +37,17 @@ struct CaptureInfo {
   nlohmann::ordered_json manifest;
   std::vector<std::string> notes;
   std::map<std::string, FileRead> failures;  // its unreadable and uncaptured files, as their reads replay
+  NotCarried not_carried;                    // "not_carried": what the format it came from cannot carry
 };
+// The manifest's "not_carried" member for a declaration (null when there is none).
+nlohmann::ordered_json not_carried_json(const NotCarried& not_carried);
 // Reads /manifest.json through `source`; nullopt when there is none or it is not ours. Throws
 // Error when it is ours but broken.
 std::optional<CaptureInfo> read_capture_info(Source& source);
 // The same for manifest bytes read elsewhere (an archive member); `file` names them in errors.
 std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, const std::string& file);
-// For a capture opened as a tree (--root of an unpacked capture): applies its failures.
+// For a capture opened as a tree (--root of an unpacked capture): applies its failures and what
+// its format does not carry.
 std::unique_ptr<Source> with_capture_manifest(std::unique_ptr<Source> source);
 
 // What the CLI shows on replay: "capture"/import summary object for --json output.

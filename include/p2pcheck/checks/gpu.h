@@ -37,8 +37,9 @@ struct KfdNode {
 };
 
 struct KfdTopology {
-  bool present = false;  // /sys/class/kfd/kfd/topology/nodes could be listed
-  std::string problem;   // why not, or which file could not be read
+  bool present = false;     // /sys/class/kfd/kfd/topology/nodes could be listed
+  std::string problem;      // why not, or which file could not be read
+  std::string not_carried;  // "not in this lspci output": the source's format has no KFD at all
   std::vector<KfdNode> nodes;
   const KfdNode* gpu_node(const Bdf& bdf) const;
 };
@@ -81,6 +82,7 @@ struct LibraryScan {
   std::vector<Evidence> listed;      // each with "absent" or "N entries"
   std::vector<std::string> hip;      // .../libamdhip64.so*
   std::vector<std::string> hipfile;  // .../libhipfile.so*
+  std::string not_carried;           // the source's format holds no installed libraries ("not in this lspci output")
 };
 
 // What the GPU checks read. Each part is read only when the check will look at it, so a capture

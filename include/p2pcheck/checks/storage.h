@@ -68,6 +68,7 @@ struct NvmeMultipath {
   enum class Param { kEnabled, kDisabled, kAbsent, kUnknown };  // kAbsent: built without NVME_MULTIPATH
   Param param = Param::kUnknown;
   Evidence param_evidence;  // /sys/module/nvme_core/parameters/multipath and its value, or why not
+  std::string not_carried;  // the source's format holds no module parameters ("not in this lspci output")
   std::map<std::string, std::vector<std::string>> heads;                  // head node -> per-path nodes
   std::map<std::string, std::string> head_subsystem;                      // head node -> "nvme-subsys0"
   std::map<std::string, std::vector<std::string>> subsystem_controllers;  // "nvme-subsys0" -> {"nvme0"}
@@ -79,7 +80,9 @@ struct StorageLayout {
   int nvme_controllers = 0;   // NVMe functions in the inventory (no multipath finding without any)
   bool mounts_known = false;  // the mount table had entries (every Linux has at least /)
   bool block_known = false;   // /sys/class/block (or /sys/block) could be listed
-  bool zfs_mounted = false;   // zfs registers no holders: an "unused" namespace may be a pool member
+  // "not in this lspci output" when the source's format holds no mount table / no block layer.
+  std::string mounts_not_carried, block_not_carried;
+  bool zfs_mounted = false;  // zfs registers no holders: an "unused" namespace may be a pool member
   // Mounts whose device looked like a block device but could not be mapped to one.
   std::vector<std::string> unmapped;
 };

@@ -34,6 +34,39 @@ struct SynthNvme {
   std::vector<std::string> namespaces;  // nvme0n1
 };
 
+// "not in this lspci output", "not in this udev database": how the checks name what `format` lacks.
+std::string not_carried_phrase(const std::string& format);
+
+// What only the running machine holds and no device listing (lspci, udev, hwloc) carries: loaded
+// modules, KFD, /proc/kallsyms, mounts and swap, the IOMMU, installed libraries, /boot and /etc.
+// Each import declares these, then what else its own format lacks.
+inline constexpr const char* kLiveOnlyAreas[] = {"/sys/module",
+                                                 "/sys/class/kfd",
+                                                 "/sys/class/iommu",
+                                                 "/sys/kernel/iommu_groups",
+                                                 "/proc/modules",
+                                                 "/proc/kallsyms",
+                                                 "/proc/mounts",
+                                                 "/proc/self",
+                                                 "/proc/swaps",
+                                                 "/proc/driver",
+                                                 "/proc/config.gz",
+                                                 "/proc/cmdline",
+                                                 "/proc/version",
+                                                 "/boot",
+                                                 "/lib/modules",
+                                                 "/etc",
+                                                 "/usr/lib",
+                                                 "/usr/lib64",
+                                                 "/opt",
+                                                 "/run/p2pcheck",
+                                                 "/sys/devices/**/mem_info_vram_total",
+                                                 "/sys/devices/**/mem_info_vis_vram_total",
+                                                 "/sys/devices/**/p2pmem"};
+// The drivers bound to PCI functions, for formats that do not name them (lspci without -k, hwloc).
+inline constexpr const char* kDriverAreas[] = {"/sys/devices/**/driver", "/sys/bus/pci/devices/*/driver",
+                                               "/sys/bus/pci/drivers"};
+
 class SysfsBuilder {
  public:
   SysfsBuilder(std::string format, std::string source_name);
@@ -45,6 +78,9 @@ class SysfsBuilder {
   bool has_file(const std::string& path) const { return files_.count(path) != 0; }
   // A file the format does not carry: its reads fail ("unknown"), they do not find it missing.
   void unknown(const std::string& path, const std::string& why) { unknown_[path] = why; }
+  // Whole areas the format cannot carry (patterns as in NotCarried, source.h): a file missing there
+  // reads as "not in this <format>", so the checks say so instead of finding it absent.
+  void not_carried(std::string pattern) { not_carried_.push_back(std::move(pattern)); }
   void note(std::string text) { notes_.push_back(std::move(text)); }
   void set_hostname(std::string name) { hostname_ = std::move(name); }
 
@@ -59,6 +95,7 @@ class SysfsBuilder {
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> unknown_;
   std::vector<std::string> notes_;
+  std::vector<std::string> not_carried_;
   std::string hostname_;
 };
 

@@ -25,7 +25,20 @@ struct Finding {
   std::string fix;  // what to do, and what it costs; empty when nothing is to be done
   // The PCI functions it is about (a GPU, the NVMe under a storage stack); empty: the whole machine.
   std::vector<Bdf> devices;
+  // Where the level came from: empty when from what the source showed; else the phrase of what its
+  // format cannot carry ("not in this lspci output"). Such a finding is UNKNOWN (or INFO where the
+  // check could at most warn), never FAIL or WARN (JSON `state`: observed / not_carried).
+  std::string not_carried;
 };
+
+// What to do about a fact a dump or plan cannot carry: look at the machine itself.
+inline constexpr const char* kNotCarriedFix =
+    "run p2pcheck on the machine itself, or have `p2pcheck capture -o host.tar.zst` run there and replay that";
+
+// Findings of one check that differ only in the device they are about, and that say the same thing
+// for the same not-carried reason (8 GPUs whose driver an lspci dump does not show), become one
+// finding naming every device. Findings seen in the source are left as they are.
+std::vector<Finding> merge_not_carried(std::vector<Finding> findings);
 
 // Orders levels: PASS 0 < INFO 1 < WARN 2 < UNKNOWN 3 < FAIL 4.
 int severity(Level level);

@@ -3,6 +3,7 @@
 // machine running the analysis (no uname(), no CPUID).
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +20,9 @@ struct CpuInfo {
   int model = -1;
   std::string model_name;
   bool hypervisor = false;  // the `hypervisor` cpuinfo flag: we are a guest
+  // "x86", "powerpc", "arm64", "riscv", "s390" from the shape of /proc/cpuinfo (each architecture
+  // prints its own keys); empty when unknown. The kernel's CPU rule exists only on x86.
+  std::string architecture;
   int processors = 0;
   std::string evidence_file;  // "/proc/cpuinfo" when read
 };
@@ -46,8 +50,21 @@ struct Mount {
   std::string device, mountpoint, fstype, options;
 };
 
+// Who the machine is, for reports and fleets (`identity` in check/topo JSON). Each value is nullopt
+// when it could not be read; `*_why` then says why ("needs root", "not in this lspci output").
+struct MachineIdentity {
+  std::optional<std::string> hostname;     // /proc/sys/kernel/hostname
+  std::optional<std::string> dmi_vendor;   // /sys/class/dmi/id/sys_vendor
+  std::optional<std::string> dmi_product;  // /sys/class/dmi/id/product_name
+  std::optional<std::string> dmi_serial;   // /sys/class/dmi/id/product_serial (root only)
+  std::map<std::string, std::string> why;  // "hostname", "dmi_vendor", ... -> why it is null
+  // The reads as made, for checks that cite them (gpu.virtualization): path -> what was read.
+  std::map<std::string, FileRead> reads;
+};
+
 struct Machine {
   CpuInfo cpu;
+  MachineIdentity identity;
   std::string kernel_release;  // /proc/sys/kernel/osrelease
   std::string kernel_version;  // /proc/version
   std::string cmdline;         // /proc/cmdline
@@ -56,9 +73,22 @@ struct Machine {
   std::map<std::string, std::string> modules;  // /proc/modules: name -> state ("Live")
   bool modules_known = false;
   std::vector<Mount> mounts;  // /proc/mounts (or /proc/self/mounts)
+  bool mounts_known = false;
+  // Files of the above that could not be read, and why: "/proc/cpuinfo" -> "not in this lspci
+  // output" (a format that cannot carry it), "needs root", "read failed (...)". Absent files are
+  // not listed: their absence is a fact.
+  std::map<std::string, std::string> unread;
+  // The reason a fact is unknown because the source's format cannot carry it, or "" (any of `paths`).
+  std::string not_carried(std::initializer_list<const char*> paths) const;
 };
 
+// Why a read gave nothing, for evidence: "not present", "needs root (...)", "not in this lspci output".
+std::string why_unread(const FileRead& read);
+
+// Everything above, the identity included.
 Machine read_machine(Source& source);
+// Host name and DMI vendor, product and serial (topo reads only these beside the PCI tree).
+MachineIdentity read_identity(Source& source);
 
 // Kernel command-line parameters in order: "pci=disable_acs_redir=..." -> {"pci", "disable_acs_redir=..."}.
 std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string& cmdline);

@@ -16,7 +16,7 @@ struct MachineState {
   std::string source;  // source.describe()
   Topology topo;
   Inventory inv;
-  Machine machine;  // left empty with Load::kPciOnly
+  Machine machine;  // with Load::kPciOnly only its identity
 };
 
 // topo and paths need only the PCI tree; reading /proc and /boot for them would make a replay of a

@@ -114,7 +114,8 @@ struct Function {
   std::uint8_t revision = 0;
   std::optional<std::uint8_t> header_type;  // without the multi-function bit
   std::string vendor_name, device_name;     // from pci.ids through libpci; empty when unknown
-  std::string driver;                       // bound driver, empty when none
+  std::string driver;                       // bound driver, empty when none (or unknown)
+  std::string driver_not_carried;           // "not in this lspci output": the source cannot say; else empty
   int numa_node = -1;
   std::optional<int> iommu_group;
   std::vector<Bar> bars;

@@ -6,6 +6,7 @@
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/report/pair_fix.h"
 
 namespace p2pcheck {
 
@@ -14,7 +15,11 @@ nlohmann::ordered_json check_json(const CheckReport& report);
 std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
 // "RESULT: FAIL — 0 of 4 GPU–NVMe pair(s) can use P2P DMA; 4 refused; failing: ..." and a newline.
 std::string result_line(const CheckReport& report, const TextStyle& style);
-// One pair's decision in the check document's "pairs" (also `explain --json`).
-nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv);
+// One pair's decision in the check document's "pairs", with its fix and rule_id.
+nlohmann::ordered_json decision_json(const CheckReport& report, const PairDecision& d);
+nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv,
+                                     const PairFix& fix);
+// `explain --json`: the envelope (schema p2pcheck.explain), the identity, then the pair's decision.
+nlohmann::ordered_json explain_json(const CheckReport& report, const PairDecision& d);
 
 }  // namespace p2pcheck

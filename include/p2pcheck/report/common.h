@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/rules/tri.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -23,11 +24,21 @@ inline constexpr int kJsonSchemaVersion = 1;
 struct TextStyle {
   bool color = false;   // ANSI colour, only when printing to a terminal
   bool unicode = true;  // box-drawing characters for trees
+  // Columns the text may use (the terminal's, $COLUMNS, else kDefaultTextWidth): the pair matrix
+  // fits its blocks to it. The CLI measures it; the library only takes the number.
+  std::size_t width = kDefaultTextWidth;
+  static constexpr std::size_t kDefaultTextWidth = 80;
 };
 
 // For --ascii: the text with its non-ASCII punctuation spelled in ASCII ("—" -> "-", "→" -> "->",
 // "…" -> "..."); any other non-ASCII character (a model name, say) becomes "?".
 std::string ascii_text(std::string_view text);
+
+// What every command's JSON starts with (docs/json.md): schema, schema_version, tool_version, source.
+nlohmann::ordered_json json_envelope(const std::string& schema, const std::string& source);
+// `identity`: hostname and DMI vendor/product/serial (null when unreadable, never ""), `redacted`
+// when they are --redact placeholders (the CLI knows that from a capture's manifest).
+nlohmann::ordered_json identity_json(const MachineIdentity& identity, bool redacted = false);
 
 // One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
 std::string function_label(const Function& fn);

@@ -94,6 +94,7 @@ struct HostCheck {
   Tri cpu_supports = Tri::kUnknown;  // cpu_supports_p2pdma()
   std::string cpu_vendor;            // the facts it read: CPU 0's vendor_id ("" unknown) and family
   int cpu_family = -1;
+  std::string cpu_architecture;  // "x86", "powerpc", ...; empty when unknown
   bool same_host_bridge = true;
   std::vector<BridgeCheck> bridges;  // provider's host bridge, then the client's if it differs
   // The kernel release whose allowlist rows were used; nullopt: release unknown, oldest verified table.

@@ -36,6 +36,9 @@ class MemoryTree {
   // Sorted names directly below `path` (empty when it is not a directory).
   std::vector<std::string> children(const std::string& path) const;
   const std::map<std::string, FileRead>& failures() const { return failures_; }
+  // What the format that filled this tree cannot carry (source.h); its Source answers with it.
+  void set_not_carried(NotCarried not_carried) { not_carried_ = std::move(not_carried); }
+  const NotCarried& not_carried() const { return not_carried_; }
   std::size_t size() const { return nodes_.size(); }
 
   // The subtree below `prefix` as its own root ("/top" -> "/"); failures move with it.
@@ -46,6 +49,7 @@ class MemoryTree {
   std::map<std::string, Node> nodes_;  // "" is the root
   std::map<std::string, std::set<std::string>> children_;
   std::map<std::string, FileRead> failures_;
+  NotCarried not_carried_;
 };
 
 // A Source over `tree`; describe() returns `description` ("archive FILE", "lspci dump FILE").

@@ -23,6 +23,9 @@ enum class ReadStatus {
   kMissing,  // no such file (absent is a fact, e.g. no p2pmem/ directory)
   kDenied,   // exists but this reader may not read it (not root): unknown, not absent
   kFailed,   // exists but reading failed (I/O error, a sysfs attribute that refuses reads)
+  // Not there because the source's format cannot carry it (drivers in an lspci dump, mounts in a
+  // udev database, anything in a plan): unknown, never absent. `error` is NotCarried::phrase.
+  kNotCarried,
 };
 
 struct FileRead {
@@ -32,6 +35,19 @@ struct FileRead {
 
   bool ok() const { return status == ReadStatus::kOk; }
 };
+
+// What a source's format cannot carry, declared by whoever built it (an import, a plan): a file
+// missing in one of these places reads as kNotCarried ("not in this lspci output"), not as absent.
+struct NotCarried {
+  std::string format;              // "lspci", "udev", "hwloc", "sosreport", "plan"
+  std::string phrase;              // "not in this lspci output", "not in a plan"
+  std::vector<std::string> paths;  // absolute patterns: "*" is one path component, "**" (at most one) any number
+  bool empty() const { return paths.empty(); }
+  // Whether `path` (absolute, as asked or canonical) is at or below one of `paths`.
+  bool covers(std::string_view path) const;
+};
+// A pattern NotCarried::paths accepts: absolute, at most one "**", bounded (patterns can come from a dump).
+bool valid_not_carried_pattern(std::string_view pattern);
 
 // What kind of node a recording source found at a path (capture stores each as that kind).
 enum class EntryKind { kFile, kDir, kLink, kOther };
@@ -75,6 +91,14 @@ class Source {
   std::optional<std::string> link_target(std::string_view path);
   bool exists(std::string_view path) { return resolve(path).has_value(); }
 
+  // What this source's format cannot carry (empty for a live machine, a tree, a capture of one).
+  const NotCarried& not_carried() const { return not_carried_; }
+  void set_not_carried(NotCarried not_carried) { not_carried_ = std::move(not_carried); }
+  // The phrase ("not in this lspci output") when `path` does not exist here because the format
+  // cannot carry it; nullopt when it exists or its absence is a fact. For read steps that list
+  // directories or follow links, where no FileRead carries the status.
+  std::optional<std::string> not_carried(std::string_view path);
+
   const AccessLog& access_log() const { return log_; }
 
   // Capture: keep what every read, listing and lookup answered (see AccessLog).
@@ -107,6 +131,7 @@ class Source {
   AccessLog log_;
   bool recording_ = false;
   std::map<std::string, FileRead> failures_;
+  NotCarried not_carried_;
 };
 
 // A small text attribute, trimmed; "" when it cannot be read (`raw`, when given, says why).

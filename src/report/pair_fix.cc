@@ -1,0 +1,130 @@
+// One fix per pair, from the decision's structured reasons (rules/verdict.h), never from its words.
+#include "p2pcheck/report/pair_fix.h"
+
+#include <algorithm>
+
+#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+
+const char* rule_id(const PairDecision& d) {
+  switch (d.decided_by) {
+    case DecidedBy::kCommonBridge: return "common_bridge";
+    case DecidedBy::kCpuAllows: return "host_bridge_cpu_allows";
+    case DecidedBy::kAllowlistAllows: return "host_bridge_allowlisted";
+    case DecidedBy::kHostCheckFails: return "host_bridge_refused";
+    case DecidedBy::kEitherWay: return "acs_unknown_allowed_either_way";
+    case DecidedBy::kNoP2pdmaConfig: return "no_p2pdma_config";
+    case DecidedBy::kCannotDecide: break;
+  }
+  if (!d.undecided_by) return "unknown";
+  switch (d.undecided_by->fact) {
+    case UnknownFact::kAcsControl: return "unknown_acs";
+    case UnknownFact::kCpu: return "unknown_cpu";
+    case UnknownFact::kHostBridgeDevice: return "unknown_host_bridge_device";
+    case UnknownFact::kP2pdmaConfig: return "unknown_p2pdma_config";
+  }
+  return "unknown";
+}
+
+namespace {
+
+bool has_unknown(const PairDecision& d, UnknownFact fact) {
+  return std::any_of(d.unknowns.begin(), d.unknowns.end(), [fact](const Unknown& u) { return u.fact == fact; });
+}
+
+// An unknown pair whose missing facts the source's format cannot carry: what to pass instead.
+PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
+  std::vector<std::string> options, facts;
+  std::string phrase;
+  if (has_unknown(d, UnknownFact::kCpu)) {
+    if (std::string why = machine.not_carried({"/proc/cpuinfo"}); !why.empty()) {
+      options.push_back("--cpu amd-zen|amd-pre-zen|intel|hygon");
+      facts.push_back("the CPU");
+      phrase = why;
+    }
+  }
+  if (has_unknown(d, UnknownFact::kP2pdmaConfig) && !rules.assumed) {
+    std::string why = machine.not_carried({"/proc/config.gz", "/proc/sys/kernel/osrelease"});
+    if (!why.empty() || rules.release.empty()) {
+      options.push_back("--assume-kernel REL");
+      facts.push_back("the kernel");
+      if (phrase.empty()) phrase = why.empty() ? "unknown" : why;
+    }
+  }
+  if (options.empty()) return {};
+  PairFix fix;
+  fix.kind = "supply_facts";
+  fix.text = join(facts, " and ") + " " + (facts.size() > 1 ? "are " : "is ") + phrase + ": give " +
+             join(options, " ") + " (the release it runs, e.g. 6.8)";
+  if (options.size() == 1 && facts.front() == "the CPU")
+    fix.text = "the CPU is " + phrase + ": give " + options.front();
+  return fix;
+}
+
+}  // namespace
+
+PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
+  PairFix fix;
+  const Bdf& gpu = d.path.pair.gpu;
+  const Bdf& nvme = d.path.pair.nvme;
+  if (d.known_bad) {
+    fix.kind = "other_kernel";
+    fix.text = "boot another kernel before using the fastpath";
+    return fix;
+  }
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) {
+    fix.kind = "kernel_with_p2pdma";
+    fix.text = "boot a kernel built with CONFIG_PCI_P2PDMA=y";
+    return fix;
+  }
+  // Undecided for want of what the input cannot carry: first give it, then the path's own fix (if any).
+  if (d.verdict == Verdict::kUnknown)
+    if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
+  if (std::string acs = acs_fix_text(d); !acs.empty()) {
+    fix.kind = "disable_acs_redir";
+    fix.kernel_cmdline = acs;
+    for (const Function* f : d.walk.acs_redirect) fix.devices.push_back(f->bdf);
+    fix.text = "boot with " + acs +
+               " — costs IOMMU isolation for the devices below those ports (they may share an IOMMU group; VFIO "
+               "passthrough loses isolation)";
+    return fix;
+  }
+  if (d.map_type == MapType::kNotSupported && d.host_checked && rules.p2pdma_enabled != Tri::kNo) {
+    fix.devices = {gpu, nvme};
+    if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
+      fix.kind = "same_host_bridge";
+      fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
+                 d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
+                 "), or under one PCIe switch";
+    } else {
+      fix.kind = "same_switch";
+      fix.text =
+          "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
+          "whose CPU or host bridge the kernel allows";
+    }
+    return fix;
+  }
+  if (d.verdict != Verdict::kUnknown) return fix;
+  if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
+    fix.kind = "full_config_space";
+    for (const Unknown& u : d.unknowns)
+      if (u.fact == UnknownFact::kAcsControl && u.function &&
+          std::find(fix.devices.begin(), fix.devices.end(), u.function->bdf) == fix.devices.end())
+        fix.devices.push_back(u.function->bdf);
+    fix.text =
+        "read the full config space: run p2pcheck as root, or for a dump send `lspci -xxxx` output taken as root";
+    return fix;
+  }
+  if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
+    fix.kind = "kernel_config";
+    fix.text =
+        "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or evaluate a "
+        "release with --assume-kernel";
+    return fix;
+  }
+  return fix;
+}
+
+}  // namespace p2pcheck
