@@ -10,8 +10,8 @@ namespace p2pcheck::cli {
 static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   o.selection.gpu = {pair.at(0)};
   o.selection.nvme = {pair.at(1)};
-  auto source = open_source(o);
-  auto report = checked(*source, o);
+  Input input = open_input(o);
+  auto report = checked(input, o);
   const PairDecision& d = report->pairs.at(0);
   if (o.json)
     std::cout << json_text(decision_json(report->topo, d, report->inv)) << "\n";
