@@ -7,7 +7,9 @@
    same decision from `--plan` as from `--root` of the generated tree (map type, verdict, path
    verdict, distances, common bridge, the rule's sentence, the host check), under the kernel each
    names and under --assume-kernel releases that change the allowlist.
-2. Goldens: fixtures/plans/expected/<name>.check.txt (`--plan ... check`) and
+2. The command line around it: a bad plan exits 5 naming file and line, --plan with --root or with
+   capture exits 3, names work as selectors, --svg without Graphviz exits 3 while --dot still works.
+3. Goldens: fixtures/plans/expected/<name>.check.txt (`--plan ... check`) and
    fixtures/pictures/<fixture>.dot (`--root ... topo --dot`), reviewed like every fixture's output.
 Run from anywhere; the trees come from $P2PCHECK_FIXTURE_TREES (default build/fixtures).
 """
@@ -70,6 +72,45 @@ def equivalence(binary, trees, failures):
     return compared
 
 
+def command_line(binary, trees, failures):
+    import tempfile
+    plan = os.path.join(SRC, "fixtures/plans/xeon-broadwell-switch-acs.toml")
+    checked = 0
+
+    def expect(args, rc_want, needle, env=None, stream="stderr"):
+        nonlocal checked
+        p = subprocess.run([binary] + args, cwd=SRC, capture_output=True, text=True, env=env)
+        text = p.stderr if stream == "stderr" else p.stdout
+        checked += 1
+        if p.returncode != rc_want or needle not in text:
+            failures.append(f"{' '.join(args)}: exit {p.returncode} (want {rc_want}), {stream} lacks {needle!r}: "
+                            f"{text.strip()[:300]}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "bad.toml")
+        with open(bad, "w") as f:
+            f.write('[cpu]\nvendor = "GenuineIntel"\nfamily = 6\n[[host_bridge]]\nname = "hb"\nbus = 0\n'
+                    'device = "none"\n[[gpu]]\nname = "g"\nat = "nowhere"\nid = "1002:740f"\n')
+        expect(["--plan", bad, "check"], 5, bad + ":8: gpu g: at = 'nowhere' is not")
+        with open(bad, "w") as f:
+            f.write("[cpu\n")
+        expect(["--plan", bad, "check"], 5, bad + ":1: not valid TOML")
+        expect(["--plan", os.path.join(tmp, "missing.toml"), "check"], 5, "cannot open the plan file")
+        expect(["--plan", plan, "--root", "/", "check"], 3, "give one")
+        expect(["--plan", plan, "capture", "-o", os.path.join(tmp, "c.tar.zst")], 3, "not built yet")
+        expect(["--plan", plan, "--gpu", "gpu0", "--nvme", "nvme0", "check", "--quiet"], 2, "RESULT: UNKNOWN", None,
+               "stdout")
+        expect(["--plan", plan, "explain", "gpu1", "nvme0"], 1, "0000:05:00.0", None, "stdout")
+        # Without dot on PATH: --svg is a usage error naming the package, nothing is written; --dot works.
+        env = dict(os.environ, PATH=tmp)
+        svg = os.path.join(tmp, "out.svg")
+        expect(["--plan", plan, "topo", "--svg", svg], 3, "apt-get install graphviz", env)
+        if os.path.exists(svg) or [n for n in os.listdir(tmp) if n.startswith(".p2pcheck-")]:
+            failures.append("--svg without dot left a file behind")
+        expect(["--plan", plan, "topo", "--dot"], 0, "graph p2pcheck {", env, "stdout")
+    return checked
+
+
 def golden(binary, trees, update, failures):
     checked = 0
     cases = []
@@ -111,9 +152,11 @@ def main():
     failures = []
     compared = 0 if update else equivalence(binary, trees, failures)
     checked = golden(binary, trees, update, failures)
+    cli = 0 if update else command_line(binary, trees, failures)
     for f in failures:
         print("FAIL " + f)
-    print(f"{compared} pair decisions compared (plan vs fixture), {checked} goldens checked, {len(failures)} failures")
+    print(f"{compared} pair decisions compared (plan vs fixture), {checked} goldens checked, {cli} command lines, "
+          f"{len(failures)} failures")
     if not update and compared < 50:
         print("FAIL fewer than 50 pair decisions compared: the equivalence test compared too little")
         return 1

@@ -254,9 +254,11 @@ class PlanReader {
 // The lowest free device number from `first`, for a port or device without a `slot`.
 std::uint8_t next_free(std::set<std::uint8_t>& taken, std::uint8_t first, const PlanReader& r, std::size_t line,
                        const std::string& what) {
+  // A device number is free when none of its eight functions is taken.
   for (unsigned dev = first; dev < 32; ++dev) {
     std::uint8_t devfn = static_cast<std::uint8_t>(dev << 3);
-    if (!taken.count(devfn)) {
+    auto next = taken.lower_bound(devfn);
+    if (next == taken.end() || *next > (devfn | 7)) {
       taken.insert(devfn);
       return devfn;
     }
@@ -461,7 +463,10 @@ class PlanBuilder {
     }
     for (std::size_t i = 0; i < endpoints_.size(); ++i) {
       EndpointSpec& e = endpoints_[i];
-      std::string where = "device " + e.name;
+      std::string where = std::string(e.kind == Kind::kGpu    ? "gpu "
+                                      : e.kind == Kind::kNvme ? "nvme "
+                                                              : "device ") +
+                          e.name;
       auto it = index_.find(e.at);
       if (it != index_.end() && it->second.kind == Node::kHostBridge) {
         // Root-complex integrated: on the root bus itself, at the slot given.

@@ -95,7 +95,7 @@ class DotWriter {
     for (const auto& [bdf, ports] : switches_) {
       const Function& usp = r_.topo.at(bdf);
       out += "  subgraph cluster_" + node_id(usp) + " {\n    label=" + dot_string("switch " + ids(usp)) +
-             "; style=rounded; color=grey40;\n";
+             "; labelloc=t; style=rounded; color=grey40;\n";
       out += "    " + function_node(usp) + "\n";
       for (const Function* port : ports) out += "    " + function_node(*port) + "\n";
       out += "  }\n";
