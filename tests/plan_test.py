@@ -108,6 +108,25 @@ def command_line(binary, trees, failures):
         if os.path.exists(svg) or [n for n in os.listdir(tmp) if n.startswith(".p2pcheck-")]:
             failures.append("--svg without dot left a file behind")
         expect(["--plan", plan, "topo", "--dot"], 0, "graph p2pcheck {", env, "stdout")
+
+        # Hostile plans: cut and flipped bytes of a real one end as a verdict or a clear error (exit 5
+        # naming the file), never a crash. Seeded, so a failure reproduces.
+        import random
+        rng = random.Random(13)
+        original = open(plan, "rb").read()
+        for i in range(150):
+            data = bytearray(original)
+            if i % 3 == 0:
+                data = data[:rng.randrange(len(data))]
+            for _ in range(1 + i % 4):
+                data[rng.randrange(len(data))] = rng.choice(b'[]{}="\\\n,.x0123456789abcdefz\x00\xff')
+            mutated = os.path.join(tmp, f"hostile-{i}.toml")
+            with open(mutated, "wb") as f:
+                f.write(bytes(data))
+            p = subprocess.run([binary, "--plan", mutated, "check"], capture_output=True, text=True, errors="replace")
+            checked += 1
+            if p.returncode not in (0, 1, 2, 4, 5) or (p.returncode == 5 and mutated not in p.stderr):
+                failures.append(f"hostile plan {i} ({mutated}): exit {p.returncode}: {p.stderr.strip()[:300]}")
     return checked
 
 
