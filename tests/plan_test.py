@@ -9,7 +9,7 @@
    names and under --assume-kernel releases that change the allowlist.
 2. The command line around it: a bad plan exits 5 naming file and line, --plan with --root or with
    capture exits 3, names work as selectors, --svg without Graphviz exits 3 while --dot still works.
-3. Goldens: fixtures/plans/expected/<name>.check.txt (`--plan ... check`) and
+3. Goldens: fixtures/plans/<name>.check.txt (`--plan ... check`) and
    fixtures/pictures/<fixture>.dot (`--root ... topo --dot`), reviewed like every fixture's output.
 Run from anywhere; the trees come from $P2PCHECK_FIXTURE_TREES (default build/fixtures).
 """
@@ -134,7 +134,7 @@ def golden(binary, trees, update, failures):
     checked = 0
     cases = []
     for plan in sorted(f for f in os.listdir(os.path.join(SRC, "fixtures/plans")) if f.endswith(".toml")):
-        cases.append((os.path.join(SRC, "fixtures/plans/expected", plan[:-5] + ".check.txt"), SRC,
+        cases.append((os.path.join(SRC, "fixtures/plans", plan[:-5] + ".check.txt"), SRC,
                       ["--plan", "fixtures/plans/" + plan, "check", "--color", "never"]))
     for name in PICTURES:
         cases.append((os.path.join(SRC, "fixtures/pictures", name + ".dot"), os.path.dirname(trees),
