@@ -14,6 +14,7 @@ packages=(
   libssl-dev    # libnvme.pc lists openssl in Requires.private: pkg-config fails without it
   libarchive-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
   libxml2-dev   # hwloc XML imports
+  libtomlplusplus-dev # --plan files (src/plan/): toml++, linked as Debian's libtomlplusplus3
   python3       # tools/mkfixture.py: the bundled reference machine
 )
 if [ "$mode" != --tool ]; then
@@ -29,6 +30,7 @@ if [ "$mode" = all ]; then
     groff-base      # tests: the man page formats without a warning
     bash-completion # tests: the completion is driven through bash-completion's helpers
     dkms kmod       # tests: `dkms build` of the packaged module source (package test)
+    graphviz        # tests: `topo --svg` renders with dot and the SVG is parsed (tests/cli/svg_render_test.cc)
   )
   # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
   packages+=(linux-headers-amd64)

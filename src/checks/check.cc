@@ -28,15 +28,41 @@ struct CheckReads {
 
 CheckReads read_everything(Source& source, const CheckOptions& options, const CheckReport& report) {
   CheckReads reads;
+  const NotCarried& absent = options.not_carried;
   // A capture's recorded answers stand in for the module on replay; never on the live machine.
-  if (!source.is_live()) reads.recorded_answers = read_recorded_kernel_answers(source);
-  if (!reads.recorded_answers)
-    reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report.pairs);
-  reads.iommu = read_iommu(source);
-  reads.gpu = read_gpu(source, report.machine, report.topo, report.inv);
-  reads.storage = read_storage(source, report.machine, report.inv);
-  if (!source.is_live()) reads.recorded_verify = read_recorded_verify(source);
+  if (!absent.has(CheckArea::kKernelModule)) {
+    if (!source.is_live()) reads.recorded_answers = read_recorded_kernel_answers(source);
+    if (!reads.recorded_answers)
+      reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report.pairs);
+  }
+  if (!absent.has(CheckArea::kIommu)) reads.iommu = read_iommu(source);
+  if (!absent.has(CheckArea::kGpuStack)) reads.gpu = read_gpu(source, report.machine, report.topo, report.inv);
+  if (!absent.has(CheckArea::kStorage)) reads.storage = read_storage(source, report.machine, report.inv);
+  if (!source.is_live() && !absent.has(CheckArea::kRecordedVerify))
+    reads.recorded_verify = read_recorded_verify(source);
   return reads;
+}
+
+// One UNKNOWN finding for a part of the check the input cannot carry, under that part's usual id.
+Finding not_carried_finding(CheckArea area, const std::string& why, const std::string& source) {
+  static const struct {
+    CheckArea area;
+    const char* id;
+    const char* what;
+  } parts[] = {
+      {CheckArea::kIommu, "iommu.state", "IOMMU mode and kernel command line"},
+      {CheckArea::kGpuStack, "gpu.driver", "GPU driver stack (amdgpu, KFD, HIP runtime, hipFile) and BAR sizes"},
+      {CheckArea::kStorage, "storage.stack", "storage stack (namespaces, file systems, device mapper, multipath)"},
+  };
+  for (const auto& part : parts)
+    if (part.area == area)
+      return {part.id,
+              Level::kUnknown,
+              "",
+              std::string(part.what) + " unknown: " + why,
+              {{source, why}},
+              "run `p2pcheck check` on the machine once it is built"};
+  return {};
 }
 
 // NO PAIRS without a pair; else FAIL if a pair is refused or a finding that concerns the pairs
@@ -74,9 +100,14 @@ bool concerns_selected_pairs(const Finding& finding, const CheckReport& report) 
                      [&](const Bdf& device) { return report.selected_devices.count(device) != 0; });
 }
 
+bool NotCarried::has(CheckArea area) const { return std::find(areas.begin(), areas.end(), area) != areas.end(); }
+
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
+  return run_check(load_machine_state(source), source, options);
+}
+
+std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();
-  MachineState state = load_machine_state(source);
   report->source = std::move(state.source);
   report->topo = std::move(state.topo);  // before deciding: the decisions point into report->topo
   report->inv = std::move(state.inv);
@@ -95,15 +126,20 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
   auto add = [&](std::vector<Finding> more) {
     report->findings.insert(report->findings.end(), more.begin(), more.end());
   };
+  const NotCarried& absent = options.not_carried;
   add(check_kernel(report->machine, report->rules));
   if (reads.recorded_answers)
     add(check_recorded_kernel_answers(*reads.recorded_answers, report->pairs));
-  else
+  else if (!absent.has(CheckArea::kKernelModule))
     add(check_kernel_module(reads.module_answers, source.is_live(), report->pairs));
-  add(check_iommu(reads.iommu, report->machine, report->topo, report->pairs));
+  // Each part in its usual place, or the UNKNOWN that stands for it.
+  auto part = [&](CheckArea area, auto check) {
+    add(absent.has(area) ? std::vector{not_carried_finding(area, absent.why, report->source)} : check());
+  };
+  part(CheckArea::kIommu, [&] { return check_iommu(reads.iommu, report->machine, report->topo, report->pairs); });
   add(check_links(report->topo, report->pairs));
-  add(check_gpu(reads.gpu, report->machine, report->topo, report->inv));
-  add(check_storage(reads.storage));
+  part(CheckArea::kGpuStack, [&] { return check_gpu(reads.gpu, report->machine, report->topo, report->inv); });
+  part(CheckArea::kStorage, [&] { return check_storage(reads.storage); });
   if (reads.recorded_verify) add({check_recorded_verify(*reads.recorded_verify, report->pairs)});
   report->result = overall_result(*report);
   return report;

@@ -8,22 +8,22 @@
 namespace p2pcheck::cli {
 
 static int run_check_command(const GlobalOptions& o) {
-  auto source = open_source(o);
-  auto info = replay_info(*source);
-  auto report = checked(*source, o);
+  Input input = open_input(o);
+  auto report = checked(input, o);
   if (o.json) {
     auto j = check_json(*report);
-    if (info) {
-      j["capture"] = capture_summary_json(*info);
-      j["identity"]["redacted"] = replay_redacted(*info);
+    if (input.replay) {
+      j["capture"] = capture_summary_json(*input.replay);
+      j["identity"]["redacted"] = replay_redacted(*input.replay);
     }
+    if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     std::cout << json_output(o, j) << "\n";
     if (report->result == Result::kNoPairs)
       print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
   } else if (o.quiet) {
     print_text(o, result_line(*report, text_style(o)));
   } else {
-    print_text(o, replay_text(info) + check_text(*report, text_style(o), o.verbose));
+    print_text(o, input_text(input) + check_text(*report, text_style(o), o.verbose));
   }
   return exit_for(report->result);
 }

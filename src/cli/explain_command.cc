@@ -10,12 +10,12 @@ namespace p2pcheck::cli {
 static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   o.selection.gpu = {pair.at(0)};
   o.selection.nvme = {pair.at(1)};
-  auto source = open_source(o);
-  auto report = checked(*source, o);
+  Input input = open_input(o);
+  auto report = checked(input, o);
   const PairDecision& d = report->pairs.at(0);
   if (o.json) {
     auto j = explain_json(*report, d);
-    if (auto info = replay_info(*source)) j["identity"]["redacted"] = replay_redacted(*info);
+    if (input.replay) j["identity"]["redacted"] = replay_redacted(*input.replay);
     std::cout << json_output(o, j) << "\n";
   } else
     print_text(o, explain_text(*report, d, text_style(o)));

@@ -17,10 +17,11 @@
 
 namespace {
 
-// The input a last-resort error message names: "FILE: " for --dump/--root, else nothing.
+// The input a last-resort error message names: "FILE: " for --dump/--root/--plan, else nothing.
 std::string input_named(const p2pcheck::cli::GlobalOptions& o) {
   if (!o.dump.empty()) return o.dump + ": ";
   if (!o.root.empty()) return o.root + ": ";
+  if (!o.plan.empty()) return o.plan + ": ";
   return "";
 }
 

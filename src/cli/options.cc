@@ -37,6 +37,8 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->delimiter(',');
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
   app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
+  app.add_option("--plan", o.plan,
+                 "analyse a planned server described in a TOML file (docs/plan.md) instead of a machine");
   app.add_option(
       "--cpu", o.cpu,
       "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
@@ -94,6 +96,9 @@ std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& ex
 }
 
 std::unique_ptr<Source> open_source(const GlobalOptions& o) {
+  if (!o.plan.empty())
+    throw UsageError(
+        "--plan describes a server that is not built yet; this command needs a machine (--root, --dump or this one)");
   if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
   if (!o.cpu.empty() && o.dump.empty())
     throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
@@ -101,6 +106,42 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o) {
   if (!o.root.empty()) return with_capture_manifest(open_tree_source(o.root));
   if (!o.dump.empty()) return open_dump_source(o.dump, ImportOptions{o.cpu});
   return open_live_source();
+}
+
+Input open_input(const GlobalOptions& o) {
+  Input input;
+  if (o.plan.empty()) {
+    input.source = open_source(o);
+    input.replay = replay_info(*input.source);
+    return input;
+  }
+  if (!o.root.empty() || !o.dump.empty())
+    throw UsageError("--plan and --root/--dump select different inputs; give one");
+  if (!o.cpu.empty()) throw UsageError("--cpu is for --dump imports; a plan names its CPU in [cpu]");
+  input.plan = load_plan(o.plan);
+  input.source = plan_source(*input.plan);
+  return input;
+}
+
+MachineState load_state(Input& input, Load what) {
+  if (input.plan) return input.plan->state;
+  return load_machine_state(*input.source, what);
+}
+
+std::string input_text(const Input& input) {
+  if (!input.plan) return replay_text(input.replay);
+  return "planned server from " + input.plan->file +
+         (input.plan->description.empty() ? "" : ": " + input.plan->description) +
+         "\n  note: not in a plan: drivers, IOMMU mode, storage stack, the kernel's own answers (UNKNOWN until the "
+         "machine is built and checked)\n\n";
+}
+
+PairSelection selection_for(const Input& input, const GlobalOptions& o) {
+  PairSelection selection = o.selection;
+  if (input.plan)
+    for (auto* side : {&selection.gpu, &selection.nvme})
+      for (std::string& value : *side) value = plan_selector(*input.plan, value);
+  return selection;
 }
 
 std::optional<CaptureInfo> replay_info(Source& source) {
@@ -165,19 +206,36 @@ int exit_for(Result result) {
   return kExitUnknown;
 }
 
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {
+namespace {
+
+CheckOptions check_options(const GlobalOptions& o) {
   CheckOptions options;
   options.selection = o.selection;
+  if (!o.assume_kernel.empty()) {
+    if (!parse_kernel_version(o.assume_kernel))
+      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
+    options.assume_kernel = o.assume_kernel;
+  }
+  return options;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o) {
+  if (!input.plan) return checked(*input.source, o);
+  CheckOptions options = check_options(o);
+  options.selection = selection_for(input, o);
+  options.not_carried = plan_not_carried();
+  return run_check(input.plan->state, *input.source, options);
+}
+
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {
+  CheckOptions options = check_options(o);
   // Static: the report's pairs keep asking it until the command has printed them.
   static std::unique_ptr<P2pprobeClient> kernel_module;
   if (source.is_live()) {
     kernel_module = open_kernel_module(options.kernel_module_problem);
     options.kernel_module = kernel_module.get();
-  }
-  if (!o.assume_kernel.empty()) {
-    if (!parse_kernel_version(o.assume_kernel))
-      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
-    options.assume_kernel = o.assume_kernel;
   }
   return run_check(source, options);
 }

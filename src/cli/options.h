@@ -13,6 +13,8 @@
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/plan/plan.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/source.h"
 
@@ -40,7 +42,8 @@ struct GlobalOptions {
   bool quiet = false;    // check: only the RESULT line
   PairSelection selection;
   std::string assume_kernel;
-  std::string cpu;  // --cpu, for imports that lack the CPU
+  std::string cpu;   // --cpu, for imports that lack the CPU
+  std::string plan;  // --plan FILE: a planned server instead of a machine
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
 // Each of these subcommands' --help ends with the global options, which apply to them too.
@@ -54,7 +57,22 @@ struct Command {
   std::function<int()> run;
 };
 
+// The machine's files: --root, --dump or the live machine. --plan has none: UsageError.
 std::unique_ptr<Source> open_source(const GlobalOptions& o);
+
+// What check, explain, topo and paths analyse: a source of machine files, or with --plan the
+// machine the plan builds (its source is empty; what a plan cannot say is "not in a plan").
+struct Input {
+  std::unique_ptr<Source> source;
+  std::optional<Plan> plan;
+  std::optional<CaptureInfo> replay;  // a capture's or import's manifest
+};
+Input open_input(const GlobalOptions& o);
+MachineState load_state(Input& input, Load what);
+// The banner before text output: the replay's (replay_text) or the plan's.
+std::string input_text(const Input& input);
+// The pair selection, with a plan's device names ("gpu0") turned into their addresses.
+PairSelection selection_for(const Input& input, const GlobalOptions& o);
 // Replays of captures and imports say what they are and what they could not tell.
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info);
@@ -71,6 +89,7 @@ int exit_for(Result result);
 // run_check with the options given; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o);
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o);
 // On stderr when a command found no pair to judge.
 void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes);
 

@@ -9,10 +9,10 @@
 namespace p2pcheck::cli {
 
 static int run_paths(const GlobalOptions& o) {
-  auto source = open_source(o);
-  MachineState state = load_machine_state(*source, Load::kPciOnly);
+  Input input = open_input(o);
+  MachineState state = load_state(input, Load::kPciOnly);
   std::vector<PairPath> paths;
-  for (const DevicePair& pair : select_pairs(state.topo, state.inv, o.selection))
+  for (const DevicePair& pair : select_pairs(state.topo, state.inv, selection_for(input, o)))
     paths.push_back(describe_path(state.topo, state.inv, pair));
   if (o.json)
     std::cout << json_output(o, paths_json(state.topo, state.inv, paths)) << "\n";

@@ -1,32 +1,59 @@
-// `p2pcheck topo`: the PCI tree with roles, link speed and width, ACS state.
+// `p2pcheck topo`: the PCI tree with roles, link speed and width, ACS state; as a picture with
+// --dot (Graphviz DOT) or --svg FILE (rendered by `dot`).
 #include <iostream>
 
 #include "commands.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/report/report.h"
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
+#include "svg_render.h"
 
 namespace p2pcheck::cli {
+namespace {
 
-static int run_topo(const GlobalOptions& o) {
-  auto source = open_source(o);
-  auto info = replay_info(*source);
-  MachineState state = load_machine_state(*source, Load::kPciOnly);
+struct TopoOptions {
+  bool dot = false;
+  std::string svg;
+};
+
+int run_topo(const GlobalOptions& o, const TopoOptions& t) {
+  Input input = open_input(o);
+  if (t.dot || !t.svg.empty()) {
+    if (o.json) throw UsageError("topo: --json and --dot/--svg are different outputs; give one");
+    // The picture colours the checked pairs: the same decisions as `check`.
+    auto report = checked(input, o);
+    std::string dot = topology_dot(*report);
+    if (!t.svg.empty()) {
+      render_svg(dot, t.svg);
+      std::cerr << "p2pcheck: wrote " << t.svg << "\n";
+    }
+    if (t.dot) std::cout << dot;
+    return kExitOk;
+  }
+  MachineState state = load_state(input, Load::kPciOnly);
   if (o.json) {
     auto j = topology_json(state.topo, state.inv);
-    j["identity"] = identity_json(state.machine.identity, info && replay_redacted(*info));
-    if (info) j["capture"] = capture_summary_json(*info);
+    j["identity"] = identity_json(state.machine.identity, input.replay && replay_redacted(*input.replay));
+    if (input.replay) j["capture"] = capture_summary_json(*input.replay);
+    if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     std::cout << json_output(o, j) << "\n";
   } else {
-    print_text(o, replay_text(info) + topology_text(state.topo, state.inv, text_style(o)));
+    print_text(o, input_text(input) + topology_text(state.topo, state.inv, text_style(o)));
   }
   return kExitOk;
 }
 
+}  // namespace
+
 Command add_topo_command(CLI::App& app, const GlobalOptions& o) {
   auto* sub = app.add_subcommand("topo", "the PCI tree with roles, link speed and width, ACS state");
+  // Static: CLI11 writes the options here during parse, after this function has returned.
+  static TopoOptions t;
+  sub->add_flag("--dot", t.dot, "the tree as a Graphviz graph, each checked pair's path coloured by its verdict");
+  sub->add_option("--svg", t.svg, "render that graph to FILE as SVG (needs Graphviz's dot)");
   sub->fallthrough();
-  return {sub, [&o] { return run_topo(o); }};
+  return {sub, [&o] { return run_topo(o, t); }};
 }
 
 }  // namespace p2pcheck::cli

@@ -56,6 +56,8 @@ bool VerifyCommand::parent_flag(const std::string& name) const {
 int VerifyCommand::run() {
   if (!parent_strings("--root").empty() || !parent_strings("--dump").empty())
     throw UsageError("verify moves real data on this machine; --root and --dump replay other machines");
+  if (!parent_strings("--plan").empty())
+    throw UsageError("verify moves real data on this machine; --plan describes a server not built yet");
   VerifyOptions o;
   o.selection.gpu = parent_strings("--gpu");
   o.selection.nvme = parent_strings("--nvme");

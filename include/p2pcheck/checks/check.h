@@ -12,6 +12,7 @@
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
+#include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/topology.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
@@ -20,12 +21,29 @@ namespace p2pcheck {
 
 class P2pprobeClient;
 
+// Parts of the check that need what some inputs cannot carry: a plan has no drivers, no IOMMU
+// state, no block devices. For such an input the part is not run on files that are simply absent
+// (which would read as FAIL or WARN); each becomes one UNKNOWN finding "...: not in a plan".
+enum class CheckArea {
+  kKernelModule,    // the kernel's own answers (p2pprobe, live or recorded): no finding, as on any replay
+  kIommu,           // IOMMU mode, kernel command line, ACS the IOMMU changed
+  kGpuStack,        // amdgpu, KFD, the HIP runtime, hipFile, BAR sizes
+  kStorage,         // namespaces, partitions, file systems, device mapper, multipath
+  kRecordedVerify,  // a recorded `verify` run: no finding, as on any replay without one
+};
+struct NotCarried {
+  std::string why;  // "not in a plan": the end of each finding's message
+  std::vector<CheckArea> areas;
+  bool has(CheckArea area) const;
+};
+
 struct CheckOptions {
   PairSelection selection;
   std::optional<std::string> assume_kernel;  // evaluate for this release instead of the source's
   // The running kernel's own answers (live only); null when the module is absent or not asked.
   P2pprobeClient* kernel_module = nullptr;
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
+  NotCarried not_carried;             // what the input cannot carry; empty: everything
 };
 
 // The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.
@@ -56,5 +74,8 @@ bool concerns_selected_pairs(const Finding& finding, const CheckReport& report);
 // Reads everything through `source` and decides. Throws Error on unreadable input, UsageError on
 // a selector that matches nothing.
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options);
+// The same on a machine already built (a plan builds the model directly): `rest` answers every
+// read beyond the PCI tree and the machine facts (an empty in-memory tree for a plan).
+std::unique_ptr<CheckReport> run_check(MachineState state, Source& rest, const CheckOptions& options);
 
 }  // namespace p2pcheck

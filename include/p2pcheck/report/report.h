@@ -8,3 +8,4 @@
 #include "p2pcheck/report/paths.h"
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/report/topo.h"
+#include "p2pcheck/report/topo_dot.h"

@@ -1,0 +1,148 @@
+// `topo --svg`: the DOT of a fixture rendered by the real `dot` and read back with libxml2.
+#include "svg_render.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <map>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/plan/plan.h"
+#include "p2pcheck/report/topo_dot.h"
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck {
+namespace {
+
+bool dot_installed() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"})
+    if (access((std::string(dir) + "/dot").c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string text_of(xmlNode* node) {
+  xmlChar* content = xmlNodeGetContent(node);
+  std::string text = content ? reinterpret_cast<const char*>(content) : "";
+  xmlFree(content);
+  return text;
+}
+
+std::string attr(xmlNode* node, const char* name) {
+  xmlChar* value = xmlGetProp(node, reinterpret_cast<const xmlChar*>(name));
+  std::string text = value ? reinterpret_cast<const char*>(value) : "";
+  xmlFree(value);
+  return text;
+}
+
+// Graphviz writes each node as <g class="node ..."><title>NAME</title>...<text>label</text></g>.
+struct SvgNode {
+  std::string id, classes, text, stroke;
+  int outlines = 0;  // shapes drawn with a stroke: 2 for a double border
+};
+void collect(xmlNode* node, std::map<std::string, SvgNode>& out) {
+  for (xmlNode* n = node; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    std::string classes = attr(n, "class");
+    if (std::string(reinterpret_cast<const char*>(n->name)) == "g" && classes.rfind("node", 0) == 0) {
+      SvgNode svg{attr(n, "id"), classes, "", "", 0};
+      std::string title;
+      for (xmlNode* c = n->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        std::string name = reinterpret_cast<const char*>(c->name);
+        if (name == "title") title = text_of(c);
+        if (name == "text" || name == "g") svg.text += text_of(c) + "\n";
+        if ((name == "path" || name == "polygon" || name == "ellipse") && !attr(c, "stroke").empty()) {
+          svg.stroke = attr(c, "stroke");
+          ++svg.outlines;
+        }
+      }
+      out[title] = svg;
+    }
+    collect(n->children, out);
+  }
+}
+
+std::map<std::string, SvgNode> render_and_parse(const CheckReport& report, const std::string& file) {
+  cli::render_svg(topology_dot(report), file);
+  xmlDoc* doc = xmlReadFile(file.c_str(), nullptr, XML_PARSE_NONET);
+  EXPECT_NE(doc, nullptr) << file << " is not well-formed XML";
+  std::map<std::string, SvgNode> nodes;
+  if (!doc) return nodes;
+  xmlNode* root = xmlDocGetRootElement(doc);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(root->name)), "svg");
+  collect(root, nodes);
+  xmlFreeDoc(doc);
+  return nodes;
+}
+
+std::string id_of(const Bdf& bdf) {
+  std::string id = "f_" + bdf.str();
+  for (char& c : id)
+    if (c == ':' || c == '.') c = '_';
+  return id;
+}
+
+class SvgRender : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed (apt-get install graphviz): SVG not tested";
+    dir_ = std::filesystem::temp_directory_path() / ("p2pcheck-svg-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SvgRender, FixtureHasEveryGpuAndNvmeAndMarksAcsRedirect) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/xeon-broadwell-switch-acs/root");
+  auto report = run_check(*source, CheckOptions{});
+  std::string file = (dir_ / "topo.svg").string();
+  auto nodes = render_and_parse(*report, file);
+  ASSERT_FALSE(report->inv.gpus.empty());
+  for (const Bdf& gpu : report->inv.gpus) {
+    ASSERT_TRUE(nodes.count(id_of(gpu))) << "no SVG node for GPU " << gpu.str();
+    EXPECT_NE(nodes[id_of(gpu)].text.find(gpu.str()), std::string::npos);
+  }
+  for (const NvmeController& nvme : report->inv.nvmes) ASSERT_TRUE(nodes.count(id_of(nvme.bdf))) << nvme.bdf.str();
+  // Downstream port 9 redirects (ACS RR CR on); port 8 has no ACS capability.
+  const SvgNode& redirect = nodes.at("f_0000_03_09_0");
+  EXPECT_EQ(redirect.id, "acs-redirect-f_0000_03_09_0");
+  EXPECT_NE(redirect.text.find("ACS redirect"), std::string::npos) << redirect.text;
+  EXPECT_EQ(redirect.stroke, "#cd0000");  // red3
+  EXPECT_EQ(redirect.outlines, 2);        // the double border
+  const SvgNode& plain = nodes.at("f_0000_03_08_0");
+  EXPECT_EQ(plain.id.find("acs-redirect"), std::string::npos);
+  EXPECT_EQ(plain.text.find("ACS redirect"), std::string::npos);
+  EXPECT_EQ(plain.outlines, 1);
+  EXPECT_TRUE(nodes.count("hb_0000_00"));
+  // Only the SVG is left: the temporary files were renamed or removed.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator()), 1);
+}
+
+TEST_F(SvgRender, APlanDrawsLikeAMachine) {
+  Plan plan = load_plan(std::string(P2PCHECK_SOURCE_DIR) + "/fixtures/plans/xeon-2socket-hostbridges.toml");
+  auto source = plan_source(plan);
+  CheckOptions options;
+  options.not_carried = plan_not_carried();
+  auto report = run_check(plan.state, *source, options);
+  auto nodes = render_and_parse(*report, (dir_ / "plan.svg").string());
+  for (const Bdf& gpu : report->inv.gpus) EXPECT_TRUE(nodes.count(id_of(gpu))) << gpu.str();
+  for (const NvmeController& nvme : report->inv.nvmes) EXPECT_TRUE(nodes.count(id_of(nvme.bdf))) << nvme.bdf.str();
+  EXPECT_TRUE(nodes.count("cpu")) << "pairs across host bridges go through the CPU fabric node";
+}
+
+TEST_F(SvgRender, AFailedRenderLeavesNoFile) {
+  std::string file = (dir_ / "broken.svg").string();
+  EXPECT_THROW(cli::render_svg("graph { this is not dot", file), Error);
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator()), 0);
+}
+
+}  // namespace
+}  // namespace p2pcheck
