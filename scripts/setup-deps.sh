@@ -30,6 +30,10 @@ if [ "$mode" = all ]; then
     bash-completion # tests: the completion is driven through bash-completion's helpers
     dkms kmod       # tests: `dkms build` of the packaged module source (package test)
   )
+  # p2pcheck fleet and contrib/ (tests/fleet_test.sh, tests/contrib/): xmllint parses the fleet
+  # page; the Ansible playbook and the Slurm batch script run for real (slurmctld + slurmd + munged
+  # started by the test on this one node).
+  packages+=(libxml2-utils ansible slurm-wlm munge)
   # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
   packages+=(linux-headers-amd64)
   # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
