@@ -40,9 +40,9 @@ def count(tag, cls=None, id=None):
 problems = []
 hosts = j["summary"]["hosts"]
 with_pairs = sum(1 for h in j["hosts"] if h["pairs"])
-if count("section", "host") != hosts: problems.append(f"{count('section', 'host')} host sections, {hosts} hosts")
+if count("div", "host") != hosts: problems.append(f"{count('div', 'host')} host sections, {hosts} hosts")
 if count("table", "matrix") != with_pairs: problems.append(f"{count('table', 'matrix')} matrices, {with_pairs} hosts with pairs")
-if count("section", "cause") != len(j["failures"]) + len(j["unknowns"]): problems.append("cause sections")
+if count("div", "cause") != len(j["failures"]) + len(j["unknowns"]): problems.append("cause sections")
 if f"RESULT: {j['result']}" not in dom: problems.append("the RESULT line")
 if count("script"): problems.append("a script in the DOM")
 for x in problems: print("FAIL " + x)

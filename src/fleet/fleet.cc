@@ -286,7 +286,10 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
         }
         g.hosts.push_back(h);
       }
-      if (g.title.empty()) g.title = title;
+      if (g.title.empty())
+        g.title = title;
+      else if (title != g.title && g.title_host.empty())
+        g.title_host = r.hosts[g.hosts.front()].host;
       g.pairs += pairs;
     };
     for (const auto& f : host.findings)

@@ -18,7 +18,7 @@ const char* kStyle =
     "th,td{border:1px solid #bbb;padding:0.2em 0.5em;text-align:left;vertical-align:top}"
     "th{background:#eee}.pass,.supported{background:#d8f5d8}.fail,.not_supported{background:#f8d0d0}"
     ".unknown{background:#eadcf5}.nopairs{background:#fbeec8}.fix{font-style:italic}"
-    "p.result{font-size:1.3em;font-weight:bold;padding:0.3em}section.host{margin-top:1.5em}"
+    "p.result{font-size:1.3em;font-weight:bold;padding:0.3em}div.host{margin-top:1.5em}"
     "td.cell{font-family:monospace;white-space:nowrap}";
 
 std::string esc(const std::string& s) { return xml_escape(s); }
@@ -53,7 +53,7 @@ std::string causes_html(const FleetReport& r, const std::vector<CauseGroup>& gro
   if (groups.empty()) return "";
   std::string out = std::string("<h2>") + heading + "</h2>\n";
   for (const auto& g : groups) {
-    out += std::string("<section class=\"cause ") + kind + "\" id=\"" + kind + "-" + esc(g.cause) + "\">\n<h3>" +
+    out += std::string("<div class=\"cause ") + kind + "\" id=\"" + kind + "-" + esc(g.cause) + "\">\n<h3>" +
            std::to_string(g.hosts.size()) + (g.hosts.size() == 1 ? " host: " : " hosts: ") + "<code>" + esc(g.cause) +
            "</code>" + (g.title.empty() ? "" : " — " + esc(g.title)) +
            (g.pairs ? " (" + std::to_string(g.pairs) + " pairs)" : "") + "</h3>\n<p class=\"hosts\">";
@@ -62,7 +62,7 @@ std::string causes_html(const FleetReport& r, const std::vector<CauseGroup>& gro
     if (!g.fix.empty())
       out += "<p class=\"fix\">fix: " + esc(g.fix) +
              (g.fix_host.empty() ? "" : " (as on " + esc(g.fix_host) + "; the other hosts name their own)") + "</p>\n";
-    out += "</section>\n";
+    out += "</div>\n";
   }
   return out;
 }
@@ -105,7 +105,7 @@ std::string matrix_html(const HostSummary& host) {
 std::string host_section(const FleetReport& r, std::size_t h, const std::string& topology) {
   const HostSummary& host = r.hosts[h];
   std::string out =
-      "<section class=\"host\" id=\"host-" + std::to_string(h) + "\">\n<h3>" + esc(host.host) + " — <span class=\"" +
+      "<div class=\"host\" id=\"host-" + std::to_string(h) + "\">\n<h3>" + esc(host.host) + " — <span class=\"" +
       result_class(host.result) + "\">" + to_string(host.result) + "</span></h3>\n<p>input <code>" + esc(host.input) +
       "</code> (" + esc(host.format) + "); kernel " + esc(host.kernel.empty() ? "unknown" : host.kernel) + "; " +
       esc(host.cpu.empty() ? "CPU unknown" : host.cpu) + "; " + std::to_string(host.gpus) + " GPU(s), " +
@@ -125,7 +125,7 @@ std::string host_section(const FleetReport& r, std::size_t h, const std::string&
             (f.fix.empty() || level == Level::kWarn ? "" : "<br/><span class=\"fix\">fix: " + esc(f.fix) + "</span>") +
             "</li>\n";
   if (!problems.empty()) out += "<ul class=\"findings\">\n" + problems + "</ul>\n";
-  return out + "</section>\n";
+  return out + "</div>\n";
 }
 
 }  // namespace

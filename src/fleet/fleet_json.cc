@@ -23,6 +23,7 @@ ordered_json causes_json(const FleetReport& r, const std::vector<CauseGroup>& gr
                    {"level", to_string(g.level)},
                    {"kind", g.cause.rfind("pair.", 0) == 0 ? "pair" : "finding"},
                    {"title", g.title},
+                   {"title_from", g.title_host.empty() ? ordered_json(nullptr) : ordered_json(g.title_host)},
                    {"fix", g.fix.empty() ? ordered_json(nullptr) : ordered_json(g.fix)},
                    {"fix_from", g.fix_host.empty() ? ordered_json(nullptr) : ordered_json(g.fix_host)},
                    {"host_count", g.hosts.size()},

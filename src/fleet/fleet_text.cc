@@ -61,7 +61,8 @@ std::string causes_text(const FleetReport& r, const std::vector<CauseGroup>& gro
   if (groups.empty()) return "";
   std::string out = std::string("\n") + heading + "\n";
   for (const auto& g : groups) {
-    out += "  " + plural(g.hosts.size(), "host", "hosts") + ": " + g.cause + (g.title.empty() ? "" : " — " + g.title);
+    out += "  " + plural(g.hosts.size(), "host", "hosts") + ": " + g.cause;
+    if (!g.title.empty()) out += " — " + (g.title_host.empty() ? "" : "as on " + g.title_host + ": ") + g.title;
     if (g.pairs) out += " (" + plural(g.pairs, "pair", "pairs") + ")";
     out += "\n    hosts  " + host_list_text(r, g.hosts, 12) + "\n";
     if (!g.fix.empty())
@@ -78,17 +79,17 @@ std::string topologies_text(const FleetReport& r) {
     const TopologyGroup& g = r.topologies[t];
     const HostSummary& like = r.hosts[g.hosts.front()];
     without -= g.hosts.size();
-    out += "  T" + std::to_string(t + 1) + "  " + plural(g.hosts.size(), "host", "hosts") +
+    out += "  " + pad("T" + std::to_string(t + 1), 5) + plural(g.hosts.size(), "host", "hosts") +
            (g.hosts.size() > 1 ? " like " : ": ") + like.host + " (" + std::to_string(like.gpus) + " GPU(s), " +
            std::to_string(like.nvmes) + " NVMe, " + std::to_string(like.functions) + " PCI functions; " +
            g.fingerprint + ")\n";
-    if (g.hosts.size() > 1) out += "      " + host_list_text(r, g.hosts, 12) + "\n";
+    if (g.hosts.size() > 1) out += "       " + host_list_text(r, g.hosts, 12) + "\n";
   }
   if (without) {
     std::vector<std::size_t> rest;
     for (std::size_t h = 0; h < r.hosts.size(); ++h)
       if (r.hosts[h].topology.empty()) rest.push_back(h);
-    out += "  -   " + plural(without, "host", "hosts") +
+    out += "  " + pad("-", 5) + plural(without, "host", "hosts") +
            " without a PCI tree (saved check --json): " + host_list_text(r, rest, 12) + "\n";
   }
   return out;
@@ -96,11 +97,15 @@ std::string topologies_text(const FleetReport& r) {
 
 std::string hosts_text(const FleetReport& r, const TextStyle& style) {
   std::vector<std::string> labels = topology_labels(r);
-  std::size_t width = 4;
-  for (const auto& h : r.hosts) width = std::max(width, h.host.size());
+  std::size_t width = 4, input_width = 5;
+  for (const auto& h : r.hosts) {
+    width = std::max(width, h.host.size());
+    input_width = std::max(input_width, h.input.size());
+  }
   width = std::min<std::size_t>(width, 40) + 2;
+  input_width = std::min<std::size_t>(input_width, 60) + 2;
   std::string out = "\nHosts\n  " + pad("HOST", width) + pad("RESULT", 10) + pad("PAIRS ok/no/?", 15) + pad("GPU", 5) +
-                    pad("NVMe", 6) + pad("TOPO", 6) + pad("CAUSES (? = unknown)", 40) + "INPUT\n";
+                    pad("NVMe", 6) + pad("TOPO", 6) + pad("INPUT", input_width) + "CAUSES (? = unknown)\n";
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
     std::size_t ok = 0, no = 0, unknown = 0;
@@ -112,7 +117,7 @@ std::string hosts_text(const FleetReport& r, const TextStyle& style) {
     std::string pairs = std::to_string(ok) + "/" + std::to_string(no) + "/" + std::to_string(unknown);
     out += "  " + pad(host.host, width) + colored(style, result_color(host.result), pad(to_string(host.result), 10)) +
            pad(pairs, 15) + pad(std::to_string(host.gpus), 5) + pad(std::to_string(host.nvmes), 6) +
-           pad(labels[h].empty() ? "-" : labels[h], 6) + pad(host_causes(r, h), 40) + host.input + "\n";
+           pad(labels[h].empty() ? "-" : labels[h], 6) + pad(host.input, input_width) + host_causes(r, h) + "\n";
   }
   return out;
 }

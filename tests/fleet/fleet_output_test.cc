@@ -108,10 +108,10 @@ TEST(FleetOutput, HtmlIsOneStaticPageThatParses) {
   h.doc = htmlReadMemory(html.data(), static_cast<int>(html.size()), "fleet.html", "UTF-8",
                          HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
   ASSERT_NE(h.doc, nullptr);
-  EXPECT_EQ(h.count("count(//section[@class='host'])"), 2);
+  EXPECT_EQ(h.count("count(//div[@class='host'])"), 2);
   EXPECT_EQ(h.count("count(//table[@class='matrix'])"), 2);
   EXPECT_EQ(h.count("count(//table[@class='matrix']//td[contains(@class,'not_supported')])"), 1);
-  EXPECT_EQ(h.count("count(//section[contains(@class,'cause')])"), 2);  // the failure and the unknown
+  EXPECT_EQ(h.count("count(//div[contains(@class,'cause')])"), 2);  // the failure and the unknown
   EXPECT_EQ(h.count("count(//table[@id='hosts']/tr)"), 3);
   EXPECT_EQ(h.count("count(//ul[@id='unreadable']/li)"), 1);
   // Well-formed as XML too (XHTML), so strict tools read it.

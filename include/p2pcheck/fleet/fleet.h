@@ -48,6 +48,7 @@ struct CauseGroup {
   std::string cause;               // a finding id ("kernel.config_p2pdma") or a pair cause ("pair.acs_redirect")
   Level level = Level::kFail;      // kFail or kUnknown
   std::string title;               // what it is, in words (the first host's finding message, or fleet's own words)
+  std::string title_host;          // the host the title is quoted from when the hosts' messages differ; else ""
   std::string fix;                 // shown once for the group: the first host's
   std::string fix_host;            // the host that fix is quoted from, when the hosts' fixes differ; else ""
   std::vector<std::size_t> hosts;  // indexes into FleetReport::hosts, in host order
