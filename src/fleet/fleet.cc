@@ -263,6 +263,7 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
 
   // (level, cause) -> its group; a host joins a group once however many findings or pairs it has.
   std::map<std::pair<int, std::string>, CauseGroup> groups;
+  std::map<std::pair<int, std::string>, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
   std::map<std::string, TopologyGroup> topologies;
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
@@ -286,10 +287,18 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
         }
         g.hosts.push_back(h);
       }
-      if (g.title.empty())
+      // A finding's message names the cause best; fleet's words for a pair cause only stand in
+      // where no finding has it. "as on HOST" when another host words the same finding otherwise.
+      auto& [from_finding, from_host] = title_source[{severity(level), cause}];
+      if (is_finding && !from_finding) {
         g.title = title;
-      else if (title != g.title && g.title_host.empty())
-        g.title_host = r.hosts[g.hosts.front()].host;
+        from_finding = true;
+        from_host = h;
+      } else if (is_finding && title != g.title && h != from_host && g.title_host.empty()) {
+        g.title_host = r.hosts[from_host].host;
+      } else if (g.title.empty()) {
+        g.title = title;
+      }
       g.pairs += pairs;
     };
     for (const auto& f : host.findings)

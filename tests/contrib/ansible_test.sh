@@ -42,6 +42,7 @@ rc=$?
 echo "ansible-playbook exit $rc in $(($(date +%s) - start)) s"
 [ "$rc" -eq 0 ] || { fail "ansible-playbook exit $rc"; tail -40 "$tmp/play.log"; }
 grep -E "^(localhost|node-a|node-b|broadwell-01) +: " "$tmp/play.log"
+echo "--- fleet.txt the playbook wrote:"; cat "$tmp/report/fleet.txt" 2> /dev/null; echo "---"
 
 [ -x "$tmp/installed/bin/p2pcheck" ] || fail "the binary was not installed at p2pcheck_install_path"
 for h in localhost node-a node-b broadwell-01; do

@@ -95,7 +95,7 @@ start=$(date +%s)
   timeout 180 sbatch --wait -N 1 --output="$tmp/job/job.out" "$repo/contrib/slurm/p2pcheck-fleet.sbatch") > "$tmp/sbatch.out" 2>&1
 rc=$?
 echo "sbatch --wait exit $rc in $(($(date +%s) - start)) s: $(head -1 "$tmp/sbatch.out")"
-cat "$tmp/job/job.out" 2> /dev/null | tail -5
+echo "--- the job's output ($tmp/job/job.out):"; cat "$tmp/job/job.out" 2> /dev/null; echo "---"
 # This builder has no GPU: the live capture has no GPU-NVMe pair, so fleet ends NO PAIRS (exit 4)
 # and the job with it; on a GPU server it is 0, 1 or 2.
 want=$("$bin" check --quiet > /dev/null 2>&1; echo $?)

@@ -138,7 +138,7 @@ TEST(FleetOutput, TextNamesCausesHostsAndFixOnce) {
                       "    fix    rebuild it\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("T1  2 hosts like "), std::string::npos) << text;
+  EXPECT_NE(text.find("T1   2 hosts like "), std::string::npos) << text;
   EXPECT_NE(text.find("  caps/junk.bin: not a recognised dump <x>\n"), std::string::npos) << text;
   EXPECT_NE(text.find("RESULT: FAIL — 1 of 2 hosts fail; 1 input unreadable\n"), std::string::npos) << text;
 }

@@ -69,6 +69,8 @@ TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   EXPECT_EQ(r.failures[1].fix, "boot with pci=disable_acs_redir=0000:02:00.0");
   EXPECT_EQ(r.failures[1].fix_host, "n2");  // the hosts' ports differ: the fix says whose it is
   EXPECT_FALSE(r.failures[1].title.empty());
+  EXPECT_EQ(r.failures[0].title, "msg");  // the finding's words, not fleet's for its pairs
+  EXPECT_EQ(r.failures[0].title_host, "");
   ASSERT_EQ(r.unknowns.size(), 2u);
   EXPECT_EQ(r.unknowns[0].cause, "pair.acs_unknown");
   // Topologies: the biggest group first, named after its first host; n0 has no tree.
