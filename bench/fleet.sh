@@ -65,14 +65,14 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 target=$(awk -v n="$hosts" -v t="$TARGET_1000" 'BEGIN {printf "%.1f", t * n / 1000}')
 have_time=0; [ -x /usr/bin/time ] && have_time=1
 errors=0
-printf '\n| command | hosts | median s | per host ms | peak RSS MiB | target s | status |\n|---|---|---|---|---|---|---|\n'
+printf '\n| command | hosts | median s | per host ms | CPU s (user+sys) | peak RSS MiB | target s | status |\n|---|---|---|---|---|---|---|---|\n'
 for jobs in 1 2; do
   times=()
-  rss="-"
+  rss="-" cpu="-"
   for _ in $(seq 1 "$repeat"); do
     start=$(date +%s.%N)
     if [ "$have_time" = 1 ]; then
-      /usr/bin/time -f '%M' -o "$tmp/rss" timeout "$TIMEOUT" "$bin" fleet -q -j "$jobs" --json "$tmp/captures" > "$tmp/out.json" 2> "$tmp/err"
+      /usr/bin/time -f '%M %U %S' -o "$tmp/rss" timeout "$TIMEOUT" "$bin" fleet -q -j "$jobs" --json "$tmp/captures" > "$tmp/out.json" 2> "$tmp/err"
     else
       timeout "$TIMEOUT" "$bin" fleet -q -j "$jobs" --json "$tmp/captures" > "$tmp/out.json" 2> "$tmp/err"
     fi
@@ -80,18 +80,23 @@ for jobs in 1 2; do
     end=$(date +%s.%N)
     case $rc in 0|1|2|4) ;; *) echo "fleet -j $jobs exited $rc:" >&2; head -5 "$tmp/err" >&2; errors=1 ;; esac
     times+=("$(elapsed "$start" "$end")")
-    [ "$have_time" = 1 ] && rss=$(awk '{printf "%.0f", $1 / 1024}' "$tmp/rss" 2> /dev/null)
+    if [ "$have_time" = 1 ]; then
+      rss=$(awk 'END {printf "%.0f", $1 / 1024}' "$tmp/rss" 2> /dev/null)
+      cpu=$(awk 'END {printf "%.1f", $2 + $3}' "$tmp/rss" 2> /dev/null)
+    fi
   done
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
   per=$(awk -v m="$median" -v n="$hosts" 'BEGIN {printf "%.2f", m * 1000 / n}')
   status=$(awk -v m="$median" -v t="$target" 'BEGIN {if (m <= t) print "OK"; else printf "SLOW x%.1f", m / t}')
-  printf '| fleet -j %s --json | %s | %s | %s | %s | %s | %s |\n' "$jobs" "$hosts" "$median" "$per" "$rss" "$target" "$status"
+  printf '| fleet -j %s --json | %s | %s | %s | %s | %s | %s | %s |\n' "$jobs" "$hosts" "$median" "$per" "$cpu" "$rss" "$target" "$status"
 done
-python3 -c '
+python3 - "$tmp/out.json" <<'PY' || errors=1
 import json, sys
 j = json.load(open(sys.argv[1]))
 s = j["summary"]
-print(f"\nlast report: {s[\"hosts\"]} hosts, {s[\"pass\"]} pass, {s[\"fail\"]} fail, {s[\"unknown\"]} unknown, "
-      f"{s[\"no_pairs\"]} no pairs, {s[\"unreadable\"]} unreadable; {len(j[\"failures\"])} failure causes, "
-      f"{len(j[\"topologies\"])} topologies (largest {j[\"topologies\"][0][\"host_count\"]} hosts)")' "$tmp/out.json" || errors=1
+largest = j["topologies"][0]["host_count"] if j["topologies"] else 0
+print(f"\nlast report: {s['hosts']} hosts, {s['pass']} pass, {s['fail']} fail, {s['unknown']} unknown, "
+      f"{s['no_pairs']} no pairs, {s['unreadable']} unreadable; {len(j['failures'])} failure causes, "
+      f"{len(j['topologies'])} topologies (largest {largest} hosts)")
+PY
 exit "$errors"

@@ -196,6 +196,15 @@ check "no script, no external resource" bash -c '! grep -qiE "<script|src=\"http
 rc=$?
 check "only unreadable inputs: exit 5, not $rc" [ "$rc" -eq 5 ]
 check "only unreadable inputs: each listed" [ "$(grep -c '^  .*/bad/.*: ' "$tmp/bad.txt")" -eq 4 ]
+# Every hostile input (tests/hostile: one per crash class found so far) is listed, none crashes.
+"$bin" fleet -q --json tests/hostile > "$tmp/hostile.json" 2> /dev/null
+rc=$?
+check "tests/hostile: exit 5, not $rc" [ "$rc" -eq 5 ]
+check "tests/hostile: every file an unreadable input with a reason" python3 -c '
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+assert j["summary"]["unreadable"] == len(os.listdir(sys.argv[2])) and j["summary"]["hosts"] == 0
+assert all(u["reason"] for u in j["unreadable"])' "$tmp/hostile.json" tests/hostile
 "$bin" fleet "$c/rack1/xeon-sapphire-rapids.tar.zst" > /dev/null 2>&1
 check "one passing host: exit 0" [ $? -eq 0 ]
 "$bin" fleet --json --csv "$c/rack1" > /dev/null 2>&1
