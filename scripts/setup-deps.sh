@@ -32,6 +32,10 @@ if [ "$mode" = all ]; then
     dkms kmod       # tests: `dkms build` of the packaged module source (package test)
     graphviz        # tests: `topo --svg` renders with dot and the SVG is parsed (tests/cli/svg_render_test.cc)
   )
+  # p2pcheck fleet and contrib/ (tests/fleet_test.sh, tests/contrib/): xmllint parses the fleet
+  # page; the Ansible playbook and the Slurm batch script run for real (slurmctld + slurmd + munged
+  # started by the test on this one node).
+  packages+=(libxml2-utils ansible slurm-wlm munge)
   # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
   packages+=(linux-headers-amd64)
   # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a

@@ -13,7 +13,7 @@ import re
 import sys
 import tempfile
 
-LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "cli"]
+LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "fleet", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]{1,300})"')
 

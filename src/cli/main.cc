@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.h"
+#include "fleet_command.h"
 #include "kmod_command.h"
 #include "man_page.h"
 #include "options.h"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   // Registration order is the order --help lists them in.
   std::vector<Command> commands = {add_check_command(app, o), add_explain_command(app, o), add_topo_command(app, o),
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
+  commands.push_back(add_fleet_command(app, o));
   auto verify = add_verify_command(app);
   // The build writes p2pcheck(1) with this from these registrations and src/cli/p2pcheck.1.in
   // (packaging/CMakeLists.txt); hidden, as it is no command for users.

@@ -1,0 +1,89 @@
+// `p2pcheck fleet INPUT...`: one report over many machines. Each input (a capture, any --dump
+// import, a directory of them, a saved check --json) is opened with the same code as --dump,
+// checked with run_check(), and kept as a HostSummary; then hosts are counted by result, their
+// failures and unknowns grouped by cause, and the machines grouped by identical PCI trees.
+// An input that cannot be read is listed with the reason; it never stops the report.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/fleet/host_summary.h"
+
+namespace p2pcheck {
+
+struct UnreadableInput {
+  std::string input;
+  std::string reason;  // the Error's message: names the file and what was expected
+};
+
+// The inputs named on the command line, with directories of inputs expanded (sorted, recursively).
+// A directory that is itself one machine (a captured root or sosreport, at its top or in its one
+// folder; an lspci bundle: loose files beside a cpuinfo or lspci -t file) stays one input.
+// What cannot be listed goes to `unreadable`.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable);
+
+struct FleetOptions {
+  unsigned jobs = 0;                         // worker threads; 0: std::thread::hardware_concurrency()
+  std::optional<std::string> assume_kernel;  // as for check; saved check --json files cannot be re-judged
+  // Called after each input, from the worker that read it, one call at a time: inputs done, total.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+// One input: a saved check --json (by content), else open_dump_source() + run_check(). Throws
+// Error (or UsageError) when it cannot be read; run_fleet turns that into an UnreadableInput.
+HostSummary read_host(const std::string& input, const FleetOptions& options);
+
+// The whole fleet's answer, the exit code's order of strength: a failing host is certain whatever
+// else is unread (1); else an unread input could hide one (5); else unknown (2); else hosts
+// without pairs (4); else every host passes (0).
+enum class FleetResult { kPass, kFail, kUnknown, kNoPairs, kUnreadable };
+const char* to_string(FleetResult result);  // "PASS", "FAIL", "UNKNOWN", "NO PAIRS", "UNREADABLE INPUT"
+
+// One cause of failures (or unknowns) and the hosts it hits.
+struct CauseGroup {
+  std::string cause;               // a finding id ("kernel.config_p2pdma") or a pair cause ("pair.acs_redirect")
+  Level level = Level::kFail;      // kFail or kUnknown
+  std::string title;               // what it is, in words (the first host's finding message, or fleet's own words)
+  std::string title_host;          // the host the title is quoted from when the hosts' messages differ; else ""
+  std::string fix;                 // shown once for the group: the first host's
+  std::string fix_host;            // the host that fix is quoted from, when the hosts' fixes differ; else ""
+  std::vector<std::size_t> hosts;  // indexes into FleetReport::hosts, in host order
+  std::size_t pairs = 0;           // pairs with this cause over those hosts (pair causes)
+};
+
+// Machines with the same topology_fingerprint(); hosts[0] is the one the group is named after.
+struct TopologyGroup {
+  std::string fingerprint;
+  std::vector<std::size_t> hosts;
+};
+
+struct FleetReport {
+  std::size_t inputs = 0;                      // inputs after expansion
+  std::vector<HostSummary> hosts;              // sorted by host, then input path
+  std::vector<UnreadableInput> unreadable;     // sorted by input
+  std::vector<CauseGroup> failures, unknowns;  // most hosts first
+  std::vector<TopologyGroup> topologies;       // most hosts first; hosts without a tree are in none
+  std::size_t passing = 0, failing = 0, unknown = 0, no_pairs = 0;
+  FleetResult result = FleetResult::kPass;
+};
+
+// Reads every input on `options.jobs` threads (each owning its Source) and builds the report;
+// the result is the same whatever the number of threads. `unreadable` carries what expansion
+// could not list. Throws UsageError when there is no input at all.
+FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<UnreadableInput> unreadable,
+                      const FleetOptions& options);
+
+// Fleet's words for the pair causes of pair_cause() (pair.acs_redirect, ...): what it is, and the
+// fix when it is the same on every machine ("" when each host's differs or there is none).
+std::string pair_cause_title(const std::string& cause);
+std::string pair_cause_fix(const std::string& cause);
+
+// Groups, counts and the result over summaries already read (run_fleet's last step; tests).
+FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<UnreadableInput> unreadable,
+                               std::size_t inputs);
+
+}  // namespace p2pcheck

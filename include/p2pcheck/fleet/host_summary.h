@@ -1,0 +1,76 @@
+// One machine of a fleet as `p2pcheck fleet` keeps it: who it is, its result, its findings and
+// pairs in brief, and a fingerprint of its PCI tree. Small on purpose, so a thousand hosts fit in
+// a few MB: the whole CheckReport of each host is dropped as soon as this is taken from it.
+//
+// Captures and imports are summarised from check_json() of their CheckReport, and saved
+// `check --json` files from the same document read back by type, so both kinds of input give the
+// same summary by the same code.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/finding.h"
+#include "p2pcheck/rules/verdict.h"
+
+namespace p2pcheck {
+
+struct HostFinding {
+  std::string id;
+  Level level = Level::kInfo;
+  std::string subject, message, fix;
+  bool concerns = true;  // counts toward the host's result (concerns_selected_pairs)
+};
+
+struct HostPair {
+  std::string gpu, nvme, nvme_name;  // BDFs; the controller name or ""
+  Verdict verdict = Verdict::kUnknown;
+  Verdict to_gpu = Verdict::kUnknown, from_gpu = Verdict::kUnknown;
+  std::string map_type;  // BUS_ADDR, THRU_HOST_BRIDGE, NOT_SUPPORTED, UNKNOWN
+  std::string cause;     // pair_cause(): "" for a supported pair
+  std::string rule;      // the deciding rule in words; kept only for pairs with a cause
+  std::string acs_fix;   // pci=disable_acs_redir=... when ACS redirect is what blocks it
+};
+
+struct HostSummary {
+  std::string host;    // host_name_for()
+  std::string input;   // the input as found (a file or directory path)
+  std::string format;  // capture, lspci, udev, hwloc, sosreport, tree, check --json
+  std::optional<bool> redacted;
+  Result result = Result::kNoPairs;
+  std::string kernel, cpu;
+  std::size_t gpus = 0, nvmes = 0;
+  std::vector<HostFinding> findings;
+  std::vector<HostPair> pairs;
+  // topology_fingerprint() of its PCI tree; "" when the input has none (a saved check --json).
+  std::string topology;
+  std::size_t functions = 0;  // PCI functions in that tree
+};
+
+// What the host is called in the report. Today: the capture manifest's `hostname` (unless the
+// capture is redacted, where it is a placeholder every capture shares), else `identity.hostname`
+// of a saved check --json, else the input's file name without its extensions. The one place to
+// change when check --json carries the machine's identity.
+std::string host_name_for(const nlohmann::ordered_json* manifest, const nlohmann::ordered_json* identity,
+                          const std::string& input);
+
+// Why a pair that is not supported is not, as a stable token (the cause fleet groups by), from its
+// check --json fields: kernel.config_p2pdma and kernel.known_bad when the kernel itself blocks a
+// path that is allowed (the same ids as those findings), else the path's rule: pair.acs_redirect,
+// pair.host_bridge, pair.not_supported, pair.acs_unknown, pair.path_unknown. "" when supported.
+std::string pair_cause(const nlohmann::ordered_json& pair, const std::string& file, std::size_t index);
+
+// Reads a check --json document (schema p2pcheck.check) into a summary; `file` names it in
+// errors. Throws Error for anything that is not what check --json writes.
+HostSummary summarize_check_json(const nlohmann::ordered_json& check, const std::string& file);
+
+// A host analysed here: check_json() of the report, summarised as above, with the capture manifest
+// (when the source has one) for its name and format, and the PCI tree's fingerprint.
+HostSummary summarize_report(const CheckReport& report, const nlohmann::ordered_json* manifest,
+                             const std::string& input);
+
+}  // namespace p2pcheck

@@ -1,0 +1,129 @@
+// `p2pcheck fleet INPUT...`: one report over many machines (captures, imports, directories of
+// them, saved check --json files), as text, JSON, CSV, JUnit XML and one HTML page.
+#include "fleet_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <sys/stat.h>
+
+#include "p2pcheck/fleet/fleet.h"
+#include "p2pcheck/fleet/fleet_csv.h"
+#include "p2pcheck/fleet/fleet_html.h"
+#include "p2pcheck/fleet/fleet_json.h"
+#include "p2pcheck/fleet/fleet_junit.h"
+#include "p2pcheck/fleet/fleet_text.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck::cli {
+namespace {
+
+struct FleetCommandOptions {
+  std::vector<std::string> inputs;
+  unsigned jobs = 0;
+  std::string junit, html;
+  bool csv = false;
+};
+
+// A report file, whole or not at all: written to a temporary file beside it, then renamed.
+void write_report_file(const std::string& path, const std::string& text) {
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  if (dir.empty()) dir = "/";
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  std::string tmp = dir + "/." + base + ".XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0) throw Error(path, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size() && !err) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n > 0)
+      done += static_cast<std::size_t>(n);
+    else if (n == 0 || errno != EINTR)
+      err = n == 0 ? EIO : errno;
+  }
+  if (!err && fchmod(fd, 0644) != 0) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  if (!err && rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    unlink(tmp.c_str());
+    throw Error(path, std::string("cannot write the report: ") + std::strerror(err));
+  }
+}
+
+int exit_for(FleetResult result) {
+  switch (result) {
+    case FleetResult::kPass: return kExitOk;
+    case FleetResult::kFail: return kExitFail;
+    case FleetResult::kUnknown: return kExitUnknown;
+    case FleetResult::kNoPairs: return kExitNoPair;
+    case FleetResult::kUnreadable: return kExitInput;
+  }
+  return kExitInput;
+}
+
+int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
+  if (!o.root.empty() || !o.dump.empty())
+    throw UsageError("fleet takes its machines as arguments (p2pcheck fleet FILE|DIR...), not --root or --dump");
+  if (!o.selection.gpu.empty() || !o.selection.nvme.empty())
+    throw UsageError("fleet checks every pair of every machine; --gpu and --nvme apply to one machine");
+  if (!o.cpu.empty()) throw UsageError("--cpu is for one lspci dump; fleet judges each input by what it carries");
+  if (o.json && f.csv) throw UsageError("--json and --csv both print to stdout; pick one");
+  FleetOptions options;
+  options.jobs = f.jobs;
+  if (!o.assume_kernel.empty()) {
+    if (!parse_kernel_version(o.assume_kernel))
+      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
+    options.assume_kernel = o.assume_kernel;
+  }
+  std::vector<UnreadableInput> unreadable;
+  std::vector<std::string> inputs = expand_inputs(f.inputs, unreadable);
+  // Progress on stderr: rewritten in place on a terminal, about every tenth otherwise (logs).
+  bool tty = isatty(STDERR_FILENO);
+  if (!o.quiet)
+    options.progress = [tty](std::size_t done, std::size_t total) {
+      std::size_t step = std::max<std::size_t>(1, total / 10);
+      if (tty)
+        std::cerr << "\rp2pcheck fleet: " << done << "/" << total << " inputs read" << (done == total ? "\n" : "")
+                  << std::flush;
+      else if (done % step == 0 || done == total)
+        std::cerr << "p2pcheck fleet: " << done << "/" << total << " inputs read\n";
+    };
+  FleetReport report = run_fleet(inputs, std::move(unreadable), options);
+  if (!f.junit.empty()) write_report_file(f.junit, fleet_junit(report));
+  if (!f.html.empty()) write_report_file(f.html, fleet_html(report));
+  if (o.json)
+    std::cout << json_text(fleet_json(report)) << "\n";
+  else if (f.csv)
+    std::cout << fleet_csv(report);
+  else if (o.quiet)
+    print_text(o, fleet_result_line(report, text_style(o)));
+  else
+    print_text(o, fleet_text(report, text_style(o)));
+  return exit_for(report.result);
+}
+
+}  // namespace
+
+Command add_fleet_command(CLI::App& app, const GlobalOptions& o) {
+  auto* sub = app.add_subcommand("fleet", "one report over many machines: captures, dumps, directories, check --json");
+  // Static: CLI11 fills these during parse, after this function has returned.
+  static FleetCommandOptions f;
+  sub->add_option("inputs", f.inputs,
+                  "captures, --dump inputs (archives, lspci/udev/hwloc files, sosreports), saved check --json files, "
+                  "or directories of them")
+      ->required();
+  sub->add_option("-j,--jobs", f.jobs, "inputs read at once (default: one per core)")->check(CLI::Range(1u, 256u));
+  sub->add_option("--junit", f.junit,
+                  "also write JUnit XML to FILE: a testsuite per host, a testcase per check and pair");
+  sub->add_option("--html", f.html, "also write one static HTML page to FILE: summary, causes, each host's matrix");
+  sub->add_flag("--csv", f.csv, "print one CSV row per host (and per unreadable input) instead of the text");
+  sub->fallthrough();
+  return {sub, [&o] { return run_fleet_command(o, f); }};
+}
+
+}  // namespace p2pcheck::cli

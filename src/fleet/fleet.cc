@@ -1,0 +1,342 @@
+// `p2pcheck fleet`: inputs, the parallel read, and the groups (fleet.h).
+#include "p2pcheck/fleet/fleet.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
+#include <variant>
+
+#include "p2pcheck/capture/format.h"
+#include "p2pcheck/import/dump.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
+
+namespace p2pcheck {
+
+namespace {
+
+// Directories of directories of captures are common (rack/host/...); deeper is a mistake or a loop.
+constexpr int kMaxInputDepth = 8;
+
+bool is_dir(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Sorted names in `dir` without . and ..; nullopt with errno when it cannot be listed.
+std::optional<std::vector<std::string>> entries_of(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return std::nullopt;
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The first bytes of a file: enough to tell a JSON document or a cpuinfo from anything else.
+std::string head_of(const std::string& file, std::size_t bytes) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
+}
+
+// A directory that is one machine for --dump: a captured root or a sosreport (at the top or in its
+// one folder), or an lspci bundle, whose cpuinfo or lspci -t file is never an input alone.
+bool is_one_machine(const std::string& dir, const std::vector<std::string>& names) {
+  for (const char* marker : {"sys", "sos_commands"})
+    if (std::find(names.begin(), names.end(), marker) != names.end()) return true;
+  if (names.size() == 1 && (is_dir(dir + "/" + names[0] + "/sys") || is_dir(dir + "/" + names[0] + "/sos_commands")))
+    return true;
+  bool bundle_part = false;
+  for (const auto& name : names) {
+    std::string path = dir + "/" + name;
+    if (is_dir(path)) return false;
+    TextFormat f = sniff_text(head_of(path, 16384));
+    bundle_part = bundle_part || f == TextFormat::kCpuinfo || f == TextFormat::kLspciTree;
+  }
+  return bundle_part;
+}
+
+void expand(const std::string& path, int depth, std::vector<std::string>& out, std::vector<UnreadableInput>& bad) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    bad.push_back({path, std::string("cannot open: ") + std::strerror(errno)});
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    out.push_back(path);
+    return;
+  }
+  auto names = entries_of(path);
+  if (!names) {
+    bad.push_back({path, std::string("cannot list the directory: ") + std::strerror(errno)});
+    return;
+  }
+  if (is_one_machine(path, *names)) {
+    out.push_back(path);
+    return;
+  }
+  if (depth >= kMaxInputDepth) {
+    bad.push_back({path, "directories nested deeper than " + std::to_string(kMaxInputDepth) + " levels"});
+    return;
+  }
+  std::size_t before = out.size() + bad.size();
+  std::string prefix = path.back() == '/' ? path : path + "/";
+  for (const auto& name : *names)
+    if (name[0] != '.') expand(prefix + name, depth + 1, out, bad);
+  if (out.size() + bad.size() == before)
+    bad.push_back({path, "an empty directory: no capture, dump or check --json file in it"});
+}
+
+bool looks_like_json(const std::string& head) {
+  for (char c : head)
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{';
+  return false;
+}
+
+// The whole file, at most kMaxFileBytes (no saved report is near that).
+std::string read_whole(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file, std::string("cannot open: ") + std::strerror(errno));
+  std::string bytes;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    bytes.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (bytes.size() > kMaxFileBytes)
+      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB; no check --json is that large");
+  }
+  return bytes;
+}
+
+// An exception's message without the input's own name in front (the report names the input).
+std::string reason_of(const std::string& input, const std::string& what) {
+  std::string prefix = input + ": ";
+  return what.rfind(prefix, 0) == 0 && what.size() > prefix.size() ? what.substr(prefix.size()) : what;
+}
+
+std::string fix_for(const HostSummary& host, const std::string& cause, bool is_finding) {
+  if (is_finding) {
+    for (const auto& f : host.findings)
+      if (f.id == cause && !f.fix.empty()) return f.fix;
+    return pair_cause_fix(cause);
+  }
+  if (cause == "pair.acs_redirect")
+    for (const auto& p : host.pairs)
+      if (p.cause == cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
+  return pair_cause_fix(cause);
+}
+
+}  // namespace
+
+const char* to_string(FleetResult result) {
+  switch (result) {
+    case FleetResult::kPass: return "PASS";
+    case FleetResult::kFail: return "FAIL";
+    case FleetResult::kUnknown: return "UNKNOWN";
+    case FleetResult::kNoPairs: return "NO PAIRS";
+    case FleetResult::kUnreadable: return "UNREADABLE INPUT";
+  }
+  return "UNKNOWN";
+}
+
+std::string pair_cause_title(const std::string& cause) {
+  if (cause == "pair.acs_redirect")
+    return "GPU–NVMe pairs refused: ACS redirect on the switch ports sends their traffic up to the root complex, "
+           "which the kernel does not allow here";
+  if (cause == "pair.host_bridge")
+    return "GPU–NVMe pairs refused through the root complex: the CPU is not one the kernel trusts for P2P and the "
+           "host bridge is not on its allowlist";
+  if (cause == "pair.not_supported") return "GPU–NVMe pairs refused by the kernel's P2PDMA rules";
+  if (cause == "pair.acs_unknown")
+    return "GPU–NVMe pairs undecided: the ACS control of a bridge on their path could not be read (needs root)";
+  if (cause == "pair.path_unknown") return "GPU–NVMe pairs undecided: a fact the kernel's rule needs could not be read";
+  if (cause == "kernel.config_p2pdma") return "GPU–NVMe pairs blocked by the kernel's CONFIG_PCI_P2PDMA";
+  if (cause == "kernel.known_bad") return "GPU–NVMe pairs blocked: a kernel known to corrupt memory with P2PDMA";
+  return "";
+}
+
+std::string pair_cause_fix(const std::string& cause) {
+  if (cause == "pair.host_bridge")
+    return "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
+           "whose CPU or host bridge the kernel allows";
+  if (cause == "pair.acs_unknown" || cause == "pair.path_unknown")
+    return "capture as root (sudo p2pcheck capture): ACS and port types are in config space beyond 64 bytes";
+  return "";
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable) {
+  std::vector<std::string> out;
+  for (const auto& arg : args) {
+    if (arg.empty()) {
+      unreadable.push_back({arg, "an empty name"});
+      continue;
+    }
+    expand(arg, 0, out, unreadable);
+  }
+  return out;
+}
+
+HostSummary read_host(const std::string& input, const FleetOptions& options) {
+  if (!is_dir(input) && looks_like_json(head_of(input, 4096))) {
+    if (options.assume_kernel)
+      throw Error(input, "a saved check --json was judged when it was made; --assume-kernel needs the capture");
+    auto doc = parse_outside_json(read_whole(input), input);
+    if (!doc) throw Error(input, "not valid JSON; expected a saved `p2pcheck check --json`");
+    return summarize_check_json(*doc, input);
+  }
+  auto source = open_dump_source(input);
+  std::optional<CaptureInfo> info = read_capture_info(*source);
+  CheckOptions check;
+  check.assume_kernel = options.assume_kernel;
+  auto report = run_check(*source, check);
+  return summarize_report(*report, info ? &info->manifest : nullptr, input);
+}
+
+FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<UnreadableInput> unreadable,
+                      const FleetOptions& options) {
+  if (inputs.empty() && unreadable.empty()) throw UsageError("fleet: no input given");
+  using Outcome = std::variant<std::monostate, HostSummary, UnreadableInput>;
+  std::vector<Outcome> outcomes(inputs.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex progress_lock;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
+      const std::string& input = inputs[i];
+      try {
+        outcomes[i] = read_host(input, options);
+      } catch (const Error& e) {
+        outcomes[i] = UnreadableInput{input, reason_of(input, e.what())};
+      } catch (const UsageError& e) {
+        outcomes[i] = UnreadableInput{input, reason_of(input, e.what())};
+      } catch (const std::exception& e) {
+        // A last resort, as in main: one bad input must not take the other 999 down with it.
+        outcomes[i] = UnreadableInput{input, std::string("unexpected error: ") + e.what()};
+      }
+      std::lock_guard<std::mutex> hold(progress_lock);
+      ++done;
+      if (options.progress) options.progress(done, inputs.size());
+    }
+  };
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(1, inputs.size())));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+
+  std::vector<HostSummary> hosts;
+  for (auto& o : outcomes) {
+    if (auto* h = std::get_if<HostSummary>(&o)) hosts.push_back(std::move(*h));
+    if (auto* u = std::get_if<UnreadableInput>(&o)) unreadable.push_back(std::move(*u));
+  }
+  return build_fleet_report(std::move(hosts), std::move(unreadable), inputs.size());
+}
+
+FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<UnreadableInput> unreadable,
+                               std::size_t inputs) {
+  FleetReport r;
+  r.inputs = inputs;
+  std::sort(hosts.begin(), hosts.end(), [](const HostSummary& a, const HostSummary& b) {
+    return a.host != b.host ? a.host < b.host : a.input < b.input;
+  });
+  std::sort(unreadable.begin(), unreadable.end(),
+            [](const UnreadableInput& a, const UnreadableInput& b) { return a.input < b.input; });
+  r.hosts = std::move(hosts);
+  r.unreadable = std::move(unreadable);
+
+  // (level, cause) -> its group; a host joins a group once however many findings or pairs it has.
+  std::map<std::pair<int, std::string>, CauseGroup> groups;
+  std::map<std::pair<int, std::string>, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
+  std::map<std::string, TopologyGroup> topologies;
+  for (std::size_t h = 0; h < r.hosts.size(); ++h) {
+    const HostSummary& host = r.hosts[h];
+    switch (host.result) {
+      case Result::kPass: ++r.passing; break;
+      case Result::kFail: ++r.failing; break;
+      case Result::kUnknown: ++r.unknown; break;
+      case Result::kNoPairs: ++r.no_pairs; break;
+    }
+    auto join = [&](Level level, const std::string& cause, bool is_finding, const std::string& title,
+                    std::size_t pairs) {
+      CauseGroup& g = groups[{severity(level), cause}];
+      if (g.hosts.empty() || g.hosts.back() != h) {
+        std::string fix = fix_for(host, cause, is_finding);
+        if (g.hosts.empty()) {
+          g.cause = cause;
+          g.level = level;
+          g.fix = fix;
+        } else if (fix != g.fix && g.fix_host.empty()) {
+          g.fix_host = r.hosts[g.hosts.front()].host;
+        }
+        g.hosts.push_back(h);
+      }
+      // A finding's message names the cause best; fleet's words for a pair cause only stand in
+      // where no finding has it. "as on HOST" when another host words the same finding otherwise.
+      auto& [from_finding, from_host] = title_source[{severity(level), cause}];
+      if (is_finding && !from_finding) {
+        g.title = title;
+        from_finding = true;
+        from_host = h;
+      } else if (is_finding && title != g.title && h != from_host && g.title_host.empty()) {
+        g.title_host = r.hosts[from_host].host;
+      } else if (g.title.empty()) {
+        g.title = title;
+      }
+      g.pairs += pairs;
+    };
+    for (const auto& f : host.findings)
+      if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown))
+        join(f.level, f.id, true, f.message, 0);
+    for (const auto& p : host.pairs)
+      if (!p.cause.empty())
+        join(p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, false, pair_cause_title(p.cause),
+             1);
+    if (!host.topology.empty()) {
+      TopologyGroup& t = topologies[host.topology];
+      t.fingerprint = host.topology;
+      t.hosts.push_back(h);
+    }
+  }
+  for (auto& [key, g] : groups) (g.level == Level::kFail ? r.failures : r.unknowns).push_back(std::move(g));
+  auto by_size = [](const auto& a, const auto& b) {
+    return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.hosts.front() < b.hosts.front();
+  };
+  auto causes_by_size = [&](const CauseGroup& a, const CauseGroup& b) {
+    return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.cause < b.cause;
+  };
+  std::sort(r.failures.begin(), r.failures.end(), causes_by_size);
+  std::sort(r.unknowns.begin(), r.unknowns.end(), causes_by_size);
+  for (auto& [fp, t] : topologies) r.topologies.push_back(std::move(t));
+  std::sort(r.topologies.begin(), r.topologies.end(), by_size);
+
+  if (r.failing)
+    r.result = FleetResult::kFail;
+  else if (!r.unreadable.empty() || r.hosts.empty())
+    r.result = FleetResult::kUnreadable;
+  else if (r.unknown)
+    r.result = FleetResult::kUnknown;
+  else if (r.no_pairs)
+    r.result = FleetResult::kNoPairs;
+  else
+    r.result = FleetResult::kPass;
+  return r;
+}
+
+}  // namespace p2pcheck

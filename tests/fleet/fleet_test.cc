@@ -1,0 +1,189 @@
+#include "p2pcheck/fleet/fleet.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+HostFinding finding(const char* id, Level level, const char* fix = "") { return {id, level, "", "msg", fix, true}; }
+
+HostPair pair(Verdict verdict, const char* cause, const char* acs_fix = "") {
+  HostPair p;
+  p.gpu = "0000:03:00.0";
+  p.nvme = "0000:05:00.0";
+  p.verdict = p.to_gpu = p.from_gpu = verdict;
+  p.map_type = verdict == Verdict::kSupported ? "BUS_ADDR" : "NOT_SUPPORTED";
+  p.cause = cause;
+  p.acs_fix = acs_fix;
+  return p;
+}
+
+HostSummary host(const char* name, Result result, std::vector<HostFinding> findings, std::vector<HostPair> pairs,
+                 const char* topology = "aaaa") {
+  HostSummary s;
+  s.host = name;
+  s.input = std::string(name) + ".tar.zst";
+  s.format = "capture";
+  s.result = result;
+  s.findings = std::move(findings);
+  s.pairs = std::move(pairs);
+  s.topology = topology;
+  return s;
+}
+
+TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
+  std::vector<HostSummary> hosts = {
+      host(
+          "n3", Result::kFail, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")},
+          {pair(Verdict::kNotSupported, "kernel.config_p2pdma"), pair(Verdict::kNotSupported, "kernel.config_p2pdma")}),
+      host("n1", Result::kFail, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")}, {}),
+      host("n2", Result::kFail, {finding("gpu.ais", Level::kPass)},
+           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:02:00.0")}, "bbbb"),
+      host("n4", Result::kFail, {},
+           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:42:00.0")}, "bbbb"),
+      host("n5", Result::kUnknown, {finding("storage.unknown", Level::kUnknown)},
+           {pair(Verdict::kUnknown, "pair.acs_unknown")}),
+      host("n0", Result::kPass, {finding("gpu.ais", Level::kPass)}, {pair(Verdict::kSupported, "")}, ""),
+  };
+  FleetReport r = build_fleet_report(hosts, {{"bad.bin", "not a recognised dump"}}, 7);
+  ASSERT_EQ(r.hosts.size(), 6u);
+  EXPECT_EQ(r.hosts[0].host, "n0");  // sorted by host
+  EXPECT_EQ(r.failing, 4u);
+  EXPECT_EQ(r.unknown, 1u);
+  EXPECT_EQ(r.passing, 1u);
+  EXPECT_EQ(r.result, FleetResult::kFail);  // a failing host is certain whatever is unread
+  ASSERT_EQ(r.failures.size(), 2u);
+  // Each host once per cause, however many of its pairs or findings have it; the fix once.
+  EXPECT_EQ(r.failures[0].cause, "kernel.config_p2pdma");
+  EXPECT_EQ(r.failures[0].hosts.size(), 2u);
+  EXPECT_EQ(r.failures[0].pairs, 2u);
+  EXPECT_EQ(r.failures[0].fix, "rebuild");
+  EXPECT_EQ(r.failures[0].fix_host, "");
+  EXPECT_EQ(r.failures[1].cause, "pair.acs_redirect");
+  EXPECT_EQ(r.failures[1].fix, "boot with pci=disable_acs_redir=0000:02:00.0");
+  EXPECT_EQ(r.failures[1].fix_host, "n2");  // the hosts' ports differ: the fix says whose it is
+  EXPECT_FALSE(r.failures[1].title.empty());
+  EXPECT_EQ(r.failures[0].title, "msg");  // the finding's words, not fleet's for its pairs
+  EXPECT_EQ(r.failures[0].title_host, "");
+  ASSERT_EQ(r.unknowns.size(), 2u);
+  EXPECT_EQ(r.unknowns[0].cause, "pair.acs_unknown");
+  // Topologies: the biggest group first, named after its first host; n0 has no tree.
+  ASSERT_EQ(r.topologies.size(), 2u);
+  EXPECT_EQ(r.topologies[0].fingerprint, "aaaa");
+  EXPECT_EQ(r.topologies[0].hosts.size(), 3u);
+  EXPECT_EQ(r.hosts[r.topologies[0].hosts[0]].host, "n1");
+}
+
+TEST(Fleet, TheResultsOrderOfStrength) {
+  auto result = [](std::vector<Result> results, bool unreadable) {
+    std::vector<HostSummary> hosts;
+    int i = 0;
+    for (Result res : results) hosts.push_back(host(("h" + std::to_string(i++)).c_str(), res, {}, {}));
+    std::vector<UnreadableInput> bad;
+    if (unreadable) bad.push_back({"x", "y"});
+    return build_fleet_report(hosts, bad, hosts.size() + bad.size()).result;
+  };
+  EXPECT_EQ(result({Result::kPass, Result::kPass}, false), FleetResult::kPass);
+  EXPECT_EQ(result({Result::kPass, Result::kFail, Result::kUnknown}, true), FleetResult::kFail);
+  EXPECT_EQ(result({Result::kPass, Result::kUnknown}, true), FleetResult::kUnreadable);
+  EXPECT_EQ(result({Result::kPass, Result::kUnknown, Result::kNoPairs}, false), FleetResult::kUnknown);
+  EXPECT_EQ(result({Result::kPass, Result::kNoPairs}, false), FleetResult::kNoPairs);
+  EXPECT_EQ(result({}, true), FleetResult::kUnreadable);
+}
+
+class FleetInputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("p2pcheck-fleet-test-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "rack1" / "empty");
+    fs::create_directories(dir_ / "bundle");
+    write(dir_ / "rack1" / "garbage.bin", "\x01\x02 not a dump");
+    write(dir_ / "rack1" / "bad.json", "{\"schema\": \"p2pcheck.check\", ");
+    write(dir_ / "rack1" / "topo.json", "{\"schema\": \"p2pcheck.topo\", \"schema_version\": 1}");
+    write(dir_ / "bundle" / "cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n\n");
+    write(dir_ / "bundle" / "lspci.txt", "00:00.0 Host bridge: x\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+  fs::path dir_;
+};
+
+TEST_F(FleetInputs, DirectoriesExpandAndOneMachineDirectoriesStayWhole) {
+  std::vector<UnreadableInput> bad;
+  std::string fixture = std::string(P2PCHECK_FIXTURES) + "/xeon-sapphire-rapids/root";
+  auto inputs = expand_inputs({dir_.string(), fixture, (dir_ / "missing").string()}, bad);
+  std::vector<std::string> want = {(dir_ / "bundle").string(), (dir_ / "rack1" / "bad.json").string(),
+                                   (dir_ / "rack1" / "garbage.bin").string(), (dir_ / "rack1" / "topo.json").string(),
+                                   fixture};
+  EXPECT_EQ(inputs, want);
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_EQ(bad[0].input, (dir_ / "rack1" / "empty").string());
+  EXPECT_NE(bad[0].reason.find("empty directory"), std::string::npos);
+  EXPECT_NE(bad[1].reason.find("cannot open"), std::string::npos);
+}
+
+TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
+  std::vector<UnreadableInput> bad;
+  std::string fixtures = P2PCHECK_FIXTURES;
+  auto inputs = expand_inputs(
+      {(dir_ / "rack1").string(), fixtures + "/xeon-sapphire-rapids/root", fixtures + "/intel-xeon-broadwell/root"},
+      bad);
+  FleetOptions options;
+  options.jobs = 2;
+  std::size_t calls = 0;
+  options.progress = [&](std::size_t done, std::size_t total) {
+    ++calls;
+    EXPECT_LE(done, total);
+  };
+  FleetReport r = run_fleet(inputs, bad, options);
+  EXPECT_EQ(calls, inputs.size());
+  ASSERT_EQ(r.hosts.size(), 2u);
+  EXPECT_EQ(r.hosts[0].host, "intel-xeon-broadwell");  // DIR/root is named after DIR
+  ASSERT_EQ(r.unreadable.size(), 4u);                  // bad.json, the empty directory, garbage.bin, topo.json
+  for (const auto& u : r.unreadable) EXPECT_FALSE(u.reason.empty()) << u.input;
+  EXPECT_NE(r.unreadable[0].reason.find("not valid JSON"), std::string::npos) << r.unreadable[0].reason;
+  EXPECT_NE(r.unreadable[3].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
+      << r.unreadable[3].reason;
+  EXPECT_EQ(r.result, FleetResult::kFail);  // intel-xeon-broadwell fails
+}
+
+TEST(FleetRun, TheSameReportWhateverTheNumberOfThreads) {
+  std::vector<std::string> inputs;
+  for (const auto& entry : fs::directory_iterator(P2PCHECK_FIXTURES))
+    if (fs::exists(entry.path() / "root" / "sys")) inputs.push_back((entry.path() / "root").string());
+  ASSERT_GE(inputs.size(), 8u);
+  // The same inputs under other names, to be sure order comes from the sort, not from the threads.
+  std::vector<std::string> reversed(inputs.rbegin(), inputs.rend());
+  FleetOptions one, four;
+  one.jobs = 1;
+  four.jobs = 4;
+  FleetReport a = run_fleet(inputs, {}, one), b = run_fleet(reversed, {}, four);
+  ASSERT_EQ(a.hosts.size(), inputs.size());
+  ASSERT_EQ(b.hosts.size(), a.hosts.size());
+  for (std::size_t i = 0; i < a.hosts.size(); ++i) {
+    EXPECT_EQ(a.hosts[i].input, b.hosts[i].input);
+    EXPECT_EQ(a.hosts[i].topology, b.hosts[i].topology);
+    EXPECT_EQ(a.hosts[i].pairs.size(), b.hosts[i].pairs.size());
+  }
+  ASSERT_EQ(a.failures.size(), b.failures.size());
+  for (std::size_t i = 0; i < a.failures.size(); ++i) {
+    EXPECT_EQ(a.failures[i].cause, b.failures[i].cause);
+    EXPECT_EQ(a.failures[i].hosts, b.failures[i].hosts);
+  }
+  // The epyc fixture and its non-root view are one machine seen two ways: other port types.
+  std::set<std::string> fingerprints;
+  for (const auto& h : a.hosts) fingerprints.insert(h.topology);
+  EXPECT_EQ(fingerprints.size(), a.hosts.size());
+}
+
+TEST(FleetRun, NoInputIsAUsageError) { EXPECT_THROW(run_fleet({}, {}, FleetOptions{}), UsageError); }
+
+}  // namespace
+}  // namespace p2pcheck

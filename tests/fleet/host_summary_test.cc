@@ -1,0 +1,136 @@
+#include "p2pcheck/fleet/host_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "p2pcheck/source/error.h"
+
+namespace p2pcheck {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json pair_json(const char* verdict, const char* path, ordered_json blocked, bool acs_redirect, bool host_check,
+                       bool acs_unknown = false) {
+  return {{"gpu", "0000:03:00.0"},
+          {"nvme", "0000:05:00.0"},
+          {"nvme_name", "nvme0"},
+          {"map_type", "NOT_SUPPORTED"},
+          {"verdict", verdict},
+          {"path", {{"map_type", "NOT_SUPPORTED"}, {"verdict", path}}},
+          {"blocked_by", blocked},
+          {"rule", "the rule"},
+          {"flows", {{"to_gpu", {{"verdict", verdict}}}, {"from_gpu", {{"verdict", verdict}}}}},
+          {"acs_fix", acs_redirect ? ordered_json("pci=disable_acs_redir=0000:02:00.0") : ordered_json(nullptr)},
+          {"host_check", host_check ? ordered_json::object() : ordered_json(nullptr)},
+          {"acs_redirect", acs_redirect ? ordered_json::array({"0000:02:00.0"}) : ordered_json::array()},
+          {"acs_unknown", acs_unknown ? ordered_json::array({"0000:02:00.0"}) : ordered_json::array()}};
+}
+
+ordered_json check_doc() {
+  return {{"schema", "p2pcheck.check"},
+          {"schema_version", 1},
+          {"tool_version", "0.1.0"},
+          {"source", "archive x"},
+          {"result", "FAIL"},
+          {"kernel", {{"release", "6.8.0"}}},
+          {"cpu", {{"model_name", "AMD EPYC"}}},
+          {"gpus", {"0000:03:00.0"}},
+          {"nvme", {{{"bdf", "0000:05:00.0"}, {"name", "nvme0"}}}},
+          {"findings",
+           {{{"id", "kernel.config_p2pdma"},
+             {"level", "FAIL"},
+             {"subject", ""},
+             {"concerns_selected_pairs", true},
+             {"message", "no P2PDMA"},
+             {"fix", "rebuild"}}}},
+          {"pairs", {pair_json("not_supported", "supported", {"kernel_without_p2pdma"}, false, true)}}};
+}
+
+TEST(FleetHostSummary, PairCauses) {
+  auto cause = [](const ordered_json& p) { return pair_cause(p, "f.json", 0); };
+  EXPECT_EQ(cause(pair_json("supported", "supported", ordered_json::array(), false, false)), "");
+  EXPECT_EQ(cause(pair_json("not_supported", "supported", {"kernel_without_p2pdma"}, false, true)),
+            "kernel.config_p2pdma");
+  EXPECT_EQ(cause(pair_json("not_supported", "supported", {"known_bad_kernel"}, false, false)), "kernel.known_bad");
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), true, true)), "pair.acs_redirect");
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, true)), "pair.host_bridge");
+  // The path is refused whatever the kernel: the path's cause, not the kernel's.
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", {"kernel_without_p2pdma"}, false, true)),
+            "pair.host_bridge");
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, false)),
+            "pair.not_supported");
+  EXPECT_EQ(cause(pair_json("unknown", "supported", {"p2pdma_config_unknown"}, false, false)), "kernel.config_p2pdma");
+  EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true, true)), "pair.acs_unknown");
+  EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true)), "pair.path_unknown");
+}
+
+TEST(FleetHostSummary, ReadsASavedCheckJson) {
+  HostSummary s = summarize_check_json(check_doc(), "racks/a/node-17.json");
+  EXPECT_EQ(s.host, "node-17");
+  EXPECT_EQ(s.format, "check --json");
+  EXPECT_EQ(s.result, Result::kFail);
+  EXPECT_EQ(s.kernel, "6.8.0");
+  EXPECT_EQ(s.gpus, 1u);
+  EXPECT_EQ(s.nvmes, 1u);
+  ASSERT_EQ(s.findings.size(), 1u);
+  EXPECT_EQ(s.findings[0].fix, "rebuild");
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].cause, "kernel.config_p2pdma");
+  EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
+  EXPECT_TRUE(s.topology.empty());  // a saved check --json has no PCI tree
+}
+
+TEST(FleetHostSummary, HostileDocumentsNameTheMember) {
+  auto message = [](ordered_json doc) {
+    try {
+      summarize_check_json(doc, "bad.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ordered_json d = check_doc();
+  d["schema"] = "p2pcheck.topo";
+  EXPECT_NE(message(d).find("bad.json: schema: expected \"p2pcheck.check\""), std::string::npos) << message(d);
+  d = check_doc();
+  d["schema_version"] = 99;
+  EXPECT_NE(message(d).find("newer than this p2pcheck reads"), std::string::npos) << message(d);
+  d = check_doc();
+  d["result"] = "MAYBE";
+  EXPECT_NE(message(d).find("result: expected PASS, FAIL, UNKNOWN or NO PAIRS"), std::string::npos) << message(d);
+  d = check_doc();
+  d["pairs"][0]["verdict"] = 3;
+  EXPECT_NE(message(d).find("pairs[0].verdict: expected a string"), std::string::npos) << message(d);
+  d = check_doc();
+  d["findings"][0]["level"] = "LOUD";
+  EXPECT_NE(message(d).find("findings[0].level"), std::string::npos) << message(d);
+  d = check_doc();
+  d["pairs"] = "many";
+  EXPECT_NE(message(d).find("pairs: expected an array"), std::string::npos) << message(d);
+  d = check_doc();
+  d["pairs"][0].erase("gpu");
+  EXPECT_NE(message(d).find("pairs[0].gpu: expected a PCI address"), std::string::npos) << message(d);
+  EXPECT_NE(message(ordered_json::array()).find("expected an object"), std::string::npos);
+}
+
+TEST(FleetHostSummary, HostNames) {
+  ordered_json manifest = {{"hostname", "gpu-node-7"}, {"redacted", false}};
+  EXPECT_EQ(host_name_for(&manifest, nullptr, "x/y.tar.zst"), "gpu-node-7");
+  manifest["redacted"] = true;  // "host-0001" in every redacted capture: the file name says more
+  manifest["hostname"] = "host-0001";
+  EXPECT_EQ(host_name_for(&manifest, nullptr, "fetched/rack2-n04.tar.zst"), "rack2-n04");
+  manifest = {{"hostname", "(none)"}};  // the kernel's default: no name was set
+  EXPECT_EQ(host_name_for(&manifest, nullptr, "lab/sw-epyc.tar.zst"), "sw-epyc");
+  manifest = {{"hostname", nullptr}};
+  EXPECT_EQ(host_name_for(&manifest, nullptr, "a/b/lspci-n1.txt"), "lspci-n1");
+  ordered_json identity = {{"hostname", "n9"}, {"redacted", false}};
+  EXPECT_EQ(host_name_for(nullptr, &identity, "saved/x.json"), "n9");
+  EXPECT_EQ(host_name_for(nullptr, nullptr, "dir/unpacked/"), "unpacked");
+  EXPECT_EQ(host_name_for(nullptr, nullptr, "h.tar.gz"), "h");
+  EXPECT_EQ(host_name_for(nullptr, nullptr, "dumps/n7/root"), "n7");
+  EXPECT_EQ(host_name_for(nullptr, nullptr, "n8/p2pcheck-capture/"), "n8");
+  EXPECT_EQ(host_name_for(nullptr, nullptr, "root"), "root");
+}
+
+}  // namespace
+}  // namespace p2pcheck
