@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""json_schema_test.py BINARY [TREES]: every JSON document p2pcheck prints validates against
+"""json_schema_test.py BINARY [TREES [UNIT_TESTS]]: every JSON document p2pcheck prints validates against
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
 parse alike), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
-real imports in tests/imports/real, and `kmod status` here. An import made from a fixture must
+real imports in tests/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
+Verify.* runs (fake engines). An import made from a fixture must
 not FAIL or WARN where the fixture itself does not (a problem its format cannot carry).
 
 It also holds the lists in docs/json.md to the code: every finding id, rule_id and fix.kind the
@@ -119,6 +120,7 @@ def main():
     binary = os.path.realpath(sys.argv[1])
     trees = os.path.realpath(sys.argv[2] if len(sys.argv) > 2 else
                              os.environ.get("P2PCHECK_FIXTURE_TREES", os.path.join(REPO, "build/fixtures")))
+    unit_tests = os.path.realpath(sys.argv[3]) if len(sys.argv) > 3 else None
     schema = json.load(open(os.path.join(REPO, "docs/schema/p2pcheck.schema.json")))
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -186,6 +188,19 @@ def main():
             run(validator, f"real {entry} check", [binary, "--dump", path, "check", "--json"])
             run(validator, f"real {entry} topo", [binary, "--dump", path, "topo", "--json"])
         run(validator, "kmod status", [binary, "kmod", "status", "--json"])
+        # verify moves data only on a real machine: its documents come from its unit tests' runs
+        # against fake engines (a pass; a refusal and a mismatch), kept when asked.
+        if unit_tests:
+            out = os.path.join(tmp, "verify-json")
+            os.makedirs(out)
+            subprocess.run([unit_tests, "--gtest_filter=Verify.ResultsFileForCapture:"
+                            "Verify.KmodRefusalAndMismatchAreReportedPerDirection"],
+                           env=dict(os.environ, P2PCHECK_VERIFY_JSON_DIR=out), capture_output=True)
+            kept = sorted(os.listdir(out))
+            if len(kept) != 2:
+                fail(f"verify unit tests left {kept} in {out}, expected two documents")
+            for f in kept:
+                validate(validator, f"verify {f} (unit test)", open(os.path.join(out, f)).read())
         run(validator, "live check", [binary, "check", "--json"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

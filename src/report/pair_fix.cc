@@ -67,6 +67,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
 
 PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
   PairFix fix;
+  if (d.verdict == Verdict::kSupported) return fix;  // nothing to do
   const Bdf& gpu = d.path.pair.gpu;
   const Bdf& nvme = d.path.pair.nvme;
   if (d.known_bad) {

@@ -130,8 +130,11 @@ TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
   EXPECT_NE(set.manifest["uncaptured"].dump().find(nvme + "/cntlid"), std::string::npos);
   ASSERT_TRUE(entry(set, "/sys/class/nvme/nvme0"));
   EXPECT_EQ(entry(set, "/sys/class/nvme/nvme0")->kind, EntryKind::kLink);
-  EXPECT_FALSE(entry(set, "/proc/sys/kernel/hostname"));  // never read by the analysis
-  ASSERT_TRUE(entry(set, "/proc/kallsyms"));              // read for amdgpu's AIS
+  // The machine's identity is read like any other file, so a replay names the same machine.
+  ASSERT_TRUE(entry(set, "/proc/sys/kernel/hostname"));
+  EXPECT_EQ(entry(set, "/proc/sys/kernel/hostname")->data, "gpu-node-17.example.com\n");
+  EXPECT_FALSE(entry(set, "/etc/hostname"));  // never read by the analysis
+  ASSERT_TRUE(entry(set, "/proc/kallsyms"));  // read for amdgpu's AIS
   // Redacted, the symbols stay and the KASLR addresses go.
   auto again = dir.source();
   CaptureSet redacted = collect_capture(*again, nullptr, true);

@@ -80,6 +80,8 @@ class GpuStack : public ::testing::Test {
       if (fn.vendor == 0x1002 || fn.vendor == 0x10de) inv_.gpus.push_back(bdf);
     root_ = dir_.root();
     source_ = root_.source();
+    // DMI is read once with the machine's identity (read_machine); the GPU checks cite those reads.
+    machine_.identity = read_identity(*source_);
     return check_gpu(read_gpu(*source_, machine_, topo_, inv_), machine_, topo_, inv_);
   }
   std::string gpu() const { return gpu_.bdf.str(); }

@@ -3,6 +3,7 @@
 // refusals, failures, mismatches, fallbacks and timeouts, and the JSON document.
 #include "p2pcheck/verify/verify.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -18,6 +19,13 @@
 
 namespace p2pcheck {
 namespace {
+
+// tests/json_schema_test.py runs these tests with P2PCHECK_VERIFY_JSON_DIR set and validates the
+// verify documents they leave there against docs/schema/p2pcheck.schema.json.
+void keep_for_schema_test(const nlohmann::ordered_json& doc, const std::string& name) {
+  if (const char* dir = std::getenv("P2PCHECK_VERIFY_JSON_DIR"))
+    save_verify_results(doc, std::string(dir) + "/" + name);
+}
 
 using namespace p2pcheck::testing;
 
@@ -304,6 +312,7 @@ TEST(Verify, KmodRefusalAndMismatchAreReportedPerDirection) {
   EXPECT_EQ(report.result, Level::kFail);
 
   auto json = verify_json(report);
+  keep_for_schema_test(json, "refusal-and-mismatch.json");
   const auto& p = json["pairs"][0];
   EXPECT_EQ(p["directions"][0]["outcome"], "mismatch");
   EXPECT_EQ(p["directions"][0]["mismatch"]["block"], 3);
@@ -564,6 +573,7 @@ TEST(Verify, ResultsFileForCapture) {
   r.engines.add(EngineKind::kP2pmem, honest_transfer);
   VerifyReport report = r.run();
   auto json = verify_json(report);
+  keep_for_schema_test(json, "passed.json");
   EXPECT_EQ(json["schema"], "p2pcheck.verify");
   EXPECT_EQ(json["schema_version"], 1);
   EXPECT_EQ(json["result"], "PASS");
