@@ -28,7 +28,7 @@ struct CheckReads {
 
 CheckReads read_everything(Source& source, const CheckOptions& options, const CheckReport& report) {
   CheckReads reads;
-  const NotCarried& absent = options.not_carried;
+  const UncarriedAreas& absent = options.not_carried;
   // A capture's recorded answers stand in for the module on replay; never on the live machine.
   if (!absent.has(CheckArea::kKernelModule)) {
     if (!source.is_live()) reads.recorded_answers = read_recorded_kernel_answers(source);
@@ -100,7 +100,7 @@ bool concerns_selected_pairs(const Finding& finding, const CheckReport& report) 
                      [&](const Bdf& device) { return report.selected_devices.count(device) != 0; });
 }
 
-bool NotCarried::has(CheckArea area) const { return std::find(areas.begin(), areas.end(), area) != areas.end(); }
+bool UncarriedAreas::has(CheckArea area) const { return std::find(areas.begin(), areas.end(), area) != areas.end(); }
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
   return run_check(load_machine_state(source), source, options);
@@ -126,7 +126,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   auto add = [&](std::vector<Finding> more) {
     report->findings.insert(report->findings.end(), more.begin(), more.end());
   };
-  const NotCarried& absent = options.not_carried;
+  const UncarriedAreas& absent = options.not_carried;
   add(check_kernel(report->machine, report->rules));
   if (reads.recorded_answers)
     add(check_recorded_kernel_answers(*reads.recorded_answers, report->pairs));

@@ -798,7 +798,7 @@ Plan load_plan(const std::string& file) {
   return parse_plan(text, file);
 }
 
-NotCarried plan_not_carried() {
+UncarriedAreas plan_not_carried() {
   return {"not in a plan",
           {CheckArea::kKernelModule, CheckArea::kIommu, CheckArea::kGpuStack, CheckArea::kStorage,
            CheckArea::kRecordedVerify}};

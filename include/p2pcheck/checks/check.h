@@ -31,7 +31,7 @@ enum class CheckArea {
   kStorage,         // namespaces, partitions, file systems, device mapper, multipath
   kRecordedVerify,  // a recorded `verify` run: no finding, as on any replay without one
 };
-struct NotCarried {
+struct UncarriedAreas {
   std::string why;  // "not in a plan": the end of each finding's message
   std::vector<CheckArea> areas;
   bool has(CheckArea area) const;
@@ -43,7 +43,7 @@ struct CheckOptions {
   // The running kernel's own answers (live only); null when the module is absent or not asked.
   P2pprobeClient* kernel_module = nullptr;
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
-  NotCarried not_carried;             // what the input cannot carry; empty: everything
+  UncarriedAreas not_carried;             // what the input cannot carry; empty: everything
 };
 
 // The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.

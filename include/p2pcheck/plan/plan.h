@@ -31,7 +31,7 @@ Plan parse_plan(std::string_view text, const std::string& name);
 
 // What a plan cannot describe (drivers, IOMMU state, block devices, the kernel's own answers): the
 // checks of these parts are not run on absent files; each is UNKNOWN "not in a plan".
-NotCarried plan_not_carried();
+UncarriedAreas plan_not_carried();
 
 // The Source for every read beyond the model: an empty in-memory tree, described as "plan FILE".
 std::unique_ptr<Source> plan_source(const Plan& plan);
