@@ -43,7 +43,7 @@ struct CheckOptions {
   // The running kernel's own answers (live only); null when the module is absent or not asked.
   P2pprobeClient* kernel_module = nullptr;
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
-  UncarriedAreas not_carried;             // what the input cannot carry; empty: everything
+  UncarriedAreas not_carried;         // what the input cannot carry; empty: everything
 };
 
 // The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.
