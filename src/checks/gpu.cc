@@ -56,9 +56,12 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
   ev.push_back({"/sys/class/dmi/id/sys_vendor", vr.ok() ? vendor : why_unread(vr.status, vr.error)});
   ev.push_back({"/sys/class/dmi/id/product_name", pr.ok() ? product : why_unread(pr.status, pr.error)});
   std::string cpu_file = machine.cpu.evidence_file.empty() ? "/proc/cpuinfo" : machine.cpu.evidence_file;
-  ev.push_back({cpu_file, machine.cpu.evidence_file.empty()
-                              ? "not read"
-                              : (machine.cpu.hypervisor ? "flags: hypervisor" : "no hypervisor flag")});
+  // Without a flags line (an x86 cpuinfo always has one; --cpu's assumed CPU has none) no flag is unknown.
+  const bool flags_known = !machine.cpu.evidence_file.empty() && machine.cpu.flags_read;
+  ev.push_back({cpu_file, machine.cpu.evidence_file.empty() ? "not read"
+                          : !flags_known                    ? "no flags line"
+                          : machine.cpu.hypervisor          ? "flags: hypervisor"
+                                                            : "no hypervisor flag"});
 
   std::string dmi_vm;
   for (const auto& vm : kDmiVms)
@@ -98,7 +101,7 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
     f.message = "virtio PCI functions without other signs of a guest (" + join(signs, ", ") +
                 "): a DPU can implement virtio in hardware; if this is a VM, the verdict describes the guest's virtual "
                 "topology, not the physical path";
-  } else if (machine.cpu.evidence_file.empty() && !vr.ok() && !pr.ok()) {
+  } else if (!flags_known && !vr.ok() && !pr.ok()) {
     f.level = Level::kUnknown;
     f.message = "whether this is a virtual machine is unknown: neither /proc/cpuinfo nor DMI could be read";
     f.fix = "run p2pcheck where /proc/cpuinfo and /sys/class/dmi/id are readable";
@@ -112,7 +115,7 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
   } else {
     f.level = Level::kPass;
     f.message = std::string("no sign of virtualization (") +
-                (machine.cpu.evidence_file.empty() ? "CPU flags not read" : "no hypervisor CPU flag") + ", " +
+                (flags_known ? "no hypervisor CPU flag" : "CPU flags not read") + ", " +
                 (vr.ok() || pr.ok() ? "no virtual machine in DMI" : "no DMI") + ", no virtio devices)";
   }
   return f;

@@ -177,6 +177,7 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   for (const char* area :
        {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname"})
     builder.not_carried(area);
+  for (const char* config : kConfigSpaces) builder.not_carried(config);
   builder.note(
       "hwloc XML: no config space, so ACS, port types and the host bridge device's port type are unknown; "
       "link speed and width unknown (hwloc keeps only their product in GB/s); no drivers");

@@ -187,11 +187,11 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
       const char* id = x86_vendor(alias->vendor);
       if (!id) continue;
       bool hypervisor = alias->features.find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
-      builder.set_file(
-          "/proc/cpuinfo",
-          "processor\t: 0\nvendor_id\t: " + std::string(id) + "\ncpu family\t: " + std::to_string(alias->family) +
-              "\nmodel\t\t: " + std::to_string(alias->model) +
-              "\nmodel name\t: (not in the udev database)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
+      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
+                                            "\ncpu family\t: " + std::to_string(alias->family) +
+                                            "\nmodel\t\t: " + std::to_string(alias->model) + "\nmodel name\t: " + id +
+                                            " family 0x" + hex(alias->family) + " model 0x" + hex(alias->model) +
+                                            " (from udev)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
       cpu = true;
     }
   }
@@ -219,6 +219,7 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
   for (const char* area : {"/sys/class/dmi", "/proc/sys/kernel/hostname"}) builder.not_carried(area);
+  for (const char* config : kConfigSpaces) builder.not_carried(config);
   builder.note(
       "udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
       "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");

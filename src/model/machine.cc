@@ -46,6 +46,7 @@ CpuInfo parse_cpuinfo(const std::string& text) {
     else if (key == "model name")
       cpu.model_name = value;
     else if (key == "flags") {
+      cpu.flags_read = true;
       for (const std::string& flag : split_words(value))
         if (flag == "hypervisor") cpu.hypervisor = true;
     }

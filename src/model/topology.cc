@@ -116,6 +116,8 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     decoder.decode_config(fn, config.bytes);
   } else if (config.status == ReadStatus::kDenied) {
     fn.config_note = "config space not readable (" + config.error + "): needs root";
+  } else if (config.status == ReadStatus::kNotCarried) {
+    fn.config_note = "config space " + config.error;  // "not in this udev database"
   } else {
     fn.config_note =
         "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);

@@ -436,9 +436,32 @@ std::string pair_body(const CheckReport& r, const PairDecision& d) {
 }
 
 // An undecided pair whose missing facts the input cannot carry: what is missing and how to give it.
+// The ACS registers along the path are named once, not port by port, so pairs on different paths
+// that lack the same facts print as one cause.
 std::string supply_facts_body(const PairDecision& d, const PairFix& fix) {
-  std::string out = "  why   cannot decide: " + join(unknown_texts(d), "; ") + "\n";
-  return out + "  fix   " + fix.text + "\n";
+  std::vector<std::string> facts, acs_notes;
+  for (const Unknown& u : d.unknowns) {
+    if (u.fact != UnknownFact::kAcsControl) {
+      facts.push_back(unknown_text(u));
+      continue;
+    }
+    std::string note = u.function && !u.function->config_note.empty() ? u.function->config_note : "not readable";
+    if (acs_notes.empty()) facts.emplace_back();  // its place among the facts, filled below
+    if (std::find(acs_notes.begin(), acs_notes.end(), note) == acs_notes.end()) acs_notes.push_back(note);
+  }
+  for (std::string& fact : facts)
+    if (fact.empty()) fact = "ACS control along the path (" + join(acs_notes, "; ") + ")";
+  return "  why   cannot decide: " + join(facts, "; ") + "\n  fix   " + fix.text + "\n";
+}
+
+// The two levels in a pair's heading: the overall verdict, then the PCI path under the kernel's rules.
+std::string pair_status(const PairDecision& d, const TextStyle& style) {
+  std::string path = d.path_map_type != MapType::kUnknown    ? to_string(d.path_map_type)
+                     : d.path_verdict == Verdict::kSupported ? "allowed, way unknown"
+                                                             : "unknown";
+  return colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
+                 d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
+         " (path " + path + ")";
 }
 
 // "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
@@ -477,9 +500,7 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     if (!disagreement &&
         (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)))
       continue;
-    std::string status = colored(style, d.verdict == Verdict::kUnknown ? "35" : "1;31",
-                                 d.verdict == Verdict::kUnknown ? "UNKNOWN" : "NOT SUPPORTED") +
-                         " (" + to_string(d.map_type) + ")";
+    std::string status = pair_status(d, style);
     // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
     PairFix fix = pair_fix(d, r.rules, r.machine);
     std::string body = fix.kind == "supply_facts" ? supply_facts_body(d, fix) : pair_body(r, d);

@@ -64,10 +64,12 @@ std::string unknown_text(const Unknown& u) {
     case UnknownFact::kAcsControl:
       return "ACS control of " + u.function->bdf.str() + " (" +
              (u.function->config_note.empty() ? "not readable" : u.function->config_note) + ")";
-    case UnknownFact::kCpu: return "CPU vendor and family (no /proc/cpuinfo)";
+    case UnknownFact::kCpu:
+      return "CPU vendor and family (" + (u.not_carried.empty() ? "no /proc/cpuinfo" : u.not_carried) + ")";
     case UnknownFact::kHostBridgeDevice:
       return "host bridge device of " + u.host_bridge + " (first device's port type needs root)";
-    case UnknownFact::kP2pdmaConfig: return "CONFIG_PCI_P2PDMA (no kernel config found)";
+    case UnknownFact::kP2pdmaConfig:
+      return "CONFIG_PCI_P2PDMA (" + (u.not_carried.empty() ? "no kernel config found" : u.not_carried) + ")";
   }
   return "";
 }

@@ -39,6 +39,7 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   if (!rules.assumed) {
     rules.config_file = machine.config.file;
     if (auto value = machine.config.get("CONFIG_PCI_P2PDMA")) rules.p2pdma_enabled = tri(*value == "y");
+    rules.config_not_carried = machine.not_carried({"/proc/config.gz", "/boot"});
   }
   rules.known_bad = find_known_bad_kernel(rules.release);
   return rules;
@@ -54,7 +55,8 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
   if (walk.map_type != MapType::kBusAddr) {
     d.host_checked = true;
     d.host = host_check(topo, machine.cpu, rules.version, *walk.provider, *walk.client);
-    if (d.host.cpu_supports == Tri::kUnknown) d.unknowns.push_back({UnknownFact::kCpu, nullptr, ""});
+    if (d.host.cpu_supports == Tri::kUnknown)
+      d.unknowns.push_back({UnknownFact::kCpu, nullptr, "", machine.not_carried({"/proc/cpuinfo"})});
     for (const BridgeCheck& b : d.host.bridges)
       if (b.device_unknown) d.unknowns.push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
   }
@@ -116,7 +118,7 @@ void apply_kernel_support(const KernelRules& rules, PairDecision& d) {
     d.known_bad = rules.known_bad;
     d.to_gpu = d.from_gpu = {Verdict::kNotSupported, FlowReason::kKnownBadKernel, Hardware::kAsTheKernelSays};
   } else if (rules.p2pdma_enabled == Tri::kUnknown && !rules.assumed) {
-    d.unknowns.push_back({UnknownFact::kP2pdmaConfig, nullptr, ""});
+    d.unknowns.push_back({UnknownFact::kP2pdmaConfig, nullptr, "", rules.config_not_carried});
     if (d.verdict == Verdict::kSupported) {
       d.verdict = Verdict::kUnknown;
       d.to_gpu.verdict = d.from_gpu.verdict = Verdict::kUnknown;

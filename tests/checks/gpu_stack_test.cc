@@ -462,6 +462,17 @@ TEST_F(GpuStack, VirtualizationSigns) {
   fs = run();
   EXPECT_EQ(find(fs, "gpu.virtualization")->level, Level::kUnknown);
   expect_evidence_on_non_pass(fs);
+
+  // A cpuinfo without a flags line (--cpu's assumed CPU) does not say "no hypervisor flag".
+  machine_.cpu.evidence_file = "/proc/cpuinfo";
+  machine_.cpu.flags_read = false;
+  fs = run();
+  EXPECT_EQ(find(fs, "gpu.virtualization")->level, Level::kUnknown);
+  EXPECT_TRUE(has_evidence(*find(fs, "gpu.virtualization"), "/proc/cpuinfo", "no flags line"));
+  machine_.cpu.flags_read = true;
+  fs = run();
+  EXPECT_EQ(find(fs, "gpu.virtualization")->level, Level::kPass);
+  EXPECT_TRUE(contains(find(fs, "gpu.virtualization")->message, "no hypervisor CPU flag"));
 }
 
 TEST_F(GpuStack, EachFileIsReadOnce) {

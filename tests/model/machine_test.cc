@@ -29,6 +29,18 @@ TEST(KernelConfig, LinesOfAnyLengthAndOnlyConfigNames) {
   EXPECT_EQ(m.config.options.size(), 3u);
 }
 
+TEST(CpuInfo, AFlagsLineIsWhatMakesTheHypervisorFlagKnown) {
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel name\t: x\n\n");
+  Machine assumed = read_machine(*open_memory_source(tree, "machine test"));
+  EXPECT_EQ(assumed.cpu.evidence_file, "/proc/cpuinfo");
+  EXPECT_FALSE(assumed.cpu.flags_read);  // --cpu's assumed CPU: no flags line, the flag is unknown
+  tree->add_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu hypervisor\n\n");
+  Machine guest = read_machine(*open_memory_source(tree, "machine test"));
+  EXPECT_TRUE(guest.cpu.flags_read);
+  EXPECT_TRUE(guest.cpu.hypervisor);
+}
+
 TEST(KernelVersion, NumbersTooLargeForAnIntAreNotAVersion) {
   EXPECT_EQ(parse_kernel_version("6.8.0-45-generic")->str(), "6.8");
   EXPECT_EQ(parse_kernel_version("6.12.7")->patch, 7);

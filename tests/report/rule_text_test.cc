@@ -119,6 +119,13 @@ TEST_F(RuleText, CannotDecideNamesTheFirstUnknownOrMissingFacts) {
   d_.decided_by = DecidedBy::kCannotDecide;
   d_.undecided_by = Unknown{UnknownFact::kCpu, nullptr, ""};
   EXPECT_EQ(rule_text(d_), "cannot decide: CPU vendor and family (no /proc/cpuinfo)");
+  // A fact the input's format cannot carry says so, instead of "no /proc/cpuinfo".
+  d_.undecided_by = Unknown{UnknownFact::kCpu, nullptr, "", "not in this lspci output"};
+  EXPECT_EQ(rule_text(d_), "cannot decide: CPU vendor and family (not in this lspci output)");
+  EXPECT_EQ(unknown_text(Unknown{UnknownFact::kP2pdmaConfig, nullptr, "", "not in this udev database"}),
+            "CONFIG_PCI_P2PDMA (not in this udev database)");
+  EXPECT_EQ(unknown_text(Unknown{UnknownFact::kP2pdmaConfig, nullptr, ""}),
+            "CONFIG_PCI_P2PDMA (no kernel config found)");
   d_.undecided_by.reset();
   EXPECT_EQ(rule_text(d_), "cannot decide: missing facts");
   Flow unknown{Verdict::kUnknown, FlowReason::kSameAsRule, Hardware::kAsTheKernelSays};

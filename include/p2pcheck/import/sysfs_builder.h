@@ -37,6 +37,10 @@ struct SynthNvme {
 // "not in this lspci output", "not in this udev database": how the checks name what `format` lacks.
 std::string not_carried_phrase(const std::string& format);
 
+// Each PCI function's config space, as the analysis reads it (by its bus link or its canonical
+// path): formats that describe devices without their registers (udev, hwloc) declare these.
+inline constexpr const char* kConfigSpaces[] = {"/sys/bus/pci/devices/*/config", "/sys/devices/**/config"};
+
 // What only the running machine holds and no device listing (lspci, udev, hwloc) carries: loaded
 // modules, KFD, /proc/kallsyms, mounts and swap, the IOMMU, installed libraries, /boot and /etc.
 // Each import declares these, then what else its own format lacks.

@@ -20,6 +20,7 @@ struct CpuInfo {
   int model = -1;
   std::string model_name;
   bool hypervisor = false;  // the `hypervisor` cpuinfo flag: we are a guest
+  bool flags_read = false;  // a flags line was there (--cpu's assumed CPU has none: no flag is then unknown)
   // "x86", "powerpc", "arm64", "riscv", "s390" from the shape of /proc/cpuinfo (each architecture
   // prints its own keys); empty when unknown. The kernel's CPU rule exists only on x86.
   std::string architecture;

@@ -33,6 +33,7 @@ struct KernelRules {
   TableBasis table_basis = TableBasis::kReleaseUnknown;
   Tri p2pdma_enabled = Tri::kUnknown;  // CONFIG_PCI_P2PDMA; unknown when no config could be read
   std::string config_file;
+  std::string config_not_carried;  // the source's phrase when its format holds no kernel config
   const KnownBadKernel* known_bad = nullptr;
 };
 KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release);
@@ -51,6 +52,7 @@ struct Unknown {
   UnknownFact fact;
   const Function* function = nullptr;  // kAcsControl
   std::string host_bridge;             // kHostBridgeDevice
+  std::string not_carried;             // kCpu, kP2pdmaConfig: the source's phrase when its format cannot hold it
 };
 
 // Which rule decided the pair.
