@@ -58,7 +58,7 @@ offers() {
 }
 
 # Every option of every --help, after its command (global options are valid after any command).
-help_options() { "$bin" "$@" --help | awk '/^[A-Za-z]+:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n' | sed 's/{.*}$//'; }  # --json{compact}: a default, not part of the name
+help_options() { "$bin" "$@" --help | awk '/^[A-Za-z]+:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n' | sed 's/{.*}$//; s/\[=.*\]$//'; }  # --json{compact}, --json[=pretty]: a value, not part of the name
 help_commands() { "$bin" "$@" --help | awk '/^[A-Za-z]+:$/ { part = $0; next } part == "Subcommands:" && /^  [a-z]/ { print $1 }'; }
 global=$(help_options)
 cover() {

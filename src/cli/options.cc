@@ -48,7 +48,9 @@ void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI
   std::string text = "Global options (before or after the command):\n";
   for (const CLI::Option* option : app.get_options()) {
     std::string name = option->get_name(false, true);
-    if (name == "-h,--help") continue;
+    if (name == "-h,--help" || option->get_group().empty()) continue;  // an empty group is CLI11's hidden
+    // "--json{compact}" is CLI11's spelling of a flag with a default value; users write --json[=pretty].
+    if (name == "--json{compact}") name = "--json[=pretty]";
     std::string type = option->get_type_name();
     std::string left = "  " + name + (option->get_expected_max() > 0 && !type.empty() ? " " + type : "");
     if (left.size() < 30) left.resize(30, ' ');
