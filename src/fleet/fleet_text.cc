@@ -90,7 +90,9 @@ std::string topologies_text(const FleetReport& r) {
     for (std::size_t h = 0; h < r.hosts.size(); ++h)
       if (r.hosts[h].topology.empty()) rest.push_back(h);
     out += "  " + pad("-", 5) + plural(without, "host", "hosts") +
-           " without a PCI tree (saved check --json): " + host_list_text(r, rest, 12) + "\n";
+           " not grouped: a saved check --json names its pairs' paths, not the PCI tree with its IDs (send "
+           "captures): " +
+           host_list_text(r, rest, 12) + "\n";
   }
   return out;
 }
