@@ -173,8 +173,7 @@ class Cleaner {
 
 ordered_json build_manifest(Source& source, const CheckReport& report, const Provenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
-                            const std::vector<std::string>& notes, const PairSelection& selection,
-                            Cleaner& clean) {
+                            const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
   ordered_json m;
   m["schema"] = kCaptureSchema;
   m["schema_version"] = kCaptureSchemaVersion;
