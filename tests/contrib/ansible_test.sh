@@ -26,7 +26,7 @@ fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 for h in spr:xeon-sapphire-rapids acs:xeon-broadwell-switch-acs; do
   dir=$tmp/chroots/${h%%:*}
   bash "$repo/tests/contrib/mini_chroot.sh" "$dir" "$bin" || { echo "FAIL making the chroot $dir"; exit 1; }
-  cp -al "$fx/${h#*:}/root" "$dir/machine" 2> /dev/null || cp -a "$fx/${h#*:}/root" "$dir/machine"
+  cp -al "$fx/${h#*:}/root" "$dir/machine" 2> /dev/null || { rm -rf "$dir/machine" && cp -a "$fx/${h#*:}/root" "$dir/machine"; }
 done
 [ ! -e "$tmp/chroots/spr/usr/bin/p2pcheck" ] && [ ! -e "$tmp/chroots/spr/usr/local/bin/p2pcheck" ] ||
   { echo "FAIL the chroot holds p2pcheck before the playbook installs it"; exit 1; }

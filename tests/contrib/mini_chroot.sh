@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A minimal chroot for Ansible's community.general.chroot connection, made in a second (no
+# A minimal chroot for Ansible's community.general.chroot connection, made in seconds (no
 # debootstrap, no network): /bin/sh (dash), the coreutils the connection and Ansible's shell
 # plugin run (dd for put/fetch, mkdir, rm, chmod, sleep...), python3 with its standard library (the
 # modules: file, copy, command, stat, fetch), the shared libraries each of them loads, and
@@ -51,12 +51,17 @@ add_program "$py"
 ln -sfn "$(basename "$py")" "$root/usr/bin/python3"
 stdlib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 mkdir -p "$root$stdlib"
-cp -al "$stdlib/." "$root$stdlib/" 2> /dev/null || cp -a "$stdlib/." "$root$stdlib/"
+# Another file system (EXDEV): start again with copies; never cp over links into /usr itself.
+if ! cp -al "$stdlib/." "$root$stdlib/" 2> /dev/null; then
+  rm -rf "$root$stdlib" && mkdir -p "$root$stdlib" && cp -a "$stdlib/." "$root$stdlib/"
+fi
 rm -rf "$root$stdlib/site-packages" "$root$stdlib/dist-packages"
 for so in "$stdlib"/lib-dynload/*.so; do
   case $so in *_tkinter*) continue ;; esac  # Tk and X11: no module of Ansible loads it
   for lib in $(libs_of "$so"); do put "$lib"; done
 done
-[ -e "$root/dev/null" ] || mknod -m 666 "$root/dev/null" c 1 3
+# Best effort: without CAP_MKNOD (some CI containers) the modules still run, a shell's
+# `> /dev/null` then making it a plain file.
+[ -e "$root/dev/null" ] || mknod -m 666 "$root/dev/null" c 1 3 2> /dev/null || true
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
