@@ -160,6 +160,11 @@ std::string fleet_text(const FleetReport& r, const TextStyle& style) {
                     " unreadable\n";
   out += "hosts: " + std::to_string(r.passing) + " pass, " + std::to_string(r.failing) + " fail, " +
          std::to_string(r.unknown) + " unknown, " + std::to_string(r.no_pairs) + " without GPU–NVMe pairs\n";
+  // The usual surprise: a machine whose GPU is no AMD or NVIDIA display/accelerator function.
+  if (r.no_pairs)
+    out +=
+        "  (without pairs: no AMD or NVIDIA GPU, or no NVMe, in that machine; other functions are judged when "
+        "its capture is taken with --gpu/--nvme, which the capture records)\n";
   out += causes_text(r, r.failures, "Failures by cause");
   out += causes_text(r, r.unknowns, "Unknown by cause (could not be decided)");
   if (!r.hosts.empty()) out += topologies_text(r) + hosts_text(r, style);
