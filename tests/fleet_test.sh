@@ -42,10 +42,23 @@ if command -v lstopo > /dev/null; then
   HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$fx/opteron-6300-prezen/root" --of xml > "$c/imports/opteron-hwloc.xml" 2> /dev/null &&
     imports=4
 fi
+# The lab's captures were taken in the guests without a selection: their stand-in GPUs are named
+# in each scenario's `args`. Captured again with those (as `capture --gpu/--nvme` on the guest would
+# have), the manifest records the pairs, and fleet must give the verdicts of expected/check.json.
 lab=0
 for capture in fixtures/lab/*/*.tar.zst; do
-  cp "$capture" "$c/lab/" && lab=$((lab + 1))
+  name=$(basename "$capture" .tar.zst)
+  read -r -a args < "fixtures/lab/$name/args"
+  "$bin" --dump "$capture" capture "${args[@]}" -o "$c/lab/$name.tar.zst" > "$tmp/lab-capture.out" ||
+    echo "FAIL capture of $capture with ${args[*]}"
+  grep -q "^  pairs recorded for replays: ${args[*]}$" "$tmp/lab-capture.out" || echo "FAIL capture does not say its pairs"
+  lab=$((lab + 1))
 done
+# A machine named by its own host name (identity.hostname), whatever its file is called.
+mkdir -p "$c/named"
+cp -a "$fx/xeon-sapphire-rapids/root" "$tmp/named-root"
+echo gpu-node-42 > "$tmp/named-root/proc/sys/kernel/hostname"
+"$bin" --root "$tmp/named-root" capture -o "$c/named/renamed-file.tar.zst" > /dev/null
 # Saved reports, as support desks receive them; their captures are in rack1 too.
 "$bin" --root "$fx/rhel98-epyc/root" check --json > "$c/saved/rhel98-saved.json"
 "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check --json > "$c/saved/acs-saved.json"
@@ -56,8 +69,8 @@ head -c 300 "$c/saved/rhel98-saved.json" > "$c/bad/cut.json"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["pairs"][0]["verdict"]=7; json.dump(j, open(sys.argv[2],"w"))' \
   "$c/saved/rhel98-saved.json" "$c/bad/lying.json"
 fixtures=$(ls "$c/rack1" | wc -l)
-want_inputs=$((fixtures + 3 + imports + lab + 2 + 4))
-echo "corpus: $fixtures fixture captures, 3 redacted copies, $imports imports, $lab lab captures, 2 saved check --json, 4 bad"
+want_inputs=$((fixtures + 3 + imports + lab + 1 + 2 + 4))
+echo "corpus: $fixtures fixture captures, 3 redacted copies, $imports imports, $lab lab captures, 1 named, 2 saved check --json, 4 bad"
 
 "$bin" fleet -j2 --json --junit "$tmp/fleet.xml" --html "$tmp/fleet.html" "$c" > "$tmp/fleet.json" 2> "$tmp/progress"
 rc=$?
@@ -73,9 +86,10 @@ check "-j1 and -j2 give the same JSON" cmp -s "$tmp/fleet-j1.json" "$tmp/fleet.j
 check "-q prints the RESULT line alone, no progress" \
   bash -c '[ "$(cat "$1")" = "$(grep "^RESULT: " "$2")" ] && [ ! -s "$3" ]' _ "$tmp/quiet.txt" "$tmp/fleet-j2.txt" "$tmp/quiet.err"
 
-python3 - "$tmp" "$want_inputs" "$fixtures" "$repo/docs/json.md" <<'PY' || failed=$((failed + 1))
-import csv, json, sys, xml.etree.ElementTree as ET
+python3 - "$tmp" "$want_inputs" "$fixtures" "$repo/docs/json.md" "$repo/fixtures/lab" <<'PY' || failed=$((failed + 1))
+import csv, json, os, sys, xml.etree.ElementTree as ET
 tmp, want_inputs, fixtures, doc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), open(sys.argv[4]).read()
+lab_dir = sys.argv[5]
 problems = []
 def expect(cond, what):
     if not cond:
@@ -138,6 +152,24 @@ for saved, cap in (("rhel98-saved", "rhel98-epyc"), ("acs-saved", "xeon-broadwel
 expect(hosts["spr-lspci"]["format"] == "lspci" and hosts["broadwell-bundle"]["format"] == "lspci"
        and hosts["acs-udev"]["format"] == "udev", "import formats")
 expect(hosts["sw-epyc"]["format"] == "capture", "lab captures are named after their files ((none) is no name)")
+# Each lab capture, with the pairs its args name recorded, is judged as `check $(cat args)` judged it.
+lab_results = {}
+for name in sorted(os.listdir(lab_dir)):
+    want_check = json.load(open(os.path.join(lab_dir, name, "expected", "check.json")))
+    h = hosts.get(name)
+    if h is None:
+        problems.append(f"lab capture {name} is not a host"); continue
+    lab_results[h["result"]] = lab_results.get(h["result"], 0) + 1
+    expect(h["result"] == want_check["result"], f"{name}: {h['result']}, its expected/check.json says {want_check['result']}")
+    got = sorted((p["gpu"], p["nvme"], p["verdict"]) for p in h["pairs"])
+    want_pairs = sorted((p["gpu"], p["nvme"], p["verdict"]) for p in want_check["pairs"])
+    expect(got == want_pairs, f"{name}: pairs {got}, expected {want_pairs}")
+expect(lab_results.get("NO PAIRS", 0) == 0 and len(lab_results) >= 2, f"lab results {lab_results}")
+# Named by identity.hostname: the machine's own name, not its file's; same tree as its fixture.
+expect("gpu-node-42" in hosts and "renamed-file" not in hosts, "a capture is named after identity.hostname")
+if "gpu-node-42" in hosts:
+    expect(hosts["gpu-node-42"]["fingerprint"] == hosts["xeon-sapphire-rapids"]["fingerprint"],
+           "a renamed machine is the same topology")
 
 # JUnit: a suite per host and one for the unreadable inputs, a case per check and per pair.
 root = ET.parse(f"{tmp}/fleet.xml").getroot()

@@ -173,6 +173,12 @@ def main():
             args = open(os.path.join(lab, scenario, "args")).read().split()
             run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
+            # Captured again with its args: the replay's `capture` object carries the `selection`.
+            again = os.path.join(tmp, scenario + "-selected.tar.zst")
+            subprocess.run([binary, "--dump", capture, "capture"] + args + ["-o", again], capture_output=True)
+            selected = run(validator, f"lab {scenario} recaptured check", [binary, "--dump", again, "check", "--json"])
+            if selected is not None and "selection" not in selected.get("capture", {}):
+                fail(f"lab {scenario}: a capture taken with {' '.join(args)} has no capture.selection")
             # What `p2pcheck verify` left on that machine (live/verify.json), when it ran there.
             unpacked = os.path.join(tmp, "lab-" + scenario)
             os.makedirs(unpacked)

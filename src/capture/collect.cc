@@ -29,9 +29,12 @@ void read_aer_counters(Source& source, const Topology& topo) {
 }
 
 // The whole analysis on a recording source: afterwards its AccessLog holds every answer it gave.
-std::unique_ptr<CheckReport> record_analysis(Source& source) {
+// With a selection, its pairs are the ones analysed, so the reads their replay needs are recorded.
+std::unique_ptr<CheckReport> record_analysis(Source& source, const PairSelection& selection) {
   source.set_recording(true);
-  auto report = run_check(source, CheckOptions{});
+  CheckOptions options;
+  options.selection = selection;
+  auto report = run_check(source, options);
   read_aer_counters(source, report->topo);
   if (!source.is_live())  // a capture of a capture keeps the original machine's live answers
     for (const std::string& name : source.list("/live")) source.read("/live/" + name);
@@ -170,7 +173,7 @@ class Cleaner {
 
 ordered_json build_manifest(Source& source, const CheckReport& report, const Provenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
-                            const std::vector<std::string>& notes, Cleaner& clean) {
+                            const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
   ordered_json m;
   m["schema"] = kCaptureSchema;
   m["schema_version"] = kCaptureSchemaVersion;
@@ -203,6 +206,8 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
   for (const auto& path : g.uncaptured) m["uncaptured"].push_back(clean.text(path));
   // A capture of an import keeps what the import's format cannot carry, so the replay says so too.
   if (!source.not_carried().empty()) m["not_carried"] = not_carried_json(source.not_carried());
+  // The pairs it was taken for: a replay judges these unless told others.
+  if (auto sel = selection_json(selection); !sel.is_null()) m["selection"] = sel;
   if (!p.source_manifest.is_null()) {
     ordered_json sm = p.source_manifest;
     if (clean.redacting() && sm.contains("source") && sm["source"].is_string()) {
@@ -222,9 +227,11 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
 
 }  // namespace
 
-CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact) {
+CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, const PairSelection& selection) {
   std::optional<CaptureInfo> from = source.is_live() ? std::nullopt : read_capture_info(source);
-  auto report = record_analysis(source);
+  bool given = !selection.gpu.empty() || !selection.nvme.empty();
+  const PairSelection& chosen = given || !from ? selection : from->selection;
+  auto report = record_analysis(source, chosen);
 
   CaptureSet set;
   std::map<std::string, std::string> live_files;
@@ -240,7 +247,7 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact) 
   std::sort(set.entries.begin(), set.entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 
   std::vector<std::string> notes = capture_notes(from, prov, *report, gathered);
-  set.manifest = build_manifest(source, *report, prov, gathered, live_files, set, notes, clean);
+  set.manifest = build_manifest(source, *report, prov, gathered, live_files, set, notes, chosen, clean);
   for (const auto& n : notes) set.notes.push_back(n);
   return set;
 }

@@ -79,7 +79,35 @@ NotCarried read_not_carried(const JsonFields& m) {
   return out;
 }
 
+// "selection": {"gpu": [...], "nvme": [...]}, as collect_capture writes it; each side optional.
+PairSelection read_selection(const JsonFields& m) {
+  PairSelection out;
+  const auto* member = m.object("selection");
+  if (!member) return out;
+  JsonFields sel(*member, m.file(), m.member("selection"));
+  for (auto [key, side] : {std::pair{"gpu", &out.gpu}, std::pair{"nvme", &out.nvme}}) {
+    const auto* values = sel.array(key);
+    if (!values) continue;
+    if (values->size() > kMaxSelectors) sel.fail(key, "at most " + std::to_string(kMaxSelectors) + " selectors");
+    for (const auto& v : *values) {
+      // As on the command line: a BDF, nvme0, nvme0n1 or /dev/nvme0n1, never empty.
+      if (!v.is_string() || v.get_ref<const std::string&>().empty() || v.get_ref<const std::string&>().size() > 256)
+        sel.fail(key, "an array of device selectors (as --gpu/--nvme take)");
+      side->push_back(v.get<std::string>());
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+nlohmann::ordered_json selection_json(const PairSelection& selection) {
+  if (selection.gpu.empty() && selection.nvme.empty()) return nullptr;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (!selection.gpu.empty()) j["gpu"] = selection.gpu;
+  if (!selection.nvme.empty()) j["nvme"] = selection.nvme;
+  return j;
+}
 
 nlohmann::ordered_json not_carried_json(const NotCarried& not_carried) {
   if (not_carried.empty()) return nullptr;
@@ -118,6 +146,7 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
   info.failures = capture_failures(m);
   info.not_carried = read_not_carried(m);
+  info.selection = read_selection(m);
   info.manifest = std::move(*j);
   return info;
 }
@@ -137,6 +166,7 @@ ordered_json capture_summary_json(const CaptureInfo& info) {
   for (const char* key : {"tool_version", "captured_at", "source", "as_root", "redacted"})
     if (m.contains(key)) j[key] = m[key];
   j["notes"] = info.notes;
+  if (auto selection = selection_json(info.selection); !selection.is_null()) j["selection"] = selection;
   return j;
 }
 

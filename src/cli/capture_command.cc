@@ -17,13 +17,15 @@ struct CaptureOptions {
 };
 
 int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
-  if (!o.selection.gpu.empty() || !o.selection.nvme.empty() || !o.assume_kernel.empty())
-    throw UsageError("capture records the whole machine; --gpu, --nvme and --assume-kernel apply when replaying it");
+  if (!o.assume_kernel.empty())
+    throw UsageError("capture records the machine as it is; --assume-kernel applies when replaying it");
   capture_compression_for(c.output);  // a name the writer would refuse, refused before any reading
   auto source = open_source(o);
   std::unique_ptr<DeviceActions> actions;
   if (source->is_live()) actions = open_live_device_actions();
-  CaptureSet set = collect_capture(*source, actions.get(), c.redact);
+  // --gpu/--nvme: the pairs the capture is taken for, recorded so every replay (check, fleet)
+  // judges those, as this machine's check would; the whole machine is recorded either way.
+  CaptureSet set = collect_capture(*source, actions.get(), c.redact, o.selection);
   CaptureWritten w = write_capture(set, CaptureOutput{c.output, c.force});
   std::size_t files = 0, links = 0;
   for (const auto& e : set.entries) {
@@ -33,6 +35,13 @@ int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
   std::cout << "wrote " << w.file << ": " << files << " files, " << links << " links, " << format_size(w.bytes) << " ("
             << (w.compression == "none" ? "tar" : "tar + " + w.compression) << ") from " << source->describe()
             << (c.redact ? ", redacted" : "") << "\n";
+  if (set.manifest.contains("selection")) {
+    PairSelection recorded;  // our own manifest: the sides it has are arrays of strings
+    const auto& sel = set.manifest["selection"];
+    if (sel.contains("gpu")) recorded.gpu = sel["gpu"].get<std::vector<std::string>>();
+    if (sel.contains("nvme")) recorded.nvme = sel["nvme"].get<std::vector<std::string>>();
+    std::cout << "  pairs recorded for replays: " << selection_args(recorded) << "\n";
+  }
   for (const auto& n : set.notes) std::cout << "  note: " << n << "\n";
   std::cout << "replay with: p2pcheck --dump " << w.file << " check\n";
   return kExitOk;

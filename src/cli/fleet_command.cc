@@ -70,7 +70,9 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
   if (!o.root.empty() || !o.dump.empty())
     throw UsageError("fleet takes its machines as arguments (p2pcheck fleet FILE|DIR...), not --root or --dump");
   if (!o.selection.gpu.empty() || !o.selection.nvme.empty())
-    throw UsageError("fleet checks every pair of every machine; --gpu and --nvme apply to one machine");
+    throw UsageError(
+        "fleet checks each machine's pairs (those its capture recorded with capture --gpu/--nvme, else every pair); "
+        "--gpu and --nvme apply to one machine");
   if (!o.cpu.empty()) throw UsageError("--cpu is for one lspci dump; fleet judges each input by what it carries");
   if (o.json && f.csv) throw UsageError("--json and --csv both print to stdout; pick one");
   FleetOptions options;

@@ -140,10 +140,24 @@ std::string input_text(const Input& input) {
 
 PairSelection selection_for(const Input& input, const GlobalOptions& o) {
   PairSelection selection = o.selection;
+  // Either side given on the command line replaces the whole recorded selection.
+  if (input.replay && selection.gpu.empty() && selection.nvme.empty()) return input.replay->selection;
   if (input.plan)
     for (auto* side : {&selection.gpu, &selection.nvme})
       for (std::string& value : *side) value = plan_selector(*input.plan, value);
   return selection;
+}
+
+std::string selection_args(const PairSelection& selection) {
+  auto joined = [](const std::vector<std::string>& side) {
+    std::string out;
+    for (const auto& v : side) out += (out.empty() ? "" : ",") + v;
+    return out;
+  };
+  std::string out;
+  if (!selection.gpu.empty()) out = "--gpu " + joined(selection.gpu);
+  if (!selection.nvme.empty()) out += (out.empty() ? "" : " ") + std::string("--nvme ") + joined(selection.nvme);
+  return out.empty() ? "every pair" : out;
 }
 
 std::optional<CaptureInfo> replay_info(Source& source) {
@@ -171,6 +185,8 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
   } else {
     out = "imported from " + info->format + " input: " + str("source") + "\n";
   }
+  if (!info->selection.gpu.empty() || !info->selection.nvme.empty())
+    out += "  pairs recorded in the capture: " + selection_args(info->selection) + " (--gpu/--nvme choose others)\n";
   for (const auto& n : info->notes) out += "  note: " + n + "\n";
   return out + "\n";
 }
@@ -224,15 +240,16 @@ CheckOptions check_options(const GlobalOptions& o) {
 }  // namespace
 
 std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o) {
-  if (!input.plan) return checked(*input.source, o);
+  if (!input.plan) return checked(*input.source, o, selection_for(input, o));
   CheckOptions options = check_options(o);
   options.selection = selection_for(input, o);
   options.not_carried = plan_not_carried();
   return run_check(input.plan->state, *input.source, options);
 }
 
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o) {
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection) {
   CheckOptions options = check_options(o);
+  options.selection = selection;
   // Static: the report's pairs keep asking it until the command has printed them.
   static std::unique_ptr<P2pprobeClient> kernel_module;
   if (source.is_live()) {

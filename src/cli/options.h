@@ -71,8 +71,11 @@ Input open_input(const GlobalOptions& o);
 MachineState load_state(Input& input, Load what);
 // The banner before text output: the replay's (replay_text) or the plan's.
 std::string input_text(const Input& input);
-// The pair selection, with a plan's device names ("gpu0") turned into their addresses.
+// The pair selection, with a plan's device names ("gpu0") turned into their addresses; a replayed
+// capture's recorded selection (capture --gpu/--nvme) when neither --gpu nor --nvme is given.
 PairSelection selection_for(const Input& input, const GlobalOptions& o);
+// "--gpu A,B --nvme C": a selection as the command line writes it ("every pair" when empty).
+std::string selection_args(const PairSelection& selection);
 // Replays of captures and imports say what they are and what they could not tell.
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info);
@@ -86,9 +89,9 @@ std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j)
 // Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
 void print_text(const GlobalOptions& o, const std::string& text);
 int exit_for(Result result);
-// run_check with the options given; on the live machine the running kernel answers for itself
+// run_check with the options given and those pairs; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o);
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection);
 std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o);
 // On stderr when a command found no pair to judge.
 void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes);

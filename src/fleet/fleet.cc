@@ -204,6 +204,8 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
   std::optional<CaptureInfo> info = read_capture_info(*source);
   CheckOptions check;
   check.assume_kernel = options.assume_kernel;
+  // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would.
+  if (info) check.selection = info->selection;
   auto report = run_check(*source, check);
   return summarize_report(*report, info ? &info->manifest : nullptr, input);
 }

@@ -90,7 +90,9 @@ std::string topologies_text(const FleetReport& r) {
     for (std::size_t h = 0; h < r.hosts.size(); ++h)
       if (r.hosts[h].topology.empty()) rest.push_back(h);
     out += "  " + pad("-", 5) + plural(without, "host", "hosts") +
-           " without a PCI tree (saved check --json): " + host_list_text(r, rest, 12) + "\n";
+           " not grouped: a saved check --json names its pairs' paths, not the PCI tree with its IDs (send "
+           "captures): " +
+           host_list_text(r, rest, 12) + "\n";
   }
   return out;
 }
@@ -158,6 +160,11 @@ std::string fleet_text(const FleetReport& r, const TextStyle& style) {
                     " unreadable\n";
   out += "hosts: " + std::to_string(r.passing) + " pass, " + std::to_string(r.failing) + " fail, " +
          std::to_string(r.unknown) + " unknown, " + std::to_string(r.no_pairs) + " without GPU–NVMe pairs\n";
+  // The usual surprise: a machine whose GPU is no AMD or NVIDIA display/accelerator function.
+  if (r.no_pairs)
+    out +=
+        "  (without pairs: no AMD or NVIDIA GPU, or no NVMe, in that machine; other functions are judged when "
+        "its capture is taken with --gpu/--nvme, which the capture records)\n";
   out += causes_text(r, r.failures, "Failures by cause");
   out += causes_text(r, r.unknowns, "Unknown by cause (could not be decided)");
   if (!r.hosts.empty()) out += topologies_text(r) + hosts_text(r, style);

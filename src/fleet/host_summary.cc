@@ -192,7 +192,8 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
 }
 
 HostSummary summarize_report(const CheckReport& report, const ordered_json* manifest, const std::string& input) {
-  HostSummary s = summarize_check_json(check_json(report), input);
+  ordered_json check = check_json(report);
+  HostSummary s = summarize_check_json(check, input);
   s.input = input;
   if (manifest && manifest->is_object()) {
     auto format = manifest->find("format");
@@ -202,7 +203,11 @@ HostSummary summarize_report(const CheckReport& report, const ordered_json* mani
   } else {
     s.format = report.source.rfind("tree ", 0) == 0 ? "tree" : "archive";
   }
-  s.host = host_name_for(manifest, nullptr, input);
+  // The machine's own name as check --json of this replay would show it: check_command marks a
+  // redacted capture's identity so, and so does this (its hostname is the shared placeholder).
+  ordered_json& identity = check["identity"];
+  if (identity.is_object()) identity["redacted"] = s.redacted.value_or(false);
+  s.host = host_name_for(manifest, &identity, input);
   s.topology = topology_fingerprint(report.topo);
   s.functions = report.topo.functions.size();
   return s;

@@ -332,6 +332,48 @@ TEST(Capture, ManifestMembersAreReadByTypeAndNamed) {
   EXPECT_EQ(ok->notes, std::vector<std::string>{"n"});
   EXPECT_EQ(ok->failures.at("/a").status, ReadStatus::kDenied);
   EXPECT_EQ(ok->failures.at("/b").error, kNotCaptured);
+  EXPECT_TRUE(ok->selection.gpu.empty() && ok->selection.nvme.empty());
+  // "selection": what capture --gpu/--nvme recorded, as selectors; anything else names the member.
+  auto sel = parse_capture_manifest(head + R"("selection": {"nvme": ["nvme0", "0000:05:00.0"]}})", "m");
+  ASSERT_TRUE(sel);
+  EXPECT_TRUE(sel->selection.gpu.empty());
+  EXPECT_EQ(sel->selection.nvme, (std::vector<std::string>{"nvme0", "0000:05:00.0"}));
+  EXPECT_EQ(error(head + R"("selection": {"gpu": "0000:03:00.0"}})"),
+            "x.tar:root/manifest.json: selection.gpu: expected an array, found a string \"0000:03:00.0\"");
+  EXPECT_NE(error(head + R"("selection": {"gpu": [""]}})").find("selection.gpu: expected an array of device selectors"),
+            std::string::npos);
+  EXPECT_NE(error(head + R"("selection": ["0000:03:00.0"]})").find("selection: expected an object"), std::string::npos);
+}
+
+// capture --gpu/--nvme: the machine whole, the selection in the manifest; a selector that matches
+// nothing is refused before anything is written; a capture of the capture keeps the selection.
+TEST(Capture, RecordsTheSelectionItWasTakenFor) {
+  FakeRoot dir;
+  small_machine(dir);
+  PairSelection selection;
+  selection.nvme = {"nvme0"};
+  auto src = dir.source();
+  CaptureSet set = collect_capture(*src, nullptr, false, selection);
+  EXPECT_EQ(set.manifest["selection"], nlohmann::ordered_json::parse(R"({"nvme": ["nvme0"]})"));
+  auto plain_src = dir.source();
+  CaptureSet plain = collect_capture(*plain_src, nullptr, false);
+  EXPECT_FALSE(plain.manifest.contains("selection"));
+  EXPECT_EQ(set.entries.size(), plain.entries.size());  // the whole machine either way
+  PairSelection missing;
+  missing.gpu = {"0000:77:00.0"};
+  auto again = dir.source();
+  EXPECT_THROW(collect_capture(*again, nullptr, false, missing), UsageError);
+
+  TempDir out;
+  std::string file = out.path() + "/sel.tar.zst";
+  write_capture(set, {file, false});
+  auto replay = open_dump_source(file);
+  auto info = read_capture_info(*replay);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->selection.nvme, selection.nvme);
+  EXPECT_EQ(capture_summary_json(*info)["selection"], set.manifest["selection"]);
+  CaptureSet second = collect_capture(*replay, nullptr, false);
+  EXPECT_EQ(second.manifest["selection"], set.manifest["selection"]);
 }
 
 TEST(Capture, EveryFixtureRoundTripsAndStaysSmall) {

@@ -141,6 +141,24 @@ TEST(FleetOutput, TextNamesCausesHostsAndFixOnce) {
   EXPECT_NE(text.find("T1   2 hosts like "), std::string::npos) << text;
   EXPECT_NE(text.find("  caps/junk.bin: not a recognised dump <x>\n"), std::string::npos) << text;
   EXPECT_NE(text.find("RESULT: FAIL — 1 of 2 hosts fail; 1 input unreadable\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("(without pairs:"), std::string::npos) << text;  // every host has pairs
+}
+
+TEST(FleetOutput, HostsWithoutPairsSayHowToNameOtherFunctions) {
+  HostSummary lab;
+  lab.host = "sw-epyc";
+  lab.input = "fixtures/lab/sw-epyc/sw-epyc.tar.zst";
+  lab.format = "capture";
+  lab.result = Result::kNoPairs;
+  lab.nvmes = 2;
+  TextStyle plain;
+  plain.color = false;
+  std::string text = fleet_text(build_fleet_report({lab}, {}, 1), plain);
+  EXPECT_NE(text.find("hosts: 0 pass, 0 fail, 0 unknown, 1 without GPU–NVMe pairs\n  (without pairs: no AMD or NVIDIA "
+                      "GPU, or no NVMe, in that machine; other functions are judged when its capture is taken with "
+                      "--gpu/--nvme, which the capture records)\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -3,8 +3,14 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 
+#include "p2pcheck/capture/capture.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
+#include "test_tree.h"
 
 namespace p2pcheck {
 namespace {
@@ -184,6 +190,106 @@ TEST(FleetRun, TheSameReportWhateverTheNumberOfThreads) {
 }
 
 TEST(FleetRun, NoInputIsAUsageError) { EXPECT_THROW(run_fleet({}, {}, FleetOptions{}), UsageError); }
+
+// A capture of `source` written to DIR/NAME, as `p2pcheck capture [--redact] [--gpu G --nvme N]` does.
+std::string capture_to(Source& source, const testing::TempDir& dir, const std::string& name,
+                       const PairSelection& selection = {}, bool redact = false) {
+  std::string file = dir.path() + "/" + name;
+  write_capture(collect_capture(source, nullptr, redact, selection), {file, false});
+  return file;
+}
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The pairs `capture --gpu/--nvme` recorded are the pairs fleet judges: the same verdicts as a
+// check with that selection; a capture of that capture keeps them.
+TEST(FleetCaptures, RecordedSelectionIsJudgedAsCheckWould) {
+  testing::TempDir out;
+  auto tree = testing::FakeRoot::load(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  auto all = tree.source();
+  auto whole = run_check(*all, CheckOptions{});
+  ASSERT_GE(whole->pairs.size(), 4u);
+  PairSelection selection;
+  const DevicePair& chosen = whole->pairs[1].path.pair;
+  selection.gpu = {chosen.gpu.str()};
+  selection.nvme = {chosen.nvme.str()};
+  auto fresh = tree.source();
+  std::string selected = capture_to(*fresh, out, "selected.tar.zst", selection);
+  auto plain_src = tree.source();
+  std::string plain = capture_to(*plain_src, out, "plain.tar.zst");
+
+  HostSummary one = read_host(selected, FleetOptions{});
+  ASSERT_EQ(one.pairs.size(), 1u);
+  EXPECT_EQ(one.pairs[0].gpu, selection.gpu[0]);
+  EXPECT_EQ(one.pairs[0].nvme, selection.nvme[0]);
+  EXPECT_EQ(one.pairs[0].verdict, whole->pairs[1].verdict);
+  EXPECT_EQ(read_host(plain, FleetOptions{}).pairs.size(), whole->pairs.size());  // nothing recorded: every pair
+
+  auto replay = open_dump_source(selected);
+  std::string again = capture_to(*replay, out, "again.tar.zst");
+  EXPECT_EQ(read_host(again, FleetOptions{}).pairs.size(), 1u);
+}
+
+// The QEMU lab's captures were taken without a selection (their GPUs are stand-ins the default
+// selection does not take): as stored they have no pairs; captured again with their `args`, fleet
+// gives the verdicts of expected/check.json, which the running kernels confirmed.
+TEST(FleetCaptures, LabCapturesWithTheirArgsGiveTheirVerdicts) {
+  testing::TempDir out;
+  std::size_t scenarios = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(P2PCHECK_SOURCE_DIR) + "/fixtures/lab")) {
+    std::string name = entry.path().filename().string();
+    std::string archive = (entry.path() / (name + ".tar.zst")).string();
+    if (!fs::exists(archive)) continue;
+    ++scenarios;
+    std::istringstream args(read_text((entry.path() / "args").string()));
+    PairSelection selection;
+    for (std::string flag, value; args >> flag >> value;) {
+      std::vector<std::string>& side = flag == "--gpu" ? selection.gpu : selection.nvme;
+      ASSERT_TRUE(flag == "--gpu" || flag == "--nvme") << name << ": " << flag;
+      for (std::size_t at = 0; at <= value.size();) {
+        std::size_t comma = std::min(value.find(',', at), value.size());
+        side.push_back(value.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    if (name == "sw-epyc") {
+      EXPECT_EQ(read_host(archive, FleetOptions{}).result, Result::kNoPairs);  // as stored: nothing recorded
+    }
+    auto replay = open_dump_source(archive);
+    HostSummary host = read_host(capture_to(*replay, out, name + ".tar.zst", selection), FleetOptions{});
+    auto expected = parse_outside_json(read_text((entry.path() / "expected" / "check.json").string()), name);
+    ASSERT_TRUE(expected) << name;
+    EXPECT_EQ(to_string(host.result), (*expected)["result"].get<std::string>()) << name;
+    ASSERT_EQ(host.pairs.size(), (*expected)["pairs"].size()) << name;
+    for (std::size_t i = 0; i < host.pairs.size(); ++i) {
+      const auto& want = (*expected)["pairs"][i];
+      EXPECT_EQ(host.pairs[i].gpu, want["gpu"].get<std::string>()) << name;
+      EXPECT_EQ(host.pairs[i].nvme, want["nvme"].get<std::string>()) << name;
+      EXPECT_EQ(to_string(host.pairs[i].verdict), want["verdict"].get<std::string>()) << name;
+    }
+    EXPECT_EQ(host.host, name);  // "(none)" is no name: the file's
+  }
+  EXPECT_GE(scenarios, 20u);
+}
+
+// A capture is named after the machine's own host name (identity.hostname, as check --json shows
+// it); a redacted one after its file, since its name is the placeholder all redacted captures share.
+TEST(FleetCaptures, HostNamedByItsIdentityUnlessRedacted) {
+  testing::TempDir out;
+  auto tree = testing::FakeRoot::load(std::string(P2PCHECK_FIXTURES) + "/xeon-sapphire-rapids/root");
+  tree.write("proc/sys/kernel/hostname", "gpu-node-42\n");
+  auto a = tree.source();
+  HostSummary named = read_host(capture_to(*a, out, "renamed.tar.zst"), FleetOptions{});
+  EXPECT_EQ(named.host, "gpu-node-42");
+  auto b = tree.source();
+  HostSummary redacted = read_host(capture_to(*b, out, "rack2-n09.tar.zst", {}, true), FleetOptions{});
+  EXPECT_EQ(redacted.host, "rack2-n09");
+  EXPECT_EQ(redacted.redacted, std::optional<bool>(true));
+  EXPECT_EQ(named.topology, redacted.topology);
+}
 
 }  // namespace
 }  // namespace p2pcheck

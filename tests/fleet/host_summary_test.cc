@@ -125,6 +125,17 @@ TEST(FleetHostSummary, HostNames) {
   EXPECT_EQ(host_name_for(&manifest, nullptr, "a/b/lspci-n1.txt"), "lspci-n1");
   ordered_json identity = {{"hostname", "n9"}, {"redacted", false}};
   EXPECT_EQ(host_name_for(nullptr, &identity, "saved/x.json"), "n9");
+  // A capture or import: the machine's own name first, the manifest's where it has none.
+  manifest = {{"hostname", "gpu-node-7"}, {"redacted", false}};
+  EXPECT_EQ(host_name_for(&manifest, &identity, "x/y.tar.zst"), "n9");
+  identity["hostname"] = "(none)";
+  EXPECT_EQ(host_name_for(&manifest, &identity, "x/y.tar.zst"), "gpu-node-7");
+  identity["hostname"] = nullptr;  // not read (an lspci import)
+  EXPECT_EQ(host_name_for(&manifest, &identity, "x/y.tar.zst"), "gpu-node-7");
+  // Redacted: both names are the shared placeholder; the file, named by the collector, tells.
+  identity = {{"hostname", "host-0001"}, {"redacted", true}};
+  manifest = {{"hostname", "host-0001"}, {"redacted", true}};
+  EXPECT_EQ(host_name_for(&manifest, &identity, "fetched/rack2-n05.tar.zst"), "rack2-n05");
   EXPECT_EQ(host_name_for(nullptr, nullptr, "dir/unpacked/"), "unpacked");
   EXPECT_EQ(host_name_for(nullptr, nullptr, "h.tar.gz"), "h");
   EXPECT_EQ(host_name_for(nullptr, nullptr, "dumps/n7/root"), "n7");

@@ -32,8 +32,10 @@ struct CaptureSet {
 
 // Runs the analysis on `source` while recording and gathers what to store. `actions` is the live
 // machine's (nullptr for every replay source); with `redact`, identifiers are replaced (redact.h).
-// Throws what run_check throws.
-CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact);
+// A non-empty `selection` (capture --gpu/--nvme) is checked on the machine and recorded in the
+// manifest; a capture of a capture without one keeps the replayed capture's. Throws what
+// run_check throws (UsageError for a selector that matches nothing).
+CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, const PairSelection& selection = {});
 
 // The compression a capture named FILE gets: "zstd" (.tar.zst, .tzst), "gzip" (.tar.gz, .tgz),
 // "xz" (.tar.xz, .txz), "none" (.tar). Throws UsageError for any other name (foo.zip is not a zip).

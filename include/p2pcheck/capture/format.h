@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/model/inventory.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
@@ -38,7 +39,14 @@ struct CaptureInfo {
   std::vector<std::string> notes;
   std::map<std::string, FileRead> failures;  // its unreadable and uncaptured files, as their reads replay
   NotCarried not_carried;                    // "not_carried": what the format it came from cannot carry
+  // "selection": the --gpu/--nvme given to `capture`, so a replay (check, fleet) judges the pairs
+  // the capture was taken for, as the live check did; empty sides: every GPU or NVMe.
+  PairSelection selection;
 };
+// At most this many selectors per side in a manifest; a machine has far fewer devices.
+inline constexpr std::size_t kMaxSelectors = 1024;
+// The manifest's "selection" member for a pair selection (null when both sides are empty).
+nlohmann::ordered_json selection_json(const PairSelection& selection);
 // The manifest's "not_carried" member for a declaration (null when there is none).
 nlohmann::ordered_json not_carried_json(const NotCarried& not_carried);
 // Reads /manifest.json through `source`; nullopt when there is none or it is not ours. Throws

@@ -51,10 +51,12 @@ struct HostSummary {
   std::size_t functions = 0;  // PCI functions in that tree
 };
 
-// What the host is called in the report. Today: the capture manifest's `hostname` (unless the
-// capture is redacted, where it is a placeholder every capture shares), else `identity.hostname`
-// of a saved check --json, else the input's file name without its extensions. The one place to
-// change when check --json carries the machine's identity.
+// What the host is called in the report: the machine's `identity.hostname` (check --json's, of a
+// saved report or of this replay: /proc/sys/kernel/hostname, /etc/hostname, a sosreport's), else
+// the capture manifest's `hostname`, else the input's file name without its extensions. A name is
+// skipped when it is empty, "(none)" or localhost, or when its object says `redacted`: a redacted
+// capture's name is a placeholder ("host-0001") every redacted capture shares, so the file name,
+// which the collector chose (the Ansible inventory name), tells the hosts apart.
 std::string host_name_for(const nlohmann::ordered_json* manifest, const nlohmann::ordered_json* identity,
                           const std::string& input);
 
