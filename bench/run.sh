@@ -79,6 +79,7 @@ echo
 errors=0
 rows=()
 base_cpu=
+max_rss=0 max_rss_name=-
 
 # run NAME PAIRS -- CMD...: times CMD $repeat times under GNU time, stdout to a file (as `> file`
 # would). Records the median CPU seconds (user+sys), wall seconds and peak RSS; the first command
@@ -96,7 +97,7 @@ run() {
       *) echo "ERROR: '$*' exited with $rc:" >&2
          sed 's/^/  /' "$err" | head -n 20 >&2
          errors=$((errors + 1))
-         rows+=("$(printf '%-30s %8s  ERROR(%s)' "$name" "$npairs" "$rc")")
+         rows+=("$(printf '%-32s %8s  ERROR(%s)' "$name" "$npairs" "$rc")")
          return ;;
     esac
     read -r w u s m < <(tail -n 1 "$tim")
@@ -111,27 +112,30 @@ run() {
   ratio=$(awk -v c="$cpu" -v b="$base_cpu" 'BEGIN {if (b > 0) printf "%.2f", c / b; else print "-"}')
   per_pair=-
   [ "$npairs" != - ] && [ "$npairs" -gt 0 ] && per_pair=$(awk -v o="$bytes" -v p="$npairs" 'BEGIN {printf "%.1f", o / p}')
-  rows+=("$(printf '%-30s %8s %8s %6sx %8s %8d %11d %9s' "$name" "$npairs" "$cpu" "$ratio" "$wall" \
+  rows+=("$(printf '%-32s %8s %8s %6sx %8s %8d %11d %9s' "$name" "$npairs" "$cpu" "$ratio" "$wall" \
     $((rss / 1024)) "$bytes" "$per_pair")")
   eval "ratio_$key=\$ratio rss_$key=\$rss"
+  [ "$name" = "lspci -tv" ] || [ "$rss" -le "$max_rss" ] || { max_rss=$rss; max_rss_name=$name; }
 }
 
 cd "$tmp" || exit 1
 run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
 run "check --json"           "$pairs" -- "$bin" --root "$root" check --json
+run "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
 run "check"                  "$pairs" -- "$bin" --root "$root" check
 run "paths --json"           "$pairs" -- "$bin" --root "$root" paths --json
+run "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
 run "topo"                          - -- "$bin" --root "$root" topo
 run "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"
 if [ -f "$tmp/cap.tar.zst" ]; then
-  run "--dump capture check --json" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check --json
-  run "--dump capture check"    "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
+  run "replay check --json (schema 2)" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" --json-schema 2 check --json
+  run "replay check"            "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
 else
   echo "ERROR: capture wrote no archive, replay not timed" >&2
   errors=$((errors + 1))
 fi
 
-printf '%-30s %8s %8s %7s %8s %8s %11s %9s\n' command pairs cpu_s x_lspci wall_s rss_MB out_bytes B/pair
+printf '%-32s %8s %8s %7s %8s %8s %11s %9s\n' command pairs cpu_s x_lspci wall_s rss_MB out_bytes B/pair
 printf '%s\n' "${rows[@]}"
 echo
 verdict() {  # NAME KEY: the ratio and memory targets for one row
@@ -139,12 +143,14 @@ verdict() {  # NAME KEY: the ratio and memory targets for one row
   eval "r=\${ratio_$2:-} m=\${rss_$2:-}"
   [ -n "$r" ] || { echo "$1: not measured"; return; }
   awk -v n="$1" -v r="$r" -v t="$TARGET_RATIO" -v m="$m" -v tm="$TARGET_RSS_MB" 'BEGIN {
-    printf "%-30s %5.2fx lspci (target <= %.1fx: %s), peak %d MB (target < %d MB: %s)\n", n, r, t,
+    printf "%-32s %5.2fx lspci (target <= %.1fx: %s), peak %d MB (target < %d MB: %s)\n", n, r, t,
       (r <= t ? "met" : "missed"), m / 1024, tm, (m / 1024 < tm ? "met" : "missed") }'
 }
-verdict "check --json" check___json
+verdict "check --json (schema 2)" check___json__schema_2_
 verdict "check" check
-verdict "--dump capture check --json" __dump_capture_check___json
+verdict "replay check --json (schema 2)" replay_check___json__schema_2_
+verdict "replay check" replay_check
+echo "largest peak RSS of a p2pcheck command: $((max_rss / 1024)) MB ($max_rss_name; target < $TARGET_RSS_MB MB)"
 echo "capture size: $( [ -f "$tmp/cap.tar.zst" ] && stat -c %s "$tmp/cap.tar.zst" || echo -) bytes"
 echo "load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?") (CPU time is the fair figure on a busy machine; wall clock grows with load)"
 [ "$errors" -eq 0 ] || { echo "run.sh: $errors command(s) errored" >&2; exit 1; }
