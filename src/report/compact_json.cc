@@ -1,5 +1,6 @@
 #include "p2pcheck/report/compact_json.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -79,6 +80,52 @@ json kernel_answer_json(const PairDecision& d) {
           {"agrees", d.kernel_agrees == Tri::kYes}};
 }
 
+// A top-level member whose array is written element by element.
+struct Streamed {
+  std::string key;
+  std::size_t count;
+  std::function<json(std::size_t)> element;
+};
+
+// write_json_streamed() (source/json_text.h) for several members, in the document's order: the
+// decisions of a fabric are as big as its pairs, and neither is held whole.
+void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& members, int indent) {
+  std::vector<std::string> markers;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    markers.push_back(json_text(json("\x01p2pcheck-streamed-" + std::to_string(m) + "\x01"), -1));
+    doc[members[m].key] = json::parse(markers.back());
+  }
+  const std::string text = json_text(doc, indent);
+  const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
+  std::size_t from = 0;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    // An unescaped quote before the value cannot occur inside a string: found only as the member.
+    std::string found = json_text(json(members[m].key), -1) + (indent >= 0 ? ": " : ":") + markers[m];
+    std::size_t at = text.find(found, from);
+    if (at == std::string::npos) continue;
+    at += found.size() - markers[m].size();
+    out.write(text.data() + from, static_cast<std::streamsize>(at - from));
+    if (members[m].count == 0) out << "[]";
+    if (members[m].count > 0) out << (indent >= 0 ? "[\n" : "[");
+    for (std::size_t i = 0; i < members[m].count; ++i) {
+      std::string one = json_text(members[m].element(i), indent);
+      if (indent >= 0) {
+        std::string shifted = inner;
+        for (char c : one) {
+          shifted += c;
+          if (c == '\n') shifted += inner;
+        }
+        one.swap(shifted);
+      }
+      out << one << (i + 1 < members[m].count ? (indent >= 0 ? ",\n" : ",") : "");
+    }
+    if (members[m].count > 0)
+      out << (indent >= 0 ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') + "]" : "]");
+    from = at + markers[m].size();
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
 }  // namespace
 
 json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices) {
@@ -106,28 +153,30 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
   devices.reserve(r.pairs.size());
   std::map<DecisionKey, std::size_t> index;
   std::vector<std::size_t> decision_of(r.pairs.size());
-  json decisions = json::array();
+  std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairDecision& d = r.pairs[i];
     devices.emplace_back(d.path.pair.gpu, d.path.pair.nvme);
-    auto [at, added] = index.try_emplace(key_of(r.topo, d), decisions.size());
-    if (added) decisions.push_back(decision_entry(r, d));
+    auto [at, added] = index.try_emplace(key_of(r.topo, d), first_pair.size());
+    if (added) first_pair.push_back(i);
     decision_of[i] = at->second;
   }
   json doc = with_tables(
-      head, {{"functions", functions_json(r.topo, r.inv, pair_devices(devices))}, {"decisions", std::move(decisions)}});
-  write_json_streamed(
-      out, std::move(doc), "pairs", r.pairs.size(),
-      [&](std::size_t i) {
-        const PairDecision& d = r.pairs[i];
-        json p = object_for(5);
-        p["gpu"] = d.path.pair.gpu.str();
-        p["nvme"] = d.path.pair.nvme.str();
-        p["decision"] = decision_of[i];
-        p["distance"] = d.distance ? json(*d.distance) : json(nullptr);
-        if (d.kernel) p["kernel"] = kernel_answer_json(d);
-        return p;
-      },
+      head, {{"functions", functions_json(r.topo, r.inv, pair_devices(devices))}, {"decisions", json::array()}});
+  write_streamed(
+      out, std::move(doc),
+      {{"decisions", first_pair.size(), [&](std::size_t k) { return decision_entry(r, r.pairs[first_pair[k]]); }},
+       {"pairs", r.pairs.size(),
+        [&](std::size_t i) {
+          const PairDecision& d = r.pairs[i];
+          json p = object_for(5);
+          p["gpu"] = d.path.pair.gpu.str();
+          p["nvme"] = d.path.pair.nvme.str();
+          p["decision"] = decision_of[i];
+          p["distance"] = d.distance ? json(*d.distance) : json(nullptr);
+          if (d.kernel) p["kernel"] = kernel_answer_json(d);
+          return p;
+        }}},
       indent);
 }
 
