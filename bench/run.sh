@@ -1,37 +1,36 @@
 #!/usr/bin/env bash
-# bench/run.sh [--devices N] [--repeat R] [--tmpdir DIR] [--keep] [BIN]
+# bench/run.sh [--fabric HxLxF | --devices N] [--repeat R] [--tmpdir DIR] [--keep] [BIN]
 #
-# Times p2pcheck on a generated large machine (default 1,000 PCI functions): builds the
-# machine.toml with bench/make-large-machine.py, the sysfs/proc tree with tools/mkfixture.py, then
-# runs each command R times (wall clock) and prints the median against its target.
-# A benchmark reports, it does not gate: exit 0 even when something is SLOW; exit 1 only when a
-# command errored (exit code other than 0/1/2: input error 5, usage 3, no pair 4, a crash, or the
-# timeout), or the machine could not be generated.
-# The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM, so tmpfs models it
-# best and keeps disk noise out of the numbers), else /tmp. About 180 MB per 1,000 devices on disk.
+# Times p2pcheck against `lspci -tv` on the same generated tree, in one run on one machine:
+# builds a machine.toml with bench/make-large-machine.py (default --fabric 4x3x5: 1,252 functions,
+# 168 GPUs x 332 NVMe = 55,776 pairs; --devices N: the older server-shaped generator), the
+# sysfs/proc tree with tools/mkfixture.py, then runs every command R times under GNU time and
+# prints the median CPU time (user+sys), its ratio to lspci -tv's, wall clock, peak RSS and output
+# bytes per pair. A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
+# when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
+# The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM), else /tmp.
 set -u -o pipefail
 
-# Targets in seconds, for 1,000 devices on a 2-core machine (they are not scaled with --devices).
-TARGET_CHECK=2      # full `check --json`: an interactive command, answer within a couple of seconds
-TARGET_TOPO=1       # `topo --json`: reads the same tree but evaluates no pairs, so well under check
-TARGET_PAIR=1       # `check --gpu X --nvme Y`: one pair should not pay for all 4,000+ pairs
-TARGET_CAPTURE=3    # `capture -o`: full analysis plus recording and tar+zstd of every file read
-TARGET_REPLAY=2     # `--dump FILE check --json`: replay from memory should be no slower than check
-TIMEOUT=300         # seconds before one run counts as hung (an error)
+# Targets (issue 14), as ratios to lspci -tv on the same tree, and peak memory.
+TARGET_RATIO=1.0    # check --json, check and the replay of a capture: no slower than lspci -tv
+TARGET_RSS_MB=100   # peak resident memory of any command
+TIMEOUT=600         # seconds before one run counts as hung (an error)
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-devices=1000
-repeat=5
+shape=(--fabric 4x3x5)
+repeat=3
 keep=0
 tmpdir=${TMPDIR:-}
 bin="$repo/build/p2pcheck"
 
-usage() { sed -n '2,11s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
+usage() { sed -n '2,12s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --devices) devices=${2:?--devices needs a number}; shift 2 ;;
-    --devices=*) devices=${1#*=}; shift ;;
+    --fabric) shape=(--fabric "${2:?--fabric needs HxLxF}"); shift 2 ;;
+    --fabric=*) shape=(--fabric "${1#*=}"); shift ;;
+    --devices) shape=(--devices "${2:?--devices needs a number}"); shift 2 ;;
+    --devices=*) shape=(--devices "${1#*=}"); shift ;;
     --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
     --repeat=*) repeat=${1#*=}; shift ;;
     --tmpdir) tmpdir=${2:?--tmpdir needs a directory}; shift 2 ;;
@@ -42,10 +41,12 @@ while [ $# -gt 0 ]; do
     *) bin=$1; shift ;;
   esac
 done
-case "$devices$repeat" in *[!0-9]*|'') echo "run.sh: --devices and --repeat take positive integers" >&2; exit 3 ;; esac
+case "$repeat" in *[!0-9]*|'') echo "run.sh: --repeat takes a positive integer" >&2; exit 3 ;; esac
 [ "$repeat" -ge 1 ] || { echo "run.sh: --repeat must be at least 1" >&2; exit 3; }
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 [ -x "$bin" ] || { echo "run.sh: $bin is not an executable (build it: cmake --build build -j2)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (/usr/bin/time; Debian package time)" >&2; exit 1; }
+command -v lspci >/dev/null || { echo "run.sh: needs lspci (Debian package pciutils)" >&2; exit 1; }
 
 if [ -z "$tmpdir" ]; then
   if [ -d /dev/shm ] && [ -w /dev/shm ]; then tmpdir=/dev/shm; else tmpdir=/tmp; fi
@@ -55,99 +56,102 @@ cleanup() { if [ "$keep" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; f
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-elapsed() { awk -v s="$1" -v e="$2" 'BEGIN {printf "%.3f", e - s}'; }
+elapsed() { awk -v s="$1" -v e="$2" 'BEGIN {printf "%.2f", e - s}'; }
+median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
 
 # ---- the machine
 t0=$EPOCHREALTIME
-python3 "$here/make-large-machine.py" --devices "$devices" --summary -o "$tmp/large/machine.toml" \
+python3 "$here/make-large-machine.py" "${shape[@]}" --summary -o "$tmp/large/machine.toml" \
   2>"$tmp/gen.txt" || { cat "$tmp/gen.txt" >&2; echo "run.sh: make-large-machine.py failed" >&2; exit 1; }
 python3 "$repo/tools/mkfixture.py" "$tmp/large/machine.toml" >"$tmp/mkfixture.txt" 2>&1 \
   || { cat "$tmp/mkfixture.txt" >&2; echo "run.sh: mkfixture.py failed" >&2; exit 1; }
 t1=$EPOCHREALTIME
 root="$tmp/large/root"
 nfunc=$(ls "$root/sys/bus/pci/devices" | wc -l)
-nfiles=$(find "$root" -type f | wc -l)
+pairs=$(sed -n 's/.*pairs=\([0-9]*\).*/\1/p' "$tmp/gen.txt")
 
-# one pair: the first GPU (AMD display/accelerator function) and the highest-numbered NVMe
-# controller (the boot drive on another host bridge, so the pair crosses the root complex)
-gpu=
-for d in "$root"/sys/bus/pci/devices/*; do
-  if [ "$(cat "$d/vendor")" = 0x1002 ]; then
-    case "$(cat "$d/class")" in 0x03*|0x1200*) gpu=${d##*/}; break ;; esac
-  fi
-done
-nvme=$(ls "$root/sys/class/nvme" | sort -V | tail -n 1)
-[ -n "$gpu" ] && [ -n "$nvme" ] || { echo "run.sh: no GPU or NVMe in the generated tree" >&2; exit 1; }
-
-echo "p2pcheck benchmark: $(cat "$tmp/gen.txt")"
-printf 'tree: %d PCI functions, %d files in %s, generated in %s s\n' "$nfunc" "$nfiles" "$tmpdir" "$(elapsed "$t0" "$t1")"
+echo "p2pcheck benchmark (${shape[*]}): $(cat "$tmp/gen.txt")"
+printf 'tree: %d PCI functions in %s, generated in %s s\n' "$nfunc" "$tmpdir" "$(elapsed "$t0" "$t1")"
 printf 'binary: %s (%s); %s CPU(s); median of %d run(s)\n' "$bin" "$("$bin" --version 2>&1 | head -n 1)" "$(nproc)" "$repeat"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 echo
 
 errors=0
 rows=()
-all_pairs=
+base_cpu=
+max_rss=0 max_rss_name=-
 
-# run NAME TARGET PAIRS -- CMD...
-# Times CMD $repeat times; stdout goes to a file in $tmp (as `> file` would), stderr to another.
-# PAIRS: "json" counts pairs[] in the command's JSON output, "all" repeats the count of the full
-# check (capture runs the whole analysis), anything else is printed as is.
+# run NAME PAIRS -- CMD...: times CMD $repeat times under GNU time, stdout to a file (as `> file`
+# would). Records the median CPU seconds (user+sys), wall seconds and peak RSS; the first command
+# (lspci -tv) is the baseline of every ratio.
 run() {
-  local name=$1 target=$2 pairs=$3; shift 4
+  local name=$1 npairs=$2; shift 3
   local key=${name//[^A-Za-z0-9]/_}
-  local out="$tmp/out.$key" err="$tmp/err.$key"
-  local times=() rc i s e status=OK
+  local out="$tmp/out.$key" err="$tmp/err.$key" tim="$tmp/time.$key"
+  local cpus=() walls=() rsss=() rc i
   for ((i = 0; i < repeat; i++)); do
-    s=$EPOCHREALTIME
-    timeout "$TIMEOUT" "$@" >"$out" 2>"$err"
+    /usr/bin/time -o "$tim" -f '%e %U %S %M' timeout "$TIMEOUT" "$@" >"$out" 2>"$err"
     rc=$?
-    e=$EPOCHREALTIME
     case $rc in
       0|1|2) ;;
-      *) local why=
-         case $rc in
-           3) why=" (usage error)" ;; 4) why=" (no GPU-NVMe pair found)" ;; 5) why=" (input error)" ;;
-           124) why=" (timeout after ${TIMEOUT}s)" ;;
-           *) [ "$rc" -gt 128 ] && why=" (killed by signal $((rc - 128)))" ;;
-         esac
-         echo "ERROR: '$*' exited with $rc$why:" >&2
+      *) echo "ERROR: '$*' exited with $rc:" >&2
          sed 's/^/  /' "$err" | head -n 20 >&2
          errors=$((errors + 1))
-         rows+=("$(printf '%-34s %8s %7s %9s %8s  %s' "$name" "$nfunc" "-" "-" "$target" "ERROR($rc)")")
+         rows+=("$(printf '%-32s %8s  ERROR(%s)' "$name" "$npairs" "$rc")")
          return ;;
     esac
-    times+=("$(elapsed "$s" "$e")")
+    read -r w u s m < <(tail -n 1 "$tim")
+    walls+=("$w"); cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.3f", u + s}')"); rsss+=("$m")
   done
-  local med
-  med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}')
-  if [ "$pairs" = json ]; then
-    pairs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("pairs", [])))' "$out" 2>/dev/null || echo "?")
-    [ -n "$all_pairs" ] || all_pairs=$pairs
-  elif [ "$pairs" = all ]; then
-    pairs=${all_pairs:-?}
-  fi
-  awk -v m="$med" -v t="$target" 'BEGIN {exit !(m <= t)}' || status=$(awk -v m="$med" -v t="$target" 'BEGIN {printf "SLOW x%.1f", m / t}')
-  rows+=("$(printf '%-34s %8s %7s %9s %8s  %s' "$name" "$nfunc" "$pairs" "$med" "$target" "$status")")
+  local cpu wall rss bytes ratio per_pair
+  cpu=$(printf '%s\n' "${cpus[@]}" | median)
+  wall=$(printf '%s\n' "${walls[@]}" | median)
+  rss=$(printf '%s\n' "${rsss[@]}" | sort -g | tail -n 1)
+  bytes=$(stat -c %s "$out")
+  [ -n "$base_cpu" ] || base_cpu=$cpu
+  ratio=$(awk -v c="$cpu" -v b="$base_cpu" 'BEGIN {if (b > 0) printf "%.2f", c / b; else print "-"}')
+  per_pair=-
+  [ "$npairs" != - ] && [ "$npairs" -gt 0 ] && per_pair=$(awk -v o="$bytes" -v p="$npairs" 'BEGIN {printf "%.1f", o / p}')
+  rows+=("$(printf '%-32s %8s %8s %6sx %8s %8d %11d %9s' "$name" "$npairs" "$cpu" "$ratio" "$wall" \
+    $((rss / 1024)) "$bytes" "$per_pair")")
+  eval "ratio_$key=\$ratio rss_$key=\$rss"
+  [ "$name" = "lspci -tv" ] || [ "$rss" -le "$max_rss" ] || { max_rss=$rss; max_rss_name=$name; }
 }
 
 cd "$tmp" || exit 1
-run "check --json"                  "$TARGET_CHECK"   json -- "$bin" --root "$root" check --json
-run "topo --json"                   "$TARGET_TOPO"    -    -- "$bin" --root "$root" topo --json
-run "check --gpu X --nvme Y --json" "$TARGET_PAIR"    json -- "$bin" --root "$root" --gpu "$gpu" --nvme "$nvme" check --json
-run "capture -o tmp.tar.zst"        "$TARGET_CAPTURE" all  -- "$bin" --root "$root" capture --force -o "$tmp/tmp.tar.zst"
-if [ -f "$tmp/tmp.tar.zst" ]; then
-  run "--dump tmp.tar.zst check --json" "$TARGET_REPLAY" json -- "$bin" --dump "$tmp/tmp.tar.zst" check --json
+run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
+run "check --json"           "$pairs" -- "$bin" --root "$root" check --json
+run "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
+run "check"                  "$pairs" -- "$bin" --root "$root" check
+run "paths --json"           "$pairs" -- "$bin" --root "$root" paths --json
+run "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
+run "topo"                          - -- "$bin" --root "$root" topo
+run "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"
+if [ -f "$tmp/cap.tar.zst" ]; then
+  run "replay check --json (schema 2)" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" --json-schema 2 check --json
+  run "replay check"            "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
 else
   echo "ERROR: capture wrote no archive, replay not timed" >&2
   errors=$((errors + 1))
 fi
 
-printf '%-34s %8s %7s %9s %8s  %s\n' "command" "devices" "pairs" "median_s" "target_s" "status"
+printf '%-32s %8s %8s %7s %8s %8s %11s %9s\n' command pairs cpu_s x_lspci wall_s rss_MB out_bytes B/pair
 printf '%s\n' "${rows[@]}"
 echo
-echo "pair: --gpu $gpu --nvme $nvme; capture size: $( [ -f "$tmp/tmp.tar.zst" ] && stat -c %s "$tmp/tmp.tar.zst" || echo -) bytes"
-echo "load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?") (other work on the machine inflates wall clock)"
-echo "targets are for 1000 devices on a 2-core machine; SLOW is a report, not a failure"
+verdict() {  # NAME KEY: the ratio and memory targets for one row
+  local r m
+  eval "r=\${ratio_$2:-} m=\${rss_$2:-}"
+  [ -n "$r" ] || { echo "$1: not measured"; return; }
+  awk -v n="$1" -v r="$r" -v t="$TARGET_RATIO" -v m="$m" -v tm="$TARGET_RSS_MB" 'BEGIN {
+    printf "%-32s %5.2fx lspci (target <= %.1fx: %s), peak %d MB (target < %d MB: %s)\n", n, r, t,
+      (r <= t ? "met" : "missed"), m / 1024, tm, (m / 1024 < tm ? "met" : "missed") }'
+}
+verdict "check --json (schema 2)" check___json__schema_2_
+verdict "check" check
+verdict "replay check --json (schema 2)" replay_check___json__schema_2_
+verdict "replay check" replay_check
+echo "largest peak RSS of a p2pcheck command: $((max_rss / 1024)) MB ($max_rss_name; target < $TARGET_RSS_MB MB)"
+echo "capture size: $( [ -f "$tmp/cap.tar.zst" ] && stat -c %s "$tmp/cap.tar.zst" || echo -) bytes"
+echo "load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?") (CPU time is the fair figure on a busy machine; wall clock grows with load)"
 [ "$errors" -eq 0 ] || { echo "run.sh: $errors command(s) errored" >&2; exit 1; }
 exit 0

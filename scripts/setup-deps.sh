@@ -47,6 +47,8 @@ if [ "$mode" = all ]; then
   packages+=(clang libclang-rt-14-dev)
   # tests: the JSON Schema check (docs/schema/p2pcheck.schema.json) validates every command's output.
   packages+=(python3-jsonschema)
+  # bench/: Google Benchmark for decide_bench (ctest bench_decide), GNU time for run.sh's peak memory.
+  packages+=(libbenchmark-dev time)
 fi
 missing=()
 for p in "${packages[@]}"; do

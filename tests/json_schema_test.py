@@ -2,7 +2,7 @@
 """json_schema_test.py BINARY [TREES [UNIT_TESTS]]: every JSON document p2pcheck prints validates against
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
-parse alike), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
+parse alike; check and paths also in schema_version 2), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
 real imports in tests/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
@@ -138,6 +138,10 @@ def main():
             run(validator, f"{name} check pretty", base + ["check", "--json=pretty"])
             run(validator, f"{name} topo", base + ["topo", "--json"])
             run(validator, f"{name} paths", base + ["paths", "--json"])
+            # schema_version 2 (--json-schema 2): tables of functions and decisions, compact pairs
+            run(validator, f"{name} check v2", base + ["--json-schema", "2", "check", "--json"])
+            run(validator, f"{name} check v2 pretty", base + ["--json-schema", "2", "check", "--json=pretty"])
+            run(validator, f"{name} paths v2", base + ["--json-schema", "2", "paths", "--json"])
             if doc and doc.get("pairs"):
                 p = doc["pairs"][0]
                 run(validator, f"{name} explain", base + ["explain", p["gpu"], p["nvme"], "--json"])
@@ -172,6 +176,8 @@ def main():
                 continue
             args = open(os.path.join(lab, scenario, "args")).read().split()
             run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args)
+            run(validator, f"lab {scenario} check v2",
+                [binary, "--dump", capture, "--json-schema", "2", "check", "--json"] + args)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
             # Captured again with its args: the replay's `capture` object carries the `selection`.
             again = os.path.join(tmp, scenario + "-selected.tar.zst")

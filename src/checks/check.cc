@@ -12,6 +12,7 @@
 #include "p2pcheck/checks/recorded.h"
 #include "p2pcheck/checks/storage.h"
 #include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/rules/pair_classes.h"
 
 namespace p2pcheck {
 namespace {
@@ -112,11 +113,14 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->topo = std::move(state.topo);  // before deciding: the decisions point into report->topo
   report->inv = std::move(state.inv);
   report->machine = std::move(state.machine);
+  report->inv.index();  // a plan fills the lists itself
   report->rules = kernel_rules_for(report->machine, options.assume_kernel);
   std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
   report->pairs.reserve(selected.size());  // growing one by one moved ~8,000 large PairDecisions
+  // decide_pair() for each, made once per class of pairs that read the same facts
+  PairDecider decider(report->topo, report->inv, report->machine, report->rules);
   for (const DevicePair& pair : selected) {
-    report->pairs.push_back(decide_pair(report->topo, report->inv, report->machine, report->rules, pair));
+    report->pairs.push_back(decider.decide(pair));
     report->selected_devices.insert(pair.gpu);
     report->selected_devices.insert(pair.nvme);
   }
@@ -137,7 +141,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
     add(absent.has(area) ? std::vector{not_carried_finding(area, absent.why, report->source)} : check());
   };
   part(CheckArea::kIommu, [&] { return check_iommu(reads.iommu, report->machine, report->topo, report->pairs); });
-  add(check_links(report->topo, report->pairs));
+  add(check_links(report->topo, report->inv, report->pairs));
   part(CheckArea::kGpuStack, [&] { return check_gpu(reads.gpu, report->machine, report->topo, report->inv); });
   part(CheckArea::kStorage, [&] { return check_storage(reads.storage); });
   if (reads.recorded_verify) add({check_recorded_verify(*reads.recorded_verify, report->pairs)});

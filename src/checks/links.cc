@@ -7,9 +7,8 @@ namespace p2pcheck {
 
 std::optional<double> path_ceiling(const PairPath& path) {
   std::optional<double> ceiling;
-  for (const Hop& hop : path.hops) {
-    if (!hop.function) continue;
-    const LinkInfo& l = hop.function->link;
+  for (const Function* fn : path_functions(path)) {
+    const LinkInfo& l = fn->link;
     if (!l.cur_speed || !l.cur_width) continue;
     double bw = lane_bytes_per_second(*l.cur_speed) * *l.cur_width;
     if (!ceiling || bw < *ceiling) ceiling = bw;
@@ -17,17 +16,17 @@ std::optional<double> path_ceiling(const PairPath& path) {
   return ceiling;
 }
 
-std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDecision>& pairs) {
+std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const std::vector<PairDecision>& pairs) {
   std::vector<Finding> out;
-  std::set<Bdf> seen;
+  std::set<const Function*> seen;
   for (const auto& d : pairs) {
-    for (const Hop& hop : d.path.hops) {
-      if (!hop.function || !seen.insert(hop.function->bdf).second) continue;
-      const Function& fn = *hop.function;
+    for (const Function* hop : path_functions(d.path)) {
+      if (!seen.insert(hop).second) continue;
+      const Function& fn = *hop;
       LinkCheck link = check_link(topo, fn);
       if (!link.downtrained) continue;
       Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
-      f.message = "link above " + hop.role + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
+      f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
                   ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
                   (link.capable_width ? std::to_string(*link.capable_width) : "?");
       f.evidence.push_back(

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -11,13 +12,20 @@ static int run_check_command(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = checked(input, o);
   if (o.json) {
-    auto j = check_json(*report);
+    auto j = check_json(*report, false);
     if (input.replay) {
       j["capture"] = capture_summary_json(*input.replay);
       j["identity"]["redacted"] = replay_redacted(*input.replay);
     }
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
-    std::cout << json_output(o, j) << "\n";
+    // Pair by pair: a fabric's document would not fit in memory as a whole.
+    if (o.json_schema == 2)
+      write_check_json_v2(std::cout, *report, std::move(j), json_indent(o));
+    else
+      write_json_streamed(
+          std::cout, std::move(j), "pairs", report->pairs.size(),
+          [&](std::size_t i) { return decision_json(*report, report->pairs[i]); }, json_indent(o));
+    std::cout << "\n";
     if (report->result == Result::kNoPairs)
       print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
   } else if (o.quiet) {

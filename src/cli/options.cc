@@ -28,6 +28,10 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
         o.json = true;
         o.json_pretty = style == "pretty";
       });
+  app.add_option("--json-schema", o.json_schema,
+                 "check/paths --json: schema_version 1 (default; pairs in full) or 2 (functions and decisions "
+                 "tables, compact pairs; docs/json.md)")
+      ->check(CLI::IsMember({1, 2}));
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
@@ -192,8 +196,10 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
 }
 
 std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j) {
-  return json_text(j, o.json_pretty ? 2 : -1);
+  return json_text(j, json_indent(o));
 }
+
+int json_indent(const GlobalOptions& o) { return o.json_pretty ? 2 : -1; }
 
 std::size_t output_width() {
   // $COLUMNS first (what the user set), then the terminal's own width; a pipe or file gets the default.

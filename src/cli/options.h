@@ -36,6 +36,7 @@ struct GlobalOptions {
   bool json = false;         // --json: compact, one line (for machines)
   bool json_pretty = false;  // --json=pretty: indented (for people; the goldens)
   std::string json_style;    // what CLI11 parsed: "compact" or "pretty"
+  int json_schema = 1;       // --json-schema: check/paths --json in schema_version 1 or 2 (docs/json.md)
   std::string color = "auto";
   bool ascii = false;
   bool verbose = false;  // check: also the checks that pass and the notes
@@ -86,6 +87,7 @@ TextStyle text_style(const GlobalOptions& o);
 std::size_t output_width();
 // JSON text as --json or --json=pretty asked for it.
 std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j);
+int json_indent(const GlobalOptions& o);  // json_output()'s indent: 2 for --json=pretty, else -1 (compact)
 // Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
 void print_text(const GlobalOptions& o, const std::string& text);
 int exit_for(Result result);

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -14,9 +15,15 @@ static int run_paths(const GlobalOptions& o) {
   std::vector<PairPath> paths;
   for (const DevicePair& pair : select_pairs(state.topo, state.inv, selection_for(input, o)))
     paths.push_back(describe_path(state.topo, state.inv, pair));
-  if (o.json)
-    std::cout << json_output(o, paths_json(state.topo, state.inv, paths)) << "\n";
-  else
+  if (o.json && o.json_schema == 2) {
+    write_paths_json_v2(std::cout, state.topo, state.inv, paths, paths_json(state.topo, state.inv, {}), json_indent(o));
+    std::cout << "\n";
+  } else if (o.json) {
+    write_json_streamed(
+        std::cout, paths_json(state.topo, state.inv, {}), "pairs", paths.size(),
+        [&](std::size_t i) { return path_json(state.topo, paths[i], state.inv); }, json_indent(o));
+    std::cout << "\n";
+  } else
     print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
   if (paths.empty()) {
     print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());

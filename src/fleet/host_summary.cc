@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "p2pcheck/fleet/fingerprint.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_read.h"
 
@@ -100,6 +102,19 @@ Verdict flow_verdict(const JsonFields& pair, const char* flow) {
   return verdict_named(JsonFields(*one, pair.file(), f.member(flow)), "verdict");
 }
 
+// Version 2 names an NVMe once, in the top-level "nvme": [{"bdf", "name"}]; BDF -> name.
+std::map<std::string, std::string> nvme_names_in(const JsonFields& doc) {
+  std::map<std::string, std::string> names;
+  if (const ordered_json* nvme = doc.array("nvme"))
+    for (std::size_t i = 0; i < nvme->size(); ++i) {
+      JsonFields c((*nvme)[i], doc.file(), doc.member("nvme", i));
+      auto bdf = c.text("bdf");
+      auto name = c.text("name");
+      if (bdf && name) names.emplace(*bdf, *name);
+    }
+  return names;
+}
+
 }  // namespace
 
 std::string host_name_for(const ordered_json* manifest, const ordered_json* identity, const std::string& input) {
@@ -138,9 +153,9 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
   if (doc.text("schema") != std::string("p2pcheck.check")) doc.fail("schema", "\"p2pcheck.check\" (check --json)");
   auto version = doc.integer("schema_version", 1, INT64_MAX);
   if (!version) doc.fail("schema_version", "an integer");
-  if (*version > kJsonSchemaVersion)
+  if (*version > kCompactJsonSchemaVersion)
     throw Error(file, "schema_version " + std::to_string(*version) + " is newer than this p2pcheck reads (" +
-                          std::to_string(kJsonSchemaVersion) + "); use a newer p2pcheck");
+                          std::to_string(kCompactJsonSchemaVersion) + "); use a newer p2pcheck");
   HostSummary s;
   s.input = file;
   s.format = "check --json";
@@ -168,19 +183,39 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
       h.concerns = f.flag("concerns_selected_pairs").value_or(true);
       s.findings.push_back(std::move(h));
     }
+  // Version 2 pairs refer to a row of `decisions`: merged, they read as version 1's pairs.
+  const ordered_json* decisions = *version >= 2 ? doc.array("decisions") : nullptr;
+  if (*version >= 2 && !decisions) doc.fail("decisions", "an array (schema_version 2)");
+  std::map<std::string, std::string> nvme_names = decisions ? nvme_names_in(doc) : std::map<std::string, std::string>{};
   if (const ordered_json* pairs = doc.array("pairs"))
     for (std::size_t i = 0; i < pairs->size(); ++i) {
-      JsonFields p((*pairs)[i], file, doc.member("pairs", i));
+      ordered_json merged;
+      if (decisions) {
+        JsonFields compact((*pairs)[i], file, doc.member("pairs", i));
+        auto at = compact.integer("decision", 0, static_cast<std::int64_t>(decisions->size()) - 1);
+        if (!at) compact.fail("decision", "an index into decisions");
+        const ordered_json& decision = (*decisions)[static_cast<std::size_t>(*at)];
+        (void)JsonFields(decision, file,
+                         doc.member("decisions", static_cast<std::size_t>(*at)));  // an object, or Error
+        ordered_json one = decision;
+        for (const char* key : {"gpu", "nvme"})
+          if (auto value = compact.text(key)) one[key] = *value;
+        merged = std::move(one);
+      }
+      const ordered_json& pair = decisions ? merged : (*pairs)[i];
+      JsonFields p(pair, file, doc.member("pairs", i));
       HostPair h;
       h.gpu = p.text("gpu").value_or("");
       h.nvme = p.text("nvme").value_or("");
       if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
       h.nvme_name = p.text("nvme_name").value_or("");
+      if (decisions)
+        if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
       h.verdict = verdict_named(p, "verdict");
       h.to_gpu = flow_verdict(p, "to_gpu");
       h.from_gpu = flow_verdict(p, "from_gpu");
       h.map_type = p.text("map_type").value_or("UNKNOWN");
-      h.cause = pair_cause((*pairs)[i], file, i);
+      h.cause = pair_cause(pair, file, i);
       if (!h.cause.empty()) {
         h.rule = p.text("rule").value_or("");
         h.acs_fix = p.text("acs_fix").value_or("");

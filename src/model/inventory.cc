@@ -35,9 +35,33 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
 }  // namespace
 
 const NvmeController* Inventory::nvme_at(const Bdf& bdf) const {
+  if (nvme_index_.size() == nvmes.size() && !nvmes.empty()) {
+    auto it = std::lower_bound(nvme_index_.begin(), nvme_index_.end(), bdf,
+                               [](const auto& entry, const Bdf& b) { return entry.first < b; });
+    if (it == nvme_index_.end() || it->first != bdf) return nullptr;
+    if (nvmes[it->second].bdf == bdf) return &nvmes[it->second];
+    // the list changed under the index: search it
+  }
   for (const auto& c : nvmes)
     if (c.bdf == bdf) return &c;
   return nullptr;
+}
+
+bool Inventory::is_gpu(const Bdf& bdf) const {
+  if (gpu_index_.size() == gpus.size() && !gpus.empty())
+    return std::binary_search(gpu_index_.begin(), gpu_index_.end(), bdf);
+  return std::find(gpus.begin(), gpus.end(), bdf) != gpus.end();
+}
+
+void Inventory::index() {
+  gpu_index_ = gpus;
+  std::sort(gpu_index_.begin(), gpu_index_.end());
+  nvme_index_.clear();
+  nvme_index_.reserve(nvmes.size());
+  for (std::size_t i = 0; i < nvmes.size(); ++i) nvme_index_.emplace_back(nvmes[i].bdf, i);
+  // stable: where a BDF repeats, the first controller answers, as the linear search does
+  std::stable_sort(nvme_index_.begin(), nvme_index_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 Inventory read_inventory(Source& source, const Topology& topo) {
@@ -95,6 +119,7 @@ Inventory read_inventory(Source& source, const Topology& topo) {
       inv.nvmes.push_back(std::move(c));
     }
   }
+  inv.index();
   return inv;
 }
 

@@ -253,13 +253,14 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
 }
 
 UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b) {
+  return meet_upstream(a, topo.upstream_chain(a), b, topo.upstream_chain(b));
+}
+
+UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Function*>& a_chain, const Function& b,
+                              const std::vector<const Function*>& b_chain) {
   UpstreamMeeting m;
   m.a = &a;
   m.b = &b;
-  std::vector<const Function*> a_chain = topo.upstream_chain(a);
-  std::vector<const Function*> b_chain = topo.upstream_chain(b);
-  m.a_side = a_chain;
-  m.b_side = b_chain;
   // while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) goto check_b_path_acs; ... }
   for (auto up = a_chain.begin(); up != a_chain.end(); ++up) {
     auto meet = std::find(b_chain.begin(), b_chain.end(), *up);
@@ -268,6 +269,10 @@ UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Fun
     m.a_side.assign(a_chain.begin(), up);
     m.b_side.assign(b_chain.begin(), meet);
     break;
+  }
+  if (!m.common) {
+    m.a_side = a_chain;
+    m.b_side = b_chain;
   }
   m.distance = static_cast<int>(m.a_side.size() + m.b_side.size());
   return m;

@@ -175,7 +175,7 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   } else {
     out["host_check"] = nullptr;
   }
-  out["hops"] = hops_json(topo, d.path);
+  out["hops"] = hops_json(topo, inv, d.path);
   out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
   out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
   std::optional<double> ceiling = path_ceiling(d.path);
@@ -192,11 +192,12 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   return out;
 }
 
-json check_json(const CheckReport& r) {
+json check_json(const CheckReport& r, bool with_pairs) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
   json pairs = json::array();
-  for (const auto& d : r.pairs) pairs.push_back(decision_json(r, d));
+  if (with_pairs)
+    for (const auto& d : r.pairs) pairs.push_back(decision_json(r, d));
   json gpus = json::array();
   for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();

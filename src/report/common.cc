@@ -102,9 +102,9 @@ json acs_json(const Acs& acs) {
   return j;
 }
 
-json hops_json(const Topology& topo, const PairPath& path) {
+json hops_json(const Topology& topo, const Inventory& inv, const PairPath& path) {
   json hops = json::array();
-  for (const Hop& hop : path.hops) {
+  for (const Hop& hop : path_hops(inv, path)) {
     json h = object_for(6);
     if (hop.function) {
       h["bdf"] = hop.function->bdf.str();

@@ -15,7 +15,7 @@ json path_json(const Topology& topo, const PairPath& path, const Inventory& inv)
   j["common_bridge"] = common_bridge_json(path);
   j["distance"] = path.distance;
   j["host_bridges"] = path.host_bridges;
-  j["hops"] = hops_json(topo, path);
+  j["hops"] = hops_json(topo, inv, path);
   // Which of the route's devices the kernel finds ACS redirect on (or cannot tell).
   P2pWalk walk = calc_map_type_and_dist(topo, topo.at(path.pair.gpu), topo.at(path.pair.nvme));
   j["acs_redirect"] = bdfs_json(walk.acs_redirect);
@@ -51,8 +51,9 @@ std::string paths_text(const Topology& topo, const Inventory& inv, const std::ve
       out += ": no common upstream bridge, through host bridge" + std::string(p.host_bridges.size() > 1 ? "s " : " ") +
              p.host_bridges.front() + (p.host_bridges.size() > 1 ? " and " + p.host_bridges.back() : "");
     out += ", distance " + std::to_string(p.distance) + "\n";
-    for (size_t i = 0; i < p.hops.size(); ++i) {
-      const Hop& hop = p.hops[i];
+    std::vector<Hop> hops = path_hops(inv, p);
+    for (size_t i = 0; i < hops.size(); ++i) {
+      const Hop& hop = hops[i];
       const char* arrow = i == 0 ? "  " : (style.unicode ? "→ " : "> ");
       if (!hop.function) {
         out += "    " + std::string(arrow) + "host bridge " + hop.host_bridge + "\n";

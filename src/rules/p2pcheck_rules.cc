@@ -135,12 +135,16 @@ PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machi
   UpstreamMeeting meeting = meet_upstream(topo, topo.at(pair.gpu), topo.at(pair.nvme));
   d.path = describe_path(inv, meeting);
   d.walk = calc_map_type_and_dist(meeting);
+  decide_after_walk(topo, machine, rules, d);
+  return d;
+}
+
+void decide_after_walk(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d) {
   decide_as_the_kernel(topo, machine, rules, d);
   d.path_map_type = d.map_type;
   d.path_verdict = d.verdict;
   split_directions(machine, d);
   apply_kernel_support(rules, d);
-  return d;
 }
 
 }  // namespace p2pcheck

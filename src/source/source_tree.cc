@@ -39,8 +39,8 @@ class TreeSource : public Source {
   std::string node_link(const std::string& path) override {
     // A stack buffer: a 4 KiB string per link, kept by the Source's cache, cost 15 MB at 1,000 devices.
     char buf[kMaxPathBytes];
-    Fd parent = open_parent(path);
-    ssize_t n = parent.ok() ? readlinkat(parent.get(), last_part(path).c_str(), buf, sizeof buf) : -1;
+    int parent = parent_of(path);
+    ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path).c_str(), buf, sizeof buf) : -1;
     if (n < 0) throw Error(path, std::string("cannot read symlink: ") + std::strerror(errno));
     return std::string(buf, static_cast<size_t>(n));
   }
@@ -61,13 +61,21 @@ class TreeSource : public Source {
   // "/sys/bus" -> "sys/bus"; "/" -> "".
   static std::string relative(const std::string& path) { return path.empty() ? path : path.substr(1); }
   static std::string last_part(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-  Fd open_parent(const std::string& path) {
-    return open_beneath(root_fd_.get(), relative(path.substr(0, path.rfind('/'))), O_PATH | O_DIRECTORY);
+  // The parent directory of `path`, opened beneath the root; the last one is kept, since a
+  // function's attributes are asked one after another (half the opens of a fabric's tree). Only
+  // lstat and readlink go through it: file contents are always opened from the root.
+  int parent_of(const std::string& path) {
+    std::string dir = path.substr(0, path.rfind('/'));
+    if (!parent_fd_.ok() || dir != parent_path_) {
+      parent_fd_ = open_beneath(root_fd_.get(), relative(dir), O_PATH | O_DIRECTORY);
+      parent_path_ = parent_fd_.ok() ? dir : std::string();
+    }
+    return parent_fd_.ok() ? parent_fd_.get() : -1;
   }
   bool lstat_beneath(const std::string& path, struct stat& st) {
     if (path == "/") return fstat(root_fd_.get(), &st) == 0;
-    Fd parent = open_parent(path);
-    return parent.ok() && fstatat(parent.get(), last_part(path).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    int parent = parent_of(path);
+    return parent >= 0 && fstatat(parent, last_part(path).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
   }
 
   static FileRead failure(int err) {
@@ -79,6 +87,8 @@ class TreeSource : public Source {
   std::string root_;  // for messages
   Fd root_fd_;
   bool live_;
+  Fd parent_fd_;             // parent_of()'s last directory
+  std::string parent_path_;  // and its path; empty when none is open
 };
 
 }  // namespace

@@ -248,8 +248,7 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
 
 std::vector<Bdf> path_devices(const PairDecision& d) {
   std::vector<Bdf> out;
-  for (const Hop& hop : d.path.hops)
-    if (hop.function) out.push_back(hop.function->bdf);
+  for (const Function* fn : path_functions(d.path)) out.push_back(fn->bdf);
   return out;
 }
 

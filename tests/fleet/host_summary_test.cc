@@ -80,6 +80,29 @@ TEST(FleetHostSummary, ReadsASavedCheckJson) {
   EXPECT_TRUE(s.topology.empty());  // a saved check --json has no PCI tree
 }
 
+// Schema 2: pairs refer to a row of `decisions`, the NVMe's name is in the top-level table.
+TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
+  ordered_json v2 = check_doc();
+  v2["schema_version"] = 2;
+  ordered_json decision = v2["pairs"][0];
+  for (const char* key : {"gpu", "nvme", "nvme_name"}) decision.erase(key);
+  v2["decisions"] = {decision};
+  v2["pairs"] = {{{"gpu", "0000:03:00.0"}, {"nvme", "0000:05:00.0"}, {"decision", 0}, {"distance", -1}}};
+  HostSummary s = summarize_check_json(v2, "racks/a/node-17.json");
+  HostSummary s1 = summarize_check_json(check_doc(), "racks/a/node-17.json");
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].gpu, "0000:03:00.0");
+  EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
+  EXPECT_EQ(s.pairs[0].cause, s1.pairs[0].cause);
+  EXPECT_EQ(s.pairs[0].verdict, s1.pairs[0].verdict);
+  EXPECT_EQ(s.pairs[0].rule, s1.pairs[0].rule);
+  EXPECT_EQ(s.result, s1.result);
+  v2["pairs"][0]["decision"] = 1;
+  EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
+  v2.erase("decisions");
+  EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
+}
+
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {
   auto message = [](ordered_json doc) {
     try {

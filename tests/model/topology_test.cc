@@ -60,7 +60,7 @@ TEST_F(SmallMachine, SelectorsAcceptAddressesNamesAndDevicePaths) {
 TEST_F(SmallMachine, PathHopsGoUpThenDown) {
   PairPath p = describe_path(topo_, inv_, {*Bdf::parse("0000:03:00.0"), *Bdf::parse("0000:05:00.0")});
   std::vector<std::string> roles;
-  for (const Hop& h : p.hops) roles.push_back(h.role);
+  for (const Hop& h : path_hops(inv_, p)) roles.push_back(h.role);
   EXPECT_EQ(roles, (std::vector<std::string>{"GPU", "switch downstream port", "switch upstream port", "root port",
                                              "host bridge", "root port", "NVMe"}));
   EXPECT_EQ(p.host_bridges, std::vector<std::string>{"0000:00"});

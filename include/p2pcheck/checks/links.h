@@ -12,7 +12,7 @@
 namespace p2pcheck {
 
 // link.downtrained per function on any pair's path, or one link.health PASS when none is.
-std::vector<Finding> check_links(const Topology& topo, const std::vector<PairDecision>& pairs);
+std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const std::vector<PairDecision>& pairs);
 // Bytes per second the slowest hop of a path can carry (after line encoding); nullopt if unknown.
 std::optional<double> path_ceiling(const PairPath& path);
 

@@ -2,7 +2,9 @@
 // user's selection of pairs.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "p2pcheck/model/topology.h"
@@ -35,6 +37,15 @@ struct Inventory {
   std::vector<IgnoredDevice> ignored;
 
   const NvmeController* nvme_at(const Bdf& bdf) const;
+  bool is_gpu(const Bdf& bdf) const;
+  // Sorts a lookup index for nvme_at() and is_gpu(), which a fabric's pairs ask once per hop; call
+  // it after filling gpus and nvmes (read_inventory does). Without it, or after the lists grow,
+  // both search linearly.
+  void index();
+
+ private:
+  std::vector<Bdf> gpu_index_;                           // gpus, sorted
+  std::vector<std::pair<Bdf, std::size_t>> nvme_index_;  // nvmes' BDFs, sorted, with their place
 };
 
 // GPUs: AMD (1002) and NVIDIA (10de) functions of display (03xx) or processing-accelerator (1200)

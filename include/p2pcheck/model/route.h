@@ -23,9 +23,14 @@ struct PairPath {
   int distance = 0;                        // steps from both ends up to `common`; both whole chains without one
   std::vector<const Function*> gpu_side;   // the GPU, then its bridges below `common`; the whole chain without one
   std::vector<const Function*> nvme_side;  // likewise from the NVMe
-  std::vector<Hop> hops;                   // GPU first, NVMe last; the common bridge or host bridge(s) in between
   std::vector<std::string> host_bridges;   // host bridges the traffic crosses (none via a switch)
 };
+
+// The route's hops, GPU first, NVMe last, the common bridge or host bridge(s) in between. Made when
+// printed, not kept: a fabric's pairs share their hops many times over.
+std::vector<Hop> path_hops(const Inventory& inv, const PairPath& path);
+// The functions of path_hops() in the same order, without naming their roles.
+std::vector<const Function*> path_functions(const PairPath& path);
 
 PairPath describe_path(const Topology& topo, const Inventory& inv, const DevicePair& pair);
 // The same from where the chains meet (a = GPU, b = NVMe), when the caller has it already.

@@ -56,6 +56,9 @@ struct UpstreamMeeting {
   std::vector<const Function*> b_side;  // likewise from b
 };
 UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b);
+// The same from chains already walked (Topology::upstream_chain of a and of b).
+UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Function*>& a_chain, const Function& b,
+                              const std::vector<const Function*>& b_chain);
 
 // The link between a function and the port above it, judged from both ends: it is downtrained
 // only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).

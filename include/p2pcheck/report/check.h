@@ -10,7 +10,9 @@
 
 namespace p2pcheck {
 
-nlohmann::ordered_json check_json(const CheckReport& report);
+// Without `pairs`, "pairs" is left empty for the caller to stream (write_json_streamed, one
+// decision_json() per pair).
+nlohmann::ordered_json check_json(const CheckReport& report, bool pairs = true);
 // Problems first; PASS and INFO findings only when `verbose`.
 std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
 // "RESULT: FAIL — 0 of 4 GPU–NVMe pair(s) can use P2P DMA; 4 refused; failing: ..." and a newline.

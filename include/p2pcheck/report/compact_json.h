@@ -1,0 +1,28 @@
+// JSON schema_version 2 of `check --json` and `paths --json` (`--json-schema 2`, docs/json.md):
+// output that grows with the machine, not with GPUs x NVMe x hops. A `functions` table keyed by BDF
+// (role, upstream, host bridge, link, ACS), a `decisions` table of the distinct decisions, and
+// pairs as compact records referring to both, written to the stream one by one.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <vector>
+
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/route.h"
+
+namespace p2pcheck {
+
+inline constexpr int kCompactJsonSchemaVersion = 2;
+
+// `functions`: every function on the upstream chain of each given device, keyed by BDF, in BDF order.
+nlohmann::ordered_json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices);
+
+// check --json, version 2. `head` is check_json(report, false) with what the caller adds (capture,
+// plan); its schema_version becomes 2 and `functions` and `decisions` go before `pairs`.
+void write_check_json_v2(std::ostream& out, const CheckReport& report, nlohmann::ordered_json head, int indent);
+
+// paths --json, version 2. `head` is paths_json(topo, inv, {}).
+void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
+                         const std::vector<PairPath>& paths, nlohmann::ordered_json head, int indent);
+}  // namespace p2pcheck

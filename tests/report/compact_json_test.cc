@@ -1,0 +1,120 @@
+// Schema 2 says what schema 1 says: for every pair of every fixture (and under kernels that refuse,
+// or cannot decide), its decision row merged with the pair equals version 1's pair, and the hops
+// rebuilt from the functions table (upstream links, up to the common bridge) equal version 1's hops.
+#include "p2pcheck/report/compact_json.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/source/json_text.h"
+
+namespace p2pcheck {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Version 1's hops from version 2's tables: the GPU's chain up to the common bridge, the common
+// bridge (or the host bridges), then the NVMe's chain down from below it.
+json rebuilt_hops(const json& functions, const json& decision, const std::string& gpu, const std::string& nvme) {
+  auto chain = [&](std::string at, const json& common) {
+    std::vector<std::string> out;
+    while (!at.empty() && (common.is_null() || at != common.get<std::string>())) {
+      out.push_back(at);
+      const json& up = functions.at(at).at("upstream");
+      at = up.is_null() ? "" : up.get<std::string>();
+    }
+    return out;
+  };
+  auto hop = [&](const std::string& bdf, bool common) {
+    const json& f = functions.at(bdf);
+    return json{{"bdf", bdf},       {"host_bridge", nullptr}, {"role", f.at("role")},
+                {"common", common}, {"acs", f.at("acs")},     {"link", f.at("link")}};
+  };
+  const json& common = decision.at("common_bridge");
+  json hops = json::array();
+  for (const std::string& bdf : chain(gpu, common)) hops.push_back(hop(bdf, false));
+  if (!common.is_null()) {
+    hops.push_back(hop(common.get<std::string>(), true));
+  } else {
+    std::string a = functions.at(gpu).at("host_bridge").get<std::string>();
+    std::string b = functions.at(nvme).at("host_bridge").get<std::string>();
+    for (const std::string& id : a == b ? std::vector<std::string>{a} : std::vector<std::string>{a, b})
+      hops.push_back({{"bdf", nullptr}, {"host_bridge", id}, {"role", "host bridge"}, {"common", false}});
+  }
+  std::vector<std::string> down = chain(nvme, common);
+  for (auto it = down.rbegin(); it != down.rend(); ++it) hops.push_back(hop(*it, false));
+  return hops;
+}
+
+void expect_same_content(const CheckReport& report, const std::string& what) {
+  SCOPED_TRACE(what);
+  json v1 = check_json(report);
+  std::ostringstream out;
+  write_check_json_v2(out, report, check_json(report, false), -1);
+  json v2 = json::parse(out.str());
+  EXPECT_EQ(v2["schema_version"], 2);
+  ASSERT_EQ(v2["pairs"].size(), v1["pairs"].size());
+  EXPECT_LE(v2["decisions"].size(), v1["pairs"].size());
+  for (std::size_t i = 0; i < v1["pairs"].size(); ++i) {
+    const json& one = v1["pairs"][i];
+    const json& compact = v2["pairs"][i];
+    const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
+    json merged = one;
+    for (auto it = decision.begin(); it != decision.end(); ++it) merged[it.key()] = it.value();
+    json expected = one;
+    if (expected["fix"].is_object() &&
+        (expected["fix"]["kind"] == "same_switch" || expected["fix"]["kind"] == "same_host_bridge"))
+      expected["fix"]["devices"] = json::array();  // the pair's own two, not repeated per decision
+    EXPECT_EQ(merged, expected) << "pair " << i;
+    EXPECT_EQ(compact["gpu"], one["gpu"]);
+    EXPECT_EQ(compact["nvme"], one["nvme"]);
+    EXPECT_EQ(compact["distance"], one["distance"]);
+    EXPECT_EQ(compact.contains("kernel") ? compact["kernel"] : json(nullptr), one["kernel"]);
+    EXPECT_EQ(rebuilt_hops(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
+              one["hops"])
+        << "pair " << i;
+  }
+  // Every other member is version 1's, in version 1's order around the two tables.
+  json rest = v2;
+  rest.erase("functions");
+  rest.erase("decisions");
+  rest["schema_version"] = 1;
+  rest["pairs"] = v1["pairs"];
+  EXPECT_EQ(json_text(rest, -1), json_text(v1, -1));
+}
+
+TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
+  int fixtures = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    if (!std::filesystem::is_directory(entry.path() / "root")) continue;
+    ++fixtures;
+    for (std::optional<std::string> kernel : {std::optional<std::string>(), std::optional<std::string>("5.4.0")}) {
+      auto source = open_tree_source((entry.path() / "root").string());
+      CheckOptions options;
+      options.assume_kernel = kernel;
+      auto report = run_check(*source, options);
+      expect_same_content(*report, entry.path().filename().string() + " " + kernel.value_or("own kernel"));
+    }
+  }
+  EXPECT_GE(fixtures, 10);
+}
+
+TEST(CompactJson, PrettyAndCompactParseAlike) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  auto report = run_check(*source, {});
+  std::ostringstream compact, pretty;
+  write_check_json_v2(compact, *report, check_json(*report, false), -1);
+  write_check_json_v2(pretty, *report, check_json(*report, false), 2);
+  EXPECT_EQ(compact.str().find('\n'), std::string::npos);
+  EXPECT_EQ(json::parse(compact.str()), json::parse(pretty.str()));
+  // pretty is nlohmann's own layout, pairs streamed or not
+  EXPECT_EQ(pretty.str(), json_text(json::parse(pretty.str()), 2));
+}
+
+}  // namespace
+}  // namespace p2pcheck
