@@ -25,12 +25,12 @@ run() {  # name command...
   fi
 }
 run unit_tests "$build/tests/unit_tests" --gtest_brief=1
-run cli "$repo/tests/cli_test.sh" "$bin"
-run golden "$repo/tests/golden.sh" "$bin" check "$P2PCHECK_FIXTURE_TREES"
-run hostile "$repo/tests/hostile_test.sh" "$bin"
-run imports "$repo/tests/imports_test.sh" "$bin"
-run capture "$repo/tests/capture_test.sh" "$bin" "$P2PCHECK_FIXTURE_TREES"
-run result "$repo/tests/result_test.sh" "$bin"
-run lab_replay "$repo/tests/lab/replay_test.sh" "$bin"
+run cli bash "$repo/tests/cli_test.sh" "$bin"
+run golden bash "$repo/tests/golden.sh" "$bin" check "$P2PCHECK_FIXTURE_TREES"
+run hostile bash "$repo/tests/hostile_test.sh" "$bin"
+run imports bash "$repo/tests/imports_test.sh" "$bin"
+run capture bash "$repo/tests/capture_test.sh" "$bin" "$P2PCHECK_FIXTURE_TREES"
+run result bash "$repo/tests/result_test.sh" "$bin"
+run lab_replay bash "$repo/tests/lab/replay_test.sh" "$bin"
 [ ${#failed[@]} -eq 0 ] || { echo "asan_suite: ${#failed[@]} failed: ${failed[*]}"; exit 1; }
 echo "asan_suite: all passed under ASan+UBSan+_GLIBCXX_ASSERTIONS"

@@ -11,6 +11,14 @@ build=$(realpath -m "$1")
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 start=$SECONDS
+# A build directory cmake would refuse or misuse is made again: one configured for another
+# checkout (a copied tree), another compiler or without the fuzz option.
+cache=$build/CMakeCache.txt
+if [ -f "$cache" ] && ! { grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$repo" "$cache" &&
+  grep -q '^CMAKE_CXX_COMPILER:.*clang++$' "$cache" && grep -qx 'P2PCHECK_FUZZ:BOOL=ON' "$cache"; }; then
+  echo "clang_tree: $build was configured for another tree or compiler; starting it afresh"
+  rm -rf "$build"
+fi
 mkdir -p "$build"
 # -O1 -g1: what fuzzing and sanitizer runs use; it compiles in about half the time of -O2 -g.
 cmake -S "$repo" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

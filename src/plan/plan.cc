@@ -103,7 +103,9 @@ class PlanReader {
   // Refuses a key the format does not have: a typo ("acs_ctrl") must not pass as "not given".
   void only_keys(const toml::table& t, const std::string& where, std::initializer_list<const char*> keys) const {
     for (const auto& [key, value] : t) {
-      bool known = std::any_of(keys.begin(), keys.end(), [&](const char* k) { return key.str() == k; });
+      // A named copy: clang 14 cannot capture a structured binding in a lambda.
+      const std::string_view name = key.str();
+      bool known = std::any_of(keys.begin(), keys.end(), [&](const char* k) { return name == k; });
       if (known) continue;
       std::string list;
       for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);

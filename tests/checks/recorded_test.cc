@@ -121,7 +121,8 @@ TEST(Recorded, VerifyRunShowsPerDirectionAndFailsWhenATransferFailed) {
             "hipfile");
 
   r.root.write("live/verify.json", verify_doc("passed", "passed").dump());
-  f = r.finding(*r.check(), "verify.recorded");
+  auto passed = r.check();  // kept alive: the finding points into its report
+  f = r.finding(*passed, "verify.recorded");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kPass);
   EXPECT_NE(f->message.find("all 2 transfer direction(s) passed"), std::string::npos);

@@ -82,9 +82,9 @@ for t in "${targets[@]}"; do
   dir="$out/$t"
   log=$(cat "$dir/log")
   status=$(grep -E '^#[0-9]+' <<< "$log" | grep 'cov:' | tail -1)
-  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' <<< "$log" | grep -oE '[0-9]+$')
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' <<< "$log" | grep -oE '[0-9]+$')
   [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' <<< "$status" | tr -d '#')
-  rate=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' <<< "$log" | grep -oE '[0-9]+$')
+  rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' <<< "$log" | grep -oE '[0-9]+$')
   # slow-unit-* are inputs libFuzzer found slow (over 10 s wall), kept to look at, not findings.
   findings=$(find "$dir/findings" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
   corpus=$(find "$dir/corpus" "$seeds/$t" -type f 2> /dev/null | wc -l)

@@ -277,7 +277,7 @@ TEST(Verify, DirectionOptionRunsOnlyThatDirection) {
   EXPECT_EQ(fake->requests[0].flags, P2PPROBE_DMA_F_NO_READ);
   EXPECT_EQ(pr->directions[0].direction, Direction::kToStorage);
   EXPECT_EQ(report.summary, "1 of 1 direction(s) passed");
-  EXPECT_EQ(verify_json(report)["options"]["directions"], nlohmann::json::array({"to_storage"}));
+  EXPECT_EQ(verify_json(report)["options"]["directions"], nlohmann::ordered_json::array({"to_storage"}));
   EXPECT_EQ(parse_direction("to-device"), Direction::kToDevice);
   EXPECT_EQ(parse_direction("both"), std::nullopt);
   r.options.directions.clear();
