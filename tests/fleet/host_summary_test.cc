@@ -86,7 +86,7 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   v2["schema_version"] = 2;
   ordered_json decision = v2["pairs"][0];
   for (const char* key : {"gpu", "nvme", "nvme_name"}) decision.erase(key);
-  v2["decisions"] = {decision};
+  v2["decisions"] = ordered_json::array({decision});  // {decision} alone is a copy under clang (CWG 1467)
   v2["pairs"] = {{{"gpu", "0000:03:00.0"}, {"nvme", "0000:05:00.0"}, {"decision", 0}, {"distance", -1}}};
   HostSummary s = summarize_check_json(v2, "racks/a/node-17.json");
   HostSummary s1 = summarize_check_json(check_doc(), "racks/a/node-17.json");
