@@ -331,7 +331,10 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
       if (r.findings[i].level != level || printed[i]) continue;
       size_t alike = 0;
       for (size_t j = i + 1; j < r.findings.size(); ++j)
-        if (!printed[j] && same_cause(r.findings[i], r.findings[j])) printed[j] = true, ++alike;
+        if (!printed[j] && same_cause(r.findings[i], r.findings[j])) {
+          printed[j] = true;
+          ++alike;
+        }
       out += full(r.findings[i], alike);
       ++problems;
     }
@@ -459,11 +462,10 @@ std::string supply_facts_body(const PairDecision& d, const PairFix& fix) {
       continue;
     }
     std::string note = u.function && !u.function->config_note.empty() ? u.function->config_note : "not readable";
-    if (acs_notes.empty()) facts.emplace_back();  // its place among the facts, filled below
     if (std::find(acs_notes.begin(), acs_notes.end(), note) == acs_notes.end()) acs_notes.push_back(note);
   }
-  for (std::string& fact : facts)
-    if (fact.empty()) fact = "ACS control along the path (" + join(acs_notes, "; ") + ")";
+  // The walk's ACS unknowns come first in a decision (rules/p2pcheck_rules.cc), so they lead here too.
+  if (!acs_notes.empty()) facts.insert(facts.begin(), "ACS control along the path (" + join(acs_notes, "; ") + ")");
   return "  why   cannot decide: " + join(facts, "; ") + "\n  fix   " + fix.text + "\n";
 }
 
