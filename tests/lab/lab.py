@@ -399,8 +399,11 @@ ABUSE_IOCTL_CASES = 91     # `case` lines kmod-abuse prints (every one must PASS
 
 def _verify_faults():
     """verify when things go wrong: each a clear error, no scratch file left, nothing written outside its range."""
-    # warm the allocator's metadata so that the next request is verify's data write (fail_next_io: guest-init.sh)
-    f1_fault = ("dd if=/dev/zero of=/mnt/f1/warm bs=1M count=4 2>/dev/null && rm /mnt/f1/warm && sync && "
+    # The next request on f1 must be verify's data write (fail_next_io: guest-init.sh): warm the allocator's
+    # metadata, and keep jbd2 from committing in between (its 5 s timer, started by the scratch file's
+    # creation, beat a slow CMB pattern fill on a loaded CI machine and took the fault), and atime quiet.
+    f1_fault = ("mount -o remount,commit=600,noatime /mnt/f1 && "
+                "dd if=/dev/zero of=/mnt/f1/warm bs=1M count=4 2>/dev/null && rm /mnt/f1/warm && sync && "
                 "fail_next_io f1")
     return [
         # f2 full to the last block (root may use the reserved ones too): the scratch file cannot be
@@ -1417,6 +1420,10 @@ def check_verify(sc, ck, p2pcheck, out, dev, disks, result):
             regions.setdefault(serial, []).append((off, size, None, False if v.raw_data == "unchanged" else None))
         if v.kernel_log_has:
             ck.ok(v.kernel_log_has in dmesg, f"{name}: the kernel log lacks {v.kernel_log_has!r}")
+            # Which request the fault took (op and size), so that a flake names its cause.
+            for line in dmesg.splitlines():
+                if "timeout, aborting" in line:
+                    ck.notes.append(f"{name}: kernel: {line.strip()}")
         if v.after:
             after = read(O(f"verify-{v.name}.after"))
             for want in v.after_has:
