@@ -88,6 +88,9 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
     if (result.bytes.size() > cap)
       throw Error(where,
                   "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
+    // All st_size bytes are in: no read for the end of file. A sysfs attribute never holds more
+    // than its st_size (a page; usually less, so it takes the extra read); procfs says 0.
+    if (st.st_size > 0 && result.bytes.size() == static_cast<std::uint64_t>(st.st_size)) break;
   }
   return result;
 }

@@ -21,8 +21,19 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
   std::string here;
   std::vector<size_t> starts;
   // Work list of components still to walk, front first; links splice their target in.
-  std::vector<std::string> todo = split_path(path);
-  std::reverse(todo.begin(), todo.end());
+  std::vector<std::string> todo;
+  // A function's dozen attributes share their directory: it is resolved once (the parent's
+  // parent likewise), and the walk starts from it with just the last component left.
+  if (const std::string* dir = nullptr; canonical_parent(path, dir)) {
+    if (!dir) return std::nullopt;
+    here = *dir == "/" ? std::string() : *dir;
+    for (size_t i = 0; i < here.size(); ++i)
+      if (here[i] == '/') starts.push_back(i);
+    todo.emplace_back(path.substr(path.rfind('/') + 1));
+  } else {
+    todo = split_path(path);
+    std::reverse(todo.begin(), todo.end());
+  }
   int hops = 0;
   while (!todo.empty()) {
     std::string part = std::move(todo.back());
@@ -64,6 +75,29 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(std::move(*it));
   }
   return here.empty() ? std::string("/") : here;
+}
+
+bool Source::canonical_parent(std::string_view path, const std::string*& dir_found) {
+  size_t slash = path.rfind('/');
+  std::string_view last = path.substr(slash + 1);
+  if (slash == 0 || last.empty() || last == "." || last == "..") return false;
+  // Only plain paths, as the analysis asks them: "..", "." or "//" take the plain walk, so that its
+  // errors name the path as asked; deep ones (only a hostile dump has them) too, to keep the recursion shallow.
+  std::string dir(path.substr(0, slash));
+  if (dir.find("//") != std::string::npos || dir.find("/./") != std::string::npos ||
+      dir.find("/../") != std::string::npos || dir.ends_with("/.") || dir.ends_with("/..") ||
+      std::count(dir.begin(), dir.end(), '/') > kMaxCachedDepth)
+    return false;
+  auto it = dirs_.find(dir);
+  if (it != dirs_.end()) {
+    dir_found = &it->second;
+    return true;
+  }
+  // The whole walk would meet the same components first. Only found directories are kept, as in
+  // type_of: a missing one may appear later.
+  std::optional<std::string> where = canonicalize(dir, true);
+  dir_found = where ? &dirs_.emplace(std::move(dir), std::move(*where)).first->second : nullptr;
+  return true;
 }
 
 Source::NodeType Source::type_of(const std::string& path) {

@@ -46,8 +46,12 @@ class TreeSource : public Source {
   }
 
   FileRead node_read(const std::string& path) override {
-    // O_NONBLOCK: a fifo swapped in after node_type said "file" must not hang the read.
-    Fd fd = open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_NONBLOCK);
+    // From the directory node_type just looked in (a walk of one component, not of the whole
+    // path), following no link. O_NONBLOCK: a fifo swapped in after node_type said "file" must
+    // not hang the read.
+    int parent = parent_of(path);
+    if (parent < 0) return failure(errno);
+    Fd fd = open_beneath(parent, last_part(path), O_RDONLY | O_NONBLOCK);
     if (!fd.ok()) return failure(errno);
     return read_capped(fd.get(), kMaxFileBytes, path);
   }
@@ -62,8 +66,8 @@ class TreeSource : public Source {
   static std::string relative(const std::string& path) { return path.empty() ? path : path.substr(1); }
   static std::string last_part(const std::string& path) { return path.substr(path.rfind('/') + 1); }
   // The parent directory of `path`, opened beneath the root; the last one is kept, since a
-  // function's attributes are asked one after another (half the opens of a fabric's tree). Only
-  // lstat and readlink go through it: file contents are always opened from the root.
+  // function's attributes are asked one after another (half the opens of a fabric's tree).
+  // lstat, readlink and file opens go through it (each one component below it, no link followed).
   int parent_of(const std::string& path) {
     std::string dir = path.substr(0, path.rfind('/'));
     if (!parent_fd_.ok() || dir != parent_path_) {

@@ -55,6 +55,20 @@ TEST(ReadCapped, RefusesFifosWithoutBlockingAndCapsTheSize) {
   EXPECT_THROW(read_capped(big.get(), 1000, "big"), Error);
 }
 
+TEST(ReadCapped, ReadsWholeFilesAroundItsBufferSize) {
+  // It stops at st_size without a read for the end of file: sizes at and around its 64 KiB buffer.
+  TempDir dir;
+  for (size_t size : {size_t{0}, size_t{1}, size_t{65535}, size_t{65536}, size_t{65537}, size_t{200000}}) {
+    std::string bytes(size, 'a');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('a' + i % 26);
+    dir.write("f", bytes);
+    Fd f(open((dir.path() + "/f").c_str(), O_RDONLY));
+    FileRead r = read_capped(f.get(), 1 << 20, "f");
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.bytes, bytes) << size;
+  }
+}
+
 TEST(TreeSource, ADirectorySwappedForALinkAfterItWasSeenLeadsNowhere) {
   // The source remembers /sys/a as a directory; the swap comes after. Reading by host path would
   // now follow sys/a to the other tree; through the root descriptor the read fails instead.

@@ -109,6 +109,31 @@ TEST(TreeSource, LinkErrorsRepeatOnceTheLinksAreKnown) {
   }
 }
 
+TEST(TreeSource, AttributesOfOneDirectoryShareItsResolutionAndPlainWalksStillNameThePathAsked) {
+  TempDir dir;
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/vendor", "0x1002\n");
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/device", "0x74a1\n");
+  dir.link("sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
+  auto src = open_tree_source(dir.path());
+  const std::string fn = "/sys/bus/pci/devices/0000:00:01.0";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(src->read(fn + "/vendor").bytes, "0x1002\n");
+    EXPECT_EQ(src->read(fn + "/device").bytes, "0x74a1\n");
+    EXPECT_EQ(src->read(fn + "/p2pmem/size").status, ReadStatus::kMissing);
+    EXPECT_EQ(src->read(fn + "/../0000:00:01.0/vendor").bytes, "0x1002\n");
+  }
+  const AccessLog& log = src->access_log();
+  EXPECT_EQ(log.file_reads.at("/sys/devices/pci0000:00/0000:00:01.0/vendor"), 4);
+  EXPECT_EQ(log.file_reads.at("/sys/devices/pci0000:00/0000:00:01.0/device"), 2);
+  EXPECT_EQ(log.links_followed.at(fn), "../../../devices/pci0000:00/0000:00:01.0");
+  try {
+    src->read("/../sys/bus/pci/devices/0000:00:01.0/vendor");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "/../sys/bus/pci/devices/0000:00:01.0/vendor");
+  }
+}
+
 TEST(TreeSource, CountsEveryRead) {
   TempDir dir;
   dir.write("sys/x", "1");

@@ -45,8 +45,9 @@ class Fd {
 // Returns a closed Fd with errno set on failure.
 Fd open_beneath(int dir, std::string_view rel, int flags, bool walk = false);
 
-// Reads the whole regular file `fd`, at most `cap` bytes (sysfs reports 4096 for any attribute, so
-// st_size is never trusted). A fifo, device or socket is kFailed "not a regular file" (opened with
+// Reads the whole regular file `fd`, at most `cap` bytes; it stops at st_size bytes without asking
+// for the end of file, and reads on to end of file below it (sysfs reports a page for any
+// attribute, procfs 0). A fifo, device or socket is kFailed "not a regular file" (opened with
 // O_NONBLOCK, it never blocks); a file past `cap` throws Error naming `where`.
 FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
 

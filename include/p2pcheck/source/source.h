@@ -59,8 +59,8 @@ struct RecordedEntry {
 
 // What a source was asked, for the read-once rule and for capture (which stores exactly these).
 struct AccessLog {
-  std::map<std::string, int> file_reads;              // canonical path -> times read
-  std::map<std::string, int> dir_lists;               // canonical path -> times listed
+  std::unordered_map<std::string, int> file_reads;    // canonical path -> times read
+  std::unordered_map<std::string, int> dir_lists;     // canonical path -> times listed
   std::map<std::string, std::string> links_followed;  // canonical link path -> its target text
 
   // Filled only while recording (Source::set_recording), so capture can store what the analysis
@@ -122,12 +122,19 @@ class Source {
   NodeType type_of(const std::string& path);
   const std::string& link_of(const std::string& path);
   static EntryKind entry_kind(NodeType type);
+  // Sets `dir` to the canonical form of `path`'s directory (through dirs_), nullptr when that is
+  // missing; false when `path` is not plain ("..", ".", "//") or deeper than kMaxCachedDepth, so
+  // canonicalize walks it all.
+  bool canonical_parent(std::string_view path, const std::string*& dir);
+  static constexpr long kMaxCachedDepth = 64;
   // What a path is, and where a link points, for the life of this Source: every read resolves ~15
   // shared prefixes, and asking the backend each time was most of the run time (an lstat each).
   // Missing paths are not remembered (a counter may appear during a transfer); file contents and
   // listings never are. The AccessLog is written exactly as without the cache.
   std::unordered_map<std::string, NodeType> types_;
   std::unordered_map<std::string, std::string> links_;
+  // Directory as asked -> its canonical path, for directories found (the same caches answer both).
+  std::unordered_map<std::string, std::string> dirs_;
   AccessLog log_;
   bool recording_ = false;
   std::map<std::string, FileRead> failures_;
