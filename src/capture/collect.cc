@@ -28,18 +28,20 @@ void read_aer_counters(Source& source, const Topology& topo) {
       if (source.exists(fn.sysfs_path + "/" + f)) source.read(fn.sysfs_path + "/" + f);
 }
 
-// The whole analysis on a recording source: afterwards its AccessLog holds every answer it gave.
-// With a selection, its pairs are the ones analysed, so the reads their replay needs are recorded.
-std::unique_ptr<CheckReport> record_analysis(Source& source, const PairSelection& selection) {
+// Every read of the whole analysis on a recording source: afterwards its AccessLog holds every
+// answer it gave. The pairs are selected, not decided: deciding reads no file, and a fabric's tens
+// of thousands of decisions cost most of a capture's time and memory. With a selection, its pairs
+// are the ones analysed, so the reads their replay needs are recorded.
+CheckInputs record_analysis(Source& source, const PairSelection& selection) {
   source.set_recording(true);
   CheckOptions options;
   options.selection = selection;
-  auto report = run_check(source, options);
-  read_aer_counters(source, report->topo);
+  CheckInputs in = read_check_inputs(source, options);
+  read_aer_counters(source, in.state.topo);
   if (!source.is_live())  // a capture of a capture keeps the original machine's live answers
     for (const std::string& name : source.list("/live")) source.read("/live/" + name);
   source.set_recording(false);
-  return report;
+  return in;
 }
 
 struct Gathered {
@@ -125,7 +127,7 @@ Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& 
 }
 
 std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const Provenance& p,
-                                       const CheckReport& report, const Gathered& g) {
+                                       const MachineState& state, const Gathered& g) {
   std::vector<std::string> notes;
   if (from)
     for (const auto& n : from->notes) notes.push_back(n);
@@ -133,7 +135,7 @@ std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, c
     notes.push_back(
         "captured without root: the kernel showed only the first 64 bytes of each config space, so "
         "ACS, port types and link capabilities are unknown; capture again as root for the full answer");
-  else if (report.topo.config_truncated && !p.as_root.has_value())
+  else if (state.topo.config_truncated && !p.as_root.has_value())
     notes.push_back(
         "some config spaces hold only 64 bytes (read without root): ACS, port types and link "
         "capabilities of those functions are unknown");
@@ -171,7 +173,7 @@ class Cleaner {
   Redactor redactor_;
 };
 
-ordered_json build_manifest(Source& source, const CheckReport& report, const Provenance& p, const Gathered& g,
+ordered_json build_manifest(Source& source, const MachineState& state, const Provenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
                             const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
   ordered_json m;
@@ -186,8 +188,8 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
   m["source"] = described;
   m["hostname"] = p.hostname.empty() ? ordered_json() : ordered_json(clean.text(p.hostname));
   m["as_root"] = p.as_root ? ordered_json(*p.as_root) : ordered_json();
-  m["config_space_complete"] = !report.topo.config_truncated;
-  const Machine& machine = report.machine;
+  m["config_space_complete"] = !state.topo.config_truncated;
+  const Machine& machine = state.machine;
   m["kernel"] = {
       {"release", machine.kernel_release.empty() ? ordered_json() : ordered_json(machine.kernel_release)},
       {"version", machine.kernel_version.empty() ? ordered_json() : ordered_json(clean.text(machine.kernel_version))}};
@@ -231,12 +233,12 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, 
   std::optional<CaptureInfo> from = source.is_live() ? std::nullopt : read_capture_info(source);
   bool given = !selection.gpu.empty() || !selection.nvme.empty();
   const PairSelection& chosen = given || !from ? selection : from->selection;
-  auto report = record_analysis(source, chosen);
+  CheckInputs analysed = record_analysis(source, chosen);
 
   CaptureSet set;
   std::map<std::string, std::string> live_files;
   std::vector<std::string> identify_serials;
-  if (actions) live_probes(*actions, *report, live_files, set.notes, identify_serials);
+  if (actions) live_probes(*actions, analysed, live_files, set.notes, identify_serials);
 
   Gathered gathered = gather_entries(source.access_log(), live_files);
   Provenance prov = provenance(actions, from);
@@ -246,8 +248,8 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, 
   for (const auto& [path, e] : gathered.entries) set.entries.push_back(clean.entry(path, e));
   std::sort(set.entries.begin(), set.entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 
-  std::vector<std::string> notes = capture_notes(from, prov, *report, gathered);
-  set.manifest = build_manifest(source, *report, prov, gathered, live_files, set, notes, chosen, clean);
+  std::vector<std::string> notes = capture_notes(from, prov, analysed.state, gathered);
+  set.manifest = build_manifest(source, analysed.state, prov, gathered, live_files, set, notes, chosen, clean);
   for (const auto& n : notes) set.notes.push_back(n);
   return set;
 }
