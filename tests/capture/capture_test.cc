@@ -1,5 +1,6 @@
 #include "p2pcheck/capture/capture.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -205,6 +206,50 @@ TEST(Capture, SameInputSameBytes) {
   EXPECT_EQ(bytes("a.tar.zst"), bytes("b.tar.zst"));
   EXPECT_EQ(bytes("a.tar.gz"), bytes("b.tar.gz"));
   EXPECT_EQ(bytes("a.tar.xz"), bytes("b.tar.xz"));
+}
+
+// The member names of an uncompressed tar with short names (plain ustar headers), in order.
+std::vector<std::string> tar_members(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string tar((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at + 512 <= tar.size() && tar[at] != '\0';) {
+    names.emplace_back(tar.c_str() + at, strnlen(tar.c_str() + at, 100));
+    std::size_t size = std::stoul(tar.substr(at + 124, 12), nullptr, 8);
+    at += 512 + (size + 511) / 512 * 512;
+  }
+  return names;
+}
+
+// The writer sorts the members and adds every parent directory once, before what it holds, even
+// where names sort between a directory and its contents ("a-x" and "a0" around "a/").
+TEST(Capture, EveryDirectoryOnceAndBeforeItsContents) {
+  TempDir out;
+  CaptureSet set;
+  set.manifest = {{"schema", "test"}};
+  set.entries = {{"/sys", EntryKind::kDir, ""},         {"/sys/a-x", EntryKind::kFile, "1"},
+                 {"/sys/a/b/c", EntryKind::kFile, "2"}, {"/sys/a/y", EntryKind::kLink, "b/c"},
+                 {"/sys/a0", EntryKind::kFile, "3"},    {"/proc/x", EntryKind::kFile, "4"}};
+  std::string file = out.path() + "/c.tar";
+  CaptureWritten w = write_capture(set, {file, false});
+  std::string top = std::string(kCaptureTopFolder);
+  std::vector<std::string> expected = {top,
+                                       top + "/manifest.json",
+                                       top + "/proc",
+                                       top + "/proc/x",
+                                       top + "/sys",
+                                       top + "/sys/a",
+                                       top + "/sys/a-x",
+                                       top + "/sys/a/b",
+                                       top + "/sys/a/b/c",
+                                       top + "/sys/a/y",
+                                       top + "/sys/a0"};
+  // tar writes directories with a trailing slash
+  std::vector<std::string> got;
+  for (std::string name : tar_members(file)) got.push_back(name.back() == '/' ? name.substr(0, name.size() - 1) : name);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(w.members, expected.size());
 }
 
 TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
