@@ -28,24 +28,32 @@ void read_aer_counters(Source& source, const Topology& topo) {
       if (source.exists(fn.sysfs_path + "/" + f)) source.read(fn.sysfs_path + "/" + f);
 }
 
-// The whole analysis on a recording source: afterwards its AccessLog holds every answer it gave.
-// With a selection, its pairs are the ones analysed, so the reads their replay needs are recorded.
-std::unique_ptr<CheckReport> record_analysis(Source& source, const PairSelection& selection) {
+// Every read of the whole analysis on a recording source: afterwards its AccessLog holds every
+// answer it gave. The pairs are selected, not decided: deciding reads no file, and a fabric's tens
+// of thousands of decisions cost most of a capture's time and memory. With a selection, its pairs
+// are the ones analysed, so the reads their replay needs are recorded.
+CheckInputs record_analysis(Source& source, const PairSelection& selection) {
   source.set_recording(true);
   CheckOptions options;
   options.selection = selection;
-  auto report = run_check(source, options);
-  read_aer_counters(source, report->topo);
+  CheckInputs in = read_check_inputs(source, options);
+  read_aer_counters(source, in.state.topo);
   if (!source.is_live())  // a capture of a capture keeps the original machine's live answers
     for (const std::string& name : source.list("/live")) source.read("/live/" + name);
   source.set_recording(false);
-  return report;
+  return in;
 }
 
+// What the manifest and the notes say of the analysis.
+struct Analysed {
+  bool config_truncated = false;  // some config space held only 64 bytes
+  std::string kernel_release, kernel_version;
+};
+
 struct Gathered {
-  std::map<std::string, CaptureEntry> entries;
-  std::map<std::string, FileRead> unreadable;  // placeholders for reads the machine refused
-  std::set<std::string> uncaptured;            // placeholders for entries listed but never read
+  std::map<std::string, CaptureEntry> entries;  // each entry's path is its key (left empty in the entry)
+  std::map<std::string, FileRead> unreadable;   // placeholders for reads the machine refused
+  std::set<std::string> uncaptured;             // placeholders for entries listed but never read
 };
 
 // Everything the log saw, each path once: the first kind that claims it wins, and files the
@@ -54,7 +62,7 @@ Gathered gather_entries(const AccessLog& log, const std::map<std::string, std::s
   Gathered g;
   auto put = [&](const std::string& path, EntryKind kind, std::string data) {
     if (path == kManifestPath || path == "/") return;
-    g.entries.emplace(path, CaptureEntry{path, kind, std::move(data)});
+    g.entries.emplace(path, CaptureEntry{"", kind, std::move(data)});
   };
   auto placeholder = [&](const std::string& path, std::optional<FileRead> why) {
     if (g.entries.count(path) || path == kManifestPath) return;
@@ -125,7 +133,7 @@ Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& 
 }
 
 std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const Provenance& p,
-                                       const CheckReport& report, const Gathered& g) {
+                                       const Analysed& analysed, const Gathered& g) {
   std::vector<std::string> notes;
   if (from)
     for (const auto& n : from->notes) notes.push_back(n);
@@ -133,7 +141,7 @@ std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, c
     notes.push_back(
         "captured without root: the kernel showed only the first 64 bytes of each config space, so "
         "ACS, port types and link capabilities are unknown; capture again as root for the full answer");
-  else if (report.topo.config_truncated && !p.as_root.has_value())
+  else if (analysed.config_truncated && !p.as_root.has_value())
     notes.push_back(
         "some config spaces hold only 64 bytes (read without root): ACS, port types and link "
         "capabilities of those functions are unknown");
@@ -157,13 +165,18 @@ class Cleaner {
   }
   bool redacting() const { return redact_; }
   std::string text(const std::string& s) { return redact_ ? redactor_.text(s) : s; }
-  CaptureEntry entry(const std::string& path, const CaptureEntry& e) {
-    CaptureEntry out{text(path), e.kind, e.data};
-    if (redact_ && e.kind == EntryKind::kFile)
-      out.data = redactor_.file(path, e.data);
-    else if (redact_ && e.kind == EntryKind::kLink)
-      out.data = redactor_.text(e.data);
-    return out;
+  // Taken, not copied: a fabric's capture holds tens of thousands of entries.
+  CaptureEntry entry(std::string path, CaptureEntry e) {
+    if (!redact_) {
+      e.path = std::move(path);
+      return e;
+    }
+    if (e.kind == EntryKind::kFile)
+      e.data = redactor_.file(path, e.data);
+    else if (e.kind == EntryKind::kLink)
+      e.data = redactor_.text(e.data);
+    e.path = redactor_.text(path);
+    return e;
   }
 
  private:
@@ -171,7 +184,7 @@ class Cleaner {
   Redactor redactor_;
 };
 
-ordered_json build_manifest(Source& source, const CheckReport& report, const Provenance& p, const Gathered& g,
+ordered_json build_manifest(Source& source, const Analysed& analysed, const Provenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
                             const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
   ordered_json m;
@@ -186,11 +199,10 @@ ordered_json build_manifest(Source& source, const CheckReport& report, const Pro
   m["source"] = described;
   m["hostname"] = p.hostname.empty() ? ordered_json() : ordered_json(clean.text(p.hostname));
   m["as_root"] = p.as_root ? ordered_json(*p.as_root) : ordered_json();
-  m["config_space_complete"] = !report.topo.config_truncated;
-  const Machine& machine = report.machine;
-  m["kernel"] = {
-      {"release", machine.kernel_release.empty() ? ordered_json() : ordered_json(machine.kernel_release)},
-      {"version", machine.kernel_version.empty() ? ordered_json() : ordered_json(clean.text(machine.kernel_version))}};
+  m["config_space_complete"] = !analysed.config_truncated;
+  m["kernel"] = {{"release", analysed.kernel_release.empty() ? ordered_json() : ordered_json(analysed.kernel_release)},
+                 {"version", analysed.kernel_version.empty() ? ordered_json()
+                                                             : ordered_json(clean.text(analysed.kernel_version))}};
   m["redacted"] = clean.redacting();
   m["live"] = ordered_json::array();
   for (const auto& [path, bytes] : live_files) m["live"].push_back(path.substr(1));
@@ -231,23 +243,33 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, 
   std::optional<CaptureInfo> from = source.is_live() ? std::nullopt : read_capture_info(source);
   bool given = !selection.gpu.empty() || !selection.nvme.empty();
   const PairSelection& chosen = given || !from ? selection : from->selection;
-  auto report = record_analysis(source, chosen);
-
   CaptureSet set;
   std::map<std::string, std::string> live_files;
   std::vector<std::string> identify_serials;
-  if (actions) live_probes(*actions, *report, live_files, set.notes, identify_serials);
+  Analysed analysed;
+  {
+    // The model of a fabric (config spaces, chains) is freed before the archive's entries are gathered.
+    CheckInputs in = record_analysis(source, chosen);
+    if (actions) live_probes(*actions, in, live_files, set.notes, identify_serials);
+    analysed = {in.state.topo.config_truncated, in.state.machine.kernel_release, in.state.machine.kernel_version};
+  }
 
   Gathered gathered = gather_entries(source.access_log(), live_files);
   Provenance prov = provenance(actions, from);
   set.mtime = prov.taken ? static_cast<std::int64_t>(*prov.taken) : 0;
 
   Cleaner clean(redact, gathered, prov, identify_serials);
-  for (const auto& [path, e] : gathered.entries) set.entries.push_back(clean.entry(path, e));
-  std::sort(set.entries.begin(), set.entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  set.entries.reserve(gathered.entries.size());
+  while (!gathered.entries.empty()) {  // each node freed as its entry moves over
+    auto node = gathered.entries.extract(gathered.entries.begin());
+    set.entries.push_back(clean.entry(std::move(node.key()), std::move(node.mapped())));
+  }
+  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+  if (!std::is_sorted(set.entries.begin(), set.entries.end(), by_path))  // redacted names sort anew
+    std::sort(set.entries.begin(), set.entries.end(), by_path);
 
-  std::vector<std::string> notes = capture_notes(from, prov, *report, gathered);
-  set.manifest = build_manifest(source, *report, prov, gathered, live_files, set, notes, chosen, clean);
+  std::vector<std::string> notes = capture_notes(from, prov, analysed, gathered);
+  set.manifest = build_manifest(source, analysed, prov, gathered, live_files, set, notes, chosen, clean);
   for (const auto& n : notes) set.notes.push_back(n);
   return set;
 }

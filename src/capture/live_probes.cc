@@ -88,14 +88,15 @@ ordered_json probe_doc(const char* schema) {
 
 }  // namespace
 
-void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std::string, std::string>& files,
+void live_probes(DeviceActions& actions, const CheckInputs& analysed, std::map<std::string, std::string>& files,
                  std::vector<std::string>& notes, std::vector<std::string>& serials) {
   bool root = actions.is_root();
-  if (!report.inv.nvmes.empty()) {
+  const Inventory& inv = analysed.state.inv;
+  if (!inv.nvmes.empty()) {
     ordered_json doc = probe_doc("p2pcheck.live.nvme");
     doc["as_root"] = root;
     doc["controllers"] = ordered_json::array();
-    for (const auto& c : report.inv.nvmes) {
+    for (const auto& c : inv.nvmes) {
       if (c.name.empty()) continue;  // no controller registered: nothing to open
       NvmeIdentity id = actions.nvme_identity(c.name, c.bdf);
       if (!id.identify_ok) notes.push_back(c.name + ": NVMe Identify unavailable (" + id.identify_error + ")");
@@ -119,10 +120,10 @@ void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std
   auto ask = [&](const Bdf& provider, const Bdf& client) {
     if (provider != client && asked.insert({provider, client}).second) pairs.push_back({provider, client});
   };
-  for (const auto& d : report.pairs) ask(d.path.pair.gpu, d.path.pair.nvme);
-  for (const auto& [bdf, f] : report.topo.functions)
+  for (const DevicePair& p : analysed.pairs) ask(p.gpu, p.nvme);
+  for (const auto& [bdf, f] : analysed.state.topo.functions)
     if (f.p2pmem)
-      for (const auto& n : report.inv.nvmes) ask(bdf, n.bdf);
+      for (const auto& n : inv.nvmes) ask(bdf, n.bdf);
   KernelModuleAnswers kmod = actions.kernel_module(pairs);
   if (kmod.available) {
     ordered_json k = probe_doc("p2pcheck.kmod");

@@ -13,8 +13,9 @@
 namespace p2pcheck {
 
 // One JSON document per file ("/live/nvme.json" -> text) into `files`; what could not be asked
-// into `notes`; NVMe serial numbers into `serials` (for --redact).
-void live_probes(DeviceActions& actions, const CheckReport& report, std::map<std::string, std::string>& files,
+// into `notes`; NVMe serial numbers into `serials` (for --redact). The kernel module is asked about
+// every pair in `analysed`.
+void live_probes(DeviceActions& actions, const CheckInputs& analysed, std::map<std::string, std::string>& files,
                  std::vector<std::string>& notes, std::vector<std::string>& serials);
 
 }  // namespace p2pcheck

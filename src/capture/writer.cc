@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <set>
+#include <string_view>
 #include <sys/stat.h>
+#include <vector>
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/source/error.h"
@@ -75,21 +77,41 @@ std::string set_compression(archive* ar, const std::string& file) {
 
 // Members in sorted order, every directory listed before what it holds. Returns how many.
 std::size_t write_members(archive* ar, const CaptureSet& set, const std::string& file) {
-  std::map<std::string, const CaptureEntry*> members;
-  std::set<std::string> dirs{""};
-  for (const auto& e : set.entries) {
-    members[e.path] = &e;
-    for (size_t slash = e.path.find('/', 1); slash != std::string::npos; slash = e.path.find('/', slash + 1))
-      dirs.insert(e.path.substr(0, slash));
-  }
+  // Views into the entries' paths, sorted: a fabric's capture has tens of thousands of members.
   CaptureEntry manifest{kManifestPath, EntryKind::kFile, json_text(set.manifest) + "\n"};
-  members[manifest.path] = &manifest;
-  for (const auto& d : dirs)
-    if (!members.count(d)) members[d] = nullptr;
+  using Member = std::pair<std::string_view, const CaptureEntry*>;  // no entry: an implied directory
+  std::vector<Member> members;
+  members.reserve(set.entries.size() + 1);
+  for (const auto& e : set.entries) members.emplace_back(e.path, &e);
+  members.emplace_back(manifest.path, &manifest);
+  auto by_path = [](const Member& a, const Member& b) { return a.first < b.first; };
+  std::stable_sort(members.begin(), members.end(), by_path);
+  // The last given of a path wins (the manifest over any entry of that name).
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (i + 1 == members.size() || members[i + 1].first != members[i].first) members[kept++] = members[i];
+  members.resize(kept);
+  // Every parent directory: the paths below one directory sort next to each other, so a parent is
+  // new unless the path before shares it.
+  std::vector<std::string_view> dirs{""};
+  std::string_view before;
+  for (const auto& [path, e] : members) {
+    std::size_t same = std::mismatch(path.begin(), path.end(), before.begin(), before.end()).first - path.begin();
+    for (size_t slash = path.find('/', 1); slash != std::string_view::npos; slash = path.find('/', slash + 1))
+      if (slash >= same) dirs.push_back(path.substr(0, slash));
+    before = path;
+  }
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  for (std::string_view d : dirs)
+    if (!std::binary_search(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(kept), Member{d, nullptr},
+                            by_path))
+      members.emplace_back(d, nullptr);
+  std::inplace_merge(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(kept), members.end(), by_path);
   std::size_t written = 0;
   for (const auto& [path, e] : members) {
     archive_entry* entry = archive_entry_new();
-    std::string name = std::string(kCaptureTopFolder) + path;
+    std::string name = std::string(kCaptureTopFolder).append(path);
     archive_entry_set_pathname(entry, name.c_str());
     archive_entry_set_mtime(entry, set.mtime, 0);
     archive_entry_set_uid(entry, 0);

@@ -27,18 +27,18 @@ struct CheckReads {
   std::optional<RecordedVerify> recorded_verify;  // replay only
 };
 
-CheckReads read_everything(Source& source, const CheckOptions& options, const CheckReport& report) {
+// Every read of the checks goes through here, and none needs a decided pair: capture records
+// exactly these (read_check_inputs) without deciding. The kernel module is asked in run_check.
+CheckReads read_everything(Source& source, const CheckOptions& options, const Machine& machine, const Topology& topo,
+                           const Inventory& inv) {
   CheckReads reads;
   const UncarriedAreas& absent = options.not_carried;
   // A capture's recorded answers stand in for the module on replay; never on the live machine.
-  if (!absent.has(CheckArea::kKernelModule)) {
-    if (!source.is_live()) reads.recorded_answers = read_recorded_kernel_answers(source);
-    if (!reads.recorded_answers)
-      reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report.pairs);
-  }
+  if (!absent.has(CheckArea::kKernelModule) && !source.is_live())
+    reads.recorded_answers = read_recorded_kernel_answers(source);
   if (!absent.has(CheckArea::kIommu)) reads.iommu = read_iommu(source);
-  if (!absent.has(CheckArea::kGpuStack)) reads.gpu = read_gpu(source, report.machine, report.topo, report.inv);
-  if (!absent.has(CheckArea::kStorage)) reads.storage = read_storage(source, report.machine, report.inv);
+  if (!absent.has(CheckArea::kGpuStack)) reads.gpu = read_gpu(source, machine, topo, inv);
+  if (!absent.has(CheckArea::kStorage)) reads.storage = read_storage(source, machine, inv);
   if (!source.is_live() && !absent.has(CheckArea::kRecordedVerify))
     reads.recorded_verify = read_recorded_verify(source);
   return reads;
@@ -107,6 +107,14 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
   return run_check(load_machine_state(source), source, options);
 }
 
+CheckInputs read_check_inputs(Source& source, const CheckOptions& options) {
+  CheckInputs in{load_machine_state(source), {}};
+  in.state.inv.index();
+  in.pairs = select_pairs(in.state.topo, in.state.inv, options.selection);
+  read_everything(source, options, in.state.machine, in.state.topo, in.state.inv);
+  return in;
+}
+
 std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();
   report->source = std::move(state.source);
@@ -125,7 +133,9 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
     report->selected_devices.insert(pair.nvme);
   }
 
-  CheckReads reads = read_everything(source, options, *report);
+  CheckReads reads = read_everything(source, options, report->machine, report->topo, report->inv);
+  if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)
+    reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report->pairs);
 
   auto add = [&](std::vector<Finding> more) {
     report->findings.insert(report->findings.end(), more.begin(), more.end());

@@ -26,6 +26,8 @@ int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
   // --gpu/--nvme: the pairs the capture is taken for, recorded so every replay (check, fleet)
   // judges those, as this machine's check would; the whole machine is recorded either way.
   CaptureSet set = collect_capture(*source, actions.get(), c.redact, o.selection);
+  std::string from = source->describe();
+  source.reset();  // its record of every read, a copy of the whole capture, is not needed to write it
   CaptureWritten w = write_capture(set, CaptureOutput{c.output, c.force});
   std::size_t files = 0, links = 0;
   for (const auto& e : set.entries) {
@@ -33,7 +35,7 @@ int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
     links += e.kind == EntryKind::kLink;
   }
   std::cout << "wrote " << w.file << ": " << files << " files, " << links << " links, " << format_size(w.bytes) << " ("
-            << (w.compression == "none" ? "tar" : "tar + " + w.compression) << ") from " << source->describe()
+            << (w.compression == "none" ? "tar" : "tar + " + w.compression) << ") from " << from
             << (c.redact ? ", redacted" : "") << "\n";
   if (set.manifest.contains("selection")) {
     PairSelection recorded;  // our own manifest: the sides it has are arrays of strings

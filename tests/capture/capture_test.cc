@@ -1,5 +1,6 @@
 #include "p2pcheck/capture/capture.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -207,6 +208,50 @@ TEST(Capture, SameInputSameBytes) {
   EXPECT_EQ(bytes("a.tar.xz"), bytes("b.tar.xz"));
 }
 
+// The member names of an uncompressed tar with short names (plain ustar headers), in order.
+std::vector<std::string> tar_members(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string tar((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at + 512 <= tar.size() && tar[at] != '\0';) {
+    names.emplace_back(tar.c_str() + at, strnlen(tar.c_str() + at, 100));
+    std::size_t size = std::stoul(tar.substr(at + 124, 12), nullptr, 8);
+    at += 512 + (size + 511) / 512 * 512;
+  }
+  return names;
+}
+
+// The writer sorts the members and adds every parent directory once, before what it holds, even
+// where names sort between a directory and its contents ("a-x" and "a0" around "a/").
+TEST(Capture, EveryDirectoryOnceAndBeforeItsContents) {
+  TempDir out;
+  CaptureSet set;
+  set.manifest = {{"schema", "test"}};
+  set.entries = {{"/sys", EntryKind::kDir, ""},         {"/sys/a-x", EntryKind::kFile, "1"},
+                 {"/sys/a/b/c", EntryKind::kFile, "2"}, {"/sys/a/y", EntryKind::kLink, "b/c"},
+                 {"/sys/a0", EntryKind::kFile, "3"},    {"/proc/x", EntryKind::kFile, "4"}};
+  std::string file = out.path() + "/c.tar";
+  CaptureWritten w = write_capture(set, {file, false});
+  std::string top = std::string(kCaptureTopFolder);
+  std::vector<std::string> expected = {top,
+                                       top + "/manifest.json",
+                                       top + "/proc",
+                                       top + "/proc/x",
+                                       top + "/sys",
+                                       top + "/sys/a",
+                                       top + "/sys/a-x",
+                                       top + "/sys/a/b",
+                                       top + "/sys/a/b/c",
+                                       top + "/sys/a/y",
+                                       top + "/sys/a0"};
+  // tar writes directories with a trailing slash
+  std::vector<std::string> got;
+  for (std::string name : tar_members(file)) got.push_back(name.back() == '/' ? name.substr(0, name.size() - 1) : name);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(w.members, expected.size());
+}
+
 TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
   FakeRoot dir;
   TempDir out;
@@ -394,6 +439,93 @@ TEST(Capture, EveryFixtureRoundTripsAndStaysSmall) {
     EXPECT_EQ(check_doc(*replay), expected) << fixture.path();
   }
   EXPECT_GE(fixtures, 5);
+}
+
+// Capture records read_check_inputs(), not run_check(): the same reads must reach the source, so
+// the archive holds the same files as before capture stopped deciding the pairs. Every answer the
+// log keeps (what gather_entries stores) is compared, on every fixture tree, every lab capture
+// replayed with the selection it was taken for, and the real imports.
+void expect_same_log(const AccessLog& whole, const AccessLog& inputs, const std::string& what) {
+  EXPECT_EQ(whole.file_reads, inputs.file_reads) << what;
+  EXPECT_EQ(whole.dir_lists, inputs.dir_lists) << what;
+  EXPECT_EQ(whole.links_followed, inputs.links_followed) << what;
+  EXPECT_EQ(whole.found, inputs.found) << what;
+  ASSERT_EQ(whole.contents.size(), inputs.contents.size()) << what;
+  for (auto a = whole.contents.begin(), b = inputs.contents.begin(); a != whole.contents.end(); ++a, ++b) {
+    ASSERT_EQ(a->first, b->first) << what;
+    EXPECT_TRUE(a->second.status == b->second.status && a->second.bytes == b->second.bytes &&
+                a->second.error == b->second.error)
+        << what << ": " << a->first;
+  }
+  ASSERT_EQ(whole.listings.size(), inputs.listings.size()) << what;
+  for (auto a = whole.listings.begin(), b = inputs.listings.begin(); a != whole.listings.end(); ++a, ++b) {
+    ASSERT_EQ(a->first, b->first) << what;
+    ASSERT_EQ(a->second.size(), b->second.size()) << what << ": " << a->first;
+    for (auto x = a->second.begin(), y = b->second.begin(); x != a->second.end(); ++x, ++y)
+      EXPECT_TRUE(x->first == y->first && x->second.kind == y->second.kind &&
+                  x->second.link_target == y->second.link_target)
+          << what << ": " << a->first << "/" << x->first;
+  }
+}
+
+template <typename Open>
+void expect_inputs_read_what_check_reads(Open open, const PairSelection& selection, const std::string& what) {
+  CheckOptions options;
+  options.selection = selection;
+  auto whole = open();
+  whole->set_recording(true);
+  auto report = run_check(*whole, options);
+  auto inputs = open();
+  inputs->set_recording(true);
+  CheckInputs in = read_check_inputs(*inputs, options);
+  expect_same_log(whole->access_log(), inputs->access_log(), what);
+  // The pairs the live probes ask the kernel about are the pairs the check decided.
+  ASSERT_EQ(in.pairs.size(), report->pairs.size()) << what;
+  for (std::size_t i = 0; i < in.pairs.size(); ++i) {
+    EXPECT_EQ(in.pairs[i].gpu, report->pairs[i].path.pair.gpu) << what;
+    EXPECT_EQ(in.pairs[i].nvme, report->pairs[i].path.pair.nvme) << what;
+  }
+  EXPECT_EQ(in.state.topo.config_truncated, report->topo.config_truncated) << what;
+  EXPECT_EQ(in.state.machine.kernel_release, report->machine.kernel_release) << what;
+}
+
+TEST(Capture, RecordsEveryReadOfTheCheckWithoutDecidingThePairs) {
+  namespace fs = std::filesystem;
+  int inputs = 0;
+  for (const auto& fixture : fs::directory_iterator(P2PCHECK_FIXTURES)) {
+    std::string root = (fixture.path() / "root").string();
+    if (!fs::exists(root + "/sys")) continue;
+    ++inputs;
+    expect_inputs_read_what_check_reads([&] { return open_tree_source(root); }, {}, root);
+  }
+  EXPECT_GE(inputs, 8);
+  int lab = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(P2PCHECK_SOURCE_DIR) + "/fixtures/lab")) {
+    std::string archive = (entry.path() / (entry.path().filename().string() + ".tar.zst")).string();
+    if (!fs::exists(archive)) continue;
+    ++lab;
+    std::ifstream args(entry.path() / "args");
+    PairSelection selection;
+    for (std::string flag, value; args >> flag >> value;)
+      for (std::size_t at = 0; at <= value.size();) {
+        std::size_t comma = std::min(value.find(',', at), value.size());
+        (flag == "--gpu" ? selection.gpu : selection.nvme).push_back(value.substr(at, comma - at));
+        at = comma + 1;
+      }
+    expect_inputs_read_what_check_reads([&] { return open_dump_source(archive); }, selection, archive);
+  }
+  EXPECT_GE(lab, 10);
+  for (const char* name : {"capture.tar.zst", "lspci-xxxx.txt.xz", "udev.txt.xz", "hwloc.xml", "sosreport.tar.xz"}) {
+    std::string file = std::string(P2PCHECK_SOURCE_DIR) + "/tests/imports/real/" + name;
+    expect_inputs_read_what_check_reads([&] { return open_dump_source(file); }, {}, file);
+  }
+  // A selector that matches nothing is refused as run_check refuses it.
+  PairSelection missing;
+  missing.gpu = {"0000:77:00.0"};
+  auto src = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  CheckOptions options;
+  options.selection = missing;
+  EXPECT_THROW(read_check_inputs(*src, options), UsageError);
 }
 
 }  // namespace

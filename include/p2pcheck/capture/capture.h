@@ -1,6 +1,7 @@
 // `p2pcheck capture`: a compressed tar of exactly what the analysis reads, replayable with --dump.
 //
-// Capture runs the whole analysis (run_check: topology, inventory, machine, every check) on a
+// Capture makes every read of the whole analysis (read_check_inputs: topology, inventory, machine,
+// every check's read step; the pairs selected, not decided, since deciding reads no file) on a
 // recording source, then stores every file it read, every link it followed, every directory it
 // listed (with each entry's kind, so list() answers the same on replay) and every path it found,
 // in the capture format (format.h). Same input, same bytes: members sorted, fixed owners and times.

@@ -78,4 +78,14 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
 // read beyond the PCI tree and the machine facts (an empty in-memory tree for a plan).
 std::unique_ptr<CheckReport> run_check(MachineState state, Source& rest, const CheckOptions& options);
 
+// Every read run_check makes through `source`, and nothing it decides: the machine loaded, the
+// pairs selected (throwing as run_check does), each check's read step. Deciding and the checks
+// read no file (rules/ and the pure checks never see a Source), so a capture recording this holds
+// the same files as one recording run_check, without deciding tens of thousands of pairs.
+struct CheckInputs {
+  MachineState state;
+  std::vector<DevicePair> pairs;  // selected, not decided
+};
+CheckInputs read_check_inputs(Source& source, const CheckOptions& options);
+
 }  // namespace p2pcheck
