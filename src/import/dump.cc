@@ -156,10 +156,10 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
                                             const ImportOptions& options) {
   if (loaded.raw) return open_text(loaded.tree.find("/data")->data, file, options);
   if (auto prefix = top_with(loaded.tree, "sos_commands"))
-    return import_source(import_sosreport(loaded.tree.subtree(*prefix), file, options), "sosreport " + file);
+    return import_source(import_sosreport(std::move(loaded.tree).subtree(*prefix), file, options), "sosreport " + file);
   if (auto prefix = top_with(loaded.tree, "sys")) {
     no_cpu_option(options, file);
-    MemoryTree root = loaded.tree.subtree(*prefix);
+    MemoryTree root = std::move(loaded.tree).subtree(*prefix);
     // A p2pcheck capture says which files could not be read on the machine: they replay as such.
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
       std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);

@@ -68,15 +68,18 @@ std::vector<std::string> MemoryTree::children(const std::string& path) const {
   return {it->second.begin(), it->second.end()};
 }
 
-MemoryTree MemoryTree::subtree(const std::string& raw_prefix) const {
+MemoryTree MemoryTree::subtree(const std::string& prefix) const& { return MemoryTree(*this).subtree(prefix); }
+
+MemoryTree MemoryTree::subtree(const std::string& raw_prefix) && {
   std::string prefix = normalize_tree_path(raw_prefix);
-  if (prefix.empty()) return *this;
+  if (prefix.empty()) return std::move(*this);
   MemoryTree out;
   for (auto it = nodes_.lower_bound(prefix + "/"); it != nodes_.end() && it->first.rfind(prefix + "/", 0) == 0; ++it)
-    out.add(it->first.substr(prefix.size()), it->second);
-  for (const auto& [path, failure] : failures_)
-    if (path.rfind(prefix + "/", 0) == 0) out.failures_[path.substr(prefix.size())] = failure;
-  out.not_carried_ = not_carried_;
+    out.add(it->first.substr(prefix.size()), std::move(it->second));
+  for (auto& [path, failure] : failures_)
+    if (path.rfind(prefix + "/", 0) == 0) out.failures_[path.substr(prefix.size())] = std::move(failure);
+  out.not_carried_ = std::move(not_carried_);
+  *this = MemoryTree();
   return out;
 }
 

@@ -41,8 +41,11 @@ class MemoryTree {
   const NotCarried& not_carried() const { return not_carried_; }
   std::size_t size() const { return nodes_.size(); }
 
-  // The subtree below `prefix` as its own root ("/top" -> "/"); failures move with it.
-  MemoryTree subtree(const std::string& prefix) const;
+  // The subtree below `prefix` as its own root ("/top" -> "/"); failures move with it. The second
+  // takes the bytes instead of copying them (a loaded archive's whole tree, held twice, was the
+  // replay's peak).
+  MemoryTree subtree(const std::string& prefix) const&;
+  MemoryTree subtree(const std::string& prefix) &&;
 
  private:
   void add(const std::string& path, Node node);
