@@ -5,6 +5,7 @@ extern "C" {
 #include <pci/pci.h>
 }
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -166,6 +167,120 @@ std::optional<double> pcie_speed_code(unsigned code) {
 }
 
 }  // namespace
+
+namespace {
+
+std::uint16_t le16(std::string_view c, size_t at) {
+  return static_cast<std::uint16_t>(static_cast<std::uint8_t>(c[at]) | static_cast<std::uint8_t>(c[at + 1]) << 8);
+}
+std::uint32_t le32(std::string_view c, size_t at) {
+  return static_cast<std::uint32_t>(le16(c, at)) | static_cast<std::uint32_t>(le16(c, at + 2)) << 16;
+}
+
+// max_link_speed is pcie_get_speed_cap(), which kernels compute differently: before 4.17 from Link
+// Capabilities' Max Link Speed alone; then the highest speed of Link Capabilities 2's vector (2.5 to
+// 64 GT/s), falling back to Max Link Speed 2.5/5; from 6.13 (and 6.12.y) the vector capped at Max
+// Link Speed. When the vector is empty or its highest speed is Max Link Speed, every kernel's file,
+// read as before (where it says "Unknown", Max Link Speed fills in), is pcie_speed_code(Max Link Speed).
+// Otherwise it depends on the kernel: nullopt, read the file.
+std::optional<std::optional<double>> max_speed_on_every_kernel(std::uint32_t lnkcap, std::uint32_t lnkcap2) {
+  unsigned sls = lnkcap & PCI_EXP_LNKCAP_SPEED;
+  std::uint32_t vector = lnkcap2 & 0xfe;  // PCI_EXP_LNKCAP2_SLS: bit n is speed code n
+  if (vector != 0) {
+    unsigned highest = 0;
+    for (unsigned bit = 1; bit <= 6; ++bit)  // PCIE_LNKCAP2_SLS2SPEED knows 2.5 to 64 GT/s
+      if (vector & (1u << bit)) highest = bit;
+    if (highest == 0 || highest != sls) return std::nullopt;
+  }
+  return pcie_speed_code(sls);
+}
+
+// The four link attributes from the PCIe capability at `pos`, where the config bytes decide them.
+std::optional<LinkInfo> link_attributes(std::string_view c, unsigned pos) {
+  if (pos == 0) return LinkInfo{};  // not PCIe: no link attributes (older kernels: "Unknown", 0)
+  if (pos + PCI_EXP_LNKSTA + 2 > c.size()) return std::nullopt;
+  std::uint16_t flags = le16(c, pos + PCI_EXP_FLAGS);
+  unsigned type = (flags & PCI_EXP_FLAGS_TYPE) >> 4, version = flags & PCI_EXP_FLAGS_VERS;
+  std::uint32_t lnkcap = le32(c, pos + PCI_EXP_LNKCAP);
+  std::uint16_t lnksta = le16(c, pos + PCI_EXP_LNKSTA);
+  // pcie_cap_has_lnkctl(): only these types have link registers; the kernel reads the others' as 0.
+  static const unsigned with_link[] = {PCI_EXP_TYPE_ENDPOINT,   PCI_EXP_TYPE_LEG_END,    PCI_EXP_TYPE_ROOT_PORT,
+                                       PCI_EXP_TYPE_UPSTREAM,   PCI_EXP_TYPE_DOWNSTREAM, PCI_EXP_TYPE_PCI_BRIDGE,
+                                       PCI_EXP_TYPE_PCIE_BRIDGE};
+  if (std::find(std::begin(with_link), std::end(with_link), type) == std::end(with_link)) {
+    // Root-complex integrated endpoints and event collectors: no link, and zero registers read alike
+    // on kernels that once read them (3.x read any version-2 capability's link registers).
+    bool rc = type == PCI_EXP_TYPE_ROOT_INT_EP || type == PCI_EXP_TYPE_ROOT_EC;
+    if (rc && lnkcap == 0 && lnksta == 0) return LinkInfo{};
+    return std::nullopt;  // a reserved port type: the files say what this kernel made of it
+  }
+  std::uint32_t lnkcap2 = 0;  // pcie_cap_has_lnkctl2(): version 1 capabilities end before it
+  if (version > 1) {
+    if (pos + PCI_EXP_LNKCAP2 + 4 > c.size()) return std::nullopt;
+    lnkcap2 = le32(c, pos + PCI_EXP_LNKCAP2);
+  }
+  auto max_speed = max_speed_on_every_kernel(lnkcap, lnkcap2);
+  if (!max_speed) return std::nullopt;
+  LinkInfo link;
+  link.max_speed = *max_speed;
+  link.cur_speed = pcie_speed_code(lnksta & PCI_EXP_LNKSTA_SPEED);  // pcie_link_speed[]
+  if (int w = static_cast<int>((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4); w > 0) link.max_width = w;
+  if (int w = static_cast<int>((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4); w > 0) link.cur_width = w;
+  return link;
+}
+
+}  // namespace
+
+unsigned kernel_find_capability(std::string_view c, unsigned cap_id) {
+  if (c.size() < 256 || !(le16(c, PCI_STATUS) & PCI_STATUS_CAP_LIST)) return 0;
+  unsigned header = static_cast<std::uint8_t>(c[PCI_HEADER_TYPE]) & 0x7f;
+  unsigned start = header == PCI_HEADER_TYPE_NORMAL || header == PCI_HEADER_TYPE_BRIDGE ? PCI_CAPABILITY_LIST
+                   : header == PCI_HEADER_TYPE_CARDBUS                                  ? PCI_CB_CAPABILITY_LIST
+                                                                                        : 0;
+  if (start == 0) return 0;
+  unsigned pos = static_cast<std::uint8_t>(c[start]);
+  for (int ttl = 48; ttl > 0; --ttl) {  // PCI_FIND_CAP_TTL
+    if (pos < 0x40) break;
+    pos &= ~3u;
+    std::uint16_t entry = le16(c, pos);
+    if ((entry & 0xff) == 0xff) break;
+    if ((entry & 0xff) == cap_id) return pos;
+    pos = entry >> 8;
+  }
+  return 0;
+}
+
+std::optional<std::pair<std::uint16_t, std::uint16_t>> ConfigAttributes::subsystem(std::uint32_t class_code) const {
+  // PCI_CLASS_NOT_DEFINED is what a refused class reads as; 0x0604 with header type 0 is refused.
+  if (header_type0 && ((class_code >> 8) == 0x0000 || (class_code >> 8) == 0x0604)) return std::nullopt;
+  return subsystem_ids;
+}
+
+ConfigAttributes config_attributes(std::string_view c, bool virtfn) {
+  ConfigAttributes a;
+  if (virtfn || c.size() < 64) return a;
+  std::uint16_t vendor = le16(c, PCI_VENDOR_ID);
+  if (vendor == 0x0000 || vendor == 0x0001 || vendor == 0xffff) return a;
+  // pci_setup_device(): IDs and revision as read at enumeration. Quirks leave them alone (the one
+  // that changes a SiS 503's Device ID first makes the chip show the new one in config space).
+  a.vendor = vendor;
+  a.device = le16(c, PCI_DEVICE_ID);
+  a.revision = static_cast<std::uint8_t>(c[PCI_REVISION_ID]);
+  unsigned header = static_cast<std::uint8_t>(c[PCI_HEADER_TYPE]) & 0x7f;
+  if (header == PCI_HEADER_TYPE_NORMAL) {
+    a.header_type0 = true;
+    a.subsystem_ids = std::pair{le16(c, PCI_SUBSYSTEM_VENDOR_ID), le16(c, PCI_SUBSYSTEM_ID)};
+  } else if (header == PCI_HEADER_TYPE_BRIDGE && c.size() >= 256) {
+    // A bridge's subsystem IDs are in its SSVID capability; without one they stay 0.
+    unsigned pos = kernel_find_capability(c, PCI_CAP_ID_SSVID);
+    if (pos == 0)
+      a.subsystem_ids = std::pair<std::uint16_t, std::uint16_t>{0, 0};
+    else if (pos + PCI_SSVID_DEVICE + 2 <= c.size())
+      a.subsystem_ids = std::pair{le16(c, pos + PCI_SSVID_VENDOR), le16(c, pos + PCI_SSVID_DEVICE)};
+  }  // CardBus (subsystem IDs beyond the header) and unknown header types: the files
+  if (c.size() >= 256) a.link = link_attributes(c, kernel_find_capability(c, PCI_CAP_ID_EXP));
+  return a;
+}
 
 void set_libpci_hooks(::pci_access* access) {
   access->error = libpci_error;

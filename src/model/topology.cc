@@ -2,6 +2,7 @@
 #include "p2pcheck/model/topology.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -77,20 +78,50 @@ void check_config_size(const std::string& path, size_t size) {
                         "or 64 (read without root)");
 }
 
+// The four link attributes: where a file gives a speed or a width it wins, as it always has; what
+// it leaves unknown keeps what decode_config() read from Link Capabilities and Link Status.
+void read_link_files(Source& src, const std::string& dir, LinkInfo& link) {
+  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok())
+    if (auto speed = parse_link_speed(r.bytes)) link.cur_speed = speed;
+  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok())
+    if (auto speed = parse_link_speed(r.bytes)) link.max_speed = speed;
+  if (auto w = optional_dec(src, dir + "/current_link_width"); w && *w > 0) link.cur_width = static_cast<int>(*w);
+  if (auto w = optional_dec(src, dir + "/max_link_width"); w && *w > 0) link.max_width = static_cast<int>(*w);
+}
+
 Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir) {
   Function fn;
   fn.sysfs_path = dir;
   auto bdf = Bdf::parse(link_name);
   if (!bdf) throw Error("/sys/bus/pci/devices/" + link_name, "entry is not named like a PCI address (dddd:bb:dd.f)");
   fn.bdf = *bdf;
-  fn.vendor = static_cast<std::uint16_t>(required_hex(src, dir + "/vendor", 0xffff));
-  fn.device = static_cast<std::uint16_t>(required_hex(src, dir + "/device", 0xffff));
+  if (auto pf = src.link_target(dir + "/physfn")) {
+    fn.physfn = Bdf::parse(basename(*pf));
+    if (!fn.physfn) throw Error(dir + "/physfn", "link does not point at a PCI function: " + *pf);
+  }
+  // Config space first: where its bytes show what an attribute file says (config_attributes(): the
+  // IDs, the revision, the link), that file is not read. Imports without config read them all.
+  FileRead config = src.read(dir + "/config");
+  if (config.ok()) check_config_size(dir + "/config", config.bytes.size());
+  ConfigAttributes from_config = config.ok() ? config_attributes(config.bytes, fn.is_virtfn()) : ConfigAttributes{};
+  fn.vendor =
+      from_config.vendor ? *from_config.vendor : static_cast<std::uint16_t>(required_hex(src, dir + "/vendor", 0xffff));
+  fn.device =
+      from_config.device ? *from_config.device : static_cast<std::uint16_t>(required_hex(src, dir + "/device", 0xffff));
+  // Always the file: early quirks rewrite pdev->class after it was read from config space
+  // (drivers/pci/quirks.c), and a class the kernel refused reads 0.
   fn.class_code = static_cast<std::uint32_t>(required_hex(src, dir + "/class", 0xffffff));
-  if (FileRead r = src.read(dir + "/subsystem_vendor"); r.ok())
-    fn.subsystem_vendor = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
-  if (FileRead r = src.read(dir + "/subsystem_device"); r.ok())
-    fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
-  if (FileRead r = src.read(dir + "/revision"); r.ok())
+  if (auto ids = from_config.subsystem(fn.class_code)) {
+    std::tie(fn.subsystem_vendor, fn.subsystem_device) = *ids;
+  } else {
+    if (FileRead r = src.read(dir + "/subsystem_vendor"); r.ok())
+      fn.subsystem_vendor = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
+    if (FileRead r = src.read(dir + "/subsystem_device"); r.ok())
+      fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
+  }
+  if (from_config.revision)
+    fn.revision = *from_config.revision;
+  else if (FileRead r = src.read(dir + "/revision"); r.ok())
     fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
   if (auto driver = src.link_target(dir + "/driver"))
     fn.driver = basename(*driver);
@@ -99,20 +130,9 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   if (auto group = src.link_target(dir + "/iommu_group"))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
   if (auto node = optional_dec(src, dir + "/numa_node")) fn.numa_node = static_cast<int>(*node);
-  if (auto pf = src.link_target(dir + "/physfn")) {
-    fn.physfn = Bdf::parse(basename(*pf));
-    if (!fn.physfn) throw Error(dir + "/physfn", "link does not point at a PCI function: " + *pf);
-  }
   if (FileRead r = src.read(dir + "/resource"); r.ok()) fn.bars = parse_resource(dir + "/resource", r.bytes);
 
-  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok()) fn.link.cur_speed = parse_link_speed(r.bytes);
-  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok()) fn.link.max_speed = parse_link_speed(r.bytes);
-  if (auto w = optional_dec(src, dir + "/current_link_width"); w && *w > 0) fn.link.cur_width = static_cast<int>(*w);
-  if (auto w = optional_dec(src, dir + "/max_link_width"); w && *w > 0) fn.link.max_width = static_cast<int>(*w);
-
-  FileRead config = src.read(dir + "/config");
   if (config.ok()) {
-    check_config_size(dir + "/config", config.bytes.size());
     decoder.decode_config(fn, config.bytes);
   } else if (config.status == ReadStatus::kDenied) {
     fn.config_note = "config space not readable (" + config.error + "): needs root";
@@ -121,6 +141,15 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   } else {
     fn.config_note =
         "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
+  }
+  if (from_config.link) {
+    const LinkInfo& l = *from_config.link;
+    if (l.cur_speed) fn.link.cur_speed = l.cur_speed;
+    if (l.max_speed) fn.link.max_speed = l.max_speed;
+    if (l.cur_width) fn.link.cur_width = l.cur_width;
+    if (l.max_width) fn.link.max_width = l.max_width;
+  } else {
+    read_link_files(src, dir, fn.link);
   }
   decoder.lookup_names(fn);
   read_p2pmem(src, dir, fn);

@@ -127,8 +127,9 @@ def main():
     # Well-formed archives with broken content.
     short = [m if not m[0].endswith("/config") else (m[0], "file", config(size=100)) for m in root]
     write("config-wrong-length.tar.gz", gz(tar_bytes(short)), r"/sys/devices/pci0000:00/0000:00:00\.0/config: 100 bytes; expected 4096")
-    bad_vendor = [m if not m[0].endswith("/vendor") else (m[0], "file", b"banana\n") for m in root]
-    write("vendor-not-hex.tar.gz", gz(tar_bytes(bad_vendor)), r"/sys/devices/pci0000:00/0000:00:00\.0/vendor: expected a hex number")
+    # The class file, which is always read (the IDs come from config space where it holds them).
+    bad_class = [m if not m[0].endswith("/class") else (m[0], "file", b"banana\n") for m in root]
+    write("class-not-hex.tar.gz", gz(tar_bytes(bad_class)), r"/sys/devices/pci0000:00/0000:00:00\.0/class: expected a hex number")
     vanished = [m for m in root if "devices/pci0000:00" not in m[0]]
     write("vanished-device.tar.gz", gz(tar_bytes(vanished)), r"/sys/bus/pci/devices/0000:00:00\.0: points at a device directory that does not exist")
     write("no-sys.tar", tar_bytes([("etc/os-release", "file", b"ID=debian\n")]), r"no-sys\.tar: no sys/ directory")

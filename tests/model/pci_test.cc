@@ -154,6 +154,125 @@ TEST(PciDecoder, ConventionalPciHasNoPcieCapability) {
   EXPECT_EQ(fn.acs.presence, Presence::kAbsent);
 }
 
+// Config bytes changed in place, little-endian, for the cases ConfigSpace does not build.
+std::string poke(std::string c, size_t at, std::uint32_t value, int bytes) {
+  std::string le;
+  for (int i = 0; i < bytes; ++i) le += static_cast<char>(value >> (8 * i));
+  return c.replace(at, le.size(), le);
+}
+
+TEST(ConfigAttributes, EndpointHeaderAndLinkAreWhatTheAttributeFilesSay) {
+  // Subsystem 1002:0e0d at 0x2c; Gen5-capable x16 link running at Gen4 x8.
+  std::string c = poke(ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0, 5, 16, 4, 8).bytes(), 0x2c, 0x0e0d1002, 4);
+  ConfigAttributes a = config_attributes(c, false);
+  EXPECT_EQ(a.vendor, 0x1002);
+  EXPECT_EQ(a.device, 0x74a1);
+  EXPECT_EQ(a.revision, 0x01);
+  EXPECT_EQ(a.subsystem(0x120000), (std::pair<std::uint16_t, std::uint16_t>{0x1002, 0x0e0d}));
+  ASSERT_TRUE(a.link);
+  EXPECT_EQ(a.link->max_speed, 32.0);  // "32.0 GT/s PCIe"
+  EXPECT_EQ(a.link->max_width, 16);
+  EXPECT_EQ(a.link->cur_speed, 16.0);
+  EXPECT_EQ(a.link->cur_width, 8);
+}
+
+TEST(ConfigAttributes, SixtyFourBytesGiveTheHeaderButNotTheLink) {
+  // What a non-root reader sees: the IDs are there, the capabilities are not.
+  ConfigAttributes a = config_attributes(ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes(64), false);
+  EXPECT_EQ(a.vendor, 0x144d);
+  EXPECT_EQ(a.device, 0xa824);
+  EXPECT_TRUE(a.subsystem(0x010802));
+  EXPECT_FALSE(a.link);
+  // A bridge's subsystem IDs live in a capability: not in 64 bytes.
+  ConfigAttributes b = config_attributes(ConfigSpace(0x1000, 0xc030, 0x060400, true).pcie(6).bytes(64), false);
+  EXPECT_EQ(b.vendor, 0x1000);
+  EXPECT_FALSE(b.subsystem(0x060400));
+}
+
+TEST(ConfigAttributes, VirtualFunctionsAndAbsentDevicesGiveNothing) {
+  // A VF's own config reads 0xffff; the kernel takes its IDs from the PF (iov.c), so: the files.
+  ConfigAttributes vf = config_attributes(ConfigSpace(0xffff, 0xffff, 0x010802, false).pcie(0).bytes(), true);
+  EXPECT_FALSE(vf.vendor || vf.device || vf.revision || vf.link || vf.subsystem(0x010802));
+  // Even where a VF's config shows IDs (some emulations do), the physfn link decides.
+  ConfigAttributes shown = config_attributes(ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes(), true);
+  EXPECT_FALSE(shown.vendor || shown.link);
+  // A VF without a physfn link (an import), or a function that no longer answers: all ones.
+  ConfigAttributes ones = config_attributes(std::string(4096, '\xff'), false);
+  EXPECT_FALSE(ones.vendor || ones.device || ones.revision || ones.link || ones.subsystem(0x010802));
+  EXPECT_FALSE(config_attributes(std::string(32, '\0'), false).vendor);  // shorter than a header
+}
+
+TEST(ConfigAttributes, BridgeSubsystemComesFromTheSsvidCapability) {
+  std::string c = ConfigSpace(0x1000, 0xc030, 0x060400, true).pcie(6).bytes();
+  // No SSVID capability: pci_setup_device() leaves them 0.
+  EXPECT_EQ(config_attributes(c, false).subsystem(0x060400), (std::pair<std::uint16_t, std::uint16_t>{0, 0}));
+  // 0x2c of a bridge is its prefetchable base: never the subsystem.
+  c = poke(c, 0x2c, 0xdeadbeef, 4);
+  // The PCIe capability at 0x40 now points on to SSVID at 0xc0.
+  c = poke(poke(c, 0x41, 0xc0, 1), 0xc0, 0x000d, 2);
+  c = poke(c, 0xc4, 0x10002000, 4);
+  EXPECT_EQ(kernel_find_capability(c, 0x0d), 0xc0u);
+  EXPECT_EQ(config_attributes(c, false).subsystem(0x060400), (std::pair<std::uint16_t, std::uint16_t>{0x2000, 0x1000}));
+}
+
+TEST(ConfigAttributes, RefusedClassLeavesSubsystemToTheFiles) {
+  // pci_setup_device() refuses a header-type-0 function of class 0x0604 and reports class 0
+  // without reading its subsystem IDs: only the files tell.
+  std::string c = poke(ConfigSpace(0x8086, 0x1234, 0x060400, false).bytes(), 0x2c, 0x56788086, 4);
+  ConfigAttributes a = config_attributes(c, false);
+  EXPECT_FALSE(a.subsystem(0x000000));
+  EXPECT_FALSE(a.subsystem(0x060400));
+  EXPECT_TRUE(a.subsystem(0x010802));  // the class a quirk gave it
+  EXPECT_EQ(a.vendor, 0x8086);         // the IDs were read before the class check
+}
+
+TEST(ConfigAttributes, MaxLinkSpeedOnlyWhereEveryKernelAgrees) {
+  std::string c = ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0, 4, 16, 4, 16).bytes();
+  auto at_lnkcap2 = [&](std::uint32_t v) { return config_attributes(poke(c, 0x40 + 0x2c, v, 4), false).link; };
+  // An empty vector (PCIe 2.x devices): Max Link Speed, on every kernel.
+  ASSERT_TRUE(at_lnkcap2(0));
+  EXPECT_EQ(at_lnkcap2(0)->max_speed, 16.0);
+  // The vector's highest speed is Max Link Speed: the same.
+  ASSERT_TRUE(at_lnkcap2(0x1e));
+  EXPECT_EQ(at_lnkcap2(0x1e)->max_speed, 16.0);
+  // Vector beyond Max Link Speed: 4.17-6.12 say 32 GT/s, 6.13 caps at 16: read the file.
+  EXPECT_FALSE(at_lnkcap2(0x3e));
+  // Only a speed the kernel has no name for (bit 7): read the file.
+  EXPECT_FALSE(at_lnkcap2(0x80));
+  // A version-1 capability has no Link Capabilities 2; what follows it is another register.
+  std::string v1 = poke(poke(c, 0x42, 0x0001, 2), 0x40 + 0x2c, 0x3e, 4);
+  auto link = config_attributes(v1, false).link;
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->max_speed, 16.0);
+}
+
+TEST(ConfigAttributes, FunctionsWithoutALink) {
+  // Conventional PCI: no link attributes at all.
+  auto pci = config_attributes(ConfigSpace(0x8086, 0x7000, 0x060100, false).bytes(256), false).link;
+  ASSERT_TRUE(pci);
+  EXPECT_FALSE(pci->max_speed || pci->cur_speed || pci->max_width || pci->cur_width);
+  // A root-complex integrated endpoint: "Unknown" and 0 in the files.
+  auto rciep = config_attributes(ConfigSpace(0x1022, 0x14dc, 0x088000, false).pcie(9, 0, 0, 0, 0).bytes(), false).link;
+  ASSERT_TRUE(rciep);
+  EXPECT_FALSE(rciep->max_speed || rciep->cur_speed || rciep->max_width || rciep->cur_width);
+  // ...unless its link registers hold something, which 3.x kernels printed: the files.
+  EXPECT_FALSE(config_attributes(ConfigSpace(0x1022, 0x14dc, 0x088000, false).pcie(9).bytes(), false).link);
+  // A reserved port type: what the kernel made of it is in the files.
+  EXPECT_FALSE(config_attributes(ConfigSpace(0x1022, 0x14dc, 0x088000, false).pcie(3).bytes(), false).link);
+}
+
+TEST(ConfigAttributes, CapabilityWalkIsTheKernels) {
+  std::string c = ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes();
+  EXPECT_EQ(kernel_find_capability(c, 0x10), 0x40u);
+  EXPECT_EQ(kernel_find_capability(c.substr(0, 64), 0x10), 0u);         // the capabilities are not in 64 bytes
+  EXPECT_EQ(kernel_find_capability(poke(c, 0x06, 0, 2), 0x10), 0u);     // no capability list in the status
+  EXPECT_EQ(kernel_find_capability(poke(c, 0x34, 0x30, 1), 0x10), 0u);  // a pointer into the header ends it
+  EXPECT_EQ(kernel_find_capability(poke(c, 0x40, 0xff, 1), 0x10), 0u);  // ID 0xff ends it
+  // A list that loops: 48 entries, then absent (the kernel's PCI_FIND_CAP_TTL).
+  std::string loop = poke(poke(c, 0x40, 0x4001, 2), 0x34, 0x40, 1);
+  EXPECT_EQ(kernel_find_capability(loop, 0x10), 0u);
+}
+
 TEST(PciDecoder, NamesComeFromPciIds) {
   PciDecoder decoder;
   Function fn;

@@ -1,6 +1,7 @@
 #include "p2pcheck/model/topology.h"
 
 #include <gtest/gtest.h>
+#include <set>
 
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/route.h"
@@ -91,10 +92,16 @@ TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {
     EXPECT_EQ(e.where(), "/sys/devices/pci0000:00/0000:00:01.0/config");
     EXPECT_NE(std::string(e.what()).find("1000 bytes"), std::string::npos);
   }
-  root.write(d + "/config", ConfigSpace(0x1002, 0x74a1, 0x120000, false).bytes(64));
+  // A vendor file config space cannot stand in for (it reads all ones, as a VF's does), holding garbage.
+  root.write(d + "/config", ConfigSpace(0xffff, 0xffff, 0x120000, false).bytes(64));
   root.write(d + "/vendor", "garbage\n");
   src = root.source();
-  EXPECT_THROW(read_topology(*src, decoder), Error);
+  try {
+    read_topology(*src, decoder);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "/" + d + "/vendor");
+  }
   // A memory tree cannot delete: the same function again, in a new tree, without its class file.
   FakeRoot no_class;
   no_class.write(d + "/vendor", "0x1002\n");
@@ -109,6 +116,154 @@ TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {
   } catch (const Error& e) {
     EXPECT_EQ(e.where(), "/sys/devices/pci0000:00/0000:00:01.0/class");
   }
+}
+
+// One endpoint below a root port, with every attribute file written as the kernel prints it, so
+// the same function can be read from config space and from the files alone.
+struct AttributeCase {
+  FakeRoot root;
+  std::string rp, ep;
+  AttributeCase() {
+    FakeSysfs sys(root);
+    rp = sys.add("sys/devices/pci0000:00", "0000:00:01.0", 0x1022, 0x14ab, 0x060400,
+                 ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(4, 4, 16, 4, 16).bytes());
+    std::string c = ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0, 5, 16, 4, 8).bytes();
+    c[0x2c] = 0x02, c[0x2d] = 0x10, c[0x2e] = 0x0d, c[0x2f] = 0x0e;  // subsystem 1002:0e0d
+    ep = sys.add(rp, "0000:01:00.0", 0x1002, 0x74a1, 0x120000, c);
+    for (const std::string& d : {rp, ep}) root.write(d + "/revision", "0x01\n");
+    root.write(ep + "/subsystem_vendor", "0x1002\n");
+    root.write(ep + "/subsystem_device", "0x0e0d\n");
+    root.write(ep + "/current_link_speed", "16.0 GT/s PCIe\n");
+    root.write(ep + "/current_link_width", "8\n");
+    root.write(ep + "/max_link_speed", "32.0 GT/s PCIe\n");
+    root.write(ep + "/max_link_width", "16\n");
+  }
+  // The endpoint as read_topology() reads it, and which of its attribute files it opened.
+  std::pair<Function, std::set<std::string>> read() const {
+    PciDecoder decoder;
+    auto src = root.source();
+    Topology topo = read_topology(*src, decoder);
+    std::set<std::string> opened;
+    for (const auto& [path, count] : src->access_log().file_reads)
+      if (path.rfind("/" + ep + "/", 0) == 0) opened.insert(path.substr(ep.size() + 2));
+    return {topo.at(*Bdf::parse("0000:01:00.0")), opened};
+  }
+};
+
+void expect_same_attributes(const Function& a, const Function& b) {
+  EXPECT_EQ(a.vendor, b.vendor);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.subsystem_vendor, b.subsystem_vendor);
+  EXPECT_EQ(a.subsystem_device, b.subsystem_device);
+  EXPECT_EQ(a.revision, b.revision);
+  EXPECT_EQ(a.class_code, b.class_code);
+  EXPECT_EQ(a.link.cur_speed, b.link.cur_speed);
+  EXPECT_EQ(a.link.max_speed, b.link.max_speed);
+  EXPECT_EQ(a.link.cur_width, b.link.cur_width);
+  EXPECT_EQ(a.link.max_width, b.link.max_width);
+}
+
+TEST(Topology, AttributesShownByConfigSpaceAreNotReadAgain) {
+  AttributeCase full;
+  auto [fn, opened] = full.read();
+  EXPECT_EQ(opened, (std::set<std::string>{"class", "config", "numa_node"}));
+  EXPECT_EQ(fn.vendor, 0x1002);
+  EXPECT_EQ(fn.subsystem_device, 0x0e0d);
+  EXPECT_EQ(fn.revision, 0x01);
+  EXPECT_EQ(fn.link.cur_speed, 16.0);
+  EXPECT_EQ(fn.link.max_width, 16);
+
+  // The same function with config space denied: every file is read, and they say the same.
+  AttributeCase denied;
+  denied.root.fail(denied.ep + "/config", ReadStatus::kDenied, "Permission denied");
+  auto [from_files, read_files] = denied.read();
+  expect_same_attributes(fn, from_files);
+  EXPECT_TRUE(read_files.count("vendor") && read_files.count("subsystem_vendor") && read_files.count("revision") &&
+              read_files.count("current_link_speed") && read_files.count("max_link_width"))
+      << ::testing::PrintToString(read_files);
+  EXPECT_NE(from_files.config_note.find("needs root"), std::string::npos);
+}
+
+TEST(Topology, SixtyFourByteConfigStillReadsTheLinkFiles) {
+  AttributeCase nonroot;
+  std::string c = ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0, 5, 16, 4, 8).bytes(64);
+  c[0x2c] = 0x02, c[0x2d] = 0x10, c[0x2e] = 0x0d, c[0x2f] = 0x0e;
+  nonroot.root.write(nonroot.ep + "/config", c);
+  auto [fn, opened] = nonroot.read();
+  EXPECT_EQ(opened, (std::set<std::string>{"class", "config", "numa_node", "current_link_speed", "current_link_width",
+                                           "max_link_speed", "max_link_width"}));
+  expect_same_attributes(fn, AttributeCase().read().first);
+}
+
+TEST(Topology, VirtualFunctionIdsComeFromTheFiles) {
+  AttributeCase c;
+  FakeSysfs sys(c.root);
+  // Its own config space reads 0xffff, as a VF's does; the kernel gives it the PF's vendor.
+  std::string vf = sys.add(c.rp, "0000:01:00.2", 0x1002, 0x74b5, 0x120000,
+                           ConfigSpace(0xffff, 0xffff, 0x120000, false).pcie(0, 0, 0, 0, 0).bytes());
+  c.root.link(vf + "/physfn", "../0000:01:00.0");
+  c.root.write(vf + "/revision", "0x01\n");
+  c.root.write(vf + "/subsystem_vendor", "0x1002\n");
+  c.root.write(vf + "/current_link_speed", "Unknown\n");
+  PciDecoder decoder;
+  auto src = c.root.source();
+  Topology topo = read_topology(*src, decoder);
+  const Function& fn = topo.at(*Bdf::parse("0000:01:00.2"));
+  EXPECT_EQ(fn.vendor, 0x1002);
+  EXPECT_EQ(fn.device, 0x74b5);
+  EXPECT_EQ(fn.revision, 0x01);
+  EXPECT_EQ(fn.subsystem_vendor, 0x1002);
+  EXPECT_FALSE(fn.link.cur_speed);
+  const auto& reads = src->access_log().file_reads;
+  for (const char* file : {"vendor", "device", "subsystem_vendor", "revision", "current_link_speed"})
+    EXPECT_TRUE(reads.count("/" + vf + "/" + file)) << file;
+}
+
+TEST(Topology, BridgeSubsystemFromTheSsvidCapabilityOrTheFiles) {
+  AttributeCase c;
+  std::string config = ConfigSpace(0x1022, 0x14ab, 0x060400, true).pcie(4, 4, 16, 4, 16).bytes();
+  config[0x41] = static_cast<char>(0xc0);  // PCIe capability -> SSVID at 0xc0: 1022:1453
+  config[0xc0] = 0x0d, config[0xc4] = 0x22, config[0xc5] = 0x10, config[0xc6] = 0x53, config[0xc7] = 0x14;
+  c.root.write(c.rp + "/config", config);
+  c.root.write(c.rp + "/subsystem_vendor", "0x1022\n");
+  c.root.write(c.rp + "/subsystem_device", "0x1453\n");
+  PciDecoder decoder;
+  auto src = c.root.source();
+  Topology topo = read_topology(*src, decoder);
+  const Function& rp = topo.at(*Bdf::parse("0000:00:01.0"));
+  EXPECT_EQ(rp.subsystem_vendor, 0x1022);
+  EXPECT_EQ(rp.subsystem_device, 0x1453);
+  EXPECT_FALSE(src->access_log().file_reads.count("/" + c.rp + "/subsystem_vendor"));
+
+  // Without root only the header is there: the files.
+  c.root.write(c.rp + "/config", config.substr(0, 64));
+  src = c.root.source();
+  topo = read_topology(*src, decoder);
+  EXPECT_EQ(topo.at(*Bdf::parse("0000:00:01.0")).subsystem_device, 0x1453);
+  EXPECT_TRUE(src->access_log().file_reads.count("/" + c.rp + "/subsystem_vendor"));
+}
+
+TEST(Topology, ImportWithoutConfigSpaceReadsEveryFile) {
+  // As the udev and hwloc imports build it: no config file, declared not carried.
+  auto tree = std::make_shared<MemoryTree>();
+  std::string d = "/sys/devices/pci0000:00/0000:00:01.0";
+  tree->add_file(d + "/vendor", "0x144d\n");
+  tree->add_file(d + "/device", "0xa824\n");
+  tree->add_file(d + "/class", "0x010802\n");
+  tree->add_file(d + "/subsystem_vendor", "0x144d\n");
+  tree->add_file(d + "/subsystem_device", "0xa801\n");
+  tree->add_file(d + "/revision", "0x02\n");
+  tree->add_link("/sys/bus/pci/devices/0000:00:01.0", "../../.." + d.substr(4));
+  tree->set_not_carried(NotCarried{"udev", "not in this udev database", {"/sys/devices/**/config"}});
+  PciDecoder decoder;
+  auto src = open_memory_source(tree, "udev (test)");
+  Topology topo = read_topology(*src, decoder);
+  const Function& fn = topo.at(*Bdf::parse("0000:00:01.0"));
+  EXPECT_EQ(fn.vendor, 0x144d);
+  EXPECT_EQ(fn.subsystem_device, 0xa801);
+  EXPECT_EQ(fn.revision, 0x02);
+  EXPECT_EQ(fn.port_type, PortType::kUnknown);
+  EXPECT_EQ(fn.config_note, "config space not in this udev database");
 }
 
 TEST(Topology, VanishedDeviceIsAClearError) {

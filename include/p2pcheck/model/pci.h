@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 struct pci_access;  // libpci's handle, kept out of our headers
@@ -64,8 +65,9 @@ struct Acs {
 };
 
 struct LinkInfo {
-  // GT/s per lane (2.5, 5, 8, 16, 32, 64) and lanes; nullopt when unknown. Sysfs attributes are
-  // preferred (readable without root); config space fills in what sysfs lacks.
+  // GT/s per lane (2.5, 5, 8, 16, 32, 64) and lanes; nullopt when unknown. The sysfs attributes
+  // (readable without root), or their values decoded from config space where it holds them
+  // (config_attributes()); Link Capabilities and Link Status fill in what they leave unknown.
   std::optional<double> max_speed, cur_speed;
   std::optional<int> max_width, cur_width;
   bool downtrained() const {
@@ -142,6 +144,35 @@ struct Function {
   // The largest memory BAR (0-5): for a GPU, the VRAM aperture.
   std::optional<Bar> largest_mem_bar() const;
 };
+
+// The sysfs attributes the kernel prints from config space (drivers/pci/pci-sysfs.c: vendor,
+// device, subsystem_vendor, subsystem_device, revision and the four *_link_* files), where the
+// config bytes prove what the file says on every kernel, so the file need not be read. Each member
+// left unset means: read the file, as before. Nothing is taken from the config space of an SR-IOV VF
+// (the kernel takes its IDs from the PF and its SR-IOV capability, and its own config reads 0xffff) or
+// from one whose Vendor ID reads as no device (0x0000, 0x0001, 0xffff).
+struct ConfigAttributes {
+  std::optional<std::uint16_t> vendor, device;
+  std::optional<std::uint8_t> revision;
+  // current_link_speed/_width and max_link_speed/_width as parse_link_speed() and a width above 0
+  // read them: nullopt members are "Unknown" or 0 in the file. Unset: read the four files.
+  std::optional<LinkInfo> link;
+
+  // The subsystem IDs, given the class the kernel settled on (the `class` file). pci_setup_device()
+  // leaves them 0 for a header-type-0 function whose class it refused (then the class reads 0).
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> subsystem(std::uint32_t class_code) const;
+
+  std::optional<std::pair<std::uint16_t, std::uint16_t>> subsystem_ids;  // as the header shows them
+  bool header_type0 = false;
+};
+// `config` is the config file (64 bytes and up); `virtfn`: the function has a physfn link.
+ConfigAttributes config_attributes(std::string_view config, bool virtfn);
+
+// pci_find_capability(): the kernel's walk of the capability list (drivers/pci/pci.c
+// __pci_find_next_cap_ttl: from 0x34, or 0x14 for CardBus, only when the status register says there
+// is a list; it stops below 0x40, at ID 0xff or after 48 entries). The offset, or 0 when absent or
+// when `config` holds fewer than 256 bytes (the list is not there to walk).
+unsigned kernel_find_capability(std::string_view config, unsigned cap_id);
 
 // Decodes config-space bytes with libpci (pci_setup_cache + pci_find_cap) into `fn`, and looks up
 // names in pci.ids. The bytes come from the source layer: libpci never touches the machine.
