@@ -1,5 +1,6 @@
 // Schema 2 says what schema 1 says: for every pair of every fixture (and under kernels that refuse,
-// or cannot decide), its decision row merged with the pair equals version 1's pair, and the hops
+// or cannot decide), its decision row filled in for the pair (pair_as_version_1: the common bridge
+// and ACS redirect ports found in the functions table) equals version 1's pair, and the hops
 // rebuilt from the functions table (upstream links, up to the common bridge) equal version 1's hops.
 #include "p2pcheck/report/compact_json.h"
 
@@ -64,18 +65,21 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     const json& one = v1["pairs"][i];
     const json& compact = v2["pairs"][i];
     const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
+    json expanded = pair_as_version_1(v2["functions"], decision, one["gpu"].get<std::string>(),
+                                      one["nvme"].get<std::string>());
     json merged = one;
-    for (auto it = decision.begin(); it != decision.end(); ++it) merged[it.key()] = it.value();
-    json expected = one;
-    if (expected["fix"].is_object() &&
-        (expected["fix"]["kind"] == "same_switch" || expected["fix"]["kind"] == "same_host_bridge"))
-      expected["fix"]["devices"] = json::array();  // the pair's own two, not repeated per decision
-    EXPECT_EQ(merged, expected) << "pair " << i;
+    for (auto it = expanded.begin(); it != expanded.end(); ++it) merged[it.key()] = it.value();
+    EXPECT_EQ(merged, one) << "pair " << i;
+    // Nothing of the pair's own in its decision: no BDF of its path beyond those the class fixes.
+    EXPECT_FALSE(decision.contains("common_bridge"));
+    EXPECT_FALSE(decision.contains("acs_redirect"));
+    for (const json& port : one["acs_redirect"])
+      EXPECT_EQ(decision.dump().find(port.get<std::string>()), std::string::npos) << "pair " << i;
     EXPECT_EQ(compact["gpu"], one["gpu"]);
     EXPECT_EQ(compact["nvme"], one["nvme"]);
     EXPECT_EQ(compact["distance"], one["distance"]);
     EXPECT_EQ(compact.contains("kernel") ? compact["kernel"] : json(nullptr), one["kernel"]);
-    EXPECT_EQ(rebuilt_hops(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
+    EXPECT_EQ(rebuilt_hops(v2["functions"], expanded, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
               one["hops"])
         << "pair " << i;
   }
