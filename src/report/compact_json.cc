@@ -138,8 +138,8 @@ json decision_entry(const CheckReport& r, const PairDecision& pair) {
 // One compact record as nlohmann would print it at `indent` (-1: one line), each line after the
 // first preceded by `inner`: `members` are keys with their values' JSON text. Written by hand, as
 // there are hundreds of thousands of them.
-void append_record(std::string& out, const std::vector<std::pair<const char*, std::string_view>>& members,
-                   int indent, const std::string& inner) {
+void append_record(std::string& out, const std::vector<std::pair<const char*, std::string_view>>& members, int indent,
+                   const std::string& inner) {
   if (indent < 0) {
     out += '{';
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -374,7 +374,8 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
                      std::string kernel;
                      if (d.kernel) {
                        kernel = json_text(kernel_answer_json(d), indent);
-                       replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                       if (indent >= 0)  // its lines one level deeper than the record's
+                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
                        members.emplace_back("kernel", kernel);
                      }
                      append_record(text, members, indent, inner);

@@ -5,12 +5,14 @@
 #include "p2pcheck/report/compact_json.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -65,8 +67,8 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     const json& one = v1["pairs"][i];
     const json& compact = v2["pairs"][i];
     const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
-    json expanded = pair_as_version_1(v2["functions"], decision, one["gpu"].get<std::string>(),
-                                      one["nvme"].get<std::string>());
+    json expanded =
+        pair_as_version_1(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
     json merged = one;
     for (auto it = expanded.begin(); it != expanded.end(); ++it) merged[it.key()] = it.value();
     EXPECT_EQ(merged, one) << "pair " << i;
@@ -106,6 +108,34 @@ TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
     }
   }
   EXPECT_GE(fixtures, 10);
+}
+
+// The lab's captures: real kernels' ACS redirect, and the p2pprobe module's recorded answers
+// (each pair's `kernel`), judged with the scenario's --gpu and --nvme.
+TEST(CompactJson, CarriesWhatVersionOneDoesOnTheLabCaptures) {
+  const std::filesystem::path lab = std::filesystem::path(P2PCHECK_SOURCE_DIR) / "fixtures/lab";
+  int captures = 0, kernel_answers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(lab)) {
+    const std::string name = entry.path().filename().string();
+    const std::filesystem::path capture = entry.path() / (name + ".tar.zst");
+    if (!std::filesystem::is_regular_file(capture)) continue;
+    ++captures;
+    CheckOptions options;
+    std::ifstream args(entry.path() / "args");
+    for (std::string flag, values; args >> flag >> values;) {
+      std::vector<std::string>& side = flag == "--gpu" ? options.selection.gpu : options.selection.nvme;
+      for (std::size_t from = 0, comma; from <= values.size(); from = comma + 1) {
+        comma = std::min(values.find(',', from), values.size());
+        side.push_back(values.substr(from, comma - from));
+      }
+    }
+    auto source = open_dump_source(capture.string());
+    auto report = run_check(*source, options);
+    for (const PairDecision& d : report->pairs) kernel_answers += d.kernel.has_value();
+    expect_same_content(*report, name);
+  }
+  EXPECT_GE(captures, 10);
+  EXPECT_GT(kernel_answers, 0);
 }
 
 TEST(CompactJson, PrettyAndCompactParseAlike) {
