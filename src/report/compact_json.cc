@@ -341,20 +341,18 @@ json pair_as_version_1(const json& functions, const json& decision, const std::s
 }
 
 void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int indent) {
-  std::vector<std::pair<Bdf, Bdf>> devices;
-  devices.reserve(r.pairs.size());
   std::map<DecisionKey, std::size_t> index;
   std::vector<std::uint32_t> decision_of(r.pairs.size());
   std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairDecision& d = r.pairs[i];
-    devices.emplace_back(d.path.pair.gpu, d.path.pair.nvme);
     auto [at, added] = index.try_emplace(key_of(r.topo, d), first_pair.size());
     if (added) first_pair.push_back(i);
     decision_of[i] = static_cast<std::uint32_t>(at->second);
   }
   json doc = with_tables(
-      head, {{"functions", functions_json(r.topo, r.inv, pair_devices(devices))}, {"decisions", json::array()}});
+      head, {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
+             {"decisions", json::array()}});
   QuotedBdfs quoted;
   write_streamed(out, std::move(doc),
                  {{"decisions", first_pair.size(),
@@ -393,18 +391,21 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json doc =
       with_tables(head, {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, pair_devices(devices))}});
-  write_json_streamed(
-      out, std::move(doc), "pairs", paths.size(),
-      [&](std::size_t i) {
-        const PairPath& path = paths[i];
-        json p = object_for(4);
-        p["gpu"] = path.pair.gpu.str();
-        p["nvme"] = path.pair.nvme.str();
-        p["common_bridge"] = common_bridge_json(path);
-        p["distance"] = path.distance;
-        return p;
-      },
-      indent);
+  QuotedBdfs quoted;
+  write_streamed(out, std::move(doc),
+                 {{"pairs", paths.size(),
+                   [&](std::string& text, std::size_t i, const std::string& inner) {
+                     const PairPath& path = paths[i];
+                     const std::string distance = std::to_string(path.distance);
+                     append_record(
+                         text,
+                         {{"gpu", quoted(path.pair.gpu)},
+                          {"nvme", quoted(path.pair.nvme)},
+                          {"common_bridge", path.common ? std::string_view(quoted(path.common->bdf)) : "null"},
+                          {"distance", distance}},
+                         indent, inner);
+                   }}},
+                 indent);
 }
 
 }  // namespace p2pcheck
