@@ -132,6 +132,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
     report->selected_devices.insert(pair.gpu);
     report->selected_devices.insert(pair.nvme);
   }
+  std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
   CheckReads reads = read_everything(source, options, report->machine, report->topo, report->inv);
   if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)

@@ -3,6 +3,7 @@
 #include "p2pcheck/checks/iommu.h"
 
 #include <cstdio>
+#include <unordered_set>
 
 #include "p2pcheck/source/sysfs_text.h"
 
@@ -98,12 +99,12 @@ Finding acs_changed_finding(const std::vector<const Function*>& differs) {
 
 // Which pairs ACS redirect pushes through the root complex: WARN on the state finding.
 void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
-  std::set<std::string> redirected_ports;
+  std::unordered_set<const Function*> redirected_ports;  // one Function per BDF: counted by pointer
   int affected = 0;
   for (const auto& d : pairs) {
     if (d.walk.common && !d.walk.acs_redirect.empty()) {
       ++affected;
-      for (const Function* fn : d.walk.acs_redirect) redirected_ports.insert(fn->bdf.str());
+      redirected_ports.insert(d.walk.acs_redirect.begin(), d.walk.acs_redirect.end());
     }
   }
   if (!affected) return;

@@ -1,7 +1,8 @@
 // Link health on every hop of every pair.
 #include "p2pcheck/checks/links.h"
 
-#include <set>
+#include <unordered_set>
+#include <vector>
 
 namespace p2pcheck {
 
@@ -18,26 +19,34 @@ std::optional<double> path_ceiling(const PairPath& path) {
 
 std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const std::vector<PairDecision>& pairs) {
   std::vector<Finding> out;
-  std::set<const Function*> seen;
+  // Each function once, in the order of the paths: pairs share most of their hops, so a pair's
+  // hops are visited in place (path_functions() would copy them for every pair).
+  std::unordered_set<const Function*> seen;
+  std::vector<const Function*> order;
   for (const auto& d : pairs) {
-    for (const Function* hop : path_functions(d.path)) {
-      if (!seen.insert(hop).second) continue;
-      const Function& fn = *hop;
-      LinkCheck link = check_link(topo, fn);
-      if (!link.downtrained) continue;
-      Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
-      f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
-                  ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
-                  (link.capable_width ? std::to_string(*link.capable_width) : "?");
-      f.evidence.push_back(
-          {fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
-      f.evidence.push_back(
-          {fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
-      f.fix =
-          "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
-          "transfer through it";
-      out.push_back(f);
-    }
+    auto visit = [&](const Function* hop) {
+      if (seen.insert(hop).second) order.push_back(hop);
+    };
+    for (const Function* hop : d.path.gpu_side) visit(hop);
+    if (d.path.common) visit(d.path.common);
+    for (auto it = d.path.nvme_side.rbegin(); it != d.path.nvme_side.rend(); ++it) visit(*it);
+  }
+  for (const Function* hop : order) {
+    const Function& fn = *hop;
+    LinkCheck link = check_link(topo, fn);
+    if (!link.downtrained) continue;
+    Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
+    f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
+                ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
+                (link.capable_width ? std::to_string(*link.capable_width) : "?");
+    f.evidence.push_back(
+        {fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
+    f.evidence.push_back(
+        {fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
+    f.fix =
+        "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
+        "transfer through it";
+    out.push_back(f);
   }
   if (out.empty() && !pairs.empty())
     out.push_back({"link.health", Level::kPass, "", "no downtrained link on any GPU–NVMe path", {}, ""});

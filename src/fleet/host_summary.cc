@@ -186,6 +186,7 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
   // Version 2 pairs refer to a row of `decisions`: merged, they read as version 1's pairs.
   const ordered_json* decisions = *version >= 2 ? doc.array("decisions") : nullptr;
   if (*version >= 2 && !decisions) doc.fail("decisions", "an array (schema_version 2)");
+  const ordered_json* functions = decisions ? doc.object("functions") : nullptr;
   std::map<std::string, std::string> nvme_names = decisions ? nvme_names_in(doc) : std::map<std::string, std::string>{};
   if (const ordered_json* pairs = doc.array("pairs"))
     for (std::size_t i = 0; i < pairs->size(); ++i) {
@@ -197,10 +198,12 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
         const ordered_json& decision = (*decisions)[static_cast<std::size_t>(*at)];
         (void)JsonFields(decision, file,
                          doc.member("decisions", static_cast<std::size_t>(*at)));  // an object, or Error
-        ordered_json one = decision;
-        for (const char* key : {"gpu", "nvme"})
-          if (auto value = compact.text(key)) one[key] = *value;
-        merged = std::move(one);
+        auto gpu = compact.text("gpu"), nvme = compact.text("nvme");
+        if (!gpu || !nvme) compact.fail(gpu ? "nvme" : "gpu", "a PCI address");
+        // The common bridge and ACS redirect ports come from `functions`, as the kernel's walk finds them.
+        merged = pair_as_version_1(functions ? *functions : ordered_json::object(), decision, *gpu, *nvme);
+        merged["gpu"] = *gpu;
+        merged["nvme"] = *nvme;
       }
       const ordered_json& pair = decisions ? merged : (*pairs)[i];
       JsonFields p(pair, file, doc.member("pairs", i));

@@ -376,12 +376,11 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     if (seen_gpu.insert(d.path.pair.gpu).second) gpus.push_back(d.path.pair.gpu);
     if (seen_nvme.insert(d.path.pair.nvme).second) nvmes.push_back(d.path.pair.nvme);
   }
-  // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
-  std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
-  std::map<std::string, std::vector<const PairDecision*>> by_code;
+  // Each code's pairs: how many, and the first.
+  std::map<std::string, std::pair<std::size_t, const PairDecision*>> by_code;
   for (const auto& d : r.pairs) {
-    by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
-    by_code[cell(d, r.rules)].push_back(&d);
+    auto [at, added] = by_code.try_emplace(cell(d, r.rules), 0, &d);
+    ++at->second.first;
   }
   auto label = [&r](const Bdf& nvme) {
     const NvmeController* c = r.inv.nvme_at(nvme);
@@ -400,12 +399,15 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     for (const MatrixCode& c : kMatrixCodes) {
       auto it = by_code.find(c.code);
       if (it == by_code.end()) continue;
-      const PairDecision& one = *it->second.front();
-      out += "  " + colored(style, cell_color(one), pad(c.code, 5)) + pad(std::to_string(it->second.size()), 7) +
+      const PairDecision& one = *it->second.second;
+      out += "  " + colored(style, cell_color(one), pad(c.code, 5)) + pad(std::to_string(it->second.first), 7) +
              c.meaning + " (e.g. GPU " + one.path.pair.gpu.str() + " <-> " + label(one.path.pair.nvme) + ")\n";
     }
     return out;
   }
+  // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
+  std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
+  for (const auto& d : r.pairs) by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
   for (size_t start = 0; start < nvmes.size(); start += per_block) {
     size_t end = std::min(nvmes.size(), start + per_block);
     std::string header = "  " + pad("", first);

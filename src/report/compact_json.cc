@@ -1,9 +1,13 @@
 #include "p2pcheck/report/compact_json.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -38,20 +42,66 @@ std::vector<Bdf> pair_devices(const std::vector<std::pair<Bdf, Bdf>>& pairs) {
   return {seen.begin(), seen.end()};
 }
 
-// What decides everything a decision prints besides its pair: the walk's common bridge and the ACS
-// it found (the map type follows from them), and the host bridges the host check reads. CPU,
-// kernel and allowlist are the same for every pair of a report.
-using DecisionKey =
-    std::tuple<const Function*, std::vector<const Function*>, std::vector<const Function*>, std::string, std::string>;
+// What decides everything a version 2 decision prints: the class PairDecider decides once
+// (rules/pair_classes.h: the walk's map type, the ports whose ACS could not be read, the host
+// bridges when the path reaches the root complex), and whether the walk met a common bridge and
+// found ACS redirect (the texts then name them). Which common bridge and which ports are the
+// pair's: the reader finds them in `functions` (docs/json.md), the texts say {common_bridge} and
+// {acs_redirect}. CPU, kernel and allowlist are the same for every pair of a report.
+struct DecisionKey {
+  MapType walk_map_type = MapType::kUnknown;
+  const std::vector<const Function*>* acs_unknown = nullptr;
+  const std::string* provider_host_bridge = nullptr;  // null for BUS_ADDR
+  const std::string* client_host_bridge = nullptr;
+  bool common = false, redirect = false;
+  bool operator<(const DecisionKey& o) const {
+    static const std::string none;
+    auto text = [](const std::string* s) -> const std::string& { return s ? *s : none; };
+    return std::tie(walk_map_type, *acs_unknown, text(provider_host_bridge), text(client_host_bridge), common,
+                    redirect) < std::tie(o.walk_map_type, *o.acs_unknown, text(o.provider_host_bridge),
+                                         text(o.client_host_bridge), o.common, o.redirect);
+  }
+};
 
 DecisionKey key_of(const Topology& topo, const PairDecision& d) {
-  return {d.walk.common, d.walk.acs_redirect, d.walk.acs_unknown, topo.at(d.path.pair.gpu).host_bridge,
-          topo.at(d.path.pair.nvme).host_bridge};
+  DecisionKey key;
+  key.walk_map_type = d.walk.map_type;
+  key.acs_unknown = &d.walk.acs_unknown;
+  if (d.walk.map_type != MapType::kBusAddr) {
+    key.provider_host_bridge = &topo.at(d.path.pair.gpu).host_bridge;
+    key.client_host_bridge = &topo.at(d.path.pair.nvme).host_bridge;
+  }
+  key.common = d.walk.common != nullptr;
+  key.redirect = !d.walk.acs_redirect.empty();
+  return key;
+}
+
+std::string joined(const std::vector<const Function*>& fns, const char* separator) {
+  std::string s;
+  for (const Function* f : fns) s += (s.empty() ? "" : separator) + f->bdf.str();
+  return s;
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+// Every string of `value` with the pair's own ports and common bridge written as placeholders,
+// where the texts (report/rule_text.cc) name them: the phrases are long enough to match nothing else.
+void to_template(json& value, const std::vector<std::pair<std::string, std::string>>& phrases) {
+  if (value.is_string()) {
+    std::string& text = value.get_ref<std::string&>();
+    for (const auto& [from, to] : phrases) replace_all(text, from, to);
+  } else if (value.is_structured()) {
+    for (auto& member : value) to_template(member, phrases);
+  }
 }
 
 // A decision as version 1 prints it in each pair, less what belongs to the pair: its devices, the
-// distance, the hops and their bandwidth, the kernel module's answer for it. A fix that moves the
-// pair's own GPU and NVMe lists no devices here: they are the pair's.
+// distance, the hops and their bandwidth, the common bridge and the ports with ACS redirect on the
+// way (in the texts as {common_bridge} and {acs_redirect}), the kernel module's answer for it. A
+// fix that moves the pair's own GPU and NVMe, or the pair's own ports, lists no devices here.
 json decision_entry(const CheckReport& r, const PairDecision& pair) {
   // Without its hops (dropped below anyway): their link and ACS objects are most of the cost.
   PairDecision d = pair;
@@ -62,16 +112,72 @@ json decision_entry(const CheckReport& r, const PairDecision& pair) {
   for (auto it = v1.begin(); it != v1.end(); ++it) {
     const std::string& k = it.key();
     if (k == "gpu" || k == "nvme" || k == "nvme_name" || k == "distance" || k == "path_distance" || k == "hops" ||
-        k == "bandwidth_ceiling_bytes_per_s" || k == "kernel")
+        k == "bandwidth_ceiling_bytes_per_s" || k == "kernel" || k == "common_bridge" || k == "acs_redirect")
       continue;
     out[k] = it.value();
   }
   if (out["fix"].is_object()) {
     const std::string kind = out["fix"]["kind"].get<std::string>();
-    if (kind == "same_switch" || kind == "same_host_bridge") out["fix"]["devices"] = json::array();
+    if (kind == "same_switch" || kind == "same_host_bridge" || kind == "disable_acs_redir")
+      out["fix"]["devices"] = json::array();
   }
+  std::vector<std::pair<std::string, std::string>> phrases;
+  if (pair.walk.common && !pair.walk.acs_redirect.empty()) {
+    phrases.emplace_back("ACS redirect on " + joined(pair.walk.acs_redirect, ", ") + " sends",
+                         "ACS redirect on {acs_redirect} sends");
+    phrases.emplace_back("pci=disable_acs_redir=" + joined(pair.walk.acs_redirect, ";"),
+                         "pci=disable_acs_redir={acs_redirect}");
+  }
+  if (pair.walk.common)
+    phrases.emplace_back("common upstream bridge " + pair.walk.common->bdf.str() + " and no ACS redirect",
+                         "common upstream bridge {common_bridge} and no ACS redirect");
+  to_template(out, phrases);
   return out;
 }
+
+// One compact record as nlohmann would print it at `indent` (-1: one line), each line after the
+// first preceded by `inner`: `members` are keys with their values' JSON text. Written by hand, as
+// there are hundreds of thousands of them.
+void append_record(std::string& out, const std::vector<std::pair<const char*, std::string_view>>& members, int indent,
+                   const std::string& inner) {
+  if (indent < 0) {
+    out += '{';
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i) out += ',';
+      out += '"';
+      out += members[i].first;
+      out += "\":";
+      out += members[i].second;
+    }
+    out += '}';
+    return;
+  }
+  out += "{\n";
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out += inner;
+    out.append(static_cast<std::size_t>(indent), ' ');
+    out += '"';
+    out += members[i].first;
+    out += "\": ";
+    out += members[i].second;
+    out += i + 1 < members.size() ? ",\n" : "\n";
+  }
+  out += inner;
+  out += '}';
+}
+
+// Each device's BDF as a JSON string, made once: formatting it per pair was 7% of the run.
+class QuotedBdfs {
+ public:
+  const std::string& operator()(const Bdf& bdf) {
+    auto it = text_.find(bdf);
+    if (it == text_.end()) it = text_.emplace(bdf, json_text(json(bdf.str()), -1)).first;
+    return it->second;
+  }
+
+ private:
+  std::map<Bdf, std::string> text_;
+};
 
 json kernel_answer_json(const PairDecision& d) {
   return {{"distance", d.kernel->distance},
@@ -80,12 +186,22 @@ json kernel_answer_json(const PairDecision& d) {
           {"agrees", d.kernel_agrees == Tri::kYes}};
 }
 
-// A top-level member whose array is written element by element.
+// A top-level member whose array is written element by element: `element` appends element i,
+// each line after its first preceded by the given indentation.
 struct Streamed {
   std::string key;
   std::size_t count;
-  std::function<json(std::size_t)> element;
+  std::function<void(std::string& out, std::size_t i, const std::string& inner)> element;
 };
+
+// `value` as an element of a streamed array: nlohmann's text, each line after the first shifted.
+void append_shifted(std::string& out, const json& value, int indent, const std::string& inner) {
+  const std::string one = json_text(value, indent);
+  for (char c : one) {
+    out += c;
+    if (c == '\n') out += inner;
+  }
+}
 
 // write_json_streamed() (source/json_text.h) for several members, in the document's order: the
 // decisions of a fabric are as big as its pairs, and neither is held whole.
@@ -98,6 +214,7 @@ void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& me
   const std::string text = json_text(doc, indent);
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   std::size_t from = 0;
+  std::string chunk;
   for (std::size_t m = 0; m < members.size(); ++m) {
     // An unescaped quote before the value cannot occur inside a string: found only as the member.
     std::string found = json_text(json(members[m].key), -1) + (indent >= 0 ? ": " : ":") + markers[m];
@@ -108,17 +225,16 @@ void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& me
     if (members[m].count == 0) out << "[]";
     if (members[m].count > 0) out << (indent >= 0 ? "[\n" : "[");
     for (std::size_t i = 0; i < members[m].count; ++i) {
-      std::string one = json_text(members[m].element(i), indent);
-      if (indent >= 0) {
-        std::string shifted = inner;
-        for (char c : one) {
-          shifted += c;
-          if (c == '\n') shifted += inner;
-        }
-        one.swap(shifted);
+      chunk += inner;
+      members[m].element(chunk, i, inner);
+      if (i + 1 < members[m].count) chunk += indent >= 0 ? ",\n" : ",";
+      if (chunk.size() >= 1 << 16) {  // written in blocks, not one << per element
+        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        chunk.clear();
       }
-      out << one << (i + 1 < members[m].count ? (indent >= 0 ? ",\n" : ",") : "");
     }
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.clear();
     if (members[m].count > 0)
       out << (indent >= 0 ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') + "]" : "]");
     from = at + markers[m].size();
@@ -148,36 +264,121 @@ json functions_json(const Topology& topo, const Inventory& inv, const std::vecto
   return out;
 }
 
+namespace {
+
+// `at`, then its `upstream` links while `functions` has them (a bad link or a loop ends it): the
+// walk's chain from a pair's device towards the root.
+std::vector<std::string> chain_in(const json& functions, const std::string& at) {
+  std::vector<std::string> chain;
+  std::set<std::string> seen;
+  for (std::string bdf = at; seen.insert(bdf).second;) {
+    chain.push_back(bdf);
+    auto fn = functions.find(bdf);
+    if (fn == functions.end() || !fn->is_object()) break;
+    auto up = fn->find("upstream");
+    if (up == fn->end() || !up->is_string()) break;
+    bdf = up->get<std::string>();
+  }
+  return chain;
+}
+
+bool redirects(const json& functions, const std::string& bdf) {
+  auto fn = functions.find(bdf);
+  if (fn == functions.end() || !fn->is_object()) return false;
+  auto acs = fn->find("acs");
+  if (acs == fn->end() || !acs->is_object()) return false;
+  auto redirect = acs->find("redirect");
+  return redirect != acs->end() && redirect->is_boolean() && redirect->get<bool>();
+}
+
+void fill_placeholders(json& value, const std::string& common, const std::string& ports_comma,
+                       const std::string& ports_semicolon) {
+  if (value.is_string()) {
+    std::string& text = value.get_ref<std::string&>();
+    replace_all(text, "pci=disable_acs_redir={acs_redirect}", "pci=disable_acs_redir=" + ports_semicolon);
+    replace_all(text, "{acs_redirect}", ports_comma);
+    replace_all(text, "{common_bridge}", common);
+  } else if (value.is_structured()) {
+    for (auto& member : value) fill_placeholders(member, common, ports_comma, ports_semicolon);
+  }
+}
+
+}  // namespace
+
+json pair_as_version_1(const json& functions, const json& decision, const std::string& gpu, const std::string& nvme) {
+  std::vector<std::string> up_from_gpu = chain_in(functions, gpu);
+  std::vector<std::string> up_from_nvme = chain_in(functions, nvme);
+  std::optional<std::string> common;
+  std::vector<std::string> acs_redirect;
+  for (auto it = up_from_gpu.begin(); it != up_from_gpu.end() && !common; ++it) {
+    auto meet = std::find(up_from_nvme.begin(), up_from_nvme.end(), *it);
+    if (meet == up_from_nvme.end()) continue;
+    common = *it;
+    // The kernel's order: the provider side up to and including the common bridge, then the client side.
+    std::vector<std::string> checked(up_from_gpu.begin(), it + 1);
+    checked.insert(checked.end(), up_from_nvme.begin(), meet);
+    for (const std::string& bdf : checked)
+      if (redirects(functions, bdf)) acs_redirect.push_back(bdf);
+  }
+  std::string comma, semicolon;
+  for (const std::string& bdf : acs_redirect) {
+    comma += (comma.empty() ? "" : ", ") + bdf;
+    semicolon += (semicolon.empty() ? "" : ";") + bdf;
+  }
+  json out = decision.is_object() ? decision : json::object();
+  fill_placeholders(out, common.value_or(""), comma, semicolon);
+  out["common_bridge"] = common ? json(*common) : json(nullptr);
+  json ports = json::array();
+  for (const std::string& bdf : acs_redirect) ports.push_back(bdf);
+  out["acs_redirect"] = std::move(ports);
+  auto fix = out.find("fix");
+  if (fix != out.end() && fix->is_object() && fix->contains("kind") && (*fix)["kind"].is_string()) {
+    const std::string kind = (*fix)["kind"].get<std::string>();
+    if (kind == "same_switch" || kind == "same_host_bridge") (*fix)["devices"] = json::array({gpu, nvme});
+    if (kind == "disable_acs_redir") (*fix)["devices"] = out["acs_redirect"];
+  }
+  return out;
+}
+
 void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int indent) {
-  std::vector<std::pair<Bdf, Bdf>> devices;
-  devices.reserve(r.pairs.size());
   std::map<DecisionKey, std::size_t> index;
-  std::vector<std::size_t> decision_of(r.pairs.size());
+  std::vector<std::uint32_t> decision_of(r.pairs.size());
   std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairDecision& d = r.pairs[i];
-    devices.emplace_back(d.path.pair.gpu, d.path.pair.nvme);
     auto [at, added] = index.try_emplace(key_of(r.topo, d), first_pair.size());
     if (added) first_pair.push_back(i);
-    decision_of[i] = at->second;
+    decision_of[i] = static_cast<std::uint32_t>(at->second);
   }
   json doc = with_tables(
-      head, {{"functions", functions_json(r.topo, r.inv, pair_devices(devices))}, {"decisions", json::array()}});
-  write_streamed(
-      out, std::move(doc),
-      {{"decisions", first_pair.size(), [&](std::size_t k) { return decision_entry(r, r.pairs[first_pair[k]]); }},
-       {"pairs", r.pairs.size(),
-        [&](std::size_t i) {
-          const PairDecision& d = r.pairs[i];
-          json p = object_for(5);
-          p["gpu"] = d.path.pair.gpu.str();
-          p["nvme"] = d.path.pair.nvme.str();
-          p["decision"] = decision_of[i];
-          p["distance"] = d.distance ? json(*d.distance) : json(nullptr);
-          if (d.kernel) p["kernel"] = kernel_answer_json(d);
-          return p;
-        }}},
-      indent);
+      head, {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
+             {"decisions", json::array()}});
+  QuotedBdfs quoted;
+  write_streamed(out, std::move(doc),
+                 {{"decisions", first_pair.size(),
+                   [&](std::string& text, std::size_t k, const std::string& inner) {
+                     append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, inner);
+                   }},
+                  {"pairs", r.pairs.size(),
+                   [&](std::string& text, std::size_t i, const std::string& inner) {
+                     const PairDecision& d = r.pairs[i];
+                     const std::string decision = std::to_string(decision_of[i]);
+                     const std::string distance = d.distance ? std::to_string(*d.distance) : "null";
+                     std::vector<std::pair<const char*, std::string_view>> members = {
+                         {"gpu", quoted(d.path.pair.gpu)},
+                         {"nvme", quoted(d.path.pair.nvme)},
+                         {"decision", decision},
+                         {"distance", distance}};
+                     std::string kernel;
+                     if (d.kernel) {
+                       kernel = json_text(kernel_answer_json(d), indent);
+                       if (indent >= 0)  // its lines one level deeper than the record's
+                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                       members.emplace_back("kernel", kernel);
+                     }
+                     append_record(text, members, indent, inner);
+                   }}},
+                 indent);
 }
 
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
@@ -190,18 +391,21 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json doc =
       with_tables(head, {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, pair_devices(devices))}});
-  write_json_streamed(
-      out, std::move(doc), "pairs", paths.size(),
-      [&](std::size_t i) {
-        const PairPath& path = paths[i];
-        json p = object_for(4);
-        p["gpu"] = path.pair.gpu.str();
-        p["nvme"] = path.pair.nvme.str();
-        p["common_bridge"] = common_bridge_json(path);
-        p["distance"] = path.distance;
-        return p;
-      },
-      indent);
+  QuotedBdfs quoted;
+  write_streamed(out, std::move(doc),
+                 {{"pairs", paths.size(),
+                   [&](std::string& text, std::size_t i, const std::string& inner) {
+                     const PairPath& path = paths[i];
+                     const std::string distance = std::to_string(path.distance);
+                     append_record(
+                         text,
+                         {{"gpu", quoted(path.pair.gpu)},
+                          {"nvme", quoted(path.pair.nvme)},
+                          {"common_bridge", path.common ? std::string_view(quoted(path.common->bdf)) : "null"},
+                          {"distance", distance}},
+                         indent, inner);
+                   }}},
+                 indent);
 }
 
 }  // namespace p2pcheck

@@ -1,8 +1,13 @@
 #include "p2pcheck/fleet/host_summary.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <sstream>
 
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
 namespace {
@@ -101,6 +106,38 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
   v2.erase("decisions");
   EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
+}
+
+// What p2pcheck writes in version 2 reads as its version 1 does, on every fixture and under a
+// kernel that refuses: causes (pair.acs_redirect from the functions table), rules and ACS fixes
+// with the pair's own ports filled in.
+TEST(FleetHostSummary, SchemaTwoOfEveryFixtureReadsAsSchemaOne) {
+  int acs_redirect_pairs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    if (!std::filesystem::is_directory(entry.path() / "root")) continue;
+    for (const char* kernel : {"", "5.4.0"}) {
+      auto source = open_tree_source((entry.path() / "root").string());
+      CheckOptions options;
+      if (*kernel) options.assume_kernel = kernel;
+      auto report = run_check(*source, options);
+      std::ostringstream v2;
+      write_check_json_v2(v2, *report, check_json(*report, false), -1);
+      HostSummary one = summarize_check_json(check_json(*report), "v1.json");
+      HostSummary two = summarize_check_json(ordered_json::parse(v2.str()), "v2.json");
+      ASSERT_EQ(two.pairs.size(), one.pairs.size()) << entry.path();
+      for (std::size_t i = 0; i < one.pairs.size(); ++i) {
+        SCOPED_TRACE(entry.path().filename().string() + " " + kernel + " pair " + std::to_string(i));
+        EXPECT_EQ(two.pairs[i].gpu, one.pairs[i].gpu);
+        EXPECT_EQ(two.pairs[i].nvme_name, one.pairs[i].nvme_name);
+        EXPECT_EQ(two.pairs[i].verdict, one.pairs[i].verdict);
+        EXPECT_EQ(two.pairs[i].cause, one.pairs[i].cause);
+        EXPECT_EQ(two.pairs[i].rule, one.pairs[i].rule);
+        EXPECT_EQ(two.pairs[i].acs_fix, one.pairs[i].acs_fix);
+        acs_redirect_pairs += one.pairs[i].cause == "pair.acs_redirect";
+      }
+    }
+  }
+  EXPECT_GT(acs_redirect_pairs, 0);  // the ports really were filled in somewhere
 }
 
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {

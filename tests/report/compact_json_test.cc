@@ -1,15 +1,18 @@
 // Schema 2 says what schema 1 says: for every pair of every fixture (and under kernels that refuse,
-// or cannot decide), its decision row merged with the pair equals version 1's pair, and the hops
+// or cannot decide), its decision row filled in for the pair (pair_as_version_1: the common bridge
+// and ACS redirect ports found in the functions table) equals version 1's pair, and the hops
 // rebuilt from the functions table (upstream links, up to the common bridge) equal version 1's hops.
 #include "p2pcheck/report/compact_json.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -64,18 +67,21 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     const json& one = v1["pairs"][i];
     const json& compact = v2["pairs"][i];
     const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
+    json expanded =
+        pair_as_version_1(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
     json merged = one;
-    for (auto it = decision.begin(); it != decision.end(); ++it) merged[it.key()] = it.value();
-    json expected = one;
-    if (expected["fix"].is_object() &&
-        (expected["fix"]["kind"] == "same_switch" || expected["fix"]["kind"] == "same_host_bridge"))
-      expected["fix"]["devices"] = json::array();  // the pair's own two, not repeated per decision
-    EXPECT_EQ(merged, expected) << "pair " << i;
+    for (auto it = expanded.begin(); it != expanded.end(); ++it) merged[it.key()] = it.value();
+    EXPECT_EQ(merged, one) << "pair " << i;
+    // Nothing of the pair's own in its decision: no BDF of its path beyond those the class fixes.
+    EXPECT_FALSE(decision.contains("common_bridge"));
+    EXPECT_FALSE(decision.contains("acs_redirect"));
+    for (const json& port : one["acs_redirect"])
+      EXPECT_EQ(decision.dump().find(port.get<std::string>()), std::string::npos) << "pair " << i;
     EXPECT_EQ(compact["gpu"], one["gpu"]);
     EXPECT_EQ(compact["nvme"], one["nvme"]);
     EXPECT_EQ(compact["distance"], one["distance"]);
     EXPECT_EQ(compact.contains("kernel") ? compact["kernel"] : json(nullptr), one["kernel"]);
-    EXPECT_EQ(rebuilt_hops(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
+    EXPECT_EQ(rebuilt_hops(v2["functions"], expanded, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
               one["hops"])
         << "pair " << i;
   }
@@ -102,6 +108,34 @@ TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
     }
   }
   EXPECT_GE(fixtures, 10);
+}
+
+// The lab's captures: real kernels' ACS redirect, and the p2pprobe module's recorded answers
+// (each pair's `kernel`), judged with the scenario's --gpu and --nvme.
+TEST(CompactJson, CarriesWhatVersionOneDoesOnTheLabCaptures) {
+  const std::filesystem::path lab = std::filesystem::path(P2PCHECK_SOURCE_DIR) / "fixtures/lab";
+  int captures = 0, kernel_answers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(lab)) {
+    const std::string name = entry.path().filename().string();
+    const std::filesystem::path capture = entry.path() / (name + ".tar.zst");
+    if (!std::filesystem::is_regular_file(capture)) continue;
+    ++captures;
+    CheckOptions options;
+    std::ifstream args(entry.path() / "args");
+    for (std::string flag, values; args >> flag >> values;) {
+      std::vector<std::string>& side = flag == "--gpu" ? options.selection.gpu : options.selection.nvme;
+      for (std::size_t from = 0, comma; from <= values.size(); from = comma + 1) {
+        comma = std::min(values.find(',', from), values.size());
+        side.push_back(values.substr(from, comma - from));
+      }
+    }
+    auto source = open_dump_source(capture.string());
+    auto report = run_check(*source, options);
+    for (const PairDecision& d : report->pairs) kernel_answers += d.kernel.has_value();
+    expect_same_content(*report, name);
+  }
+  EXPECT_GE(captures, 10);
+  EXPECT_GT(kernel_answers, 0);
 }
 
 TEST(CompactJson, PrettyAndCompactParseAlike) {

@@ -3,6 +3,7 @@
 // Decisions carry structured reasons; report/rule_text.h turns them into sentences.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,37 @@ struct KernelVerdict {
   std::string provider_driver, client_driver;
 };
 
+// std::optional's interface for what most pairs lack (an undecided fact, the kernel module's
+// answer), held on the heap: empty, it costs a pointer, not the value's size, in each of the
+// hundreds of thousands of PairDecisions of a fabric.
+template <typename T>
+class HeapOptional {
+ public:
+  HeapOptional() = default;
+  HeapOptional(const T& value) : value_(std::make_unique<T>(value)) {}  // NOLINT: as std::optional converts
+  HeapOptional(const HeapOptional& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
+  HeapOptional(HeapOptional&&) noexcept = default;
+  HeapOptional& operator=(const HeapOptional& o) {
+    value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
+    return *this;
+  }
+  HeapOptional& operator=(HeapOptional&&) noexcept = default;
+  HeapOptional& operator=(const T& value) {
+    value_ = std::make_unique<T>(value);
+    return *this;
+  }
+  explicit operator bool() const { return value_ != nullptr; }
+  bool has_value() const { return value_ != nullptr; }
+  void reset() { value_.reset(); }
+  const T& operator*() const { return *value_; }
+  T& operator*() { return *value_; }
+  const T* operator->() const { return value_.get(); }
+  T* operator->() { return value_.get(); }
+
+ private:
+  std::unique_ptr<T> value_;
+};
+
 struct PairDecision {
   PairPath path;  // the route, hop by hop (model/route.h)
   P2pWalk walk;   // calc_map_type_and_dist(): provider = GPU, client = NVMe
@@ -104,8 +136,8 @@ struct PairDecision {
   MapType path_map_type = MapType::kUnknown;
   Verdict path_verdict = Verdict::kUnknown;
   DecidedBy decided_by = DecidedBy::kCannotDecide;
-  std::optional<Unknown> undecided_by;  // kCannotDecide: the first unknown fact, if any
-  bool host_checked = false;            // the path goes through the root complex
+  HeapOptional<Unknown> undecided_by;  // kCannotDecide: the first unknown fact, if any
+  bool host_checked = false;           // the path goes through the root complex
   HostCheck host;
   Flow to_gpu;                    // storage -> GPU: the NVMe writes into the GPU's BAR (a P2P write)
   Flow from_gpu;                  // GPU -> storage: the NVMe reads from the GPU's BAR (a P2P read)
@@ -114,7 +146,7 @@ struct PairDecision {
   const AllowlistEntry* later = nullptr;
   std::string config_file;                    // kNoP2pdmaConfig: the config that says so
   const KnownBadKernel* known_bad = nullptr;  // the flows are refused: this kernel corrupts memory
-  std::optional<KernelVerdict> kernel;        // when the p2pprobe module answered
+  HeapOptional<KernelVerdict> kernel;         // when the p2pprobe module answered
   Tri kernel_agrees = Tri::kUnknown;          // ours vs the kernel's (distance, supported, map type)
 };
 
