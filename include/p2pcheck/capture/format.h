@@ -24,8 +24,11 @@ namespace p2pcheck {
 
 inline constexpr const char* kManifestPath = "/manifest.json";
 inline constexpr const char* kCaptureSchema = "p2pcheck.capture";
-// Bumped when a manifest field changes meaning or disappears; live/ files carry their own.
-inline constexpr int kCaptureSchemaVersion = 1;
+// Bumped when a manifest field, or what a capture holds, changes meaning or disappears; live/ files
+// carry their own. 2: a function's vendor, device, revision, subsystem and link attribute files are
+// left out where its config space holds their values (the walk reads them there), so a reader of
+// version 1 would take them for missing; it is told to use a newer p2pcheck instead.
+inline constexpr int kCaptureSchemaVersion = 2;
 // A format's not-carried patterns are a handful; more in a manifest is not from p2pcheck.
 inline constexpr std::size_t kMaxNotCarriedPatterns = 256;
 inline constexpr const char* kCaptureTopFolder = "p2pcheck-capture";
