@@ -188,7 +188,8 @@ std::unique_ptr<Source> open_archive_source(const std::string& file) {
                   "no sys/ directory at the top of the archive or inside its single top folder; "
                   "expected a capture of a Linux root");
   }
-  return open_memory_source(std::make_shared<const MemoryTree>(std::move(loaded.tree).subtree(prefix)), "archive " + file);
+  return open_memory_source(std::make_shared<const MemoryTree>(std::move(loaded.tree).subtree(prefix)),
+                            "archive " + file);
 }
 
 }  // namespace p2pcheck
