@@ -78,15 +78,23 @@ void check_config_size(const std::string& path, size_t size) {
                         "or 64 (read without root)");
 }
 
-// The four link attributes: where a file gives a speed or a width it wins, as it always has; what
-// it leaves unknown keeps what decode_config() read from Link Capabilities and Link Status.
-void read_link_files(Source& src, const std::string& dir, LinkInfo& link) {
-  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok())
-    if (auto speed = parse_link_speed(r.bytes)) link.cur_speed = speed;
-  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok())
-    if (auto speed = parse_link_speed(r.bytes)) link.max_speed = speed;
+// The four link attributes as the files give them (nullopt where a file says "Unknown" or 0).
+LinkInfo read_link_files(Source& src, const std::string& dir) {
+  LinkInfo link;
+  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok()) link.cur_speed = parse_link_speed(r.bytes);
+  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok()) link.max_speed = parse_link_speed(r.bytes);
   if (auto w = optional_dec(src, dir + "/current_link_width"); w && *w > 0) link.cur_width = static_cast<int>(*w);
   if (auto w = optional_dec(src, dir + "/max_link_width"); w && *w > 0) link.max_width = static_cast<int>(*w);
+  return link;
+}
+
+// What the attributes know wins, as it always has; what they leave unknown keeps what
+// decode_config() read from Link Capabilities and Link Status.
+void take_known(LinkInfo& into, const LinkInfo& attributes) {
+  if (attributes.cur_speed) into.cur_speed = attributes.cur_speed;
+  if (attributes.max_speed) into.max_speed = attributes.max_speed;
+  if (attributes.cur_width) into.cur_width = attributes.cur_width;
+  if (attributes.max_width) into.max_width = attributes.max_width;
 }
 
 Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir) {
@@ -142,15 +150,7 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.config_note =
         "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
   }
-  if (from_config.link) {
-    const LinkInfo& l = *from_config.link;
-    if (l.cur_speed) fn.link.cur_speed = l.cur_speed;
-    if (l.max_speed) fn.link.max_speed = l.max_speed;
-    if (l.cur_width) fn.link.cur_width = l.cur_width;
-    if (l.max_width) fn.link.max_width = l.max_width;
-  } else {
-    read_link_files(src, dir, fn.link);
-  }
+  take_known(fn.link, from_config.link ? *from_config.link : read_link_files(src, dir));
   decoder.lookup_names(fn);
   read_p2pmem(src, dir, fn);
   return fn;
