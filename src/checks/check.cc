@@ -71,9 +71,10 @@ Finding not_carried_finding(CheckArea area, const std::string& why, const std::s
 Result overall_result(const CheckReport& report) {
   if (report.pairs.empty()) return Result::kNoPairs;
   bool unknown = false;
-  for (const auto& d : report.pairs) {
-    if (d.verdict == Verdict::kNotSupported) return Result::kFail;
-    unknown = unknown || d.verdict == Verdict::kUnknown;
+  for (std::size_t i = 0; i < report.pairs.size(); ++i) {
+    Verdict verdict = report.pairs.shared(i).verdict;
+    if (verdict == Verdict::kNotSupported) return Result::kFail;
+    unknown = unknown || verdict == Verdict::kUnknown;
   }
   for (const auto& f : report.findings) {
     if (!concerns_selected_pairs(f, report)) continue;
@@ -124,14 +125,15 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->inv.index();  // a plan fills the lists itself
   report->rules = kernel_rules_for(report->machine, options.assume_kernel);
   std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
-  report->pairs.reserve(selected.size());  // growing one by one moved ~8,000 large PairDecisions
   // decide_pair() for each, made once per class of pairs that read the same facts
-  PairDecider decider(report->topo, report->inv, report->machine, report->rules);
-  for (const DevicePair& pair : selected) {
-    report->pairs.push_back(decider.decide(pair));
-    report->selected_devices.insert(pair.gpu);
-    report->selected_devices.insert(pair.nvme);
-  }
+  report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
+  // A tree insert per pair was 3% of a fabric's check: sorted once instead.
+  std::vector<Bdf> devices;
+  devices.reserve(2 * selected.size());
+  for (const DevicePair& pair : selected) devices.insert(devices.end(), {pair.gpu, pair.nvme});
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  report->selected_devices.insert(devices.begin(), devices.end());
   std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
   CheckReads reads = read_everything(source, options, report->machine, report->topo, report->inv);

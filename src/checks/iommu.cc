@@ -98,14 +98,14 @@ Finding acs_changed_finding(const std::vector<const Function*>& differs) {
 }
 
 // Which pairs ACS redirect pushes through the root complex: WARN on the state finding.
-void add_redirected_pairs(Finding& f, const std::vector<PairDecision>& pairs) {
+void add_redirected_pairs(Finding& f, const PairList& pairs) {
   std::unordered_set<const Function*> redirected_ports;  // one Function per BDF: counted by pointer
   int affected = 0;
-  for (const auto& d : pairs) {
-    if (d.walk.common && !d.walk.acs_redirect.empty()) {
-      ++affected;
-      redirected_ports.insert(d.walk.acs_redirect.begin(), d.walk.acs_redirect.end());
-    }
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (!pairs.acs_redirected(i)) continue;
+    ++affected;
+    P2pWalk walk = pairs.walk(i);  // only for the redirected pairs: their ports
+    redirected_ports.insert(walk.acs_redirect.begin(), walk.acs_redirect.end());
   }
   if (!affected) return;
   // The warning rests on the ACS registers the source showed, not on what it could not carry.
@@ -156,7 +156,7 @@ IommuState read_iommu(Source& source) {
 }
 
 std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& m, const Topology& topo,
-                                 const std::vector<PairDecision>& pairs) {
+                                 const PairList& pairs) {
   Finding state = state_finding(iommu, iommu_cmdline(m.cmdline));
   if (!iommu.units.empty()) {
     std::vector<const Function*> differs = acs_changed_after_boot(topo, m.cmdline);

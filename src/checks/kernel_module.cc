@@ -10,17 +10,17 @@ using KernelVerdicts = std::map<std::pair<Bdf, Bdf>, KernelVerdict>;
 
 // The kernel's answers beside ours: one finding, FAIL naming the pairs where they differ. Pairs the
 // kernel was not asked about keep their prediction alone.
-Finding compare_with_kernel(std::vector<PairDecision>& pairs, const KernelVerdicts& answers, Evidence ev,
-                            const std::string& whose) {
+Finding compare_with_kernel(PairList& pairs, const KernelVerdicts& answers, Evidence ev, const std::string& whose) {
   std::vector<std::string> disagree;
   size_t compared = 0;
-  for (PairDecision& d : pairs) {
-    auto it = answers.find({d.path.pair.gpu, d.path.pair.nvme});
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const DevicePair& pair = pairs.pair(i);
+    auto it = answers.find({pair.gpu, pair.nvme});
     if (it == answers.end()) continue;
     ++compared;
-    d.kernel = it->second;
-    d.kernel_agrees = tri(agrees(d, *d.kernel));
-    if (d.kernel_agrees == Tri::kNo) disagree.push_back(d.path.pair.gpu.str() + " <-> " + d.path.pair.nvme.str());
+    Tri agreed = tri(agrees(pairs[i], it->second));
+    pairs.set_kernel_answer(i, it->second, agreed);
+    if (agreed == Tri::kNo) disagree.push_back(pair.gpu.str() + " <-> " + pair.nvme.str());
   }
   if (compared == 0)
     return {"kmod.kernel_verdict", Level::kInfo, "", whose + " answers cover none of the pairs checked here", {ev}, ""};
@@ -52,8 +52,7 @@ std::string module_text(const ModuleInfo& info) {
 
 }  // namespace
 
-ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem,
-                                const std::vector<PairDecision>& pairs) {
+ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem, const PairList& pairs) {
   ModuleAnswers answers;
   answers.not_asked_why = problem;
   if (!module) return answers;
@@ -61,15 +60,17 @@ ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& probl
   answers.device = module->path();
   try {
     answers.info = module->info();
-    for (const PairDecision& d : pairs)
-      answers.verdicts[{d.path.pair.gpu, d.path.pair.nvme}] = module->verdict(d.path.pair.gpu, d.path.pair.nvme);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const DevicePair& pair = pairs.pair(i);
+      answers.verdicts[{pair.gpu, pair.nvme}] = module->verdict(pair.gpu, pair.nvme);
+    }
   } catch (const Error& e) {
     answers.error = e.what();
   }
   return answers;
 }
 
-std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, std::vector<PairDecision>& pairs) {
+std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, PairList& pairs) {
   if (!answers.asked) {
     if (!live) return {};
     return {{"kmod.kernel_verdict",
@@ -83,7 +84,7 @@ std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live
   }
   if (!answers.error.empty()) {
     // A module that stops answering leaves our prediction standing, said plainly.
-    for (PairDecision& d : pairs) d.kernel.reset(), d.kernel_agrees = Tri::kUnknown;
+    pairs.clear_kernel_answers();
     return {{"kmod.kernel_verdict",
              Level::kUnknown,
              "",
@@ -95,8 +96,7 @@ std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live
                               "the running kernel's own")};
 }
 
-std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded,
-                                                   std::vector<PairDecision>& pairs) {
+std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded, PairList& pairs) {
   Evidence ev{kRecordedKmodPath, module_text(recorded.info) + ", recorded at capture time"};
   return {compare_with_kernel(pairs, recorded.verdicts, ev, "the captured machine's kernel (p2pprobe)")};
 }

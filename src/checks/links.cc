@@ -1,7 +1,11 @@
 // Link health on every hop of every pair.
 #include "p2pcheck/checks/links.h"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace p2pcheck {
@@ -17,19 +21,29 @@ std::optional<double> path_ceiling(const PairPath& path) {
   return ceiling;
 }
 
-std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const std::vector<PairDecision>& pairs) {
+std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const PairList& pairs) {
   std::vector<Finding> out;
-  // Each function once, in the order of the paths: pairs share most of their hops, so a pair's
-  // hops are visited in place (path_functions() would copy them for every pair).
+  // Each function once, in the order of the paths (path_functions(): the GPU up to the common
+  // bridge, then down to the NVMe), read off the pair's chains without making its route.
   std::unordered_set<const Function*> seen;
   std::vector<const Function*> order;
-  for (const auto& d : pairs) {
-    auto visit = [&](const Function* hop) {
-      if (seen.insert(hop).second) order.push_back(hop);
-    };
-    for (const Function* hop : d.path.gpu_side) visit(hop);
-    if (d.path.common) visit(d.path.common);
-    for (auto it = d.path.nvme_side.rbegin(); it != d.path.nvme_side.rend(); ++it) visit(*it);
+  auto visit = [&](const Function* hop) {
+    if (seen.insert(hop).second) order.push_back(hop);
+  };
+  // A side (a device up to where its chains meet another's) is the same for many pairs: once each.
+  std::set<std::pair<const Function*, const Function*>> sides_seen;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Function* common = pairs.common(i);
+    if (sides_seen.insert({&pairs.gpu(i), common}).second)
+      for (const Function* hop : pairs.gpu_chain(i)) {
+        if (hop == common) break;
+        visit(hop);
+      }
+    if (common) visit(common);
+    if (!sides_seen.insert({&pairs.nvme(i), common}).second) continue;
+    const std::vector<const Function*>& down = pairs.nvme_chain(i);
+    auto end = common ? std::find(down.begin(), down.end(), common) : down.end();
+    for (auto it = std::make_reverse_iterator(end); it != down.rend(); ++it) visit(*it);
   }
   for (const Function* hop : order) {
     const Function& fn = *hop;

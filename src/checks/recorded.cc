@@ -133,7 +133,7 @@ std::optional<RecordedVerify> read_recorded_verify(Source& source) {
   return out;
 }
 
-Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<PairDecision>& pairs) {
+Finding check_recorded_verify(const RecordedVerify& recorded, const PairList& pairs) {
   Finding f;
   f.id = "verify.recorded";
   std::string intro = "p2pcheck verify on the captured machine" +
@@ -141,7 +141,8 @@ Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<
   int ran = 0, failed = 0, other = 0;
   for (const RecordedVerifyPair& p : recorded.pairs) {
     bool checked = false;
-    for (const auto& d : pairs) checked |= p.gpu && p.nvme && d.path.pair.gpu == *p.gpu && d.path.pair.nvme == *p.nvme;
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+      checked |= p.gpu && p.nvme && pairs.pair(i).gpu == *p.gpu && pairs.pair(i).nvme == *p.nvme;
     if (!checked || p.status == "skipped") {
       ++other;
       continue;

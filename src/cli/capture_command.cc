@@ -46,6 +46,7 @@ int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
   }
   for (const auto& n : set.notes) std::cout << "  note: " << n << "\n";
   std::cout << "replay with: p2pcheck --dump " << w.file << " check\n";
+  free_at_exit(std::make_shared<CaptureSet>(std::move(set)));
   return kExitOk;
 }
 

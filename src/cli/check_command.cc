@@ -33,7 +33,10 @@ static int run_check_command(const GlobalOptions& o) {
   } else {
     print_text(o, input_text(input) + check_text(*report, text_style(o), o.verbose));
   }
-  return exit_for(report->result);
+  int code = exit_for(report->result);
+  free_at_exit(std::shared_ptr<const void>(std::move(report)));
+  free_at_exit(input);
+  return code;
 }
 
 Command add_check_command(CLI::App& app, const GlobalOptions& o) {

@@ -265,6 +265,13 @@ std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, con
   return run_check(source, options);
 }
 
+void free_at_exit(std::shared_ptr<const void> object) {
+  static auto* kept = new std::vector<std::shared_ptr<const void>>;  // never freed, on purpose
+  kept->push_back(std::move(object));
+}
+
+void free_at_exit(Input& input) { free_at_exit(std::shared_ptr<const void>(std::move(input.source))); }
+
 void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes) {
   std::cerr << "p2pcheck: no GPU–NVMe pair found in " << source << " (" << gpus << " GPU(s), " << nvmes
             << " NVMe); name any two functions with --gpu and --nvme\n";

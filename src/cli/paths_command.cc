@@ -25,11 +25,15 @@ static int run_paths(const GlobalOptions& o) {
     std::cout << "\n";
   } else
     print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
+  int code = kExitOk;
   if (paths.empty()) {
     print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());
-    return kExitNoPair;
+    code = kExitNoPair;
   }
-  return kExitOk;
+  free_at_exit(std::make_shared<std::vector<PairPath>>(std::move(paths)));
+  free_at_exit(std::make_shared<MachineState>(std::move(state)));
+  free_at_exit(input);
+  return code;
 }
 
 Command add_paths_command(CLI::App& app, const GlobalOptions& o) {

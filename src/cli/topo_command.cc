@@ -41,6 +41,8 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
   } else {
     print_text(o, input_text(input) + topology_text(state.topo, state.inv, text_style(o)));
   }
+  free_at_exit(std::make_shared<MachineState>(std::move(state)));
+  free_at_exit(input);
   return kExitOk;
 }
 

@@ -87,7 +87,8 @@ constexpr MatrixCode kMatrixCodes[] = {
     {"OFF", "the kernel is built without CONFIG_PCI_P2PDMA"},
 };
 
-std::string cell(const PairDecision& d, const KernelRules& rules) {
+// `d` may be the pair's shared decision; `acs_redirected`: PairList::acs_redirected.
+std::string cell(const PairDecision& d, bool acs_redirected, const KernelRules& rules) {
   if (rules.p2pdma_enabled == Tri::kNo) return "OFF";
   if (rules.known_bad) return "BAD";
   // Allowed either way (ACS unreadable, the host check passes): the map type itself is open.
@@ -97,7 +98,7 @@ std::string cell(const PairDecision& d, const KernelRules& rules) {
   if (d.verdict == Verdict::kSupported) return way;
   if (d.verdict == Verdict::kUnknown) return d.path_verdict == Verdict::kSupported ? std::string(way) + "?" : "?";
   if (d.to_gpu.hardware == Hardware::kPasses) return "W";
-  return d.walk.common && !d.walk.acs_redirect.empty() ? "XA" : "X";
+  return acs_redirected ? "XA" : "X";
 }
 
 const char* cell_color(const PairDecision& d) {
@@ -372,14 +373,22 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   if (r.pairs.empty()) return "";
   std::vector<Bdf> gpus, nvmes;
   std::set<Bdf> seen_gpu, seen_nvme;
-  for (const auto& d : r.pairs) {
-    if (seen_gpu.insert(d.path.pair.gpu).second) gpus.push_back(d.path.pair.gpu);
-    if (seen_nvme.insert(d.path.pair.nvme).second) nvmes.push_back(d.path.pair.nvme);
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    const DevicePair& pair = r.pairs.pair(i);
+    if ((gpus.empty() || gpus.back() != pair.gpu) && seen_gpu.insert(pair.gpu).second) gpus.push_back(pair.gpu);
+    if (seen_nvme.insert(pair.nvme).second) nvmes.push_back(pair.nvme);
   }
+  // Each pair's code, made once per class (and redirect): a fabric's pairs share a few dozen.
+  std::vector<std::string> cell_of(2 * r.pairs.classes());
+  auto code = [&](std::size_t i) -> const std::string& {
+    std::string& c = cell_of[2 * r.pairs.class_index(i) + r.pairs.acs_redirected(i)];
+    if (c.empty()) c = cell(r.pairs.shared(i), r.pairs.acs_redirected(i), r.rules);
+    return c;
+  };
   // Each code's pairs: how many, and the first.
-  std::map<std::string, std::pair<std::size_t, const PairDecision*>> by_code;
-  for (const auto& d : r.pairs) {
-    auto [at, added] = by_code.try_emplace(cell(d, r.rules), 0, &d);
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_code;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    auto [at, added] = by_code.try_emplace(code(i), 0, i);
     ++at->second.first;
   }
   auto label = [&r](const Bdf& nvme) {
@@ -399,15 +408,17 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
     for (const MatrixCode& c : kMatrixCodes) {
       auto it = by_code.find(c.code);
       if (it == by_code.end()) continue;
-      const PairDecision& one = *it->second.second;
-      out += "  " + colored(style, cell_color(one), pad(c.code, 5)) + pad(std::to_string(it->second.first), 7) +
-             c.meaning + " (e.g. GPU " + one.path.pair.gpu.str() + " <-> " + label(one.path.pair.nvme) + ")\n";
+      std::size_t one = it->second.second;
+      out += "  " + colored(style, cell_color(r.pairs.shared(one)), pad(c.code, 5)) +
+             pad(std::to_string(it->second.first), 7) + c.meaning + " (e.g. GPU " + r.pairs.pair(one).gpu.str() +
+             " <-> " + label(r.pairs.pair(one).nvme) + ")\n";
     }
     return out;
   }
   // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
-  std::map<std::pair<Bdf, Bdf>, const PairDecision*> by_pair;
-  for (const auto& d : r.pairs) by_pair.emplace(std::make_pair(d.path.pair.gpu, d.path.pair.nvme), &d);
+  std::map<std::pair<Bdf, Bdf>, std::size_t> by_pair;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i)
+    by_pair.emplace(std::make_pair(r.pairs.pair(i).gpu, r.pairs.pair(i).nvme), i);
   for (size_t start = 0; start < nvmes.size(); start += per_block) {
     size_t end = std::min(nvmes.size(), start + per_block);
     std::string header = "  " + pad("", first);
@@ -422,7 +433,7 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
           line += pad("", column);
           continue;
         }
-        line += colored(style, cell_color(*found->second), pad(cell(*found->second, r.rules), column));
+        line += colored(style, cell_color(r.pairs.shared(found->second)), pad(code(found->second), column));
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
@@ -482,15 +493,15 @@ std::string pair_status(const PairDecision& d, const TextStyle& style) {
 }
 
 // "GPU 0000:03:00.0 <-> nvme0, nvme1" per GPU, or "all 72" when the group is every pair.
-std::string group_pairs_text(const CheckReport& r, const std::vector<const PairDecision*>& group) {
+std::string group_pairs_text(const CheckReport& r, const std::vector<std::size_t>& group) {
   if (group.size() == r.pairs.size()) return "  pairs all " + std::to_string(group.size()) + "\n";
   std::vector<std::pair<Bdf, std::vector<std::string>>> by_gpu;
-  for (const PairDecision* d : group) {
-    const Bdf& gpu = d->path.pair.gpu;
+  for (std::size_t i : group) {
+    const Bdf& gpu = r.pairs.pair(i).gpu;
     auto it = std::find_if(by_gpu.begin(), by_gpu.end(), [&](const auto& g) { return g.first == gpu; });
     if (it == by_gpu.end()) it = by_gpu.insert(by_gpu.end(), {gpu, {}});
-    const NvmeController* c = r.inv.nvme_at(d->path.pair.nvme);
-    it->second.push_back(c && !c->name.empty() ? c->name : d->path.pair.nvme.str());
+    const NvmeController* c = r.inv.nvme_at(r.pairs.pair(i).nvme);
+    it->second.push_back(c && !c->name.empty() ? c->name : r.pairs.pair(i).nvme.str());
   }
   std::string out;
   for (const auto& [gpu, nvmes] : by_gpu) out += "  pairs GPU " + gpu.str() + " <-> " + join(nvmes, ", ") + "\n";
@@ -508,30 +519,31 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
   }
   struct Cause {
     std::string status, body;
-    std::vector<const PairDecision*> pairs;
+    std::vector<std::size_t> pairs;
   };
   std::vector<Cause> causes;                  // in the order of their first pair
   std::map<std::string, size_t> cause_index;  // status + body -> its place in `causes`
-  for (const auto& d : r.pairs) {
-    bool disagreement = d.kernel_agrees == Tri::kNo;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    const PairDecision& shared = r.pairs.shared(i);
+    bool disagreement = r.pairs.kernel_agrees(i) == Tri::kNo;
     if (!disagreement &&
-        (d.verdict == Verdict::kSupported || (r.rules.known_bad && d.map_type != MapType::kNotSupported)))
+        (shared.verdict == Verdict::kSupported || (r.rules.known_bad && shared.map_type != MapType::kNotSupported)))
       continue;
+    const PairDecision d = r.pairs[i];  // a problem pair: its route is named
     std::string status = pair_status(d, style);
     // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
     PairFix fix = pair_fix(d, r.rules, r.machine);
     std::string body = fix.kind == "supply_facts" ? supply_facts_body(d, fix) : pair_body(r, d);
     auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
     if (added) causes.push_back({status, body, {}});
-    causes[at->second].pairs.push_back(&d);
+    causes[at->second].pairs.push_back(i);
   }
   for (const Cause& c : causes) {
-    const PairDecision& first = *c.pairs.front();
-    std::string explain = first.path.pair.gpu.str() + " " + first.path.pair.nvme.str();
+    const DevicePair& first = r.pairs.pair(c.pairs.front());
+    std::string explain = first.gpu.str() + " " + first.nvme.str();
     if (c.pairs.size() == 1) {
-      out += "\nGPU " + first.path.pair.gpu.str() + " <-> " + nvme_name_prefix(r.inv, first.path.pair.nvme) +
-             first.path.pair.nvme.str() + ": " + c.status + "\n" + c.body + "  see   p2pcheck explain " + explain +
-             "\n";
+      out += "\nGPU " + first.gpu.str() + " <-> " + nvme_name_prefix(r.inv, first.nvme) + first.nvme.str() + ": " +
+             c.status + "\n" + c.body + "  see   p2pcheck explain " + explain + "\n";
       continue;
     }
     out += "\n" + std::to_string(c.pairs.size()) + " pairs: " + c.status + ", all for the same reason\n" +
@@ -548,9 +560,9 @@ std::string result_line(const CheckReport& r, const TextStyle& style) {
     return head + "no GPU–NVMe pair in " + r.source + " (" + std::to_string(r.inv.gpus.size()) + " GPU(s), " +
            std::to_string(r.inv.nvmes.size()) + " NVMe); name any two functions with --gpu and --nvme\n";
   size_t ok = 0, refused = 0;
-  for (const auto& d : r.pairs) {
-    ok += d.verdict == Verdict::kSupported;
-    refused += d.verdict == Verdict::kNotSupported;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    ok += r.pairs.shared(i).verdict == Verdict::kSupported;
+    refused += r.pairs.shared(i).verdict == Verdict::kNotSupported;
   }
   std::string line =
       head + std::to_string(ok) + " of " + std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA";

@@ -42,40 +42,6 @@ std::vector<Bdf> pair_devices(const std::vector<std::pair<Bdf, Bdf>>& pairs) {
   return {seen.begin(), seen.end()};
 }
 
-// What decides everything a version 2 decision prints: the class PairDecider decides once
-// (rules/pair_classes.h: the walk's map type, the ports whose ACS could not be read, the host
-// bridges when the path reaches the root complex), and whether the walk met a common bridge and
-// found ACS redirect (the texts then name them). Which common bridge and which ports are the
-// pair's: the reader finds them in `functions` (docs/json.md), the texts say {common_bridge} and
-// {acs_redirect}. CPU, kernel and allowlist are the same for every pair of a report.
-struct DecisionKey {
-  MapType walk_map_type = MapType::kUnknown;
-  const std::vector<const Function*>* acs_unknown = nullptr;
-  const std::string* provider_host_bridge = nullptr;  // null for BUS_ADDR
-  const std::string* client_host_bridge = nullptr;
-  bool common = false, redirect = false;
-  bool operator<(const DecisionKey& o) const {
-    static const std::string none;
-    auto text = [](const std::string* s) -> const std::string& { return s ? *s : none; };
-    return std::tie(walk_map_type, *acs_unknown, text(provider_host_bridge), text(client_host_bridge), common,
-                    redirect) < std::tie(o.walk_map_type, *o.acs_unknown, text(o.provider_host_bridge),
-                                         text(o.client_host_bridge), o.common, o.redirect);
-  }
-};
-
-DecisionKey key_of(const Topology& topo, const PairDecision& d) {
-  DecisionKey key;
-  key.walk_map_type = d.walk.map_type;
-  key.acs_unknown = &d.walk.acs_unknown;
-  if (d.walk.map_type != MapType::kBusAddr) {
-    key.provider_host_bridge = &topo.at(d.path.pair.gpu).host_bridge;
-    key.client_host_bridge = &topo.at(d.path.pair.nvme).host_bridge;
-  }
-  key.common = d.walk.common != nullptr;
-  key.redirect = !d.walk.acs_redirect.empty();
-  return key;
-}
-
 std::string joined(const std::vector<const Function*>& fns, const char* separator) {
   std::string s;
   for (const Function* f : fns) s += (s.empty() ? "" : separator) + f->bdf.str();
@@ -341,12 +307,18 @@ json pair_as_version_1(const json& functions, const json& decision, const std::s
 }
 
 void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int indent) {
-  std::map<DecisionKey, std::size_t> index;
+  // What decides everything a version 2 decision prints: the class PairDecider decides once
+  // (rules/pair_classes.h: the walk's map type, the ports whose ACS could not be read, the host
+  // bridges when the path reaches the root complex), and whether the walk met a common bridge and
+  // found ACS redirect (the texts then name them). Which common bridge and which ports are the
+  // pair's: the reader finds them in `functions` (docs/json.md), the texts say {common_bridge} and
+  // {acs_redirect}. CPU, kernel and allowlist are the same for every pair of a report.
+  std::map<std::tuple<std::uint32_t, bool, bool>, std::size_t> index;
   std::vector<std::uint32_t> decision_of(r.pairs.size());
   std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    const PairDecision& d = r.pairs[i];
-    auto [at, added] = index.try_emplace(key_of(r.topo, d), first_pair.size());
+    auto key = std::make_tuple(r.pairs.class_index(i), r.pairs.common(i) != nullptr, r.pairs.acs_redirected(i));
+    auto [at, added] = index.try_emplace(key, first_pair.size());
     if (added) first_pair.push_back(i);
     decision_of[i] = static_cast<std::uint32_t>(at->second);
   }
@@ -354,31 +326,30 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
       head, {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
              {"decisions", json::array()}});
   QuotedBdfs quoted;
-  write_streamed(out, std::move(doc),
-                 {{"decisions", first_pair.size(),
-                   [&](std::string& text, std::size_t k, const std::string& inner) {
-                     append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, inner);
-                   }},
-                  {"pairs", r.pairs.size(),
-                   [&](std::string& text, std::size_t i, const std::string& inner) {
-                     const PairDecision& d = r.pairs[i];
-                     const std::string decision = std::to_string(decision_of[i]);
-                     const std::string distance = d.distance ? std::to_string(*d.distance) : "null";
-                     std::vector<std::pair<const char*, std::string_view>> members = {
-                         {"gpu", quoted(d.path.pair.gpu)},
-                         {"nvme", quoted(d.path.pair.nvme)},
-                         {"decision", decision},
-                         {"distance", distance}};
-                     std::string kernel;
-                     if (d.kernel) {
-                       kernel = json_text(kernel_answer_json(d), indent);
-                       if (indent >= 0)  // its lines one level deeper than the record's
-                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
-                       members.emplace_back("kernel", kernel);
-                     }
-                     append_record(text, members, indent, inner);
-                   }}},
-                 indent);
+  write_streamed(
+      out, std::move(doc),
+      {{"decisions", first_pair.size(),
+        [&](std::string& text, std::size_t k, const std::string& inner) {
+          append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, inner);
+        }},
+       {"pairs", r.pairs.size(),
+        [&](std::string& text, std::size_t i, const std::string& inner) {
+          const DevicePair& pair = r.pairs.pair(i);
+          const std::string decision = std::to_string(decision_of[i]);
+          const std::optional<int> pair_distance = r.pairs.distance(i);
+          const std::string distance = pair_distance ? std::to_string(*pair_distance) : "null";
+          std::vector<std::pair<const char*, std::string_view>> members = {
+              {"gpu", quoted(pair.gpu)}, {"nvme", quoted(pair.nvme)}, {"decision", decision}, {"distance", distance}};
+          std::string kernel;
+          if (r.pairs.kernel(i)) {
+            kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
+            if (indent >= 0)  // its lines one level deeper than the record's
+              replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+            members.emplace_back("kernel", kernel);
+          }
+          append_record(text, members, indent, inner);
+        }}},
+      indent);
 }
 
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,

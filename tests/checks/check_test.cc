@@ -120,7 +120,7 @@ TEST(CheckIommu, StatesFromWhatWasRead) {
 }
 
 TEST(CheckKernelModule, NotAskedOrNotAnswering) {
-  std::vector<PairDecision> pairs;
+  PairList pairs;
   ModuleAnswers not_asked;
   EXPECT_TRUE(check_kernel_module(not_asked, false, pairs).empty());  // a replay without recorded answers
   auto f = check_kernel_module(not_asked, true, pairs);

@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/model/route.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
@@ -101,6 +103,81 @@ TEST(PairDecider, DecidesEveryFixturePairAsDecidePairDoes) {
   EXPECT_GE(fixtures, 10);
   EXPECT_GT(pairs, 0u);
   EXPECT_LT(classes, pairs);  // pairs do share decisions
+}
+
+// The list keeps a record per pair and makes its route again when asked: every pair, in full and
+// through the quick accessors the report uses, is what decide_pair() says.
+TEST(PairList, GivesEveryFixturePairAsDecidePairDoes) {
+  std::size_t pairs = 0, redirected = 0, without_common = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    if (!std::filesystem::is_directory(entry.path() / "root")) continue;
+    auto source = open_tree_source((entry.path() / "root").string());
+    MachineState state = load_machine_state(*source);
+    std::vector<DevicePair> selected = select_pairs(state.topo, state.inv, {});
+    for (std::optional<std::string> kernel : {std::optional<std::string>(), std::optional<std::string>("6.7.0")}) {
+      KernelRules rules = kernel_rules_for(state.machine, kernel);
+      PairList list = PairDecider(state.topo, state.inv, state.machine, rules).decide_all(selected);
+      ASSERT_EQ(list.size(), selected.size());
+      EXPECT_LE(list.classes(), selected.size());
+      for (std::size_t i = 0; i < selected.size(); ++i) {
+        std::string what = entry.path().filename().string() + " " + selected[i].gpu.str() + " " +
+                           selected[i].nvme.str() + " " + kernel.value_or("own kernel");
+        SCOPED_TRACE(what);
+        PairDecision want = decide_pair(state.topo, state.inv, state.machine, rules, selected[i]);
+        PairDecision got = list[i];
+        expect_same(got, want, what);
+        EXPECT_EQ(list.pair(i).gpu, selected[i].gpu);
+        EXPECT_EQ(list.pair(i).nvme, selected[i].nvme);
+        EXPECT_EQ(&list.gpu(i), &state.topo.at(selected[i].gpu));
+        EXPECT_EQ(&list.nvme(i), &state.topo.at(selected[i].nvme));
+        EXPECT_EQ(list.shared(i).verdict, want.verdict);
+        EXPECT_EQ(list.shared(i).map_type, want.map_type);
+        EXPECT_EQ(list.distance(i), want.distance);
+        EXPECT_EQ(list.common(i), want.walk.common);
+        EXPECT_EQ(list.acs_redirected(i), want.walk.common && !want.walk.acs_redirect.empty());
+        EXPECT_EQ(bdfs(list.walk(i).acs_redirect), bdfs(want.walk.acs_redirect));
+        EXPECT_EQ(list.gpu_chain(i), state.topo.upstream_chain(state.topo.at(selected[i].gpu)));
+        EXPECT_EQ(list.nvme_chain(i), state.topo.upstream_chain(state.topo.at(selected[i].nvme)));
+        EXPECT_FALSE(got.kernel);
+        redirected += list.acs_redirected(i);
+        without_common += list.common(i) == nullptr;
+      }
+      pairs += selected.size();
+    }
+  }
+  EXPECT_GT(pairs, 0u);
+  EXPECT_GT(redirected, 0u);      // the fixtures have ACS redirect below a common bridge
+  EXPECT_GT(without_common, 0u);  // and pairs under different root ports
+}
+
+TEST(PairList, KeepsAKernelAnswerForItsPairAlone) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  MachineState state = load_machine_state(*source);
+  std::vector<DevicePair> selected = select_pairs(state.topo, state.inv, {});
+  ASSERT_GE(selected.size(), 2u);
+  KernelRules rules = kernel_rules_for(state.machine, std::nullopt);
+  PairList list = PairDecider(state.topo, state.inv, state.machine, rules).decide_all(selected);
+  // Two pairs that share their decision: an answer for one is not the other's.
+  std::size_t first = 0, other = 1;
+  while (other < list.size() && list.class_index(other) != list.class_index(first)) ++other;
+  ASSERT_LT(other, list.size());
+  KernelVerdict answer;
+  answer.distance = 7;
+  answer.map_type = MapType::kThruHostBridge;
+  list.set_kernel_answer(other, answer, Tri::kNo);
+  ASSERT_TRUE(list[other].kernel);
+  EXPECT_EQ(list[other].kernel->distance, 7);
+  EXPECT_EQ(list[other].kernel_agrees, Tri::kNo);
+  EXPECT_EQ(list.kernel_agrees(other), Tri::kNo);
+  ASSERT_NE(list.kernel(other), nullptr);
+  EXPECT_FALSE(list[first].kernel);  // the other pair of the class is unchanged
+  EXPECT_EQ(list.kernel(first), nullptr);
+  EXPECT_EQ(list.kernel_agrees(first), Tri::kUnknown);
+  EXPECT_FALSE(list.shared(other).kernel);
+  list.clear_kernel_answers();
+  EXPECT_FALSE(list[other].kernel);
+  EXPECT_EQ(list.kernel_agrees(other), Tri::kUnknown);
+  EXPECT_THROW(list.at(list.size()), std::out_of_range);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
 
@@ -62,7 +63,7 @@ struct CheckReport {
   Machine machine;
   KernelRules rules;
   std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
-  std::vector<PairDecision> pairs;   // point into `topo`: keep the report in one place
+  PairList pairs;                    // point into `topo` and `inv`: keep the report in one place
   std::set<Bdf> selected_devices;    // the GPUs and NVMe of `pairs`, for concerns_selected_pairs
   Result result = Result::kNoPairs;  // over the selected pairs and the findings that concern them
 };

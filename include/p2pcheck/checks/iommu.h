@@ -9,6 +9,7 @@
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
 
@@ -29,7 +30,7 @@ IommuState read_iommu(Source& source);
 // iommu.state (WARN when ACS redirect sends switch-local pairs through the root complex), and
 // iommu.acs_changed when a device's ACS redirect differs from what the kernel sets at boot.
 std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& machine, const Topology& topo,
-                                 const std::vector<PairDecision>& pairs);
+                                 const PairList& pairs);
 
 // What the kernel command line says about a device's ACS (pci=disable_acs_redir=, pci=config_acs=).
 enum class AcsOverride { kNone, kRedirectDisabled, kConfigured };

@@ -11,6 +11,7 @@
 #include "p2pcheck/checks/recorded.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/finding.h"
+#include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 
 namespace p2pcheck {
@@ -26,14 +27,12 @@ struct ModuleAnswers {
 };
 
 // Asks `module` (null when absent; `problem` says why) for its info and each pair's verdict.
-ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem,
-                                const std::vector<PairDecision>& pairs);
+ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem, const PairList& pairs);
 
 // On a live machine without the module: INFO saying the verdicts are a prediction. Nothing on a
 // replay without recorded answers.
-std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, std::vector<PairDecision>& pairs);
+std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, PairList& pairs);
 // A capture's recorded p2pprobe answers beside ours.
-std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded,
-                                                   std::vector<PairDecision>& pairs);
+std::vector<Finding> check_recorded_kernel_answers(const RecordedKernelAnswers& recorded, PairList& pairs);
 
 }  // namespace p2pcheck

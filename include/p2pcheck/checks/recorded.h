@@ -12,6 +12,7 @@
 
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/finding.h"
+#include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
 
@@ -48,6 +49,6 @@ std::optional<RecordedVerify> read_recorded_verify(Source& source);
 
 // One finding about the recorded verify run for the pairs being checked: its outcome per pair and
 // direction as evidence, FAIL when a transfer that ran failed, PASS when all that ran passed.
-Finding check_recorded_verify(const RecordedVerify& recorded, const std::vector<PairDecision>& pairs);
+Finding check_recorded_verify(const RecordedVerify& recorded, const PairList& pairs);
 
 }  // namespace p2pcheck

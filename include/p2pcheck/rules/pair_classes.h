@@ -5,9 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "p2pcheck/rules/verdict.h"
@@ -27,29 +31,127 @@ struct PairClass {
   }
 };
 
+class PairList;
+
 // decide_pair() for many pairs of one machine; decide() returns exactly what decide_pair() would.
 // Holds pointers into its arguments: keep them alive and unchanged while it is used.
 class PairDecider {
  public:
   PairDecider(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules);
   PairDecision decide(const DevicePair& pair);
+  // Every pair decided, kept as small records that share their class's decision (PairList).
+  // The decider is spent afterwards: its chains and classes move into the list.
+  PairList decide_all(const std::vector<DevicePair>& pairs) &&;
   std::size_t classes() const { return classes_.size(); }  // distinct decisions made so far
 
  private:
-  const std::vector<const Function*>& chain(const Function& fn);
-
-  const Topology& topo_;
-  const Inventory& inv_;
-  const Machine& machine_;
-  const KernelRules& rules_;
-  std::map<const Function*, std::vector<const Function*>> chains_;
   // Each class's decision without its pair-specific parts (path, walk, and the distance when it is
   // the path's), and whether `distance` is the walk's.
   struct Decided {
     PairDecision decision;
     bool distance_is_path = false;
   };
-  std::map<PairClass, Decided> classes_;
+  using Chains = std::unordered_map<const Function*, std::vector<const Function*>>;
+  friend class PairList;
+
+  const std::vector<const Function*>& chain(const Function& fn);
+  // The pair's class (its index in decided_), deciding it when it is new; `first` gets the full
+  // decision when it was made for this pair.
+  std::uint32_t class_of(const UpstreamMeeting& meeting, P2pWalk walk, PairDecision* first);
+
+  const Topology& topo_;
+  const Inventory& inv_;
+  const Machine& machine_;
+  const KernelRules& rules_;
+  Chains chains_;
+  std::map<PairClass, std::uint32_t> classes_;
+  std::vector<Decided> decided_;
+};
+
+// The decided pairs of a check, in selection order. A fabric's hundreds of thousands of pairs
+// share a few dozen decisions: each pair is a small record (its devices, its class, where its
+// chains meet) and its route is walked again only when something prints it. operator[] gives
+// a pair's decision in full, exactly as decide_pair() makes it.
+class PairList {
+ public:
+  PairList() = default;
+
+  std::size_t size() const { return records_.size(); }
+  bool empty() const { return records_.empty(); }
+  const DevicePair& pair(std::size_t i) const { return records_[i].pair; }
+  const Function& gpu(std::size_t i) const { return *records_[i].gpu; }
+  const Function& nvme(std::size_t i) const { return *records_[i].nvme; }
+  // The decision the pair shares with its class: verdicts, flows, map types, host check, unknowns.
+  // Its path and walk are empty and its distance may be another pair's: use operator[] for those.
+  const PairDecision& shared(std::size_t i) const { return classes_[records_[i].cls].decision; }
+  std::uint32_t class_index(std::size_t i) const { return records_[i].cls; }
+  std::size_t classes() const { return classes_.size(); }
+  // Where the pair's chains meet (nullptr when they do not), and whether ACS redirect sends the
+  // switch-local pair up through the root complex (the walk's common bridge and redirect ports).
+  const Function* common(std::size_t i) const { return records_[i].common; }
+  bool acs_redirected(std::size_t i) const { return records_[i].common && records_[i].redirected; }
+  // pci_p2pdma_distance() for the pair, as its whole decision says (operator[]().distance).
+  std::optional<int> distance(std::size_t i) const;
+  // The pair's upstream chains (Topology::upstream_chain of its GPU and of its NVMe).
+  const std::vector<const Function*>& gpu_chain(std::size_t i) const;
+  const std::vector<const Function*>& nvme_chain(std::size_t i) const;
+
+  // The pair's whole decision: the shared one with its route, walk, distance and kernel answer.
+  PairDecision operator[](std::size_t i) const;
+  PairDecision at(std::size_t i) const;  // operator[], checked
+  P2pWalk walk(std::size_t i) const;
+
+  // The running kernel's own answer for a pair (kernel module, or recorded at capture time).
+  const KernelVerdict* kernel(std::size_t i) const;
+  Tri kernel_agrees(std::size_t i) const;
+  void set_kernel_answer(std::size_t i, const KernelVerdict& answer, Tri agrees);
+  void clear_kernel_answers() { kernel_.clear(); }
+
+  // Range-for gives each pair's whole decision by value: for printing a few, not for a fabric.
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = PairDecision;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = PairDecision;
+    Iterator(const PairList* list, std::size_t i) : list_(list), i_(i) {}
+    PairDecision operator*() const { return (*list_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const PairList* list_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, records_.size()}; }
+
+ private:
+  friend class PairDecider;
+  struct Record {
+    DevicePair pair;
+    const Function* gpu = nullptr;
+    const Function* nvme = nullptr;
+    const Function* common = nullptr;
+    std::uint32_t cls = 0;
+    int walk_distance = 0;
+    bool redirected = false;
+  };
+  struct KernelAnswer {
+    KernelVerdict answer;
+    Tri agrees = Tri::kUnknown;
+  };
+  UpstreamMeeting meeting(std::size_t i) const;
+
+  const Inventory* inv_ = nullptr;
+  std::vector<Record> records_;
+  std::vector<PairDecider::Decided> classes_;
+  PairDecider::Chains chains_;
+  std::unordered_map<std::size_t, KernelAnswer> kernel_;  // the few pairs a kernel answered
 };
 
 }  // namespace p2pcheck
