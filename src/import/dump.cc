@@ -65,7 +65,7 @@ bool sos_wanted(const std::string& rel) {
 }
 
 std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& description) {
-  return open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), description);
+  return open_memory_source(std::move(tree), description);
 }
 
 std::unique_ptr<Source> open_text(const std::string& text, const std::string& file, const ImportOptions& options) {
@@ -164,11 +164,11 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
       std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
       if (auto info = parse_capture_manifest(m->data, file + ":" + member)) {
-        for (auto& [path, failure] : info->failures) root.add_failure(path, failure);
-        root.set_not_carried(info->not_carried);
+        for (auto& [path, failure] : info->failures) root.add_failure(path, std::move(failure));
+        root.set_not_carried(std::move(info->not_carried));
       }
     }
-    return open_memory_source(std::make_shared<const MemoryTree>(std::move(root)), "archive " + file);
+    return open_memory_source(std::move(root), "archive " + file);
   }
   throw Error(file,
               "no sys/ directory at the top of the archive or inside its single top folder; "

@@ -1,83 +1,166 @@
 // The in-memory tree backend shared by archives and imports.
 #include "p2pcheck/source/memory_source.h"
 
+#include <string.h>
+
+#include <utility>
+
 namespace p2pcheck {
 
-std::string normalize_tree_path(const std::string& path) {
+namespace {
+
+// A normalized path: "" or "/a/b" with no empty or "." component and no trailing slash. Names
+// from archives and imports nearly always are, so they are taken as they come.
+bool is_normal(std::string_view path) {
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] != '/') return false;
+    size_t j = path.find('/', i + 1);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view part = path.substr(i + 1, j - i - 1);
+    if (part.empty() || part == ".") return false;
+    i = j;
+  }
+  return true;
+}
+
+std::string normalized(std::string path) { return is_normal(path) ? std::move(path) : normalize_tree_path(path); }
+
+// "/a/b/c" -> ("/a/b", "c"); "/a" -> ("", "a"); the root "" -> ("", "").
+// Every map comparison splits both keys: memrchr (vectorized) instead of rfind's byte loop.
+std::pair<std::string_view, std::string_view> dir_and_name(std::string_view path) {
+  const void* found = path.empty() ? nullptr : memrchr(path.data(), '/', path.size());
+  if (!found) return {std::string_view(), path};
+  size_t slash = static_cast<size_t>(static_cast<const char*>(found) - path.data());
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+}  // namespace
+
+std::string normalize_tree_path(std::string_view path) {
+  if (is_normal(path)) return std::string(path);
   std::string out;
+  out.reserve(path.size());
   size_t i = 0;
   while (i <= path.size()) {
     size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    std::string part = path.substr(i, j - i);
-    if (!part.empty() && part != ".") out += "/" + part;
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view part = path.substr(i, j - i);
+    if (!part.empty() && part != ".") {
+      out += '/';
+      out += part;
+    }
     i = j + 1;
   }
   return out;
 }
 
-MemoryTree::MemoryTree() { nodes_[""] = Node{}; }
+bool MemoryTree::DirThenName::operator()(std::string_view a, std::string_view b) const {
+  auto [dir_a, name_a] = dir_and_name(a);
+  auto [dir_b, name_b] = dir_and_name(b);
+  if (int c = dir_a.compare(dir_b); c != 0) return c < 0;
+  return name_a < name_b;
+}
 
-void MemoryTree::add(const std::string& raw, Node node) {
-  std::string name = normalize_tree_path(raw);
-  if (name.empty()) return;  // the root itself always exists
+MemoryTree::MemoryTree() { nodes_.emplace("", Node{}); }
+
+void MemoryTree::add(std::string name, Node node) {
   // Parents exist implicitly even when nobody added them (tar members often come without them).
-  std::string path = name;
-  while (!path.empty()) {
-    size_t slash = path.rfind('/');
-    std::string parent = path.substr(0, slash);
-    children_[parent].insert(path.substr(slash + 1));
-    auto it = nodes_.find(parent);
-    if (it != nodes_.end()) {
-      if (it->second.kind != EntryKind::kDir) it->second = Node{};  // a file replaced by a directory
-      break;
+  // The root always exists, so the walk up ends there at the latest. Only `name` may change kind
+  // below, and it is never last_dir_ (its parent is), so last_dir_ stays a directory.
+  std::string_view dir = dir_and_name(name).first;
+  if (dir != last_dir_) {
+    std::string_view parent = name;
+    for (;;) {
+      parent = parent.substr(0, parent.rfind('/'));
+      auto it = nodes_.lower_bound(parent);
+      if (it != nodes_.end() && !nodes_.key_comp()(parent, it->first)) {
+        if (it->second.kind != EntryKind::kDir) it->second = Node{};  // a file replaced by a directory
+        break;
+      }
+      nodes_.emplace_hint(it, std::string(parent), Node{});
     }
-    nodes_[parent] = Node{};
-    path = parent;
+    last_dir_ = dir;
   }
-  auto existing = nodes_.find(name);
-  if (existing == nodes_.end()) {
-    nodes_.emplace(name, std::move(node));
-  } else if (!(existing->second.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
-    existing->second = std::move(node);
+  auto it = nodes_.lower_bound(name);
+  if (it == nodes_.end() || nodes_.key_comp()(name, it->first)) {
+    nodes_.emplace_hint(it, std::move(name), std::move(node));
+  } else if (!(it->second.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
+    it->second = std::move(node);
   }
 }
 
-void MemoryTree::add_file(const std::string& path, std::string bytes) {
-  add(path, Node{EntryKind::kFile, std::move(bytes)});
+void MemoryTree::add_file(std::string path, std::string bytes) {
+  path = normalized(std::move(path));
+  if (!path.empty()) add(std::move(path), Node{EntryKind::kFile, std::move(bytes)});
 }
-void MemoryTree::add_dir(const std::string& path) { add(path, Node{}); }
-void MemoryTree::add_link(const std::string& path, std::string target) {
-  add(path, Node{EntryKind::kLink, std::move(target)});
+void MemoryTree::add_dir(std::string path) {
+  path = normalized(std::move(path));
+  if (!path.empty()) add(std::move(path), Node{});
+}
+void MemoryTree::add_link(std::string path, std::string target) {
+  path = normalized(std::move(path));
+  if (!path.empty()) add(std::move(path), Node{EntryKind::kLink, std::move(target)});
 }
 
-void MemoryTree::add_failure(const std::string& path, FileRead failure) {
-  std::string name = normalize_tree_path(path);
+void MemoryTree::add_failure(std::string path, FileRead failure) {
+  std::string name = normalized(std::move(path));
   if (!find(name)) add_file(name, "");
-  failures_[name.empty() ? "/" : name] = std::move(failure);
+  failures_[name.empty() ? "/" : std::move(name)] = std::move(failure);
 }
 
-const MemoryTree::Node* MemoryTree::find(const std::string& path) const {
-  auto it = nodes_.find(path == "/" ? "" : path);
+const MemoryTree::Node* MemoryTree::find(std::string_view path) const {
+  if (path == "/") path = "";
+  // The ordering reads "x" as "/x": only absolute paths are names here.
+  if (!path.empty() && path.front() != '/') return nullptr;
+  auto it = nodes_.find(path);
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> MemoryTree::children(const std::string& path) const {
-  auto it = children_.find(path == "/" ? "" : path);
-  if (it == children_.end()) return {};
-  return {it->second.begin(), it->second.end()};
+std::vector<std::string> MemoryTree::children(std::string_view path) const {
+  if (path == "/") path = "";
+  if (!path.empty() && path.front() != '/') return {};
+  std::vector<std::string> out;
+  // (path, "") sorts just before the entries of `path`; the root is that key for "" and is skipped.
+  for (auto it = nodes_.lower_bound(std::string(path) + "/"); it != nodes_.end(); ++it) {
+    auto [dir, name] = dir_and_name(it->first);
+    if (dir != path) break;
+    if (!name.empty()) out.emplace_back(name);
+  }
+  return out;
 }
 
-MemoryTree MemoryTree::subtree(const std::string& prefix) const& { return MemoryTree(*this).subtree(prefix); }
+MemoryTree MemoryTree::subtree(std::string_view prefix) const& { return MemoryTree(*this).subtree(prefix); }
 
-MemoryTree MemoryTree::subtree(const std::string& raw_prefix) && {
+MemoryTree MemoryTree::subtree(std::string_view raw_prefix) && {
   std::string prefix = normalize_tree_path(raw_prefix);
   if (prefix.empty()) return std::move(*this);
   MemoryTree out;
-  for (auto it = nodes_.lower_bound(prefix + "/"); it != nodes_.end() && it->first.rfind(prefix + "/", 0) == 0; ++it)
-    out.add(it->first.substr(prefix.size()), std::move(it->second));
+  // Below `prefix` lie two ranges of the map: its own entries (directory == prefix), then all
+  // deeper ones (directory starting with prefix + "/"). Cutting the prefix off every key keeps
+  // both in order, so each node moves over at the end of the new map without a search.
+  const std::string below = prefix + "/";
+  auto move_from = [&](Nodes::iterator it, auto inside) {
+    while (it != nodes_.end() && inside(dir_and_name(it->first).first)) {
+      auto node = nodes_.extract(it++);
+      node.key().erase(0, prefix.size());
+      out.nodes_.insert(out.nodes_.end(), std::move(node));
+    }
+  };
+  move_from(nodes_.lower_bound(below), [&](std::string_view dir) { return dir == prefix; });
+  move_from(nodes_.lower_bound(below + "/"), [&](std::string_view dir) { return dir.rfind(below, 0) == 0; });
+  // A directory that a later member replaced by a file still has its entries; in the subtree it
+  // is a directory again, as rebuilding the tree entry by entry made it.
+  std::string_view last;
+  for (const auto& [path, node] : out.nodes_) {
+    std::string_view dir = dir_and_name(path).first;
+    if (path.empty() || dir == last) continue;
+    last = dir;
+    auto parent = out.nodes_.find(dir);
+    if (parent != out.nodes_.end() && parent->second.kind != EntryKind::kDir) parent->second = Node{};
+  }
   for (auto& [path, failure] : failures_)
-    if (path.rfind(prefix + "/", 0) == 0) out.failures_[path.substr(prefix.size())] = std::move(failure);
+    if (path.rfind(below, 0) == 0) out.failures_[path.substr(prefix.size())] = std::move(failure);
   out.not_carried_ = std::move(not_carried_);
   *this = MemoryTree();
   return out;
@@ -120,6 +203,15 @@ class MemorySource : public Source {
 
 std::unique_ptr<Source> open_memory_source(std::shared_ptr<const MemoryTree> tree, std::string description) {
   return std::make_unique<MemorySource>(std::move(tree), std::move(description));
+}
+
+std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description) {
+  // The Source keeps its own map of failures: moved there, the tree's would only be a second copy.
+  std::map<std::string, FileRead> failures = std::move(tree.failures_);
+  tree.failures_.clear();
+  auto source = open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), std::move(description));
+  if (!failures.empty()) source->set_recorded_failures(std::move(failures));
+  return source;
 }
 
 }  // namespace p2pcheck

@@ -25,13 +25,18 @@ std::string clean_member_name(const std::string& archive, const std::string& raw
   if (raw.front() == '/')
     throw Error(archive + ":" + raw, "absolute member name; expected a path relative to the captured root");
   std::string out;
+  out.reserve(raw.size() + 1);
+  std::string_view name = raw;
   size_t i = 0;
-  while (i <= raw.size()) {
-    size_t j = raw.find('/', i);
-    if (j == std::string::npos) j = raw.size();
-    std::string part = raw.substr(i, j - i);
+  while (i <= name.size()) {
+    size_t j = name.find('/', i);
+    if (j == std::string_view::npos) j = name.size();
+    std::string_view part = name.substr(i, j - i);
     if (part == "..") throw Error(archive + ":" + raw, "member name contains '..'; refusing to open it");
-    if (!part.empty() && part != ".") out += "/" + part;
+    if (!part.empty() && part != ".") {
+      out += '/';
+      out += part;
+    }
     i = j + 1;
   }
   return out;  // "" for the top itself
@@ -108,22 +113,22 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
       expand(node->data.size(), where);
       MemoryTree::Node copy = *node;
       if (copy.kind == EntryKind::kFile)
-        loaded.tree.add_file(name, std::move(copy.data));
+        loaded.tree.add_file(std::move(name), std::move(copy.data));
       else if (copy.kind == EntryKind::kLink)
-        loaded.tree.add_link(name, std::move(copy.data));
+        loaded.tree.add_link(std::move(name), std::move(copy.data));
       else
-        loaded.tree.add_dir(name);
+        loaded.tree.add_dir(std::move(name));
       continue;
     }
     switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
-      case AE_IFDIR: loaded.tree.add_dir(name); break;
+      case AE_IFDIR: loaded.tree.add_dir(std::move(name)); break;
       case AE_IFLNK: {
         std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
         if (target.size() >= kMaxPathBytes)
           throw Error(where, "symlink target of " + std::to_string(target.size()) +
                                  " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
         expand(target.size(), where);
-        loaded.tree.add_link(name, std::move(target));
+        loaded.tree.add_link(std::move(name), std::move(target));
         break;
       }
       case AE_IFREG: {
@@ -141,7 +146,7 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
           if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
           expand(static_cast<std::uint64_t>(n), where);
         }
-        loaded.tree.add_file(name, std::move(data));
+        loaded.tree.add_file(std::move(name), std::move(data));
         break;
       }
       default:
@@ -188,8 +193,7 @@ std::unique_ptr<Source> open_archive_source(const std::string& file) {
                   "no sys/ directory at the top of the archive or inside its single top folder; "
                   "expected a capture of a Linux root");
   }
-  return open_memory_source(std::make_shared<const MemoryTree>(std::move(loaded.tree).subtree(prefix)),
-                            "archive " + file);
+  return open_memory_source(std::move(loaded.tree).subtree(prefix), "archive " + file);
 }
 
 }  // namespace p2pcheck

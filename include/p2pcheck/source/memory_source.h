@@ -6,8 +6,9 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "p2pcheck/source/source.h"
 
@@ -25,16 +26,16 @@ class MemoryTree {
   // Paths are absolute ("/sys/bus/pci/devices"); "." and empty components are ignored, ".." is
   // refused by the callers that take names from input. Missing parents are created as directories.
   // A later add replaces an earlier node of the same name, as tar extraction would (two
-  // directories merge).
-  void add_file(const std::string& path, std::string bytes);
-  void add_dir(const std::string& path);
-  void add_link(const std::string& path, std::string target);
+  // directories merge). Paths are taken by value: a caller's temporary becomes the key, uncopied.
+  void add_file(std::string path, std::string bytes);
+  void add_dir(std::string path);
+  void add_link(std::string path, std::string target);
   // Reads that must fail the way the original machine's did (an unreadable file, no config space).
-  void add_failure(const std::string& path, FileRead failure);
+  void add_failure(std::string path, FileRead failure);
 
-  const Node* find(const std::string& path) const;
+  const Node* find(std::string_view path) const;
   // Sorted names directly below `path` (empty when it is not a directory).
-  std::vector<std::string> children(const std::string& path) const;
+  std::vector<std::string> children(std::string_view path) const;
   const std::map<std::string, FileRead>& failures() const { return failures_; }
   // What the format that filled this tree cannot carry (source.h); its Source answers with it.
   void set_not_carried(NotCarried not_carried) { not_carried_ = std::move(not_carried); }
@@ -42,23 +43,37 @@ class MemoryTree {
   std::size_t size() const { return nodes_.size(); }
 
   // The subtree below `prefix` as its own root ("/top" -> "/"); failures move with it. The second
-  // takes the bytes instead of copying them (a loaded archive's whole tree, held twice, was the
-  // replay's peak).
-  MemoryTree subtree(const std::string& prefix) const&;
-  MemoryTree subtree(const std::string& prefix) &&;
+  // takes the nodes instead of copying them (a loaded archive's whole tree, held twice, was the
+  // replay's peak): each keeps its allocation, only its key loses the prefix.
+  MemoryTree subtree(std::string_view prefix) const&;
+  MemoryTree subtree(std::string_view prefix) &&;
 
  private:
-  void add(const std::string& path, Node node);
-  std::map<std::string, Node> nodes_;  // "" is the root
-  std::map<std::string, std::set<std::string>> children_;
+  friend std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description);
+  // Orders paths by (directory, name), so the entries of one directory are one sorted range of
+  // the map: children() reads that range, and no second map of names is kept. Transparent, so
+  // lookups take string_views without building a key.
+  struct DirThenName {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const;
+  };
+  using Nodes = std::map<std::string, Node, DirThenName>;
+  // `path` must be normalized (normalize_tree_path) and not the root.
+  void add(std::string path, Node node);
+  Nodes nodes_;  // "" is the root
+  // The directory the last add went into, known to exist as one: members come directory by
+  // directory, so most adds skip the walk up their parents.
+  std::string last_dir_;
   std::map<std::string, FileRead> failures_;
   NotCarried not_carried_;
 };
 
 // A Source over `tree`; describe() returns `description` ("archive FILE", "lspci dump FILE").
 std::unique_ptr<Source> open_memory_source(std::shared_ptr<const MemoryTree> tree, std::string description);
+// The same for a tree nobody else holds: its failures move into the Source instead of being copied.
+std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description);
 
 // "/a/./b//c/" -> "/a/b/c"; "" and "/" -> "". Does not interpret "..".
-std::string normalize_tree_path(const std::string& path);
+std::string normalize_tree_path(std::string_view path);
 
 }  // namespace p2pcheck
