@@ -95,16 +95,35 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
   return result;
 }
 
-std::optional<std::vector<std::string>> list_names(Fd dir) {
-  DIR* listing = dir.ok() ? fdopendir(dir.get()) : nullptr;
-  if (!listing) return std::nullopt;
-  dir.release();  // closedir closes it
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(listing)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
+std::optional<std::vector<DirEntry>> list_entries(Fd dir) {
+  if (!dir.ok()) return std::nullopt;
+  // getdents64 itself rather than fdopendir/readdir: those add an fstat and an fcntl per listing,
+  // and drop nothing we need (d_type comes with each entry).
+  alignas(struct dirent64) char buf[32768];
+  std::vector<DirEntry> entries;
+  for (;;) {
+    ssize_t n = getdents64(dir.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += e->d_reclen;
+      std::string_view name = e->d_name;
+      if (name != "." && name != "..") entries.push_back({std::string(name), e->d_type});
+    }
   }
-  closedir(listing);
+  return entries;
+}
+
+std::optional<std::vector<std::string>> list_names(Fd dir) {
+  auto entries = list_entries(std::move(dir));
+  if (!entries) return std::nullopt;
+  std::vector<std::string> names;
+  names.reserve(entries->size());
+  for (auto& e : *entries) names.push_back(std::move(e.name));
   return names;
 }
 

@@ -15,51 +15,86 @@ std::vector<std::string> split_path(std::string_view path) { return split(path, 
 
 }  // namespace
 
-std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last) {
+namespace {
+
+// Takes the first component off `rest` ("a/b" -> "a", rest "/b"); "" when only slashes are left.
+std::string_view next_component(std::string_view& rest) {
+  size_t begin = rest.find_first_not_of('/');
+  if (begin == std::string_view::npos) {
+    rest = {};
+    return {};
+  }
+  rest.remove_prefix(begin);
+  size_t end = std::min(rest.find('/'), rest.size());
+  std::string_view part = rest.substr(0, end);
+  rest.remove_prefix(end);
+  return part;
+}
+
+bool only_slashes(std::string_view rest) { return rest.find_first_not_of('/') == std::string_view::npos; }
+
+}  // namespace
+
+std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
-  // The components walked so far, as the path `here` ("/a/b") and where each one starts in it.
+  // The components walked so far, as the path `here` ("/a/b"): canonical, so each '/' in it starts
+  // one component and ".." is cutting the last one off.
   std::string here;
-  std::vector<size_t> starts;
-  // Work list of components still to walk, front first; links splice their target in.
-  std::vector<std::string> todo;
+  // What is still to walk, as a stack of path remainders, the next component at the front of the
+  // top one: the path asked, then the target of each link met, spliced in front. Views of `path`
+  // and of links_ (whose strings never move), so nothing is split into copies.
+  std::vector<std::string_view> todo;
   // A function's dozen attributes share their directory: it is resolved once (the parent's
   // parent likewise), and the walk starts from it with just the last component left.
   if (const std::string* dir = nullptr; canonical_parent(path, dir)) {
     if (!dir) return std::nullopt;
-    here = *dir == "/" ? std::string() : *dir;
-    for (size_t i = 0; i < here.size(); ++i)
-      if (here[i] == '/') starts.push_back(i);
-    todo.emplace_back(path.substr(path.rfind('/') + 1));
-  } else {
-    todo = split_path(path);
-    std::reverse(todo.begin(), todo.end());
-  }
-  int hops = 0;
-  while (!todo.empty()) {
-    std::string part = std::move(todo.back());
-    todo.pop_back();
-    if (part == ".") continue;
-    if (part == "..") {
-      if (starts.empty()) throw Error(std::string(path), "path climbs above the root of " + describe());
-      here.resize(starts.back());
-      starts.pop_back();
-      continue;
-    }
-    starts.push_back(here.size());
+    std::string_view last = path.substr(path.rfind('/') + 1);
+    here.reserve(dir->size() + 1 + last.size());
+    if (*dir != "/") here = *dir;
     here += '/';
-    here += part;
-    NodeType type = type_of(here);
+    here += last;
+    type = type_of(here);
     if (type == NodeType::kMissing) return std::nullopt;
-    if (type != NodeType::kLink || (todo.empty() && !follow_last)) continue;
+    if (type != NodeType::kLink || !follow_last) return here;
+    // A link as the last component: the walk below follows it, from `here`.
+  } else {
+    todo.push_back(path);
+  }
+  // The type of `here` when the last step looked it up; unknown after "..", a link, or none.
+  std::optional<NodeType> known = here.empty() ? std::nullopt : std::optional<NodeType>(type);
+  int hops = 0;
+  for (;;) {
+    if (known != NodeType::kLink) {
+      // Next component, dropping exhausted remainders.
+      while (!todo.empty() && only_slashes(todo.back())) todo.pop_back();
+      if (todo.empty()) break;
+      std::string_view part = next_component(todo.back());
+      if (part == ".") continue;
+      if (part == "..") {
+        if (here.empty()) throw Error(std::string(path), "path climbs above the root of " + describe());
+        here.resize(here.rfind('/'));
+        known.reset();
+        continue;
+      }
+      here += '/';
+      here += part;
+      NodeType found = type_of(here);
+      if (found == NodeType::kMissing) return std::nullopt;
+      known = found;
+      if (found != NodeType::kLink) continue;
+      while (!todo.empty() && only_slashes(todo.back())) todo.pop_back();
+      if (todo.empty() && !follow_last) break;
+    }
+    // `here` is a link to follow.
     if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
     const std::string& target = link_of(here);
     log_.links_followed[here] = target;
     // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
     // climb above the root: that is a hostile or broken capture, never silently the host's files.
     bool absolute = !target.empty() && target.front() == '/';
-    std::vector<std::string> parts = split_path(target);
-    size_t depth = absolute ? 0 : starts.size() - 1;
-    for (const auto& p : parts) {
+    size_t depth = absolute ? 0 : static_cast<size_t>(std::count(here.begin(), here.end(), '/')) - 1;
+    for (std::string_view rest = target; !only_slashes(rest);) {
+      std::string_view p = next_component(rest);
       if (p == "..") {
         if (depth == 0) throw Error(here, "symlink to '" + target + "' leaves the root of " + describe());
         --depth;
@@ -67,36 +102,41 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
         ++depth;
       }
     }
-    here.resize(absolute ? 0 : starts.back());
-    if (absolute)
-      starts.clear();
-    else
-      starts.pop_back();
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(std::move(*it));
+    here.resize(absolute ? 0 : here.rfind('/'));
+    known.reset();
+    todo.push_back(target);
   }
-  return here.empty() ? std::string("/") : here;
+  type = known ? *known : type_of(here.empty() ? std::string("/") : here);
+  if (here.empty()) return std::string("/");
+  return here;
 }
 
 bool Source::canonical_parent(std::string_view path, const std::string*& dir_found) {
   size_t slash = path.rfind('/');
   std::string_view last = path.substr(slash + 1);
   if (slash == 0 || last.empty() || last == "." || last == "..") return false;
-  // Only plain paths, as the analysis asks them: "..", "." or "//" take the plain walk, so that its
-  // errors name the path as asked; deep ones (only a hostile dump has them) too, to keep the recursion shallow.
-  std::string dir(path.substr(0, slash));
-  if (dir.find("//") != std::string::npos || dir.find("/./") != std::string::npos ||
-      dir.find("/../") != std::string::npos || dir.ends_with("/.") || dir.ends_with("/..") ||
-      std::count(dir.begin(), dir.end(), '/') > kMaxCachedDepth)
-    return false;
+  std::string_view dir = path.substr(0, slash);
+  // Only plain directories are ever kept, so one found needs no checking.
   auto it = dirs_.find(dir);
   if (it != dirs_.end()) {
     dir_found = &it->second;
     return true;
   }
+  // Only plain paths, as the analysis asks them: "..", "." or "//" take the plain walk, so that its
+  // errors name the path as asked; deep ones (only a hostile dump has them) too, to keep the recursion shallow.
+  long depth = 0;
+  for (std::string_view rest = dir.substr(1);; ++depth) {
+    size_t end = std::min(rest.find('/'), rest.size());
+    std::string_view part = rest.substr(0, end);
+    if (part.empty() || part == "." || part == ".." || depth >= kMaxCachedDepth) return false;
+    if (end == rest.size()) break;
+    rest.remove_prefix(end + 1);
+  }
   // The whole walk would meet the same components first. Only found directories are kept, as in
   // type_of: a missing one may appear later.
-  std::optional<std::string> where = canonicalize(dir, true);
-  dir_found = where ? &dirs_.emplace(std::move(dir), std::move(*where)).first->second : nullptr;
+  NodeType type;
+  std::optional<std::string> where = canonicalize(dir, true, type);
+  dir_found = where ? &dirs_.emplace(std::string(dir), std::move(*where)).first->second : nullptr;
   return true;
 }
 
@@ -123,18 +163,30 @@ EntryKind Source::entry_kind(NodeType type) {
   }
 }
 
-std::optional<std::string> Source::resolve(std::string_view path) {
-  auto where = canonicalize(path, true);
-  if (where && recording_) log_.found[*where] = entry_kind(type_of(*where));
+std::optional<std::string> Source::resolve_typed(std::string_view path, NodeType& type) {
+  auto where = canonicalize(path, true, type);
+  if (where && recording_) log_.found[*where] = entry_kind(type);
   return where;
 }
 
+std::optional<std::string> Source::resolve(std::string_view path) {
+  NodeType type;
+  return resolve_typed(path, type);
+}
+
 std::optional<std::string> Source::link_target(std::string_view path) {
-  auto where = canonicalize(path, false);
-  if (!where || type_of(*where) != NodeType::kLink) return std::nullopt;
+  NodeType type;
+  auto where = canonicalize(path, false, type);
+  if (!where || type != NodeType::kLink) return std::nullopt;
   std::string target = link_of(*where);
   log_.links_followed[*where] = target;
   return target;
+}
+
+std::vector<Source::ListedEntry> Source::node_list_typed(const std::string& path) {
+  std::vector<ListedEntry> entries;
+  for (std::string& name : node_list(path)) entries.push_back({std::move(name), std::nullopt});
+  return entries;
 }
 
 namespace {
@@ -182,12 +234,12 @@ std::optional<std::string> Source::not_carried(std::string_view path) {
 }
 
 FileRead Source::read(std::string_view path) {
-  auto where = resolve(path);
+  NodeType type;
+  auto where = resolve_typed(path, type);
   if (!where) {
     if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
     return {};
   }
-  NodeType type = type_of(*where);
   if (type == NodeType::kDir) return {ReadStatus::kFailed, "", "is a directory"};
   if (type != NodeType::kFile) {
     FileRead other{ReadStatus::kFailed, "", "not a regular file"};
@@ -204,19 +256,27 @@ FileRead Source::read(std::string_view path) {
 }
 
 std::vector<std::string> Source::list(std::string_view path) {
-  auto where = resolve(path);
-  if (!where || type_of(*where) != NodeType::kDir) return {};
+  NodeType type;
+  auto where = resolve_typed(path, type);
+  if (!where || type != NodeType::kDir) return {};
   ++log_.dir_lists[*where];
-  std::vector<std::string> names = node_list(*where);
+  const std::string base = *where == "/" ? "" : *where;
+  std::vector<std::string> names;
+  for (ListedEntry& entry : node_list_typed(*where)) {
+    // What the listing said an entry is, the lookups of its path need not ask again: as an lstat
+    // then would have said (the cache keeps it as long). Never kMissing: the listing saw it.
+    if (entry.type && *entry.type != NodeType::kMissing) types_.try_emplace(base + "/" + entry.name, *entry.type);
+    names.push_back(std::move(entry.name));
+  }
   std::sort(names.begin(), names.end());
   if (recording_) {
     auto& entries = log_.listings[*where];
     for (const std::string& name : names) {
-      std::string child = (*where == "/" ? "" : *where) + "/" + name;
-      NodeType type = type_of(child);
-      if (type == NodeType::kMissing) continue;  // vanished between listing and looking
-      RecordedEntry entry{entry_kind(type), ""};
-      if (type == NodeType::kLink) entry.link_target = link_of(child);
+      std::string child = base + "/" + name;
+      NodeType child_type = type_of(child);
+      if (child_type == NodeType::kMissing) continue;  // vanished between listing and looking
+      RecordedEntry entry{entry_kind(child_type), ""};
+      if (child_type == NodeType::kLink) entry.link_target = link_of(child);
       entries[name] = std::move(entry);
     }
   }

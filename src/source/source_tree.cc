@@ -1,10 +1,17 @@
 // Tree backend: a directory laid out like a Linux root. The live machine is the tree at `/`.
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <string_view>
 #include <sys/stat.h>
+#include <vector>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/host_files.h"
@@ -30,17 +37,14 @@ class TreeSource : public Source {
   NodeType node_type(const std::string& path) override {
     struct stat st;
     if (!lstat_beneath(path, st)) return NodeType::kMissing;
-    if (S_ISLNK(st.st_mode)) return NodeType::kLink;
-    if (S_ISDIR(st.st_mode)) return NodeType::kDir;
-    if (S_ISREG(st.st_mode)) return NodeType::kFile;
-    return NodeType::kOther;
+    return type_of_mode(st.st_mode);
   }
 
   std::string node_link(const std::string& path) override {
     // A stack buffer: a 4 KiB string per link, kept by the Source's cache, cost 15 MB at 1,000 devices.
     char buf[kMaxPathBytes];
     int parent = parent_of(path);
-    ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path).c_str(), buf, sizeof buf) : -1;
+    ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path), buf, sizeof buf) : -1;
     if (n < 0) throw Error(path, std::string("cannot read symlink: ") + std::strerror(errno));
     return std::string(buf, static_cast<size_t>(n));
   }
@@ -57,29 +61,90 @@ class TreeSource : public Source {
   }
 
   std::vector<std::string> node_list(const std::string& path) override {
-    return list_names(open_beneath(root_fd_.get(), relative(path), O_RDONLY | O_DIRECTORY))
-        .value_or(std::vector<std::string>{});
+    std::vector<std::string> names;
+    for (ListedEntry& entry : node_list_typed(path)) names.push_back(std::move(entry.name));
+    return names;
+  }
+
+  std::vector<ListedEntry> node_list_typed(const std::string& path) override {
+    // "." of the directory's descriptor: no second walk, and its entries are looked up through it next.
+    int dir = path == "/" ? root_fd_.get() : dir_fd(path);
+    auto entries = dir >= 0 ? list_entries(Fd(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))) : std::nullopt;
+    std::vector<ListedEntry> listed;
+    if (!entries) return listed;
+    listed.reserve(entries->size());
+    for (DirEntry& e : *entries) listed.push_back({std::move(e.name), type_of_dirent(e.type)});
+    return listed;
   }
 
  private:
-  // "/sys/bus" -> "sys/bus"; "/" -> "".
-  static std::string relative(const std::string& path) { return path.empty() ? path : path.substr(1); }
-  static std::string last_part(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-  // The parent directory of `path`, opened beneath the root; the last one is kept, since a
-  // function's attributes are asked one after another (half the opens of a fabric's tree).
-  // lstat, readlink and file opens go through it (each one component below it, no link followed).
-  int parent_of(const std::string& path) {
-    std::string dir = path.substr(0, path.rfind('/'));
-    if (!parent_fd_.ok() || dir != parent_path_) {
-      parent_fd_ = open_beneath(root_fd_.get(), relative(dir), O_PATH | O_DIRECTORY);
-      parent_path_ = parent_fd_.ok() ? dir : std::string();
+  static NodeType type_of_mode(mode_t mode) {
+    if (S_ISLNK(mode)) return NodeType::kLink;
+    if (S_ISDIR(mode)) return NodeType::kDir;
+    if (S_ISREG(mode)) return NodeType::kFile;
+    return NodeType::kOther;
+  }
+  // getdents' d_type, as node_type's lstat would say it; nullopt where the file system leaves it out.
+  static std::optional<NodeType> type_of_dirent(unsigned char type) {
+    switch (type) {
+      case DT_LNK: return NodeType::kLink;
+      case DT_DIR: return NodeType::kDir;
+      case DT_REG: return NodeType::kFile;
+      case DT_UNKNOWN: return std::nullopt;
+      default: return NodeType::kOther;  // a fifo, socket or device node
     }
-    return parent_fd_.ok() ? parent_fd_.get() : -1;
+  }
+
+  // "/sys/bus/class" -> "class" (a canonical path's last component: never "", "." or "..").
+  static const char* last_part(const std::string& path) { return path.c_str() + path.rfind('/') + 1; }
+  // The directory holding `path`; lstat, readlink and file opens go through it, each one component
+  // below it and following no link.
+  int parent_of(const std::string& path) { return dir_fd(std::string_view(path).substr(0, path.rfind('/'))); }
+
+  // The directory `dir` (canonical; "" is the root) opened beneath the root, or -1 with errno set.
+  // The last kMaxOpenDirs are kept: a walk meets a few directories over and over (the devices
+  // list, a bridge, the function, its IOMMU group), and reopening them was half the opens. A
+  // descriptor kept stays safe when the tree changes: it was opened below the root following no
+  // link, and everything reached through it is one of its own entries (no "..", no link), so a
+  // directory swapped for a link, or moved away, leads nowhere outside (at worst to its old entries).
+  int dir_fd(std::string_view dir) {
+    if (dir.empty()) return root_fd_.get();
+    std::size_t hash = std::hash<std::string_view>{}(dir);
+    for (OpenDir& open : open_dirs_) {
+      if (open.hash == hash && open.path == dir) {
+        open.used = ++clock_;
+        return open.fd.get();
+      }
+    }
+    // From the deepest ancestor open: the kernel walks only the components below it.
+    int from = root_fd_.get();
+    std::size_t skip = 0;
+    for (const OpenDir& open : open_dirs_) {
+      std::size_t n = open.path.size();
+      if (n > skip && n < dir.size() && dir[n] == '/' && dir.starts_with(open.path)) {
+        from = open.fd.get();
+        skip = n;
+      }
+    }
+    Fd fd = open_beneath(from, dir.substr(skip + 1), O_PATH | O_DIRECTORY);
+    if (!fd.ok()) return -1;
+    OpenDir* slot = nullptr;
+    if (open_dirs_.size() < kMaxOpenDirs) {
+      slot = &open_dirs_.emplace_back();
+    } else {
+      slot = &*std::min_element(open_dirs_.begin(), open_dirs_.end(),
+                                [](const OpenDir& a, const OpenDir& b) { return a.used < b.used; });
+    }
+    slot->path.assign(dir);
+    slot->hash = hash;
+    slot->fd = std::move(fd);
+    slot->used = ++clock_;
+    return slot->fd.get();
   }
   bool lstat_beneath(const std::string& path, struct stat& st) {
     if (path == "/") return fstat(root_fd_.get(), &st) == 0;
     int parent = parent_of(path);
-    return parent >= 0 && fstatat(parent, last_part(path).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    return parent >= 0 && fstatat(parent, last_part(path), &st, AT_SYMLINK_NOFOLLOW) == 0;
   }
 
   static FileRead failure(int err) {
@@ -88,11 +153,19 @@ class TreeSource : public Source {
     return {status, "", std::strerror(err)};
   }
 
+  struct OpenDir {
+    std::string path;
+    std::size_t hash = 0;
+    Fd fd;
+    std::uint64_t used = 0;  // clock_ when last asked for
+  };
+  static constexpr std::size_t kMaxOpenDirs = 16;
+
   std::string root_;  // for messages
   Fd root_fd_;
   bool live_;
-  Fd parent_fd_;             // parent_of()'s last directory
-  std::string parent_path_;  // and its path; empty when none is open
+  std::vector<OpenDir> open_dirs_;  // dir_fd()'s, at most kMaxOpenDirs
+  std::uint64_t clock_ = 0;
 };
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "p2pcheck/source/host_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
 #include <sys/stat.h>
 
 #include "p2pcheck/source/error.h"
@@ -67,6 +70,33 @@ TEST(ReadCapped, ReadsWholeFilesAroundItsBufferSize) {
     EXPECT_TRUE(r.ok());
     EXPECT_EQ(r.bytes, bytes) << size;
   }
+}
+
+TEST(ListEntries, GivesEveryEntryOnceWithTheTypeLstatSees) {
+  TempDir dir;
+  dir.write("file", "x");
+  dir.mkdir("sub");
+  dir.link("link", "file");
+  ASSERT_EQ(mkfifo((dir.path() + "/fifo").c_str(), 0600), 0);
+  // Enough long names to take several getdents calls of its buffer.
+  for (int i = 0; i < 1000; ++i) dir.write("many/" + std::string(100, 'n') + std::to_string(i), "");
+  auto entries = list_entries(Fd(open(dir.path().c_str(), O_RDONLY | O_DIRECTORY)));
+  ASSERT_TRUE(entries);
+  std::map<std::string, unsigned char> got;
+  for (const DirEntry& e : *entries) EXPECT_TRUE(got.emplace(e.name, e.type).second) << e.name;
+  EXPECT_EQ(got.size(), 5u);  // no "." or ".."
+  for (const auto& [name, type] : got) {
+    struct stat st;
+    ASSERT_EQ(lstat((dir.path() + "/" + name).c_str(), &st), 0);
+    if (type == DT_UNKNOWN) continue;  // a file system without d_type: the caller looks it up
+    EXPECT_EQ(DTTOIF(type), st.st_mode & S_IFMT) << name;
+  }
+  auto many = list_names(Fd(open((dir.path() + "/many").c_str(), O_RDONLY | O_DIRECTORY)));
+  ASSERT_TRUE(many);
+  EXPECT_EQ(std::set<std::string>(many->begin(), many->end()).size(), 1000u);
+  EXPECT_FALSE(list_entries(Fd(open((dir.path() + "/file").c_str(), O_RDONLY))));
+  EXPECT_EQ(errno, ENOTDIR);
+  EXPECT_FALSE(list_entries(Fd()));
 }
 
 TEST(TreeSource, ADirectorySwappedForALinkAfterItWasSeenLeadsNowhere) {

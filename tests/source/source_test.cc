@@ -3,7 +3,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
+#include <sys/stat.h>
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
@@ -148,6 +152,174 @@ TEST(TreeSource, RootWithoutSysIsRejected) {
   dir.write("etc/os-release", "ID=debian\n");
   EXPECT_THROW(open_tree_source(dir.path()), Error);
   EXPECT_THROW(open_tree_source(dir.path() + "/does-not-exist"), Error);
+}
+
+// A backend that counts what it is asked: the Source's caches must spare exactly the lookups they
+// promise, and no more (missing paths are asked again).
+class CountingSource : public Source {
+ public:
+  explicit CountingSource(bool typed) : typed_(typed) {}
+  std::string describe() const override { return "counting"; }
+  std::map<std::string, NodeType> nodes = {{"/", NodeType::kDir},          {"/d", NodeType::kDir},
+                                           {"/d/file", NodeType::kFile},   {"/d/sub", NodeType::kDir},
+                                           {"/d/sub/x", NodeType::kFile},  {"/d/link", NodeType::kLink},
+                                           {"/d/untyped", NodeType::kFile}};
+  std::map<std::string, int> asked;  // node_type calls per path
+  void add_file(const std::string& path) { nodes[path] = NodeType::kFile; }
+
+ protected:
+  NodeType node_type(const std::string& path) override {
+    ++asked[path];
+    auto it = nodes.find(path);
+    return it == nodes.end() ? NodeType::kMissing : it->second;
+  }
+  std::string node_link(const std::string&) override { return "sub"; }
+  FileRead node_read(const std::string& path) override { return {ReadStatus::kOk, path, ""}; }
+  std::vector<std::string> node_list(const std::string& path) override {
+    std::vector<std::string> names;
+    for (const auto& [node, type] : nodes)
+      if (node.size() > path.size() && node.rfind(path + "/", 0) == 0 &&
+          node.find('/', path.size() + 1) == std::string::npos)
+        names.push_back(node.substr(path.size() + 1));
+    return names;
+  }
+  std::vector<ListedEntry> node_list_typed(const std::string& path) override {
+    if (!typed_) return Source::node_list_typed(path);
+    std::vector<ListedEntry> entries;
+    for (std::string& name : node_list(path)) {
+      // One entry the "file system" does not type (DT_UNKNOWN): it is looked up as before.
+      std::optional<NodeType> type;
+      if (name != "untyped") type = nodes.at(path + "/" + name);
+      entries.push_back({std::move(name), type});
+    }
+    return entries;
+  }
+
+ private:
+  bool typed_;
+};
+
+TEST(Source, AListingThatSaysEachEntrysTypeSparesItsLookups) {
+  for (bool typed : {false, true}) {
+    CountingSource src(typed);
+    EXPECT_EQ(src.list("/d"), (std::vector<std::string>{"file", "link", "sub", "untyped"}));
+    EXPECT_EQ(src.read("/d/file").bytes, "/d/file");
+    EXPECT_EQ(src.read("/d/untyped").bytes, "/d/untyped");
+    EXPECT_EQ(src.read("/d/link/x").bytes, "/d/sub/x");
+    EXPECT_EQ(src.resolve("/d/sub"), "/d/sub");
+    EXPECT_EQ(src.link_target("/d/link"), "sub");
+    // Without types each entry is asked once (then cached); with them, none but the untyped one.
+    int once = typed ? 0 : 1;
+    EXPECT_EQ(src.asked["/d/file"], once);
+    EXPECT_EQ(src.asked["/d/sub"], once);
+    EXPECT_EQ(src.asked["/d/link"], once);
+    EXPECT_EQ(src.asked["/d/untyped"], 1);
+    // The log is the same either way: one listing, the link followed, each file read once.
+    EXPECT_EQ(src.access_log().dir_lists.at("/d"), 1);
+    EXPECT_EQ(src.access_log().links_followed.at("/d/link"), "sub");
+    EXPECT_EQ(src.access_log().file_reads.size(), 3u);
+    // A path the listing did not have is asked each time: it may appear later.
+    EXPECT_FALSE(src.resolve("/d/later"));
+    src.add_file("/d/later");
+    EXPECT_EQ(src.resolve("/d/later"), "/d/later");
+    EXPECT_EQ(src.asked["/d/later"], 2);
+  }
+}
+
+TEST(TreeSource, TypesFromAListingAgreeWithLookingEachUp) {
+  TempDir dir;
+  dir.write("sys/d/file", "1\n");
+  dir.mkdir("sys/d/sub");
+  dir.write("sys/d/sub/x", "2\n");
+  dir.link("sys/d/link", "sub");
+  dir.link("sys/d/dangling", "nowhere");
+  ASSERT_EQ(mkfifo((dir.path() + "/sys/d/fifo").c_str(), 0600), 0);
+  const std::vector<std::string> names = {"dangling", "fifo", "file", "link", "sub"};
+  // What each entry reads as, resolves to and links to, asked with and without a listing first,
+  // while recording (capture stores each entry's kind from the listing).
+  auto answers = [&](bool list_first) {
+    auto src = open_tree_source(dir.path());
+    src->set_recording(true);
+    if (list_first) EXPECT_EQ(src->list("/sys/d"), names);
+    std::vector<std::string> out;
+    for (const std::string& name : names) {
+      const std::string path = "/sys/d/" + name;
+      FileRead r = src->read(path);
+      out.push_back(name + " " + std::to_string(static_cast<int>(r.status)) + " " + r.bytes + " " + r.error + " " +
+                    src->resolve(path).value_or("-") + " " + src->link_target(path).value_or("-") + " " +
+                    (src->list(path).empty() ? "" : src->list(path).front()));
+    }
+    if (!list_first) EXPECT_EQ(src->list("/sys/d"), names);
+    const AccessLog& log = src->access_log();
+    for (const auto& [path, kind] : log.found) out.push_back("found " + path + " " + std::to_string(int(kind)));
+    for (const auto& [name, entry] : log.listings.at("/sys/d"))
+      out.push_back("entry " + name + " " + std::to_string(int(entry.kind)) + " " + entry.link_target);
+    return out;
+  };
+  std::vector<std::string> looked_up = answers(false);
+  EXPECT_EQ(answers(true), looked_up);
+  EXPECT_NE(std::find(looked_up.begin(), looked_up.end(), "entry fifo 3 "), looked_up.end());
+  EXPECT_NE(std::find(looked_up.begin(), looked_up.end(), "entry link 2 sub"), looked_up.end());
+}
+
+TEST(TreeSource, AFileThatAppearsAfterItsDirectoryWasListedIsFound) {
+  TempDir dir;
+  dir.write("sys/d/a", "1\n");
+  auto src = open_tree_source(dir.path());
+  EXPECT_EQ(src->list("/sys/d"), std::vector<std::string>{"a"});
+  EXPECT_EQ(src->read("/sys/d/b").status, ReadStatus::kMissing);
+  dir.write("sys/d/b", "2\n");
+  EXPECT_EQ(src->read("/sys/d/b").bytes, "2\n");
+  EXPECT_EQ(src->list("/sys/d"), (std::vector<std::string>{"a", "b"}));
+}
+
+// Descriptors this process holds.
+size_t open_fds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST(TreeSource, KeepsBoundedlyManyDirectoriesOpenAndReadsThemAll) {
+  TempDir dir;
+  const int kDirs = 200;  // far more than it keeps open
+  for (int i = 0; i < kDirs; ++i) dir.write("sys/devices/d" + std::to_string(i) + "/sub/value", std::to_string(i));
+  auto src = open_tree_source(dir.path());
+  size_t before = open_fds();
+  size_t most = before;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < kDirs; ++i) {
+      const std::string d = "/sys/devices/d" + std::to_string(i);
+      EXPECT_EQ(src->read(d + "/sub/value").bytes, std::to_string(i));
+      EXPECT_EQ(src->list(d), std::vector<std::string>{"sub"});
+      most = std::max(most, open_fds());
+    }
+  }
+  EXPECT_LE(most, before + 32);
+  src.reset();
+  EXPECT_LT(open_fds(), before);  // and all of them (and the root's) closed with the source
+}
+
+TEST(TreeSource, ADirectoryMovedAwayAndReplacedByALinkLeadsNowhereOutside) {
+  // Unlike a removed directory, a moved one lives on: a descriptor kept of it reaches its old
+  // entries, never what the link now points at.
+  TempDir dir, outside;
+  dir.write("sys/a/file", "inside\n");
+  dir.write("sys/a/deep/file", "inside deep\n");
+  outside.write("file", "outside\n");
+  outside.write("new", "outside\n");
+  outside.write("deep/file", "outside\n");
+  auto src = open_tree_source(dir.path());
+  ASSERT_EQ(src->read("/sys/a/file").bytes, "inside\n");
+  std::filesystem::rename(dir.path() + "/sys/a", dir.path() + "/moved");
+  std::filesystem::create_directory_symlink(outside.path(), dir.path() + "/sys/a");
+  for (const char* path : {"/sys/a/file", "/sys/a/new", "/sys/a/deep/file"}) {
+    FileRead r = src->read(path);
+    EXPECT_EQ(r.bytes.find("outside"), std::string::npos) << path;
+  }
+  for (const std::string& name : src->list("/sys/a")) EXPECT_NE(name, "new");
+  // A source opened after the swap follows the link inside the root, where its target is not.
+  EXPECT_EQ(open_tree_source(dir.path())->read("/sys/a/file").status, ReadStatus::kMissing);
 }
 
 TEST(LiveSource, ReadsThisMachine) {

@@ -51,8 +51,17 @@ Fd open_beneath(int dir, std::string_view rel, int flags, bool walk = false);
 // O_NONBLOCK, it never blocks); a file past `cap` throws Error naming `where`.
 FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
 
-// The names in the directory `dir` (taken and closed), without "." and ".."; nullopt with errno
-// set when it is not an open directory.
+// An entry of a directory with its type as getdents reported it: DT_REG, DT_DIR, DT_LNK ... where
+// the file system fills d_type (sysfs, procfs, tmpfs, ext4 do), DT_UNKNOWN where it does not.
+struct DirEntry {
+  std::string name;
+  unsigned char type = 0;  // DT_UNKNOWN
+};
+
+// The entries of the directory `dir` (taken and closed), without "." and "..", in the order the
+// file system gives them; nullopt with errno set when it is not an open directory.
+std::optional<std::vector<DirEntry>> list_entries(Fd dir);
+// Their names alone.
 std::optional<std::vector<std::string>> list_names(Fd dir);
 
 // Loads the host directory `dir` into `tree` ("/name/..." paths): regular files up to

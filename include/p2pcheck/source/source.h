@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,10 +115,21 @@ class Source {
   virtual std::string node_link(const std::string& path) = 0;
   virtual FileRead node_read(const std::string& path) = 0;
   virtual std::vector<std::string> node_list(const std::string& path) = 0;
+  // node_list with the type of each entry where the backend learns it in the same step (a tree's
+  // getdents d_type), so later lookups of those entries ask the backend nothing; nullopt where it
+  // does not know. The default knows none.
+  struct ListedEntry {
+    std::string name;
+    std::optional<NodeType> type;
+  };
+  virtual std::vector<ListedEntry> node_list_typed(const std::string& path);
 
  private:
-  // Resolves every component; follow_last=false leaves a final symlink unresolved.
-  std::optional<std::string> canonicalize(std::string_view path, bool follow_last);
+  // Resolves every component; follow_last=false leaves a final symlink unresolved. `type` is set
+  // to what the result is, so callers need not look it up again.
+  std::optional<std::string> canonicalize(std::string_view path, bool follow_last, NodeType& type);
+  // resolve() that also says what it found.
+  std::optional<std::string> resolve_typed(std::string_view path, NodeType& type);
   // node_type/node_link through the cache below: each path is asked of the backend once.
   NodeType type_of(const std::string& path);
   const std::string& link_of(const std::string& path);
@@ -127,14 +139,24 @@ class Source {
   // canonicalize walks it all.
   bool canonical_parent(std::string_view path, const std::string*& dir);
   static constexpr long kMaxCachedDepth = 64;
+  // Looked up by string_view: the path asked, or a prefix of it, without copying it first.
+  struct PathHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view path) const { return std::hash<std::string_view>{}(path); }
+  };
+  template <typename T>
+  using PathMap = std::unordered_map<std::string, T, PathHash, std::equal_to<>>;
   // What a path is, and where a link points, for the life of this Source: every read resolves ~15
   // shared prefixes, and asking the backend each time was most of the run time (an lstat each).
   // Missing paths are not remembered (a counter may appear during a transfer); file contents and
-  // listings never are. The AccessLog is written exactly as without the cache.
-  std::unordered_map<std::string, NodeType> types_;
-  std::unordered_map<std::string, std::string> links_;
+  // listings never are. A listing that says its entries' types fills them in (list()). The
+  // AccessLog is written exactly as without the cache.
+  PathMap<NodeType> types_;
+  // Link path -> its target; the strings stay where they are (node-based map), so a walk keeps
+  // views of them.
+  PathMap<std::string> links_;
   // Directory as asked -> its canonical path, for directories found (the same caches answer both).
-  std::unordered_map<std::string, std::string> dirs_;
+  PathMap<std::string> dirs_;
   AccessLog log_;
   bool recording_ = false;
   std::map<std::string, FileRead> failures_;
