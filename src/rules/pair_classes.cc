@@ -6,6 +6,19 @@
 #include <utility>
 
 namespace p2pcheck {
+namespace {
+
+// A pair's whole decision: its class's, with the pair's own route, walk and (when it is the path's) distance.
+PairDecision with_route(const PairDecision& shared, bool distance_is_path, const Inventory& inv,
+                        const UpstreamMeeting& meeting, P2pWalk walk) {
+  PairDecision d = shared;
+  d.path = describe_path(inv, meeting);
+  d.walk = std::move(walk);
+  if (distance_is_path) d.distance = d.walk.distance;
+  return d;
+}
+
+}  // namespace
 
 PairDecider::PairDecider(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules)
     : topo_(topo), inv_(inv), machine_(machine), rules_(rules) {}
@@ -52,11 +65,7 @@ PairDecision PairDecider::decide(const DevicePair& pair) {
   PairDecision first;
   std::uint32_t cls = class_of(meeting, walk, &first);
   if (first.walk.provider) return first;  // decided just now, for this pair
-  PairDecision d = decided_[cls].decision;
-  d.path = describe_path(inv_, meeting);
-  d.walk = std::move(walk);
-  if (decided_[cls].distance_is_path) d.distance = d.walk.distance;
-  return d;
+  return with_route(decided_[cls].decision, decided_[cls].distance_is_path, inv_, meeting, std::move(walk));
 }
 
 PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
@@ -104,10 +113,7 @@ PairDecision PairList::operator[](std::size_t i) const {
   const Record& r = records_[i];
   const PairDecider::Decided& cls = classes_[r.cls];
   UpstreamMeeting m = meeting(i);
-  PairDecision d = cls.decision;
-  d.path = describe_path(*inv_, m);
-  d.walk = calc_map_type_and_dist(m);
-  if (cls.distance_is_path) d.distance = d.walk.distance;
+  PairDecision d = with_route(cls.decision, cls.distance_is_path, *inv_, m, calc_map_type_and_dist(m));
   if (auto k = kernel_.find(i); k != kernel_.end()) {
     d.kernel = k->second.answer;
     d.kernel_agrees = k->second.agrees;
