@@ -95,6 +95,26 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
   return result;
 }
 
+FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends) {
+  FileRead result{ReadStatus::kOk, "", ""};
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      return {err == EACCES || err == EPERM ? ReadStatus::kDenied : ReadStatus::kFailed, "", std::strerror(err)};
+    }
+    if (n == 0) break;
+    result.bytes.append(buf, static_cast<size_t>(n));
+    if (result.bytes.size() > cap)
+      throw Error(where,
+                  "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
+    if (short_read_ends && static_cast<size_t>(n) < sizeof buf && n < 4096) break;
+  }
+  return result;
+}
+
 std::optional<std::vector<DirEntry>> list_entries(Fd dir) {
   if (!dir.ok()) return std::nullopt;
   // getdents64 itself rather than fdopendir/readdir: those add an fstat and an fcntl per listing,

@@ -88,7 +88,7 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
     // `here` is a link to follow.
     if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
     const std::string& target = link_of(here);
-    log_.links_followed[here] = target;
+    log_.links_followed.try_emplace(here, target);
     // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
     // climb above the root: that is a hostile or broken capture, never silently the host's files.
     bool absolute = !target.empty() && target.front() == '/';
@@ -178,8 +178,8 @@ std::optional<std::string> Source::link_target(std::string_view path) {
   NodeType type;
   auto where = canonicalize(path, false, type);
   if (!where || type != NodeType::kLink) return std::nullopt;
-  std::string target = link_of(*where);
-  log_.links_followed[*where] = target;
+  const std::string& target = link_of(*where);
+  log_.links_followed.try_emplace(*where, target);
   return target;
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "p2pcheck/source/error.h"
@@ -70,6 +71,47 @@ TEST(ReadCapped, ReadsWholeFilesAroundItsBufferSize) {
     EXPECT_TRUE(r.ok());
     EXPECT_EQ(r.bytes, bytes) << size;
   }
+}
+
+TEST(ReadKnownFile, ReadsWholeFilesAroundItsBufferSizeAndAPageWithoutFstat) {
+  // A read shorter than asked and than a page ends the file; a page, or the whole buffer, reads on.
+  TempDir dir;
+  for (size_t size : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{65535}, size_t{65536},
+                      size_t{65537}, size_t{200000}}) {
+    std::string bytes(size, 'a');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('a' + i % 26);
+    dir.write("f", bytes);
+    for (bool short_read_ends : {true, false}) {
+      Fd f(open((dir.path() + "/f").c_str(), O_RDONLY));
+      FileRead r = read_known_file(f.get(), 1 << 20, "f", short_read_ends);
+      EXPECT_TRUE(r.ok());
+      EXPECT_EQ(r.bytes, bytes) << size;
+    }
+  }
+  dir.write("big", std::string(3000, 'x'));
+  Fd big(open((dir.path() + "/big").c_str(), O_RDONLY));
+  EXPECT_THROW(read_known_file(big.get(), 1000, "big", true), Error);
+}
+
+TEST(ReadKnownFile, ReadsALiveProcSeqFileToItsEnd) {
+  // /proc/self/maps of a process with this many mappings is many pages, handed out a page or so per
+  // read: reading on to a read of 0 gets all of it, as a plain stream read does.
+  std::vector<void*> maps;
+  for (int i = 0; i < 400; ++i) {
+    // Alternate protections so the kernel cannot merge neighbours into one line.
+    void* m = mmap(nullptr, 4096, i % 2 ? PROT_READ : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    maps.push_back(m);
+  }
+  Fd f(open("/proc/self/maps", O_RDONLY));
+  ASSERT_TRUE(f.ok());
+  FileRead r = read_known_file(f.get(), 64 << 20, "/proc/self/maps", false);
+  for (void* m : maps) munmap(m, 4096);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r.bytes.size(), 16384u);
+  // Whole lines to the last: a read stopped early would cut it, or end long before the stack.
+  EXPECT_EQ(r.bytes.back(), '\n');
+  EXPECT_NE(r.bytes.find("[stack]"), std::string::npos);
 }
 
 TEST(ListEntries, GivesEveryEntryOnceWithTheTypeLstatSees) {

@@ -51,6 +51,14 @@ Fd open_beneath(int dir, std::string_view rel, int flags, bool walk = false);
 // O_NONBLOCK, it never blocks); a file past `cap` throws Error naming `where`.
 FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
 
+// read_capped for a file the caller already knows is a regular file or a sysfs attribute (a
+// listing or an lstat said so, and it was opened O_NONBLOCK following no link), without its fstat:
+// a read returning less than asked and less than a page is the end of the file (all of a regular
+// file's bytes come when asked for; a sysfs attribute comes whole, a binary one a page at a time).
+// `short_read_ends` false reads on to a read of 0, for a live /proc, whose seq files hand out
+// their records a page or so per read.
+FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends);
+
 // An entry of a directory with its type as getdents reported it: DT_REG, DT_DIR, DT_LNK ... where
 // the file system fills d_type (sysfs, procfs, tmpfs, ext4 do), DT_UNKNOWN where it does not.
 struct DirEntry {

@@ -60,9 +60,9 @@ struct RecordedEntry {
 
 // What a source was asked, for the read-once rule and for capture (which stores exactly these).
 struct AccessLog {
-  std::unordered_map<std::string, int> file_reads;    // canonical path -> times read
-  std::unordered_map<std::string, int> dir_lists;     // canonical path -> times listed
-  std::map<std::string, std::string> links_followed;  // canonical link path -> its target text
+  std::unordered_map<std::string, int> file_reads;              // canonical path -> times read
+  std::unordered_map<std::string, int> dir_lists;               // canonical path -> times listed
+  std::unordered_map<std::string, std::string> links_followed;  // canonical link path -> its target text
 
   // Filled only while recording (Source::set_recording), so capture can store what the analysis
   // saw rather than read the machine a second time: the first answer to each read, every
