@@ -120,10 +120,10 @@ run() {
 
 cd "$tmp" || exit 1
 run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
-run "check --json"           "$pairs" -- "$bin" --root "$root" check --json
+run "check --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 check --json
 run "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
 run "check"                  "$pairs" -- "$bin" --root "$root" check
-run "paths --json"           "$pairs" -- "$bin" --root "$root" paths --json
+run "paths --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 paths --json
 run "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
 run "topo"                          - -- "$bin" --root "$root" topo
 run "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"

@@ -51,6 +51,15 @@ printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
 expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json=pretty
 expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json=pretty
 
+# check/paths --json: schema_version 2 unless --json-schema 1 asks for version 1 (docs/json.md).
+epyc=$fx/epyc-mi300x-8gpu/root
+expect check_json_default_v2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty
+expect check_json_schema_1 1 '^  "schema_version": 1,$' -- "$bin" --root "$epyc" --json-schema 1 check --json=pretty
+expect check_json_schema_2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 2
+expect paths_json_default_v2 0 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
+expect paths_json_schema_1 0 '^  "schema_version": 1,$' -- "$bin" --root "$epyc" paths --json=pretty --json-schema 1
+expect json_schema_3 3 'json-schema' -- "$bin" --root "$epyc" --json-schema 3 check --json
+
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0
 # Problems first: PASS and INFO only with -v; --quiet is the RESULT line alone; --ascii is ASCII.

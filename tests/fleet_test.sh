@@ -59,8 +59,9 @@ mkdir -p "$c/named"
 cp -a "$fx/xeon-sapphire-rapids/root" "$tmp/named-root"
 echo gpu-node-42 > "$tmp/named-root/proc/sys/kernel/hostname"
 "$bin" --root "$tmp/named-root" capture -o "$c/named/renamed-file.tar.zst" > /dev/null
-# Saved reports, as support desks receive them; their captures are in rack1 too.
-"$bin" --root "$fx/rhel98-epyc/root" check --json > "$c/saved/rhel98-saved.json"
+# Saved reports, as support desks receive them; their captures are in rack1 too. One in each
+# schema_version: 1 (--json-schema 1, every pair in full) and 2 (the default: functions, decisions).
+"$bin" --root "$fx/rhel98-epyc/root" --json-schema 1 check --json > "$c/saved/rhel98-saved.json"
 "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check --json > "$c/saved/acs-saved.json"
 # What it cannot read: not a dump, a cut JSON, a JSON of the wrong kind, a lying check --json.
 head -c 4000 /dev/urandom > "$c/bad/garbage.bin"
@@ -144,7 +145,9 @@ expect(hosts["epyc-mi300x-8gpu-nonroot"]["fingerprint"] != hosts["epyc-mi300x-8g
        "the non-root view (port types unknown) is not the same topology")
 expect(hosts["rhel98-saved"]["fingerprint"] is None and hosts["rhel98-saved"]["format"] == "check --json",
        "a saved check --json has no tree")
-# A saved check --json tells what its capture tells.
+# A saved check --json tells what its capture tells, in either schema_version.
+versions = {n: json.load(open(f"{tmp}/corpus/saved/{n}.json"))["schema_version"] for n in ("rhel98-saved", "acs-saved")}
+expect(versions == {"rhel98-saved": 1, "acs-saved": 2}, f"saved check --json versions {versions}, want 1 and 2")
 for saved, cap in (("rhel98-saved", "rhel98-epyc"), ("acs-saved", "xeon-broadwell-switch-acs")):
     a, b = hosts[saved], hosts[cap]
     expect(a["result"] == b["result"] and a["pair_counts"] == b["pair_counts"] and a["findings"] == b["findings"],

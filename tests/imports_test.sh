@@ -48,6 +48,8 @@ link_tree() {  # SRC DST REL
 }
 [ $have_lstopo -eq 1 ] || echo "note: lstopo (Debian package hwloc) not installed; hwloc imports of the fixtures skipped"
 
+# check --json in schema_version 1 (2 is the default): compare.py reads each pair's decision in full.
+v1=(--json-schema 1)
 fixtures=0
 for dir in "$fx"/*/; do
   name=$(basename "$dir"); root=$(cd "$dir/root" 2>/dev/null && pwd) || continue
@@ -55,22 +57,22 @@ for dir in "$fx"/*/; do
   fixtures=$((fixtures + 1))
   rel=$(cat "$root/proc/sys/kernel/osrelease"); cpu=$(cpu_keyword "$root/proc/cpuinfo")
   w=$tmp/$name; mkdir -p "$w/bundle"
-  "$bin" --root "$root" check --json --assume-kernel "$rel" > "$w/tree.json" 2>/dev/null
+  "$bin" --root "$root" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/tree.json" 2>/dev/null
 
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -k -xxxx > "$w/bundle/lspci-xxxx.txt" 2>/dev/null
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv > "$w/bundle/lspci-tv.txt" 2>/dev/null
   cp "$root/proc/cpuinfo" "$w/bundle/cpuinfo"
-  "$bin" --dump "$w/bundle" check --json --assume-kernel "$rel" > "$w/lspci-bundle.json" 2>/dev/null
+  "$bin" --dump "$w/bundle" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/lspci-bundle.json" 2>/dev/null
   check "$name lspci bundle" pairs-exact "$w/tree.json" "$w/lspci-bundle.json"
-  "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" check --json --assume-kernel "$rel" > "$w/lspci.json" 2>/dev/null
+  "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/lspci.json" 2>/dev/null
   check "$name lspci --cpu $cpu" pairs-exact "$w/tree.json" "$w/lspci.json"
 
   "$bin" --dump "$w/bundle" capture -o "$w/lspci.tar.zst" > /dev/null
-  "$bin" --dump "$w/lspci.tar.zst" check --json --assume-kernel "$rel" > "$w/lspci-replay.json" 2>/dev/null
+  "$bin" --dump "$w/lspci.tar.zst" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/lspci-replay.json" 2>/dev/null
   check "$name lspci import captured and replayed" pairs-exact "$w/lspci-bundle.json" "$w/lspci-replay.json"
 
   python3 tests/imports/fixture_udev.py "$root" > "$w/udev.txt"
-  "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" > "$w/udev.json" 2>/dev/null
+  "$bin" --dump "$w/udev.txt" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/udev.json" 2>/dev/null
   check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
 
   if [ $have_lstopo -eq 1 ]; then
@@ -83,14 +85,14 @@ for dir in "$fx"/*/; do
     for f in thread_siblings core_cpus core_siblings package_cpus; do echo 1 > "$t/$f"; done
     HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$w/hwroot" --of xml 2>/dev/null |
       grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
-    "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" > "$w/hwloc.json" 2>/dev/null
+    "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/hwloc.json" 2>/dev/null
     check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
     # Plain `lstopo --of xml` leaves out "unimportant" functions such as a root bus's 00.0, the
     # kernel's host bridge device: the import must then leave the allowlist question open.
     case $name in intel-xeon-broadwell|xeon-2socket-hostbridges)
       HWLOC_COMPONENTS=-x86 lstopo --input "$w/hwroot" --of xml 2>/dev/null |
         grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc-default.xml"
-      "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" > "$w/hwloc-default.json" 2>/dev/null
+      "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/hwloc-default.json" 2>/dev/null
       check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" ;;
     esac
   fi

@@ -2,7 +2,7 @@
 """json_schema_test.py BINARY [TREES [UNIT_TESTS]]: every JSON document p2pcheck prints validates against
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
-parse alike; check and paths also in schema_version 2), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
+parse alike; check and paths in schema_version 2, the default, and 1), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
 real imports in tests/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
@@ -50,7 +50,7 @@ def validate(validator, name, text):
     return doc
 
 
-def run(validator, name, args, want_json=True):
+def run(validator, name, args, want_json=True, version=None):
     r = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if not r.stdout.strip():
         if want_json:
@@ -58,7 +58,10 @@ def run(validator, name, args, want_json=True):
         return None
     if "\n" in r.stdout.strip() and "--json=pretty" not in args:
         fail(f"{name}: --json printed more than one line")
-    return validate(validator, name, r.stdout)
+    doc = validate(validator, name, r.stdout)
+    if version is not None and isinstance(doc, dict) and doc.get("schema_version") != version:
+        fail(f"{name}: schema_version {doc.get('schema_version')!r}, expected {version}")
+    return doc
 
 
 def no_false_problems(name, tree, imported):
@@ -134,14 +137,17 @@ def main():
         for name in fixtures:
             root = os.path.join(trees, name, "root")
             base = [binary, "--root", root]
-            doc = run(validator, f"{name} check", base + ["check", "--json"])
-            run(validator, f"{name} check pretty", base + ["check", "--json=pretty"])
+            # check and paths: schema_version 2 by default (tables of functions and decisions, compact
+            # pairs), 1 with --json-schema 1 (every pair in full), 2 also when asked for.
+            doc = run(validator, f"{name} check", base + ["check", "--json"], version=2)
+            run(validator, f"{name} check pretty", base + ["check", "--json=pretty"], version=2)
             run(validator, f"{name} topo", base + ["topo", "--json"])
-            run(validator, f"{name} paths", base + ["paths", "--json"])
-            # schema_version 2 (--json-schema 2): tables of functions and decisions, compact pairs
-            run(validator, f"{name} check v2", base + ["--json-schema", "2", "check", "--json"])
-            run(validator, f"{name} check v2 pretty", base + ["--json-schema", "2", "check", "--json=pretty"])
-            run(validator, f"{name} paths v2", base + ["--json-schema", "2", "paths", "--json"])
+            run(validator, f"{name} paths", base + ["paths", "--json"], version=2)
+            run(validator, f"{name} check v1", base + ["--json-schema", "1", "check", "--json"], version=1)
+            run(validator, f"{name} check v1 pretty", base + ["--json-schema", "1", "check", "--json=pretty"], version=1)
+            run(validator, f"{name} paths v1", base + ["--json-schema", "1", "paths", "--json"], version=1)
+            run(validator, f"{name} check v2", base + ["--json-schema", "2", "check", "--json"], version=2)
+            run(validator, f"{name} paths v2", base + ["--json-schema", "2", "paths", "--json"], version=2)
             if doc and doc.get("pairs"):
                 p = doc["pairs"][0]
                 run(validator, f"{name} explain", base + ["explain", p["gpu"], p["nvme"], "--json"])
@@ -175,9 +181,9 @@ def main():
             if not os.path.isfile(capture):
                 continue
             args = open(os.path.join(lab, scenario, "args")).read().split()
-            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args)
-            run(validator, f"lab {scenario} check v2",
-                [binary, "--dump", capture, "--json-schema", "2", "check", "--json"] + args)
+            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=2)
+            run(validator, f"lab {scenario} check v1",
+                [binary, "--dump", capture, "--json-schema", "1", "check", "--json"] + args, version=1)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
             # Captured again with its args: the replay's `capture` object carries the `selection`.
             again = os.path.join(tmp, scenario + "-selected.tar.zst")

@@ -31,10 +31,13 @@ def run(binary, args, cwd):
 
 
 def pairs_of(binary, args, cwd):
-    rc, out, err = run(binary, args + ["check", "--json"], cwd)
+    # schema_version 1 (2 is the default): each pair with its whole decision, PAIR_KEYS compared directly.
+    rc, out, err = run(binary, args + ["--json-schema", "1", "check", "--json"], cwd)
     if rc not in (0, 1, 2):
         raise SystemExit(f"FAIL {' '.join(args)}: exit {rc}: {err.strip()}")
     j = json.loads(out)
+    if j.get("schema_version") != 1:
+        raise SystemExit(f"FAIL {' '.join(args)}: check --json schema_version {j.get('schema_version')!r}, asked for 1")
     return rc, j, {(p["gpu"], p["nvme"]): p for p in j["pairs"]}
 
 

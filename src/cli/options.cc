@@ -29,8 +29,8 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
         o.json_pretty = style == "pretty";
       });
   app.add_option("--json-schema", o.json_schema,
-                 "check/paths --json: schema_version 1 (default; pairs in full) or 2 (functions and decisions "
-                 "tables, compact pairs; docs/json.md)")
+                 "check/paths --json: schema_version 2 (default; functions and decisions tables, compact pairs) "
+                 "or 1 (every pair in full, until removed; docs/json.md)")
       ->check(CLI::IsMember({1, 2}));
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

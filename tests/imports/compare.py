@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare.py MODE REFERENCE IMPORT: checks an import's JSON against the tree it came from.
 
-  pairs-exact    check --json: every pair's decision is identical (the format carries every fact)
+  pairs-exact    check --json (--json-schema 1): every pair's decision is identical (the format carries every fact)
   pairs-decided  check --json: same pairs, same common bridge and path distance; where the import
                  decided, the same verdict; the map type the same or UNKNOWN; what is unknown named
   topo-identity  topo --json: same functions (BDF, parent, IDs, class) and host bridges
@@ -15,6 +15,9 @@ EXACT = ("verdict", "map_type", "distance", "path_distance", "common_bridge", "a
 
 
 def pairs(doc):
+    # Each pair in full: schema_version 1 (`--json-schema 1 check --json`; 2's pairs are references).
+    if doc.get("schema_version") != 1:
+        sys.exit(f"compare.py: check --json schema_version {doc.get('schema_version')!r}; pass --json-schema 1")
     return {(p["gpu"], p["nvme"]): p for p in doc["pairs"]}
 
 

@@ -992,7 +992,9 @@ def pair_core(p):
 
 
 def replay(p2pcheck, root, gpus, nvmes, how="--root"):
-    r = subprocess.run([p2pcheck, how, root, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
+    # schema_version 1 (2 is the default): pair_core() reads each pair's own decision, as the guest's
+    # check.json has it, and expected/check.json (written from this) is tests/lab/replay_test.sh's golden.
+    r = subprocess.run([p2pcheck, how, root, "--json-schema", "1", "check", "--json", "--gpu", gpus, "--nvme", nvmes],
                        capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
 

@@ -13,7 +13,7 @@
 #       only ever written by a QEMU run: lab.py run --update-fixtures)
 #
 # For each fixture:
-#   1. `p2pcheck --dump <scenario>.tar.zst check --json $(cat args)` minus its
+#   1. `p2pcheck --dump <scenario>.tar.zst --json-schema 1 check --json $(cat args)` minus its
 #      "source" line == expected/check.json, and its exit code == expected/exit_code;
 #   2. the same through --root of the archive unpacked (both readers agree);
 #   3. every pair's distance / verdict / map type == the running kernel's own
@@ -43,7 +43,9 @@ for dir in "${dirs[@]}"; do
 		[ -e "$dir/$f" ] || { fail "$name" "missing $dir/$f"; continue 2; }
 	done
 	read -r -a args < "$dir/args"
-	"$bin" --dump "$capture" check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
+	# schema_version 1 (--json-schema 1; 2 is the default): expected/check.json holds every pair in
+	# full, and the kernel comparison below reads each pair's own map_type and verdict.
+	"$bin" --dump "$capture" --json-schema 1 check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
 	rc=$?
 	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
 	if [ "$mode" = update ]; then
@@ -69,7 +71,7 @@ for dir in "${dirs[@]}"; do
 		continue
 	fi
 	root=$root/p2pcheck-capture
-	"$bin" --root "$root" check --json=pretty "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
+	"$bin" --root "$root" --json-schema 1 check --json=pretty "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
 	if ! cmp -s "$tmp/$name.root.json" "$tmp/$name.json"; then
 		fail "$name" "--root of the unpacked archive differs from --dump"
 		ok=0
