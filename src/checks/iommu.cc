@@ -101,9 +101,14 @@ Finding acs_changed_finding(const std::vector<const Function*>& differs) {
 void add_redirected_pairs(Finding& f, const PairList& pairs) {
   std::unordered_set<const Function*> redirected_ports;  // one Function per BDF: counted by pointer
   int affected = 0;
+  // A walk's redirect ports are its two sides' and the common bridge's: a pair whose sides both
+  // came with earlier redirected pairs adds none.
+  SidesSeen sides(pairs);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     if (!pairs.acs_redirected(i)) continue;
     ++affected;
+    bool new_gpu_side = sides.first(pairs.gpu_end(i), pairs.common(i));
+    if (!sides.first(pairs.nvme_end(i), pairs.common(i)) && !new_gpu_side) continue;
     P2pWalk walk = pairs.walk(i);  // only for the redirected pairs: their ports
     redirected_ports.insert(walk.acs_redirect.begin(), walk.acs_redirect.end());
   }

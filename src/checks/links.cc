@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <set>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,16 +30,17 @@ std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, con
     if (seen.insert(hop).second) order.push_back(hop);
   };
   // A side (a device up to where its chains meet another's) is the same for many pairs: once each.
-  std::set<std::pair<const Function*, const Function*>> sides_seen;
+  SidesSeen sides(pairs);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Function* common = pairs.common(i);
-    if (sides_seen.insert({&pairs.gpu(i), common}).second)
+    if (sides.first(pairs.gpu_end(i), common)) {
       for (const Function* hop : pairs.gpu_chain(i)) {
         if (hop == common) break;
         visit(hop);
       }
-    if (common) visit(common);
-    if (!sides_seen.insert({&pairs.nvme(i), common}).second) continue;
+      if (common) visit(common);  // a side walked before visited its common bridge then
+    }
+    if (!sides.first(pairs.nvme_end(i), common)) continue;
     const std::vector<const Function*>& down = pairs.nvme_chain(i);
     auto end = common ? std::find(down.begin(), down.end(), common) : down.end();
     for (auto it = std::make_reverse_iterator(end); it != down.rend(); ++it) visit(*it);

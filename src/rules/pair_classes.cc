@@ -2,6 +2,7 @@
 // in p2pcheck_rules.cc, the code decide_pair() runs; this only keys and copies its result.
 #include "p2pcheck/rules/pair_classes.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -23,10 +24,37 @@ PairDecision with_route(const PairDecision& shared, bool distance_is_path, const
 PairDecider::PairDecider(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules)
     : topo_(topo), inv_(inv), machine_(machine), rules_(rules) {}
 
-const std::vector<const Function*>& PairDecider::chain(const Function& fn) {
-  auto it = chains_.find(&fn);
-  if (it == chains_.end()) it = chains_.emplace(&fn, topo_.upstream_chain(fn)).first;
-  return it->second;
+std::size_t PairDecider::KeyHash::operator()(const Key& k) const {
+  std::uint64_t h = (std::uint64_t{k.provider_side} << 32 | k.client_side) * 0x9e3779b97f4a7c15ull;
+  h ^= (std::uint64_t{k.provider_host_bridge} << 32 | k.client_host_bridge) + (h << 6) + (h >> 2);
+  h ^= std::hash<const Function*>()(k.common) + static_cast<std::uint64_t>(k.common_redirect) + (h << 6) + (h >> 2);
+  return static_cast<std::size_t>(h);
+}
+
+std::uint32_t PairDecider::end_of(const Bdf& bdf) {
+  std::uint64_t packed = std::uint64_t{bdf.domain} << 24 | std::uint64_t{bdf.bus} << 16 | std::uint64_t{bdf.dev} << 8 |
+                         std::uint64_t{bdf.fn};
+  if (auto it = end_index_.find(packed); it != end_index_.end()) return it->second;
+  End end;
+  end.fn = &topo_.at(bdf);
+  end.chain = topo_.upstream_chain(*end.fn);
+  // What count_acs() sees on each side the device can have: the sides of a chain are its prefixes.
+  std::vector<const Function*> unknown;
+  bool redirect = false;
+  for (std::size_t k = 0;; ++k) {
+    auto& ids = side_ids_[redirect];
+    end.side.push_back(ids.emplace(unknown, static_cast<std::uint32_t>(ids.size() * 2 + redirect)).first->second);
+    if (k == end.chain.size()) break;
+    Tri acs = pci_bridge_has_acs_redir(*end.chain[k]);
+    if (acs == Tri::kUnknown) unknown.push_back(end.chain[k]);
+    redirect = redirect || acs == Tri::kYes;
+  }
+  end.host_bridge =
+      host_bridge_ids_.emplace(end.fn->host_bridge, static_cast<std::uint32_t>(host_bridge_ids_.size())).first->second;
+  auto index = static_cast<std::uint32_t>(ends_.size());
+  ends_.push_back(std::move(end));
+  end_index_.emplace(packed, index);
+  return index;
 }
 
 std::uint32_t PairDecider::class_of(const UpstreamMeeting& meeting, P2pWalk walk, PairDecision* first) {
@@ -58,9 +86,10 @@ std::uint32_t PairDecider::class_of(const UpstreamMeeting& meeting, P2pWalk walk
 }
 
 PairDecision PairDecider::decide(const DevicePair& pair) {
-  const Function& gpu = topo_.at(pair.gpu);
-  const Function& nvme = topo_.at(pair.nvme);
-  UpstreamMeeting meeting = meet_upstream(gpu, chain(gpu), nvme, chain(nvme));
+  std::uint32_t gpu_end = end_of(pair.gpu), nvme_end = end_of(pair.nvme);
+  const End& gpu = ends_[gpu_end];
+  const End& nvme = ends_[nvme_end];
+  UpstreamMeeting meeting = meet_upstream(*gpu.fn, gpu.chain, *nvme.fn, nvme.chain);
   P2pWalk walk = calc_map_type_and_dist(meeting);
   PairDecision first;
   std::uint32_t cls = class_of(meeting, walk, &first);
@@ -72,34 +101,70 @@ PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
   PairList list;
   list.inv_ = &inv_;
   list.records_.reserve(pairs.size());
-  const Function* gpu = nullptr;  // pairs come GPU by GPU: its lookup is kept
+  // Pairs come GPU by GPU, each GPU with the same NVMe in the same order: the GPU's end is kept,
+  // and the first GPU's row of NVMe ends is tried before looking one up.
+  std::uint32_t gpu_end = kNoSide;
+  std::vector<std::uint32_t> row;
+  std::size_t column = 0;
   for (const DevicePair& pair : pairs) {
-    if (!gpu || gpu->bdf != pair.gpu) gpu = &topo_.at(pair.gpu);
-    const Function& nvme = topo_.at(pair.nvme);
-    UpstreamMeeting meeting = meet_upstream(*gpu, chain(*gpu), nvme, chain(nvme));
-    P2pWalk walk = calc_map_type_and_dist(meeting);
+    if (gpu_end == kNoSide || ends_[gpu_end].fn->bdf != pair.gpu) {
+      gpu_end = end_of(pair.gpu);
+      column = 0;
+    }
+    std::uint32_t nvme_end = 0;
+    if (column < row.size() && ends_[row[column]].fn->bdf == pair.nvme) {
+      nvme_end = row[column];
+    } else {
+      nvme_end = end_of(pair.nvme);
+      if (column == row.size()) row.push_back(nvme_end);
+    }
+    ++column;
+    const End& gpu = ends_[gpu_end];
+    const End& nvme = ends_[nvme_end];
+    // The pair's class from where its chains meet; walked in full only for a key not seen yet.
+    ChainMeet at = meet_in_chains(gpu.chain, nvme.chain);
+    Key key;
+    key.provider_host_bridge = gpu.host_bridge;
+    key.client_host_bridge = nvme.host_bridge;
+    const Function* common = at.met ? gpu.chain[at.a] : nullptr;
+    if (common) {
+      key.provider_side = gpu.side[at.a];
+      key.client_side = nvme.side[at.b];
+      key.common_redirect = pci_bridge_has_acs_redir(*common);
+      if (key.common_redirect == Tri::kUnknown) key.common = common;
+    } else {
+      key.provider_side = key.client_side = kNoSide;
+    }
+    auto [keyed, added] = keyed_.try_emplace(key);
+    if (added) {
+      UpstreamMeeting meeting = meet_upstream(*gpu.fn, gpu.chain, *nvme.fn, nvme.chain);
+      P2pWalk walk = calc_map_type_and_dist(meeting);
+      keyed->second.redirected = !walk.acs_redirect.empty();
+      keyed->second.cls = class_of(meeting, std::move(walk), nullptr);
+    }
     PairList::Record r;
     r.pair = pair;
-    r.gpu = gpu;
-    r.nvme = &nvme;
-    r.common = walk.common;
-    r.redirected = !walk.acs_redirect.empty();
-    r.walk_distance = walk.distance;
-    r.cls = class_of(meeting, std::move(walk), nullptr);
+    r.gpu_end = gpu_end;
+    r.nvme_end = nvme_end;
+    r.common = common;
+    r.redirected = keyed->second.redirected;
+    r.walk_distance = static_cast<int>(common ? at.a + at.b : gpu.chain.size() + nvme.chain.size());
+    r.cls = keyed->second.cls;
     list.records_.push_back(r);
   }
   list.classes_ = std::move(decided_);
-  list.chains_ = std::move(chains_);
+  list.chains_.reserve(ends_.size());
+  for (End& end : ends_) list.chains_.push_back(std::move(end.chain));
   classes_.clear();
+  keyed_.clear();
   return list;
 }
 
-const std::vector<const Function*>& PairList::gpu_chain(std::size_t i) const { return chains_.at(records_[i].gpu); }
-const std::vector<const Function*>& PairList::nvme_chain(std::size_t i) const { return chains_.at(records_[i].nvme); }
-
 UpstreamMeeting PairList::meeting(std::size_t i) const {
   const Record& r = records_[i];
-  return meet_upstream(*r.gpu, chains_.at(r.gpu), *r.nvme, chains_.at(r.nvme));
+  const std::vector<const Function*>& gpu = chains_[r.gpu_end];
+  const std::vector<const Function*>& nvme = chains_[r.nvme_end];
+  return meet_upstream(*gpu.front(), gpu, *nvme.front(), nvme);
 }
 
 std::optional<int> PairList::distance(std::size_t i) const {
@@ -127,6 +192,7 @@ PairDecision PairList::at(std::size_t i) const {
 }
 
 const KernelVerdict* PairList::kernel(std::size_t i) const {
+  if (kernel_.empty()) return nullptr;  // asked per pair when printing; mostly no kernel answered
   auto k = kernel_.find(i);
   return k == kernel_.end() ? nullptr : &k->second.answer;
 }
@@ -138,6 +204,13 @@ Tri PairList::kernel_agrees(std::size_t i) const {
 
 void PairList::set_kernel_answer(std::size_t i, const KernelVerdict& answer, Tri agrees) {
   kernel_[i] = {answer, agrees};
+}
+
+bool SidesSeen::first(std::uint32_t end, const Function* common) {
+  std::vector<const Function*>& met = seen_[end];
+  if (std::find(met.begin(), met.end(), common) != met.end()) return false;
+  met.push_back(common);
+  return true;
 }
 
 }  // namespace p2pcheck

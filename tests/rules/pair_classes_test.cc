@@ -3,8 +3,10 @@
 // kernels, while making fewer decisions than pairs where pairs share a class.
 #include "p2pcheck/rules/pair_classes.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,7 @@
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/source/source.h"
+#include "small_machine.h"
 
 namespace p2pcheck {
 namespace {
@@ -75,6 +78,91 @@ void expect_same(const PairDecision& a, const PairDecision& b, const std::string
   EXPECT_EQ(a.later, b.later);
   EXPECT_EQ(a.config_file, b.config_file);
   EXPECT_EQ(a.known_bad, b.known_bad);
+}
+
+// The classes as the kernel's walk keys them (PairClass), numbered in the order pairs first meet them.
+std::vector<std::uint32_t> reference_classes(const Topology& topo, const std::vector<DevicePair>& pairs) {
+  std::map<PairClass, std::uint32_t> numbers;
+  std::vector<std::uint32_t> out;
+  for (const DevicePair& pair : pairs) {
+    P2pWalk walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
+    PairClass key;
+    key.walk_map_type = walk.map_type;
+    key.acs_unknown = walk.acs_unknown;
+    if (walk.map_type != MapType::kBusAddr) {
+      key.provider_host_bridge = walk.provider->host_bridge;
+      key.client_host_bridge = walk.client->host_bridge;
+    }
+    out.push_back(numbers.emplace(key, static_cast<std::uint32_t>(numbers.size())).first->second);
+  }
+  return out;
+}
+
+// decide_all() keys a pair by its two sides and common bridge instead of walking it: under every mix
+// of ACS redirect, no redirect and unreadable ACS on the small machine, for every pair of its
+// functions either way round, the classes are the walk's, numbered alike, and each pair's decision,
+// redirect and distance are decide_pair()'s.
+class PairListKeys : public testing::SmallMachine {};
+
+TEST_F(PairListKeys, GroupPairsAsTheWalkDoesUnderEveryAcsMix) {
+  std::vector<DevicePair> pairs;
+  for (const auto& a : topo_.functions)
+    for (const auto& b : topo_.functions) pairs.push_back({a.first, b.first});
+  Machine machine;
+  KernelRules rules = kernel_rules_for(machine, std::string("6.12.0"));
+  std::uint32_t seed = 12345;
+  std::size_t unknown_pairs = 0, redirected_pairs = 0;
+  for (int round = 0; round < 60; ++round) {
+    for (auto& [bdf, fn] : topo_.functions) {
+      seed = seed * 1103515245u + 12345u;
+      switch ((seed >> 16) % 4) {
+        case 0: fn.acs = {Presence::kUnknown, 0, 0}; break;
+        case 1: fn.acs = {Presence::kPresent, 0x5f, kAcsRr}; break;
+        case 2: fn.acs = {Presence::kPresent, 0x5f, 0}; break;
+        default: fn.acs = {Presence::kAbsent, 0, 0}; break;
+      }
+    }
+    PairList list = PairDecider(topo_, inv_, machine, rules).decide_all(pairs);
+    ASSERT_EQ(list.size(), pairs.size());
+    std::vector<std::uint32_t> want = reference_classes(topo_, pairs);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      std::string what = "round " + std::to_string(round) + " " + pairs[i].gpu.str() + " " + pairs[i].nvme.str();
+      SCOPED_TRACE(what);
+      EXPECT_EQ(list.class_index(i), want[i]);
+      PairDecision d = decide_pair(topo_, inv_, machine, rules, pairs[i]);
+      expect_same(list[i], d, what);
+      EXPECT_EQ(list.acs_redirected(i), d.walk.common && !d.walk.acs_redirect.empty());
+      EXPECT_EQ(list.distance(i), d.distance);
+      EXPECT_EQ(&list.gpu(i), &topo_.at(pairs[i].gpu));
+      EXPECT_EQ(&list.nvme(i), &topo_.at(pairs[i].nvme));
+      EXPECT_EQ(&list.end(list.gpu_end(i)), &list.gpu(i));
+      EXPECT_EQ(&list.end(list.nvme_end(i)), &list.nvme(i));
+      unknown_pairs += d.walk.map_type == MapType::kUnknown;
+      redirected_pairs += list.acs_redirected(i);
+    }
+    EXPECT_EQ(list.ends(), topo_.functions.size());
+  }
+  EXPECT_GT(unknown_pairs, 0u);
+  EXPECT_GT(redirected_pairs, 0u);
+}
+
+// Each end and common bridge is new once; the same bridge for another end is new again.
+TEST_F(PairListKeys, SidesSeenOncePerEndAndCommonBridge) {
+  std::vector<DevicePair> pairs = {{*Bdf::parse("0000:03:00.0"), *Bdf::parse("0000:04:00.0")},
+                                   {*Bdf::parse("0000:03:00.0"), *Bdf::parse("0000:05:00.0")}};
+  Machine machine;
+  KernelRules rules = kernel_rules_for(machine, std::string("6.12.0"));
+  PairList list = PairDecider(topo_, inv_, machine, rules).decide_all(pairs);
+  ASSERT_EQ(list.ends(), 3u);
+  SidesSeen sides(list);
+  const Function* up = &fn("0000:01:00.0");
+  EXPECT_TRUE(sides.first(list.gpu_end(0), up));
+  EXPECT_FALSE(sides.first(list.gpu_end(0), up));
+  EXPECT_TRUE(sides.first(list.gpu_end(0), nullptr));
+  EXPECT_TRUE(sides.first(list.nvme_end(0), up));
+  EXPECT_FALSE(sides.first(list.gpu_end(1), up));  // the same GPU: the same end
+  EXPECT_TRUE(sides.first(list.nvme_end(1), nullptr));
+  EXPECT_FALSE(sides.first(list.nvme_end(1), nullptr));
 }
 
 TEST(PairDecider, DecidesEveryFixturePairAsDecidePairDoes) {

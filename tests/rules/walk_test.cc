@@ -56,5 +56,35 @@ TEST_F(KernelWalk, RouteMeetsWhereTheKernelsWalkMeets) {
   }
 }
 
+// The kernel's loop as p2pdma.c writes it: the first device of a's chain that is also on b's.
+ChainMeet kernel_loop(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain) {
+  for (std::size_t i = 0; i < a_chain.size(); ++i)
+    for (std::size_t j = 0; j < b_chain.size(); ++j)
+      if (a_chain[i] == b_chain[j]) return {true, i, j};
+  return {};
+}
+
+void expect_meets_as_the_kernel(const Topology& topo, const std::string& what) {
+  for (const auto& a : topo.functions)
+    for (const auto& b : topo.functions) {
+      auto a_chain = topo.upstream_chain(a.second), b_chain = topo.upstream_chain(b.second);
+      ChainMeet want = kernel_loop(a_chain, b_chain), got = meet_in_chains(a_chain, b_chain);
+      EXPECT_EQ(got.met, want.met) << what << a.first.str() << " " << b.first.str();
+      EXPECT_EQ(got.a, want.a) << what << a.first.str() << " " << b.first.str();
+      EXPECT_EQ(got.b, want.b) << what << a.first.str() << " " << b.first.str();
+      UpstreamMeeting m = meet_upstream(topo, a.second, b.second);
+      EXPECT_EQ(m.common, want.met ? a_chain[want.a] : nullptr);
+    }
+}
+
+// meet_in_chains() compares the chains from the root end; the kernel's loop from the devices up.
+// Both find the same device at the same places, also when parent links loop and chains are cut.
+TEST_F(KernelWalk, MeetInChainsMeetsWhereTheKernelsLoopDoes) {
+  expect_meets_as_the_kernel(topo_, "tree: ");
+  topo_.functions.at(*Bdf::parse("0000:00:01.0")).parent = Bdf::parse("0000:02:01.0");  // a loop
+  EXPECT_EQ(topo_.upstream_chain(fn("0000:03:00.0")).size(), 256u);
+  expect_meets_as_the_kernel(topo_, "loop: ");
+}
+
 }  // namespace
 }  // namespace p2pcheck

@@ -5,6 +5,7 @@
 // kernel's pci_dev->bus->self chain does.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +57,13 @@ struct UpstreamMeeting {
   std::vector<const Function*> b_side;  // likewise from b
 };
 UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b);
+// The same loop on two chains, without copying them: where the first device of a_chain that is
+// also on b_chain stands in each (both false/0 when the chains never meet).
+struct ChainMeet {
+  bool met = false;
+  std::size_t a = 0, b = 0;  // a_chain[a] == b_chain[b]: the common bridge
+};
+ChainMeet meet_in_chains(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain);
 // The same from chains already walked (Topology::upstream_chain of a and of b).
 UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Function*>& a_chain, const Function& b,
                               const std::vector<const Function*>& b_chain);

@@ -1,7 +1,9 @@
 // Deciding every pair of a big machine: decide_pair()'s answer, computed once per class of pairs
 // that read the same facts. The kernel's decision (p2pdma.h, verdict.h) is not changed, only not
 // repeated: each function's upstream chain is walked once, and the decision (host check,
-// unknowns, verdicts, flows, the kernel's own support) is made once per class and copied.
+// unknowns, verdicts, flows, the kernel's own support) is made once per class and copied. A pair
+// finds its class from where its chains meet and what was counted per device (End, Key): the
+// kernel's walk runs again only for a key not seen before.
 #pragma once
 
 #include <cstddef>
@@ -51,10 +53,35 @@ class PairDecider {
     PairDecision decision;
     bool distance_is_path = false;
   };
-  using Chains = std::unordered_map<const Function*, std::vector<const Function*>>;
+  // A device at one end of pairs (a GPU or an NVMe), walked once: its upstream chain and, for each
+  // side of a pair it can be on (chain[0..k), below a common bridge chain[k]), the number of what
+  // calc_map_type_and_dist() counts on that side (its redirecting and ACS-unknown devices).
+  struct End {
+    const Function* fn = nullptr;
+    std::vector<const Function*> chain;
+    std::vector<std::uint32_t> side;  // side[k] for chain[0..k), k = 0 .. chain.size()
+    std::uint32_t host_bridge = 0;    // fn->host_bridge, numbered
+  };
+  // A pair's class as numbers, read off its two ends and its common bridge: equal keys make equal
+  // PairClasses, so a pair whose key was seen costs a hash lookup, not a walk.
+  struct Key {
+    std::uint32_t provider_side = 0, client_side = 0;  // End::side where the chains meet; kNoSide when they do not
+    std::uint32_t provider_host_bridge = 0, client_host_bridge = 0;
+    const Function* common = nullptr;  // only when its ACS is unknown (then it is in the class's acs_unknown)
+    Tri common_redirect = Tri::kUnknown;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  struct Keyed {
+    std::uint32_t cls = 0;
+    bool redirected = false;  // the walk counted an ACS redirect
+  };
+  static constexpr std::uint32_t kNoSide = 0xffffffff;
   friend class PairList;
 
-  const std::vector<const Function*>& chain(const Function& fn);
+  std::uint32_t end_of(const Bdf& bdf);  // the device's End, made when new; throws like Topology::at
   // The pair's class (its index in decided_), deciding it when it is new; `first` gets the full
   // decision when it was made for this pair.
   std::uint32_t class_of(const UpstreamMeeting& meeting, P2pWalk walk, PairDecision* first);
@@ -63,7 +90,11 @@ class PairDecider {
   const Inventory& inv_;
   const Machine& machine_;
   const KernelRules& rules_;
-  Chains chains_;
+  std::vector<End> ends_;
+  std::unordered_map<std::uint64_t, std::uint32_t> end_index_;         // packed BDF -> ends_
+  std::map<std::vector<const Function*>, std::uint32_t> side_ids_[2];  // ACS-unknown devices, [redirect]
+  std::map<std::string, std::uint32_t> host_bridge_ids_;
+  std::unordered_map<Key, Keyed, KeyHash> keyed_;
   std::map<PairClass, std::uint32_t> classes_;
   std::vector<Decided> decided_;
 };
@@ -79,8 +110,8 @@ class PairList {
   std::size_t size() const { return records_.size(); }
   bool empty() const { return records_.empty(); }
   const DevicePair& pair(std::size_t i) const { return records_[i].pair; }
-  const Function& gpu(std::size_t i) const { return *records_[i].gpu; }
-  const Function& nvme(std::size_t i) const { return *records_[i].nvme; }
+  const Function& gpu(std::size_t i) const { return *chains_[records_[i].gpu_end].front(); }
+  const Function& nvme(std::size_t i) const { return *chains_[records_[i].nvme_end].front(); }
   // The decision the pair shares with its class: verdicts, flows, map types, host check, unknowns.
   // Its path and walk are empty and its distance may be another pair's: use operator[] for those.
   const PairDecision& shared(std::size_t i) const { return classes_[records_[i].cls].decision; }
@@ -93,8 +124,14 @@ class PairList {
   // pci_p2pdma_distance() for the pair, as its whole decision says (operator[]().distance).
   std::optional<int> distance(std::size_t i) const;
   // The pair's upstream chains (Topology::upstream_chain of its GPU and of its NVMe).
-  const std::vector<const Function*>& gpu_chain(std::size_t i) const;
-  const std::vector<const Function*>& nvme_chain(std::size_t i) const;
+  const std::vector<const Function*>& gpu_chain(std::size_t i) const { return chains_[records_[i].gpu_end]; }
+  const std::vector<const Function*>& nvme_chain(std::size_t i) const { return chains_[records_[i].nvme_end]; }
+  // The pair's GPU and NVMe numbered 0 .. ends()-1, each device once: for tables kept per device.
+  // The ends are the devices of the list's pairs (and of any pair its decider decide()d before).
+  std::uint32_t gpu_end(std::size_t i) const { return records_[i].gpu_end; }
+  std::uint32_t nvme_end(std::size_t i) const { return records_[i].nvme_end; }
+  std::size_t ends() const { return chains_.size(); }
+  const Function& end(std::uint32_t e) const { return *chains_[e].front(); }
 
   // The pair's whole decision: the shared one with its route, walk, distance and kernel answer.
   PairDecision operator[](std::size_t i) const;
@@ -134,9 +171,8 @@ class PairList {
   friend class PairDecider;
   struct Record {
     DevicePair pair;
-    const Function* gpu = nullptr;
-    const Function* nvme = nullptr;
     const Function* common = nullptr;
+    std::uint32_t gpu_end = 0, nvme_end = 0;  // chains_
     std::uint32_t cls = 0;
     int walk_distance = 0;
     bool redirected = false;
@@ -150,8 +186,21 @@ class PairList {
   const Inventory* inv_ = nullptr;
   std::vector<Record> records_;
   std::vector<PairDecider::Decided> classes_;
-  PairDecider::Chains chains_;
+  std::vector<std::vector<const Function*>> chains_;      // each end's upstream chain, the end first
   std::unordered_map<std::size_t, KernelAnswer> kernel_;  // the few pairs a kernel answered
+};
+
+// The sides of a list's pairs met so far: a side is a device's chain up to the bridge where it meets
+// the other device's. A fabric's pairs share a few sides per device, so work done per side (walking
+// its hops) is done once each.
+class SidesSeen {
+ public:
+  explicit SidesSeen(const PairList& pairs) : seen_(pairs.ends()) {}
+  // True the first time it is asked for this end (PairList::gpu_end, nvme_end) and common bridge.
+  bool first(std::uint32_t end, const Function* common);
+
+ private:
+  std::vector<std::vector<const Function*>> seen_;  // per end: the common bridges met (a handful)
 };
 
 }  // namespace p2pcheck
