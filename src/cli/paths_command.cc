@@ -12,11 +12,13 @@ namespace p2pcheck::cli {
 static int run_paths(const GlobalOptions& o) {
   Input input = open_input(o);
   MachineState state = load_state(input, Load::kPciOnly);
+  std::vector<DevicePair> pairs = select_pairs(state.topo, state.inv, selection_for(input, o));
   std::vector<PairPath> paths;
-  for (const DevicePair& pair : select_pairs(state.topo, state.inv, selection_for(input, o)))
-    paths.push_back(describe_path(state.topo, state.inv, pair));
+  // Version 2 prints no hops: the routes' common bridges and distances are found without them.
+  if (!(o.json && o.json_schema == 2))
+    for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
   if (o.json && o.json_schema == 2) {
-    write_paths_json_v2(std::cout, state.topo, state.inv, paths, paths_json(state.topo, state.inv, {}), json_indent(o));
+    write_paths_json_v2(std::cout, state.topo, state.inv, pairs, paths_json(state.topo, state.inv, {}), json_indent(o));
     std::cout << "\n";
   } else if (o.json) {
     write_json_streamed(
@@ -26,11 +28,12 @@ static int run_paths(const GlobalOptions& o) {
   } else
     print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
   int code = kExitOk;
-  if (paths.empty()) {
+  if (pairs.empty()) {
     print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());
     code = kExitNoPair;
   }
   free_at_exit(std::make_shared<std::vector<PairPath>>(std::move(paths)));
+  free_at_exit(std::make_shared<std::vector<DevicePair>>(std::move(pairs)));
   free_at_exit(std::make_shared<MachineState>(std::move(state)));
   free_at_exit(input);
   return code;

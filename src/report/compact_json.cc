@@ -1,14 +1,14 @@
 #include "p2pcheck/report/compact_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <string_view>
-#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "p2pcheck/report/check.h"
@@ -23,24 +23,17 @@ using namespace report_detail;
 namespace {
 
 // `head` with its schema_version 2, and `tables` (name, value) inserted before its "pairs".
-json with_tables(const json& head, std::vector<std::pair<std::string, json>> tables) {
+json with_tables(json head, std::vector<std::pair<std::string, json>> tables) {
   json out = object_for(head.size() + tables.size());
   for (auto it = head.begin(); it != head.end(); ++it) {
     if (it.key() == "pairs")
       for (auto& [name, value] : tables) out[name] = std::move(value);
-    out[it.key()] = it.key() == "schema_version" ? json(kCompactJsonSchemaVersion) : it.value();
+    out[it.key()] = it.key() == "schema_version" ? json(kCompactJsonSchemaVersion) : std::move(it.value());
   }
   return out;
 }
 
-std::vector<Bdf> pair_devices(const std::vector<std::pair<Bdf, Bdf>>& pairs) {
-  std::set<Bdf> seen;
-  for (const auto& [gpu, nvme] : pairs) {
-    seen.insert(gpu);
-    seen.insert(nvme);
-  }
-  return {seen.begin(), seen.end()};
-}
+constexpr std::uint32_t kNoDecision = UINT32_MAX;
 
 std::string joined(const std::vector<const Function*>& fns, const char* separator) {
   std::string s;
@@ -101,49 +94,57 @@ json decision_entry(const CheckReport& r, const PairDecision& pair) {
   return out;
 }
 
-// One compact record as nlohmann would print it at `indent` (-1: one line), each line after the
-// first preceded by `inner`: `members` are keys with their values' JSON text. Written by hand, as
-// there are hundreds of thousands of them.
-void append_record(std::string& out, const std::vector<std::pair<const char*, std::string_view>>& members, int indent,
-                   const std::string& inner) {
-  if (indent < 0) {
-    out += '{';
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i) out += ',';
-      out += '"';
-      out += members[i].first;
-      out += "\":";
-      out += members[i].second;
-    }
-    out += '}';
-    return;
-  }
-  out += "{\n";
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    out += inner;
-    out.append(static_cast<std::size_t>(indent), ' ');
-    out += '"';
-    out += members[i].first;
-    out += "\": ";
-    out += members[i].second;
-    out += i + 1 < members.size() ? ",\n" : "\n";
-  }
-  out += inner;
-  out += '}';
-}
-
-// Each device's BDF as a JSON string, made once: formatting it per pair was 7% of the run.
-class QuotedBdfs {
+// The constant text of a compact pair record, made once per device: a fabric has hundreds of
+// thousands of pairs and a few hundred devices, so a record is a few appends and integers.
+// `gpu_head(gpu)` is `{"gpu": "<bdf>", "nvme": ` and `nvme_head(nvme)` is `"<bdf>", "<third>": `,
+// laid out as nlohmann would at `indent`, each line after the first preceded by `inner`.
+class RecordText {
  public:
-  const std::string& operator()(const Bdf& bdf) {
-    auto it = text_.find(bdf);
-    if (it == text_.end()) it = text_.emplace(bdf, json_text(json(bdf.str()), -1)).first;
+  RecordText(int indent, const std::string& inner, const char* third) {
+    const std::string next = indent >= 0 ? ",\n" + inner + std::string(static_cast<std::size_t>(indent), ' ') : ",";
+    const char* colon = indent >= 0 ? "\": " : "\":";
+    gpu_key_ =
+        (indent >= 0 ? "{\n" + inner + std::string(static_cast<std::size_t>(indent), ' ') : "{") + "\"gpu" + colon;
+    nvme_key_ = next + "\"nvme" + colon;
+    third_key_ = next + "\"" + third + colon;
+    distance_key_ = next + "\"distance" + colon;
+    kernel_key_ = next + "\"kernel" + colon;
+    close_ = indent >= 0 ? "\n" + inner + "}" : "}";
+  }
+  const std::string& gpu_head(const Function& gpu) { return piece(gpu_, gpu, gpu_key_, nvme_key_); }
+  const std::string& nvme_head(const Function& nvme) { return piece(nvme_, nvme, "", third_key_); }
+  const std::string& quoted(const Function& fn) { return piece(quoted_, fn, "", ""); }
+  const std::string& distance_key() const { return distance_key_; }
+  const std::string& kernel_key() const { return kernel_key_; }
+  const std::string& close() const { return close_; }
+
+ private:
+  // The last device asked for is remembered: pairs come GPU by GPU, so that map is rarely searched.
+  struct Pieces {
+    std::unordered_map<const Function*, std::string> text;
+    const Function* last = nullptr;
+    const std::string* last_text = nullptr;
+  };
+  static const std::string& piece(Pieces& pieces, const Function& fn, const std::string& before,
+                                  const std::string& after) {
+    if (pieces.last == &fn) return *pieces.last_text;
+    auto it = pieces.text.find(&fn);
+    if (it == pieces.text.end())
+      it = pieces.text.emplace(&fn, before + json_text(json(fn.bdf.str()), -1) + after).first;
+    pieces.last = &fn;
+    pieces.last_text = &it->second;
     return it->second;
   }
 
- private:
-  std::map<Bdf, std::string> text_;
+  std::string gpu_key_, nvme_key_, third_key_, distance_key_, kernel_key_, close_;
+  Pieces gpu_, nvme_, quoted_;
 };
+
+void append_number(std::string& out, long long value) {
+  char digits[24];
+  auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
+  out.append(digits, end);
+}
 
 json kernel_answer_json(const PairDecision& d) {
   return {{"distance", d.kernel->distance},
@@ -180,7 +181,9 @@ void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& me
   const std::string text = json_text(doc, indent);
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   std::size_t from = 0;
+  constexpr std::size_t kChunk = std::size_t{1} << 18;
   std::string chunk;
+  chunk.reserve(kChunk + 4096);
   for (std::size_t m = 0; m < members.size(); ++m) {
     // An unescaped quote before the value cannot occur inside a string: found only as the member.
     std::string found = json_text(json(members[m].key), -1) + (indent >= 0 ? ": " : ":") + markers[m];
@@ -194,7 +197,7 @@ void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& me
       chunk += inner;
       members[m].element(chunk, i, inner);
       if (i + 1 < members[m].count) chunk += indent >= 0 ? ",\n" : ",";
-      if (chunk.size() >= 1 << 16) {  // written in blocks, not one << per element
+      if (chunk.size() >= kChunk) {  // written in big blocks, not one << per element
         out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
         chunk.clear();
       }
@@ -216,7 +219,9 @@ json functions_json(const Topology& topo, const Inventory& inv, const std::vecto
   for (const Bdf& b : devices)
     if (const Function* fn = topo.find(b))
       for (const Function* up : topo.upstream_chain(*fn)) on_paths.insert(up);
-  json out = json::object();
+  // Appended, not looked up: the set's BDFs are distinct, and a lookup per key made it quadratic.
+  json out = object_for(on_paths.size());
+  auto& members = out.get_ref<json::object_t&>();
   for (const Function* fn : on_paths) {
     json f = object_for(5);
     f["role"] = role_of(*fn, inv);
@@ -225,7 +230,7 @@ json functions_json(const Topology& topo, const Inventory& inv, const std::vecto
     f["host_bridge"] = fn->host_bridge;
     f["link"] = link_json(topo, *fn);
     f["acs"] = acs_json(fn->acs);
-    out[fn->bdf.str()] = std::move(f);
+    members.emplace_back(fn->bdf.str(), std::move(f));
   }
   return out;
 }
@@ -313,70 +318,142 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
   // found ACS redirect (the texts then name them). Which common bridge and which ports are the
   // pair's: the reader finds them in `functions` (docs/json.md), the texts say {common_bridge} and
   // {acs_redirect}. CPU, kernel and allowlist are the same for every pair of a report.
-  std::map<std::tuple<std::uint32_t, bool, bool>, std::size_t> index;
+  // Indexed by (class, common, redirected): one array look-up per pair.
+  std::vector<std::uint32_t> index(r.pairs.classes() * 4, kNoDecision);
   std::vector<std::uint32_t> decision_of(r.pairs.size());
   std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    auto key = std::make_tuple(r.pairs.class_index(i), r.pairs.common(i) != nullptr, r.pairs.acs_redirected(i));
-    auto [at, added] = index.try_emplace(key, first_pair.size());
-    if (added) first_pair.push_back(i);
-    decision_of[i] = static_cast<std::uint32_t>(at->second);
+    std::size_t key = std::size_t{r.pairs.class_index(i)} * 4 + (r.pairs.common(i) != nullptr ? 2 : 0) +
+                      (r.pairs.acs_redirected(i) ? 1 : 0);
+    if (key >= index.size()) index.resize(key + 1, kNoDecision);  // a class the list does not count
+    if (index[key] == kNoDecision) {
+      index[key] = static_cast<std::uint32_t>(first_pair.size());
+      first_pair.push_back(i);
+    }
+    decision_of[i] = index[key];
   }
-  json doc = with_tables(
-      head, {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
-             {"decisions", json::array()}});
-  QuotedBdfs quoted;
-  write_streamed(
-      out, std::move(doc),
-      {{"decisions", first_pair.size(),
-        [&](std::string& text, std::size_t k, const std::string& inner) {
-          append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, inner);
-        }},
-       {"pairs", r.pairs.size(),
-        [&](std::string& text, std::size_t i, const std::string& inner) {
-          const DevicePair& pair = r.pairs.pair(i);
-          const std::string decision = std::to_string(decision_of[i]);
-          const std::optional<int> pair_distance = r.pairs.distance(i);
-          const std::string distance = pair_distance ? std::to_string(*pair_distance) : "null";
-          std::vector<std::pair<const char*, std::string_view>> members = {
-              {"gpu", quoted(pair.gpu)}, {"nvme", quoted(pair.nvme)}, {"decision", decision}, {"distance", distance}};
-          std::string kernel;
-          if (r.pairs.kernel(i)) {
-            kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
-            if (indent >= 0)  // its lines one level deeper than the record's
-              replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
-            members.emplace_back("kernel", kernel);
-          }
-          append_record(text, members, indent, inner);
-        }}},
-      indent);
+  json doc =
+      with_tables(std::move(head),
+                  {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
+                   {"decisions", json::array()}});
+  const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
+  RecordText record(indent, inner, "decision");
+  write_streamed(out, std::move(doc),
+                 {{"decisions", first_pair.size(),
+                   [&](std::string& text, std::size_t k, const std::string& shift) {
+                     append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, shift);
+                   }},
+                  {"pairs", r.pairs.size(),
+                   [&](std::string& text, std::size_t i, const std::string&) {
+                     text += record.gpu_head(r.pairs.gpu(i));
+                     text += record.nvme_head(r.pairs.nvme(i));
+                     append_number(text, decision_of[i]);
+                     text += record.distance_key();
+                     const std::optional<int> distance = r.pairs.distance(i);
+                     if (distance)
+                       append_number(text, *distance);
+                     else
+                       text += "null";
+                     if (r.pairs.kernel(i)) {  // the few pairs the kernel module answered
+                       std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
+                       if (indent >= 0)  // its lines one level deeper than the record's
+                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                       text += record.kernel_key();
+                       text += kernel;
+                     }
+                     text += record.close();
+                   }}},
+                 indent);
 }
 
-void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<PairPath>& paths, json head, int indent) {
-  std::vector<std::pair<Bdf, Bdf>> devices;
-  devices.reserve(paths.size());
-  for (const PairPath& p : paths) devices.emplace_back(p.pair.gpu, p.pair.nvme);
+namespace {
+
+// What a version 2 paths record says of a route.
+struct RouteEnds {
+  const Function* gpu = nullptr;
+  const Function* nvme = nullptr;
+  const Function* common = nullptr;
+  int distance = 0;
+};
+
+void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv,
+                         const std::vector<RouteEnds>& routes, json head, int indent) {
+  std::unordered_set<const Function*> seen;
+  for (const RouteEnds& route : routes) {
+    seen.insert(route.gpu);
+    seen.insert(route.nvme);
+  }
+  std::vector<Bdf> devices;  // functions_json() puts them in BDF order
+  for (const Function* fn : seen) devices.push_back(fn->bdf);
   json nvmes = json::array();
   for (const auto& c : inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json doc =
-      with_tables(head, {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, pair_devices(devices))}});
-  QuotedBdfs quoted;
+      with_tables(std::move(head), {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, devices)}});
+  const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
+  RecordText record(indent, inner, "common_bridge");
   write_streamed(out, std::move(doc),
-                 {{"pairs", paths.size(),
-                   [&](std::string& text, std::size_t i, const std::string& inner) {
-                     const PairPath& path = paths[i];
-                     const std::string distance = std::to_string(path.distance);
-                     append_record(
-                         text,
-                         {{"gpu", quoted(path.pair.gpu)},
-                          {"nvme", quoted(path.pair.nvme)},
-                          {"common_bridge", path.common ? std::string_view(quoted(path.common->bdf)) : "null"},
-                          {"distance", distance}},
-                         indent, inner);
+                 {{"pairs", routes.size(),
+                   [&](std::string& text, std::size_t i, const std::string&) {
+                     const RouteEnds& route = routes[i];
+                     text += record.gpu_head(*route.gpu);
+                     text += record.nvme_head(*route.nvme);
+                     if (route.common)
+                       text += record.quoted(*route.common);
+                     else
+                       text += "null";
+                     text += record.distance_key();
+                     append_number(text, route.distance);
+                     text += record.close();
                    }}},
                  indent);
+}
+
+}  // namespace
+
+void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
+                         const std::vector<PairPath>& paths, json head, int indent) {
+  std::vector<RouteEnds> routes;
+  routes.reserve(paths.size());
+  for (const PairPath& p : paths) routes.push_back({&topo.at(p.pair.gpu), &topo.at(p.pair.nvme), p.common, p.distance});
+  write_paths_records(out, topo, inv, routes, std::move(head), indent);
+}
+
+void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
+                         const std::vector<DevicePair>& pairs, json head, int indent) {
+  // describe_path()'s common bridge and distance (meet_upstream), from each device's chain walked
+  // once: the pairs' hop lists are not printed in version 2.
+  std::unordered_map<const Function*, std::vector<const Function*>> chains;
+  auto chain = [&](const Function& fn) -> const std::vector<const Function*>& {
+    auto it = chains.find(&fn);
+    if (it == chains.end()) it = chains.emplace(&fn, topo.upstream_chain(fn)).first;
+    return it->second;
+  };
+  // Each device found in the topology once: its map's look-up per pair end was 4% of the run.
+  std::unordered_map<std::uint64_t, const Function*> devices;
+  auto device = [&](const Bdf& bdf) {
+    const std::uint64_t key =
+        std::uint64_t{bdf.domain} << 24 | std::uint64_t{bdf.bus} << 16 | std::uint64_t{bdf.dev} << 8 | bdf.fn;
+    auto it = devices.find(key);
+    if (it == devices.end()) it = devices.emplace(key, &topo.at(bdf)).first;
+    return it->second;
+  };
+  std::vector<RouteEnds> routes;
+  routes.reserve(pairs.size());
+  for (const DevicePair& pair : pairs) {
+    RouteEnds route{device(pair.gpu), device(pair.nvme), nullptr, 0};
+    const std::vector<const Function*>& up_gpu = chain(*route.gpu);
+    const std::vector<const Function*>& up_nvme = chain(*route.nvme);
+    route.distance = static_cast<int>(up_gpu.size() + up_nvme.size());
+    for (auto up = up_gpu.begin(); up != up_gpu.end() && !route.common; ++up) {
+      auto meet = std::find(up_nvme.begin(), up_nvme.end(), *up);
+      if (meet == up_nvme.end()) continue;
+      route.common = *up;
+      route.distance = static_cast<int>((up - up_gpu.begin()) + (meet - up_nvme.begin()));
+    }
+    routes.push_back(route);
+  }
+  write_paths_records(out, topo, inv, routes, std::move(head), indent);
 }
 
 }  // namespace p2pcheck

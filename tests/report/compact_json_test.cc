@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "p2pcheck/import/dump.h"
+#include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/paths.h"
 #include "p2pcheck/source/json_text.h"
 
 namespace p2pcheck {
@@ -148,6 +150,33 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   EXPECT_EQ(json::parse(compact.str()), json::parse(pretty.str()));
   // pretty is nlohmann's own layout, pairs streamed or not
   EXPECT_EQ(pretty.str(), json_text(json::parse(pretty.str()), 2));
+}
+
+// paths --json version 2 from the pairs alone (no hop lists) is byte for byte what it is from their
+// described paths, compact and pretty, and the pretty text is nlohmann's own layout.
+TEST(CompactJson, PathsFromPairsWriteWhatPathsDo) {
+  for (const char* name : {"epyc-mi300x-8gpu", "xeon-2socket-hostbridges", "xeon-broadwell-switch-acs"}) {
+    SCOPED_TRACE(name);
+    auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/" + name + "/root");
+    MachineState state = load_machine_state(*source, Load::kPciOnly);
+    std::vector<DevicePair> pairs = select_pairs(state.topo, state.inv, {});
+    ASSERT_FALSE(pairs.empty());
+    std::vector<PairPath> paths;
+    for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
+    for (int indent : {-1, 2}) {
+      std::ostringstream from_paths, from_pairs;
+      write_paths_json_v2(from_paths, state.topo, state.inv, paths, paths_json(state.topo, state.inv, {}), indent);
+      write_paths_json_v2(from_pairs, state.topo, state.inv, pairs, paths_json(state.topo, state.inv, {}), indent);
+      EXPECT_EQ(from_pairs.str(), from_paths.str());
+      json doc = json::parse(from_pairs.str());
+      EXPECT_EQ(from_pairs.str(), json_text(doc, indent));
+      ASSERT_EQ(doc["pairs"].size(), paths.size());
+      for (std::size_t i = 0; i < paths.size(); ++i) {
+        EXPECT_EQ(doc["pairs"][i]["distance"], paths[i].distance);
+        EXPECT_EQ(doc["pairs"][i]["common_bridge"], paths[i].common ? json(paths[i].common->bdf.str()) : json(nullptr));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -34,4 +34,8 @@ void write_check_json_v2(std::ostream& out, const CheckReport& report, nlohmann:
 // paths --json, version 2. `head` is paths_json(topo, inv, {}).
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
                          const std::vector<PairPath>& paths, nlohmann::ordered_json head, int indent);
+// The same from the pairs alone: their routes' common bridges and distances found here, each
+// device's chain walked once, no hop list made (a fabric's paths are not printed hop by hop).
+void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
+                         const std::vector<DevicePair>& pairs, nlohmann::ordered_json head, int indent);
 }  // namespace p2pcheck
