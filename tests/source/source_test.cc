@@ -492,7 +492,7 @@ TEST(ArchiveSource, ThePlainTarReaderMakesTheTreeLibarchiveMakes) {
       EXPECT_FALSE(plain.raw);
       expect_same_tree(plain.tree, libarchive.tree);
       EXPECT_EQ(plain.tree.find("/top/sys/hard")->data, "1\n");
-      EXPECT_GE(plain.tree.size(), 12u);
+      EXPECT_GE(plain.tree.size(), 11u);  // ustar holds no long names: 11 nodes
       ++formats;
     }
   }
