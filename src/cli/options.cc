@@ -101,7 +101,11 @@ std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& ex
   return best.empty() ? "" : "unknown command '" + word + "'; did you mean '" + best + "'?";
 }
 
-std::unique_ptr<Source> open_source(const GlobalOptions& o) {
+namespace {
+
+// open_source(), and for replays what replay_info() would answer: a capture's manifest is parsed
+// while it is opened (its failures replay), and that parse is handed on instead of repeated.
+std::unique_ptr<Source> open_source_and_manifest(const GlobalOptions& o, std::optional<CaptureInfo>* replay) {
   if (!o.plan.empty())
     throw UsageError(
         "--plan describes a server that is not built yet; this command needs a machine (--root, --dump or this one)");
@@ -109,16 +113,30 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o) {
   if (!o.cpu.empty() && o.dump.empty())
     throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
   // An unpacked capture replays like the archive: what could not be read stays unreadable.
-  if (!o.root.empty()) return with_capture_manifest(open_tree_source(o.root));
-  if (!o.dump.empty()) return open_dump_source(o.dump, ImportOptions{o.cpu});
-  return open_live_source();
+  if (!o.root.empty()) {
+    auto source = with_capture_manifest(open_tree_source(o.root));
+    if (replay) *replay = replay_info(*source);
+    return source;
+  }
+  if (!o.dump.empty()) {
+    if (!replay) return open_dump_source(o.dump, ImportOptions{o.cpu});
+    OpenedDump opened = open_dump(o.dump, ImportOptions{o.cpu});
+    *replay = std::move(opened.info);
+    return std::move(opened.source);
+  }
+  auto source = open_live_source();
+  if (replay) *replay = replay_info(*source);
+  return source;
 }
+
+}  // namespace
+
+std::unique_ptr<Source> open_source(const GlobalOptions& o) { return open_source_and_manifest(o, nullptr); }
 
 Input open_input(const GlobalOptions& o) {
   Input input;
   if (o.plan.empty()) {
-    input.source = open_source(o);
-    input.replay = replay_info(*input.source);
+    input.source = open_source_and_manifest(o, &input.replay);
     return input;
   }
   if (!o.root.empty() || !o.dump.empty())

@@ -151,9 +151,16 @@ bool looks_like_archive(const std::string& head) {
   return compressed || starts_with(head, "ustar", 5, 257);
 }
 
+// What opening a dump learnt of its manifest: `known` once it was parsed (`info` is then what
+// read_capture_info would answer), so nobody parses it again.
+struct Manifest {
+  bool known = false;
+  std::optional<CaptureInfo> info;
+};
+
 // An archive is a captured root or a sosreport (at its top or in one folder), or compressed text.
-std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::string& file,
-                                            const ImportOptions& options) {
+std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::string& file, const ImportOptions& options,
+                                            Manifest* manifest) {
   if (loaded.raw) return open_text(loaded.tree.find("/data")->data, file, options);
   if (auto prefix = top_with(loaded.tree, "sos_commands"))
     return import_source(import_sosreport(std::move(loaded.tree).subtree(*prefix), file, options), "sosreport " + file);
@@ -163,10 +170,14 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
     // A p2pcheck capture says which files could not be read on the machine: they replay as such.
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
       std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
-      if (auto info = parse_capture_manifest(m->data, file + ":" + member)) {
+      auto info = parse_capture_manifest(m->data, file + ":" + member);
+      if (info) {
         for (auto& [path, failure] : info->failures) root.add_failure(path, std::move(failure));
-        root.set_not_carried(std::move(info->not_carried));
+        info->failures.clear();
+        root.set_not_carried(info->not_carried);
       }
+      // The source reads these same bytes at this path, unless the manifest names itself unreadable.
+      if (manifest) *manifest = {true, root.failures().count(kManifestPath) ? std::nullopt : std::move(info)};
     }
     return open_memory_source(std::move(root), "archive " + file);
   }
@@ -175,11 +186,7 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
               "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
 }
 
-}  // namespace
-
-std::unique_ptr<Source> open_dump_source(const std::string& file) { return open_dump_source(file, ImportOptions{}); }
-
-std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options) {
+std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOptions& options, Manifest* manifest) {
   struct stat st;
   if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) {
@@ -202,7 +209,7 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
       std::string inner = entries.size() == 1 ? file + "/" + entries[0] : "";
       if (!inner.empty() &&
           (stat((inner + "/sys").c_str(), &st) == 0 || stat((inner + "/sos_commands").c_str(), &st) == 0))
-        return open_dump_source(inner, options);
+        return open_dump_file(inner, options, manifest);
     }
     return open_bundle(file, options);
   }
@@ -213,7 +220,23 @@ std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOp
     head.resize(static_cast<size_t>(in.gcount()));
   }
   if (!looks_like_archive(head)) return open_text(read_host_file(file), file, options);
-  return open_loaded_archive(load_archive(file), file, options);
+  return open_loaded_archive(load_archive(file), file, options, manifest);
+}
+
+}  // namespace
+
+std::unique_ptr<Source> open_dump_source(const std::string& file) { return open_dump_source(file, ImportOptions{}); }
+
+std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options) {
+  return open_dump_file(file, options, nullptr);
+}
+
+OpenedDump open_dump(const std::string& file, const ImportOptions& options) {
+  Manifest manifest;
+  OpenedDump opened{open_dump_file(file, options, &manifest), std::nullopt};
+  // Imports describe themselves in a small manifest of their own; read as any replay reads it.
+  opened.info = manifest.known ? std::move(manifest.info) : read_capture_info(*opened.source);
+  return opened;
 }
 
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,
@@ -222,7 +245,7 @@ std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::str
     throw Error(name, "larger than " + std::to_string(kMaxFileBytes >> 20) +
                           " MiB; no dump format p2pcheck reads is that large");
   if (!looks_like_archive(bytes)) return open_text(bytes, name, options);
-  return open_loaded_archive(load_archive_bytes(bytes, name), name, options);
+  return open_loaded_archive(load_archive_bytes(bytes, name), name, options, nullptr);
 }
 
 std::string cpuinfo_for_option(const std::string& cpu) {

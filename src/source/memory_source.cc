@@ -27,13 +27,15 @@ bool is_normal(std::string_view path) {
 std::string normalized(std::string path) { return is_normal(path) ? std::move(path) : normalize_tree_path(path); }
 
 // "/a/b/c" -> ("/a/b", "c"); "/a" -> ("", "a"); the root "" -> ("", "").
-// Every map comparison splits both keys: memrchr (vectorized) instead of rfind's byte loop.
 std::pair<std::string_view, std::string_view> dir_and_name(std::string_view path) {
   const void* found = path.empty() ? nullptr : memrchr(path.data(), '/', path.size());
   if (!found) return {std::string_view(), path};
   size_t slash = static_cast<size_t>(static_cast<const char*>(found) - path.data());
   return {path.substr(0, slash), path.substr(slash + 1)};
 }
+
+// The first key after every key that starts with `dir` + "/": '0' is the byte after '/'.
+std::string past_subtree(std::string_view dir) { return std::string(dir) + '0'; }
 
 }  // namespace
 
@@ -55,13 +57,6 @@ std::string normalize_tree_path(std::string_view path) {
   return out;
 }
 
-bool MemoryTree::DirThenName::operator()(std::string_view a, std::string_view b) const {
-  auto [dir_a, name_a] = dir_and_name(a);
-  auto [dir_b, name_b] = dir_and_name(b);
-  if (int c = dir_a.compare(dir_b); c != 0) return c < 0;
-  return name_a < name_b;
-}
-
 MemoryTree::MemoryTree() { nodes_.emplace("", Node{}); }
 
 void MemoryTree::add(std::string name, Node node) {
@@ -74,7 +69,7 @@ void MemoryTree::add(std::string name, Node node) {
     for (;;) {
       parent = parent.substr(0, parent.rfind('/'));
       auto it = nodes_.lower_bound(parent);
-      if (it != nodes_.end() && !nodes_.key_comp()(parent, it->first)) {
+      if (it != nodes_.end() && it->first == parent) {
         if (it->second.kind != EntryKind::kDir) it->second = Node{};  // a file replaced by a directory
         break;
       }
@@ -83,7 +78,7 @@ void MemoryTree::add(std::string name, Node node) {
     last_dir_ = dir;
   }
   auto it = nodes_.lower_bound(name);
-  if (it == nodes_.end() || nodes_.key_comp()(name, it->first)) {
+  if (it == nodes_.end() || it->first != name) {
     nodes_.emplace_hint(it, std::move(name), std::move(node));
   } else if (!(it->second.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
     it->second = std::move(node);
@@ -111,7 +106,7 @@ void MemoryTree::add_failure(std::string path, FileRead failure) {
 
 const MemoryTree::Node* MemoryTree::find(std::string_view path) const {
   if (path == "/") path = "";
-  // The ordering reads "x" as "/x": only absolute paths are names here.
+  // Only absolute paths are names here ("x" is no key, but say so without a search).
   if (!path.empty() && path.front() != '/') return nullptr;
   auto it = nodes_.find(path);
   return it == nodes_.end() ? nullptr : &it->second;
@@ -121,11 +116,19 @@ std::vector<std::string> MemoryTree::children(std::string_view path) const {
   if (path == "/") path = "";
   if (!path.empty() && path.front() != '/') return {};
   std::vector<std::string> out;
-  // (path, "") sorts just before the entries of `path`; the root is that key for "" and is skipped.
-  for (auto it = nodes_.lower_bound(std::string(path) + "/"); it != nodes_.end(); ++it) {
-    auto [dir, name] = dir_and_name(it->first);
-    if (dir != path) break;
-    if (!name.empty()) out.emplace_back(name);
+  // The keys below `path` in byte order: its entries, each followed (not always at once: "x-1"
+  // sorts between "x" and "x/y") by the range of its own subtree, which one lookup skips.
+  const std::string below = std::string(path) + "/";
+  auto it = nodes_.lower_bound(below);
+  while (it != nodes_.end() && it->first.starts_with(below)) {
+    std::string_view name = std::string_view(it->first).substr(below.size());
+    size_t slash = name.find('/');
+    if (slash == std::string_view::npos) {
+      out.emplace_back(name);
+      ++it;
+    } else {
+      it = nodes_.lower_bound(past_subtree(std::string_view(it->first).substr(0, below.size() + slash)));
+    }
   }
   return out;
 }
@@ -136,19 +139,14 @@ MemoryTree MemoryTree::subtree(std::string_view raw_prefix) && {
   std::string prefix = normalize_tree_path(raw_prefix);
   if (prefix.empty()) return std::move(*this);
   MemoryTree out;
-  // Below `prefix` lie two ranges of the map: its own entries (directory == prefix), then all
-  // deeper ones (directory starting with prefix + "/"). Cutting the prefix off every key keeps
-  // both in order, so each node moves over at the end of the new map without a search.
+  // Everything below `prefix` is one range of the map, and cutting the same prefix off every key
+  // keeps it in order, so each node moves over at the end of the new map without a search.
   const std::string below = prefix + "/";
-  auto move_from = [&](Nodes::iterator it, auto inside) {
-    while (it != nodes_.end() && inside(dir_and_name(it->first).first)) {
-      auto node = nodes_.extract(it++);
-      node.key().erase(0, prefix.size());
-      out.nodes_.insert(out.nodes_.end(), std::move(node));
-    }
-  };
-  move_from(nodes_.lower_bound(below), [&](std::string_view dir) { return dir == prefix; });
-  move_from(nodes_.lower_bound(below + "/"), [&](std::string_view dir) { return dir.rfind(below, 0) == 0; });
+  for (auto it = nodes_.lower_bound(below), end = nodes_.lower_bound(past_subtree(prefix)); it != end;) {
+    auto node = nodes_.extract(it++);
+    node.key().erase(0, prefix.size());
+    out.nodes_.insert(out.nodes_.end(), std::move(node));
+  }
   // A directory that a later member replaced by a file still has its entries; in the subtree it
   // is a directory again, as rebuilding the tree entry by entry made it.
   std::string_view last;

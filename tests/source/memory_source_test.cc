@@ -81,8 +81,9 @@ TEST(MemoryTree, NormalizesOnlyWhatNeedsIt) {
   EXPECT_EQ(tree.children("/sys"), std::vector<std::string>{"x"});
 }
 
-// Entries are kept ordered by (directory, name): names that sort around '/' ("a-b", "a.x", "a0")
-// must neither be listed under "a" nor hide a's own entries.
+// Entries are kept in byte order, where a directory's subtree can come after siblings that sort
+// before '/' ("a-b", "a.x" after "a", before "a/b"): names that sort around '/' must neither be
+// listed under "a" nor hide a's own entries.
 TEST(MemoryTree, ChildrenAreTheDirectoryAloneSortedByteWise) {
   MemoryTree tree;
   for (const char* path : {"/a/b/c", "/a-b", "/a.x/y", "/a0", "/a/\xc3\xa9", "/a/!", "/a/b-c", "/a/B", "/ab/q"})
@@ -102,6 +103,16 @@ TEST(MemoryTree, ChildrenAreTheDirectoryAloneSortedByteWise) {
   EXPECT_EQ(tree.find("/a/b")->kind, EntryKind::kDir);  // implied parent
   EXPECT_FALSE(tree.find("/a/b/"));                     // not normalized: not a name
   EXPECT_EQ(tree.size(), 15u);                          // the root, 9 files, a, a/b, a.x, ab, a/empty
+}
+
+// Listing a directory skips each child's subtree, wherever its siblings sort.
+TEST(MemoryTree, ChildrenSkipTheSubtreesOfEveryChild) {
+  MemoryTree tree;
+  for (const char* path : {"/d/x/y/z", "/d/x-1/q", "/d/x.2", "/d/x/y-z", "/d/x0/r", "/d/y", "/d/x/\xff", "/d0"})
+    tree.add_file(path, "");
+  EXPECT_EQ(tree.children("/d"), (std::vector<std::string>{"x", "x-1", "x.2", "x0", "y"}));
+  EXPECT_EQ(tree.children("/d/x"), (std::vector<std::string>{"y", "y-z", "\xff"}));
+  EXPECT_EQ(tree.children("/"), (std::vector<std::string>{"d", "d0"}));
 }
 
 TEST(MemoryTree, AFileOverADirectoryKeepsItsEntriesUntilASubtreeMakesItADirectoryAgain) {

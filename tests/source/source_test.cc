@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "p2pcheck/import/dump.h"
+#include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
 #include "test_tree.h"
 
@@ -409,6 +410,134 @@ TEST(ArchiveSource, TruncatedAndGarbageInputGiveClearErrors) {
   dir.write("garbage.bin", "this is not a dump at all");
   expect_error_naming(dir.path() + "/garbage.bin", "not a recognised dump");
   expect_error_naming(dir.path() + "/missing.tar", "cannot open dump");
+}
+
+// An archive written in `format` (archive_write_set_format_*), zstd-compressed or not, in memory.
+std::string tar_bytes(int (*format)(archive*), const std::vector<Member>& members, bool zstd) {
+  std::string out(1 << 20, '\0');
+  size_t used = 0;
+  archive* ar = archive_write_new();
+  format(ar);
+  if (zstd) archive_write_add_filter_zstd(ar);
+  archive_write_open_memory(ar, out.data(), out.size(), &used);
+  for (const Member& m : members) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, m.name.c_str());
+    archive_entry_set_filetype(e, m.type);
+    archive_entry_set_perm(e, 0644);
+    if (m.type == AE_IFLNK) archive_entry_set_symlink(e, m.data.c_str());
+    if (m.type == AE_IFREG && !m.data.empty() && m.data.front() == '=') {
+      archive_entry_set_hardlink(e, m.data.c_str() + 1);  // "=target": a hard link
+      archive_entry_set_size(e, 0);
+    } else if (m.type == AE_IFREG) {
+      archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
+    }
+    archive_write_header(ar, e);
+    if (m.type == AE_IFREG && archive_entry_hardlink(e) == nullptr)
+      archive_write_data(ar, m.data.data(), m.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(ar);
+  archive_write_free(ar);
+  out.resize(used);
+  return out;
+}
+
+// Both trees hold the same nodes: kinds, bytes, link targets and listings.
+void expect_same_tree(const MemoryTree& a, const MemoryTree& b, const std::string& dir = "/") {
+  ASSERT_EQ(a.children(dir), b.children(dir)) << dir;
+  for (const std::string& name : a.children(dir)) {
+    std::string path = (dir == "/" ? "" : dir) + "/" + name;
+    ASSERT_TRUE(a.find(path) && b.find(path)) << path;
+    EXPECT_EQ(a.find(path)->kind, b.find(path)->kind) << path;
+    EXPECT_EQ(a.find(path)->data, b.find(path)->data) << path;
+    expect_same_tree(a, b, path);
+  }
+  if (dir == "/") {
+    EXPECT_EQ(a.size(), b.size());
+  }
+}
+
+// What capture and tar write is read by the plain reader, into the tree libarchive's reader makes:
+// long names and link targets (pax records, GNU long names, the ustar prefix), hard links, the
+// top folder's own entry, empty files, and a file that replaces a directory.
+TEST(ArchiveSource, ThePlainTarReaderMakesTheTreeLibarchiveMakes) {
+  std::string deep = "top/sys/devices";
+  for (int i = 0; i < 12; ++i) deep += "/pci0000:0" + std::to_string(i % 10) + "-" + std::string(12, 'a' + i);
+  std::vector<Member> members = {{"top/", "", AE_IFDIR},
+                                 {"top/sys/a", "1\n"},
+                                 {"top/sys/empty", ""},
+                                 {deep + "/config", std::string(4096, '\x7f')},
+                                 {deep + "/link", "../" + std::string(150, 'x'), AE_IFLNK},
+                                 {"top/sys/short", "a", AE_IFLNK},
+                                 {"top/sys/hard", "=top/sys/a"},
+                                 {"top/sys/d/f", "2"},
+                                 {"top/sys/d", "now a file"},
+                                 {"./top/proc/cmdline", std::string(70000, 'q')}};
+  int formats = 0;
+  for (auto format :
+       {archive_write_set_format_pax_restricted, archive_write_set_format_gnutar, archive_write_set_format_ustar}) {
+    for (bool zstd : {false, true}) {
+      std::vector<Member> these = members;
+      // ustar has no long names: only what its 100 + 155 bytes hold.
+      if (format == archive_write_set_format_ustar)
+        these.erase(std::remove_if(these.begin(), these.end(),
+                                   [](const Member& m) {
+                                     return m.name.size() > 200 || (m.data.size() > 100 && m.type == AE_IFLNK);
+                                   }),
+                    these.end());
+      std::string bytes = tar_bytes(format, these, zstd);
+      LoadedArchive plain = load_archive_bytes(bytes, "t.tar", TarReader::kPlainOnly);
+      LoadedArchive libarchive = load_archive_bytes(bytes, "t.tar", TarReader::kLibarchive);
+      EXPECT_FALSE(plain.raw);
+      expect_same_tree(plain.tree, libarchive.tree);
+      EXPECT_EQ(plain.tree.find("/top/sys/hard")->data, "1\n");
+      EXPECT_GE(plain.tree.size(), 11u);  // ustar holds no long names: 11 nodes
+      ++formats;
+    }
+  }
+  EXPECT_EQ(formats, 6);
+}
+
+// What a reader made of `bytes`: its error, or the tree's paths with kinds and bytes.
+std::string outcome(const std::string& bytes, TarReader reader) {
+  try {
+    LoadedArchive loaded = load_archive_bytes(bytes, "t.tar", reader);
+    std::string out = loaded.raw ? "raw\n" : "";
+    std::vector<std::string> todo = {"/"};
+    while (!todo.empty()) {
+      std::string dir = todo.back();
+      todo.pop_back();
+      for (const std::string& name : loaded.tree.children(dir)) {
+        std::string path = (dir == "/" ? "" : dir) + "/" + name;
+        const MemoryTree::Node* node = loaded.tree.find(path);
+        out += path + " " + std::to_string(static_cast<int>(node->kind)) + " " + node->data + "\n";
+        todo.push_back(path);
+      }
+    }
+    return out;
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// Anything else goes to libarchive's reader, whose errors and trees stand: a broken checksum, a
+// device node, a truncated archive, one without its end blocks, one with an escaping name.
+TEST(ArchiveSource, WhatIsNotAPlainTarIsLeftToLibarchive) {
+  std::string good = tar_bytes(archive_write_set_format_pax_restricted, {{"sys/a", "x"}}, false);
+  std::string bad_sum = good;
+  bad_sum[0] = 'S';  // the name changes, the checksum does not
+  std::string fifo = tar_bytes(archive_write_set_format_pax_restricted, {{"sys/fifo", "", AE_IFIFO}}, false);
+  std::string dotdot = tar_bytes(archive_write_set_format_pax_restricted, {{"sys/../../x", "x"}}, false);
+  std::string zst = tar_bytes(archive_write_set_format_gnutar, {{"sys/a", std::string(5000, 'z')}}, true);
+  for (const std::string& bytes :
+       {bad_sum, fifo, dotdot, good.substr(0, 700), good.substr(0, 1024), zst.substr(0, zst.size() / 2)}) {
+    EXPECT_EQ(outcome(bytes, TarReader::kPlainOnly), "error: t.tar: not a plain tar");
+    EXPECT_EQ(outcome(bytes, TarReader::kAny), outcome(bytes, TarReader::kLibarchive));
+  }
+  EXPECT_NE(outcome(fifo, TarReader::kAny).find("device node, fifo or socket"), std::string::npos);
+  EXPECT_EQ(outcome(good, TarReader::kAny), outcome(good, TarReader::kLibarchive));
+  EXPECT_EQ(outcome(good, TarReader::kPlainOnly), outcome(good, TarReader::kLibarchive));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/source.h"
 
@@ -13,6 +14,14 @@ namespace p2pcheck {
 
 std::unique_ptr<Source> open_dump_source(const std::string& file);
 std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options);
+// A dump with what it says about itself: `info` is what read_capture_info(*source) answers, but a
+// capture's manifest (a megabyte of JSON for a big machine) is parsed once, while opening it. Its
+// `failures` are in the source only (set_recorded_failures), not in `info`.
+struct OpenedDump {
+  std::unique_ptr<Source> source;
+  std::optional<CaptureInfo> info;
+};
+OpenedDump open_dump(const std::string& file, const ImportOptions& options);
 // A dump file's bytes already in memory (what open_dump_source reads from a file that is no
 // directory), recognised the same way; `name` stands for the file in messages.
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,

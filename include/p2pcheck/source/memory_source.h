@@ -50,14 +50,10 @@ class MemoryTree {
 
  private:
   friend std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description);
-  // Orders paths by (directory, name), so the entries of one directory are one sorted range of
-  // the map: children() reads that range, and no second map of names is kept. Transparent, so
-  // lookups take string_views without building a key.
-  struct DirThenName {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const;
-  };
-  using Nodes = std::map<std::string, Node, DirThenName>;
+  // Plain byte order: a directory's whole subtree is one range of the map (the keys starting with
+  // "dir/"), so subtree() moves one range and children() walks it, jumping over each child's own
+  // subtree. Transparent, so lookups take string_views without building a key.
+  using Nodes = std::map<std::string, Node, std::less<>>;
   // `path` must be normalized (normalize_tree_path) and not the root.
   void add(std::string path, Node node);
   Nodes nodes_;  // "" is the root
