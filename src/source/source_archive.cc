@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
-#include <optional>
 #include <sys/stat.h>
 
 #include "p2pcheck/source/archive.h"
@@ -162,232 +160,22 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
   return loaded;
 }
 
-// The decompressed bytes of an archive opened with libarchive's "raw" format, read on demand.
-class Stream {
- public:
-  explicit Stream(archive* ar) : ar_(ar) {}
-  // The next `n` bytes (valid until the next call), or nullptr when the stream ends or fails first.
-  const char* take(std::size_t n) {
-    if (buf_.size() - pos_ < n) {
-      buf_.erase(0, pos_);
-      pos_ = 0;
-      while (buf_.size() < n) {
-        std::size_t had = buf_.size();
-        buf_.resize(std::max<std::size_t>(n, had + (1 << 16)));
-        la_ssize_t got = archive_read_data(ar_, buf_.data() + had, buf_.size() - had);
-        buf_.resize(had + static_cast<std::size_t>(std::max<la_ssize_t>(got, 0)));
-        if (got <= 0) return nullptr;
-      }
-    }
-    pos_ += n;
-    return buf_.data() + pos_ - n;
-  }
-
- private:
-  archive* ar_;
-  std::string buf_;
-  std::size_t pos_ = 0;
-};
-
-// Reading a tar header, what is not exactly as expected ends the plain reader (see read_plain_tar).
-struct NotPlain {};
-
-// A NUL-terminated header field; only ASCII, so no locale can read it differently.
-std::string text_field(const char* h, std::size_t at, std::size_t len) {
-  std::string_view field(h + at, len);
-  field = field.substr(0, std::min(field.find('\0'), len));
-  for (char c : field)
-    if (static_cast<unsigned char>(c) >= 0x80) throw NotPlain{};
-  return std::string(field);
-}
-
-// An octal number field: optional spaces, digits, then only spaces and NULs (as tar writes them).
-std::uint64_t octal_field(const char* h, std::size_t at, std::size_t len) {
-  std::size_t i = at, end = at + len;
-  while (i < end && h[i] == ' ') ++i;
-  std::uint64_t value = 0;
-  std::size_t digits = 0;
-  for (; i < end && h[i] >= '0' && h[i] <= '7'; ++i, ++digits)
-    value = value * 8 + static_cast<std::uint64_t>(h[i] - '0');
-  if (digits == 0 || digits > 21) throw NotPlain{};
-  for (; i < end; ++i)
-    if (h[i] != ' ' && h[i] != '\0') throw NotPlain{};
-  return value;
-}
-
-// A pax extended header's records ("LEN key=value\n"): only the names matter here; the times and
-// owners are ignored as libarchive's entries carry them unused; any other key is not plain.
-void read_pax(std::string_view body, std::string& path, std::string& linkpath) {
-  while (!body.empty()) {
-    std::size_t space = body.find(' ');
-    if (space == 0 || space > 10 || space == std::string_view::npos) throw NotPlain{};
-    std::size_t len = 0;
-    for (char c : body.substr(0, space)) {
-      if (c < '0' || c > '9') throw NotPlain{};
-      len = len * 10 + static_cast<std::size_t>(c - '0');
-    }
-    if (len <= space + 1 || len > body.size() || body[len - 1] != '\n') throw NotPlain{};
-    std::string_view record = body.substr(space + 1, len - space - 2);
-    std::size_t eq = record.find('=');
-    if (eq == std::string_view::npos) throw NotPlain{};
-    std::string_view key = record.substr(0, eq), value = record.substr(eq + 1);
-    if (value.empty()) throw NotPlain{};
-    for (char c : value)
-      if (c == '\0' || static_cast<unsigned char>(c) >= 0x80) throw NotPlain{};
-    if (key == "path")
-      path = value;
-    else if (key == "linkpath")
-      linkpath = value;
-    else if (key != "mtime" && key != "atime" && key != "ctime" && key != "uid" && key != "gid" && key != "uname" &&
-             key != "gname")
-      throw NotPlain{};
-    body.remove_prefix(len);
-  }
-}
-
-// The tar that captures are (POSIX pax or ustar, GNU tar's own format) read directly from the
-// decompressed stream. libarchive's tar reader turns every file's name into wide characters on
-// the way (mbrtowc per byte: 10% of a replay's time); this reader does not. Where an archive holds
-// anything beyond plain files, directories and links with ASCII names and checksummed headers,
-// or breaks a limit, it answers nullopt and libarchive's reader reads it instead, with its
-// messages: either reader gives the same tree. Every limit of read_members is counted the same.
-std::optional<LoadedArchive> read_plain_tar(archive* ar, const std::string& file) {
-  archive_entry* entry = nullptr;
-  if (archive_read_next_header(ar, &entry) != ARCHIVE_OK) return std::nullopt;
-  Stream stream(ar);
-  LoadedArchive loaded;
-  std::uint64_t total = 0;
-  auto expand = [&](std::uint64_t bytes) {
-    total += bytes;
-    std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar, -1), 0));
-    if (total > kMaxArchiveBytes || (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)) throw NotPlain{};
-  };
-  // Bytes of an entry's data, read whole, with its padding to the next 512-byte block.
-  auto data = [&](std::uint64_t size) {
-    if (size > kMaxFileBytes) throw NotPlain{};
-    std::uint64_t padded = (size + 511) / 512 * 512;
-    const char* p = stream.take(static_cast<std::size_t>(padded));
-    if (!p) throw NotPlain{};
-    return std::string(p, static_cast<std::size_t>(size));
-  };
-  try {
-    std::string long_name, long_link, pax_path, pax_link;
-    bool have_long_name = false, have_long_link = false, have_pax = false;
-    for (;;) {
-      const char* h = stream.take(512);
-      if (!h) throw NotPlain{};  // no end-of-archive block
-      if (std::all_of(h, h + 512, [](char c) { return c == 0; })) break;
-      std::uint64_t sum = 0;
-      for (std::size_t i = 0; i < 512; ++i) sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
-      if (sum != octal_field(h, 148, 8)) throw NotPlain{};
-      bool posix = std::memcmp(h + 257,
-                               "ustar\0"
-                               "00",
-                               8) == 0;
-      if (!posix && std::memcmp(h + 257, "ustar  \0", 8) != 0) throw NotPlain{};
-      char type = h[156];
-      std::uint64_t size = octal_field(h, 124, 12);
-      // Extensions that name the next entry: each at most once before it.
-      if (type == 'x' || type == 'L' || type == 'K') {
-        if ((type == 'x' && (have_pax || !posix)) || (type != 'x' && posix)) throw NotPlain{};
-        bool& have = type == 'x' ? have_pax : type == 'L' ? have_long_name : have_long_link;
-        if (have) throw NotPlain{};
-        have = true;
-        std::string body = data(size);
-        if (type == 'x') {
-          read_pax(body, pax_path, pax_link);
-        } else {
-          body.resize(std::min(body.find('\0'), body.size()));
-          if (body.empty() ||
-              std::any_of(body.begin(), body.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
-            throw NotPlain{};
-          (type == 'L' ? long_name : long_link) = std::move(body);
-        }
-        continue;
-      }
-      std::string member = text_field(h, 0, 100);
-      if (posix) {
-        std::string prefix = text_field(h, 345, 155);
-        if (!prefix.empty()) member = prefix + (prefix.back() == '/' ? "" : "/") + member;
-      }
-      std::string link = text_field(h, 157, 100);
-      if (!pax_path.empty()) member = std::move(pax_path);
-      if (!pax_link.empty()) link = std::move(pax_link);
-      if (have_long_name) member = std::move(long_name);
-      if (have_long_link) link = std::move(long_link);
-      pax_path.clear(), pax_link.clear(), long_name.clear(), long_link.clear();
-      have_pax = have_long_name = have_long_link = false;
-      // A regular file named "x/" is a directory to libarchive; other types with data are not plain.
-      bool regular = type == '0' || type == '\0';
-      if (member.empty() || (regular && member.back() == '/') || (!regular && size != 0)) throw NotPlain{};
-      std::string name = clean_member_name(file, member);
-      if (name.empty()) {
-        if (regular) data(size);
-        continue;
-      }
-      expand(kEntryBytes + name.size());
-      if (type == '1') {
-        const MemoryTree::Node* node = loaded.tree.find(clean_member_name(file, link));
-        if (!node) throw NotPlain{};
-        expand(node->data.size());
-        MemoryTree::Node copy = *node;
-        if (copy.kind == EntryKind::kFile)
-          loaded.tree.add_file(std::move(name), std::move(copy.data));
-        else if (copy.kind == EntryKind::kLink)
-          loaded.tree.add_link(std::move(name), std::move(copy.data));
-        else
-          loaded.tree.add_dir(std::move(name));
-      } else if (type == '5') {
-        loaded.tree.add_dir(std::move(name));
-      } else if (type == '2') {
-        if (link.size() >= kMaxPathBytes) throw NotPlain{};
-        expand(link.size());
-        loaded.tree.add_link(std::move(name), std::move(link));
-      } else if (regular) {
-        std::string bytes = data(size);
-        expand(bytes.size());
-        loaded.tree.add_file(std::move(name), std::move(bytes));
-      } else {
-        throw NotPlain{};
-      }
-    }
-  } catch (const NotPlain&) {
-    return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-  return loaded;
-}
-
-// Opens `ar` on the archive: a file, or bytes in memory.
-using Open = std::function<int(archive*)>;
-
-LoadedArchive load(const Open& open, const std::string& file, TarReader which) {
-  if (which != TarReader::kLibarchive) {
-    Reader plain;
-    archive_read_support_filter_all(plain.ar);
-    archive_read_support_format_raw(plain.ar);
-    if (open(plain.ar) == ARCHIVE_OK)
-      if (auto loaded = read_plain_tar(plain.ar, file)) return std::move(*loaded);
-    if (which == TarReader::kPlainOnly) throw Error(file, "not a plain tar");
-  }
-  Reader reader;
-  support_dump_formats(reader.ar);
-  if (open(reader.ar) != ARCHIVE_OK) refuse_unopened(reader.ar, file);
-  return read_members(reader.ar, file);
-}
-
 }  // namespace
 
 LoadedArchive load_archive(const std::string& file) {
   struct stat st;
   if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
-  return load([&](archive* ar) { return archive_read_open_filename(ar, file.c_str(), 1 << 16); }, file,
-              TarReader::kAny);
+  Reader reader;
+  support_dump_formats(reader.ar);
+  if (archive_read_open_filename(reader.ar, file.c_str(), 1 << 16) != ARCHIVE_OK) refuse_unopened(reader.ar, file);
+  return read_members(reader.ar, file);
 }
 
-LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name, TarReader reader) {
-  return load([&](archive* ar) { return archive_read_open_memory(ar, bytes.data(), bytes.size()); }, name, reader);
+LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name) {
+  Reader reader;
+  support_dump_formats(reader.ar);
+  if (archive_read_open_memory(reader.ar, bytes.data(), bytes.size()) != ARCHIVE_OK) refuse_unopened(reader.ar, name);
+  return read_members(reader.ar, name);
 }
 
 std::unique_ptr<Source> open_archive_source(const std::string& file) {

@@ -20,14 +20,9 @@ struct LoadedArchive {
 
 // Throws Error naming the archive member (FILE:member) and what was expected.
 LoadedArchive load_archive(const std::string& file);
-// Which tar reader: a plain tar (POSIX or GNU, as capture and tar write it: files, directories,
-// links, ASCII names) is read straight from the decompressed stream, anything else by libarchive's
-// tar reader (kAny). Tests take one alone: libarchive's for every archive, or only the plain one
-// (Error when an archive is not plain), and compare the trees.
-enum class TarReader { kAny, kLibarchive, kPlainOnly };
 // The same for archive bytes already in memory (a member of another archive, fuzzing); `name`
 // stands for the file in messages.
-LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name, TarReader reader = TarReader::kAny);
+LoadedArchive load_archive_bytes(std::string_view bytes, const std::string& name);
 
 // An archive whose expanded bytes exceed this many times its compressed size, once past
 // kBombCheckBytes, is refused: sysfs captures compress about 10:1, never 1000:1.
