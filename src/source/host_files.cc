@@ -70,10 +70,12 @@ Fd open_beneath(int dir, std::string_view rel, int flags, bool walk) {
   return walk_beneath(dir, rel, flags);
 }
 
-FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return {ReadStatus::kFailed, "", std::strerror(errno)};
-  if (!S_ISREG(st.st_mode)) return {ReadStatus::kFailed, "", "not a regular file"};
+namespace {
+
+// Reads `fd` to its end, at most `cap` bytes: until a read of 0, or until `whole` bytes (a size known
+// to be all of it, 0 when none is), or with `short_read_ends` until a read shorter than asked and
+// than a page.
+FileRead read_to_end(int fd, std::uint64_t cap, const std::string& where, std::uint64_t whole, bool short_read_ends) {
   FileRead result{ReadStatus::kOk, "", ""};
   char buf[65536];
   for (;;) {
@@ -88,31 +90,25 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
     if (result.bytes.size() > cap)
       throw Error(where,
                   "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
-    // All st_size bytes are in: no read for the end of file. A sysfs attribute never holds more
-    // than its st_size (a page; usually less, so it takes the extra read); procfs says 0.
-    if (st.st_size > 0 && result.bytes.size() == static_cast<std::uint64_t>(st.st_size)) break;
+    if (whole > 0 && result.bytes.size() == whole) break;
+    if (short_read_ends && static_cast<size_t>(n) < sizeof buf && n < 4096) break;
   }
   return result;
 }
 
+}  // namespace
+
+FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return {ReadStatus::kFailed, "", std::strerror(errno)};
+  if (!S_ISREG(st.st_mode)) return {ReadStatus::kFailed, "", "not a regular file"};
+  // All st_size bytes are in: no read for the end of file. A sysfs attribute never holds more
+  // than its st_size (a page; usually less, so it takes the extra read); procfs says 0.
+  return read_to_end(fd, cap, where, st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0, false);
+}
+
 FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends) {
-  FileRead result{ReadStatus::kOk, "", ""};
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      return {err == EACCES || err == EPERM ? ReadStatus::kDenied : ReadStatus::kFailed, "", std::strerror(err)};
-    }
-    if (n == 0) break;
-    result.bytes.append(buf, static_cast<size_t>(n));
-    if (result.bytes.size() > cap)
-      throw Error(where,
-                  "file is larger than " + std::to_string(cap >> 20) + " MiB; no file p2pcheck reads is that large");
-    if (short_read_ends && static_cast<size_t>(n) < sizeof buf && n < 4096) break;
-  }
-  return result;
+  return read_to_end(fd, cap, where, 0, short_read_ends);
 }
 
 std::optional<std::vector<DirEntry>> list_entries(Fd dir) {
