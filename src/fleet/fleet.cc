@@ -200,13 +200,15 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
     if (!doc) throw Error(input, "not valid JSON; expected a saved `p2pcheck check --json`");
     return summarize_check_json(*doc, input);
   }
-  auto source = open_dump_source(input);
-  std::optional<CaptureInfo> info = read_capture_info(*source);
+  // The manifest parsed once, as the dump is opened (a replay's banner reads it the same way).
+  OpenedDump opened = open_dump(input, ImportOptions{});
+  Source& source = *opened.source;
+  const std::optional<CaptureInfo>& info = opened.info;
   CheckOptions check;
   check.assume_kernel = options.assume_kernel;
   // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would.
   if (info) check.selection = info->selection;
-  auto report = run_check(*source, check);
+  auto report = run_check(source, check);
   return summarize_report(*report, info ? &info->manifest : nullptr, input);
 }
 
