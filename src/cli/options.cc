@@ -112,19 +112,15 @@ std::unique_ptr<Source> open_source_and_manifest(const GlobalOptions& o, std::op
   if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
   if (!o.cpu.empty() && o.dump.empty())
     throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
-  // An unpacked capture replays like the archive: what could not be read stays unreadable.
-  if (!o.root.empty()) {
-    auto source = with_capture_manifest(open_tree_source(o.root));
-    if (replay) *replay = replay_info(*source);
-    return source;
-  }
-  if (!o.dump.empty()) {
-    if (!replay) return open_dump_source(o.dump, ImportOptions{o.cpu});
+  if (!o.dump.empty() && replay) {
     OpenedDump opened = open_dump(o.dump, ImportOptions{o.cpu});
     *replay = std::move(opened.info);
     return std::move(opened.source);
   }
-  auto source = open_live_source();
+  // An unpacked capture replays like the archive: what could not be read stays unreadable.
+  std::unique_ptr<Source> source = !o.root.empty()   ? with_capture_manifest(open_tree_source(o.root))
+                                   : !o.dump.empty() ? open_dump_source(o.dump, ImportOptions{o.cpu})
+                                                     : open_live_source();
   if (replay) *replay = replay_info(*source);
   return source;
 }
