@@ -35,36 +35,41 @@ bool only_slashes(std::string_view rest) { return rest.find_first_not_of('/') ==
 
 }  // namespace
 
-std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type) {
+std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type,
+                                                PathNode** node_out) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
   // The components walked so far, as the path `here` ("/a/b"): canonical, so each '/' in it starts
-  // one component and ".." is cutting the last one off.
+  // one component and ".." is cutting the last one off. `node` is what `here` is.
   std::string here;
+  PathNode* node = nullptr;
   // What is still to walk, as a stack of path remainders, the next component at the front of the
   // top one: the path asked, then the target of each link met, spliced in front. Views of `path`
-  // and of links_ (whose strings never move), so nothing is split into copies.
+  // and of link targets (kept in their nodes, which never move), so nothing is split into copies.
   std::vector<std::string_view> todo;
   // A function's dozen attributes share their directory: it is resolved once (the parent's
   // parent likewise), and the walk starts from it with just the last component left.
-  if (const std::string* dir = nullptr; canonical_parent(path, dir)) {
+  if (const FoundDir* dir = nullptr; canonical_parent(path, dir)) {
     if (!dir) return std::nullopt;
     std::string_view last = path.substr(path.rfind('/') + 1);
-    here.reserve(dir->size() + 1 + last.size());
-    if (*dir != "/") here = *dir;
+    here.reserve(dir->path.size() + 1 + last.size());
+    if (dir->path != "/") here = dir->path;
     here += '/';
     here += last;
-    type = type_of(here);
-    if (type == NodeType::kMissing) return std::nullopt;
-    if (type != NodeType::kLink || !follow_last) return here;
+    node = child_of(*dir->node, last, here);
+    if (!node) return std::nullopt;
+    if (node->type != NodeType::kLink || !follow_last) {
+      type = node->type;
+      if (node_out) *node_out = node;
+      return here;
+    }
     // A link as the last component: the walk below follows it, from `here`.
   } else {
+    node = &root_node();
     todo.push_back(path);
   }
-  // The type of `here` when the last step looked it up; unknown after "..", a link, or none.
-  std::optional<NodeType> known = here.empty() ? std::nullopt : std::optional<NodeType>(type);
   int hops = 0;
   for (;;) {
-    if (known != NodeType::kLink) {
+    if (node->type != NodeType::kLink || here.empty()) {
       // Next component, dropping exhausted remainders.
       while (!todo.empty() && only_slashes(todo.back())) todo.pop_back();
       if (todo.empty()) break;
@@ -73,21 +78,21 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
       if (part == "..") {
         if (here.empty()) throw Error(std::string(path), "path climbs above the root of " + describe());
         here.resize(here.rfind('/'));
-        known.reset();
+        node = node->parent;
         continue;
       }
       here += '/';
       here += part;
-      NodeType found = type_of(here);
-      if (found == NodeType::kMissing) return std::nullopt;
-      known = found;
-      if (found != NodeType::kLink) continue;
+      PathNode* found = child_of(*node, part, here);
+      if (!found) return std::nullopt;
+      node = found;
+      if (found->type != NodeType::kLink) continue;
       while (!todo.empty() && only_slashes(todo.back())) todo.pop_back();
       if (todo.empty() && !follow_last) break;
     }
     // `here` is a link to follow.
     if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
-    const std::string& target = link_of(here);
+    const std::string& target = link_of(*node, here);
     log_.links_followed.try_emplace(here, target);
     // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
     // climb above the root: that is a hostile or broken capture, never silently the host's files.
@@ -103,15 +108,16 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
       }
     }
     here.resize(absolute ? 0 : here.rfind('/'));
-    known.reset();
+    node = absolute ? &root_node() : node->parent;
     todo.push_back(target);
   }
-  type = known ? *known : type_of(here.empty() ? std::string("/") : here);
+  type = node->type;
+  if (node_out) *node_out = node;
   if (here.empty()) return std::string("/");
   return here;
 }
 
-bool Source::canonical_parent(std::string_view path, const std::string*& dir_found) {
+bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found) {
   size_t slash = path.rfind('/');
   std::string_view last = path.substr(slash + 1);
   if (slash == 0 || last.empty() || last == "." || last == "..") return false;
@@ -133,25 +139,36 @@ bool Source::canonical_parent(std::string_view path, const std::string*& dir_fou
     rest.remove_prefix(end + 1);
   }
   // The whole walk would meet the same components first. Only found directories are kept, as in
-  // type_of: a missing one may appear later.
+  // child_of: a missing one may appear later.
   NodeType type;
-  std::optional<std::string> where = canonicalize(dir, true, type);
-  dir_found = where ? &dirs_.emplace(std::string(dir), std::move(*where)).first->second : nullptr;
+  PathNode* node = nullptr;
+  std::optional<std::string> where = canonicalize(dir, true, type, &node);
+  dir_found = where ? &dirs_.emplace(std::string(dir), FoundDir{std::move(*where), node}).first->second : nullptr;
   return true;
 }
 
-Source::NodeType Source::type_of(const std::string& path) {
-  auto it = types_.find(path);
-  if (it != types_.end()) return it->second;
+Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const std::string& path) {
+  auto it = dir.children.find(name);
+  if (it != dir.children.end()) return it->second.get();
   NodeType type = node_type(path);
-  if (type != NodeType::kMissing) types_.emplace(path, type);
-  return type;
+  if (type == NodeType::kMissing) return nullptr;
+  auto child = std::make_unique<PathNode>();
+  child->parent = &dir;
+  child->type = type;
+  return dir.children.emplace(std::string(name), std::move(child)).first->second.get();
 }
 
-const std::string& Source::link_of(const std::string& path) {
-  auto it = links_.find(path);
-  if (it != links_.end()) return it->second;
-  return links_.emplace(path, node_link(path)).first->second;
+Source::PathNode& Source::root_node() {
+  if (root_.type == NodeType::kMissing) root_.type = node_type("/");
+  return root_;
+}
+
+const std::string& Source::link_of(PathNode& node, const std::string& path) {
+  if (!node.link_known) {
+    node.link = node_link(path);
+    node.link_known = true;
+  }
+  return node.link;
 }
 
 EntryKind Source::entry_kind(NodeType type) {
@@ -163,8 +180,8 @@ EntryKind Source::entry_kind(NodeType type) {
   }
 }
 
-std::optional<std::string> Source::resolve_typed(std::string_view path, NodeType& type) {
-  auto where = canonicalize(path, true, type);
+std::optional<std::string> Source::resolve_typed(std::string_view path, NodeType& type, PathNode** node) {
+  auto where = canonicalize(path, true, type, node);
   if (where && recording_) log_.found[*where] = entry_kind(type);
   return where;
 }
@@ -176,9 +193,10 @@ std::optional<std::string> Source::resolve(std::string_view path) {
 
 std::optional<std::string> Source::link_target(std::string_view path) {
   NodeType type;
-  auto where = canonicalize(path, false, type);
+  PathNode* node = nullptr;
+  auto where = canonicalize(path, false, type, &node);
   if (!where || type != NodeType::kLink) return std::nullopt;
-  const std::string& target = link_of(*where);
+  const std::string& target = link_of(*node, *where);
   log_.links_followed.try_emplace(*where, target);
   return target;
 }
@@ -257,26 +275,32 @@ FileRead Source::read(std::string_view path) {
 
 std::vector<std::string> Source::list(std::string_view path) {
   NodeType type;
-  auto where = resolve_typed(path, type);
+  PathNode* dir = nullptr;
+  auto where = resolve_typed(path, type, &dir);
   if (!where || type != NodeType::kDir) return {};
   ++log_.dir_lists[*where];
   const std::string base = *where == "/" ? "" : *where;
   std::vector<std::string> names;
   for (ListedEntry& entry : node_list_typed(*where)) {
     // What the listing said an entry is, the lookups of its path need not ask again: as an lstat
-    // then would have said (the cache keeps it as long). Never kMissing: the listing saw it.
-    if (entry.type && *entry.type != NodeType::kMissing) types_.try_emplace(base + "/" + entry.name, *entry.type);
+    // then would have said (the tree keeps it as long). Never kMissing: the listing saw it.
+    if (entry.type && *entry.type != NodeType::kMissing && !dir->children.contains(entry.name)) {
+      auto child = std::make_unique<PathNode>();
+      child->parent = dir;
+      child->type = *entry.type;
+      dir->children.emplace(entry.name, std::move(child));
+    }
     names.push_back(std::move(entry.name));
   }
   std::sort(names.begin(), names.end());
   if (recording_) {
     auto& entries = log_.listings[*where];
     for (const std::string& name : names) {
-      std::string child = base + "/" + name;
-      NodeType child_type = type_of(child);
-      if (child_type == NodeType::kMissing) continue;  // vanished between listing and looking
-      RecordedEntry entry{entry_kind(child_type), ""};
-      if (child_type == NodeType::kLink) entry.link_target = link_of(child);
+      std::string child_path = base + "/" + name;
+      PathNode* child = child_of(*dir, name, child_path);
+      if (!child) continue;  // vanished between listing and looking
+      RecordedEntry entry{entry_kind(child->type), ""};
+      if (child->type == NodeType::kLink) entry.link_target = link_of(*child, child_path);
       entries[name] = std::move(entry);
     }
   }

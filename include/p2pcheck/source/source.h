@@ -125,20 +125,6 @@ class Source {
   virtual std::vector<ListedEntry> node_list_typed(const std::string& path);
 
  private:
-  // Resolves every component; follow_last=false leaves a final symlink unresolved. `type` is set
-  // to what the result is, so callers need not look it up again.
-  std::optional<std::string> canonicalize(std::string_view path, bool follow_last, NodeType& type);
-  // resolve() that also says what it found.
-  std::optional<std::string> resolve_typed(std::string_view path, NodeType& type);
-  // node_type/node_link through the cache below: each path is asked of the backend once.
-  NodeType type_of(const std::string& path);
-  const std::string& link_of(const std::string& path);
-  static EntryKind entry_kind(NodeType type);
-  // Sets `dir` to the canonical form of `path`'s directory (through dirs_), nullptr when that is
-  // missing; false when `path` is not plain ("..", ".", "//") or deeper than kMaxCachedDepth, so
-  // canonicalize walks it all.
-  bool canonical_parent(std::string_view path, const std::string*& dir);
-  static constexpr long kMaxCachedDepth = 64;
   // Looked up by string_view: the path asked, or a prefix of it, without copying it first.
   struct PathHash {
     using is_transparent = void;
@@ -146,17 +132,45 @@ class Source {
   };
   template <typename T>
   using PathMap = std::unordered_map<std::string, T, PathHash, std::equal_to<>>;
-  // What a path is, and where a link points, for the life of this Source: every read resolves ~15
-  // shared prefixes, and asking the backend each time was most of the run time (an lstat each).
-  // Missing paths are not remembered (a counter may appear during a transfer); file contents and
-  // listings never are. A listing that says its entries' types fills them in (list()). The
-  // AccessLog is written exactly as without the cache.
-  PathMap<NodeType> types_;
-  // Link path -> its target; the strings stay where they are (node-based map), so a walk keeps
-  // views of them.
-  PathMap<std::string> links_;
-  // Directory as asked -> its canonical path, for directories found (the same caches answer both).
-  PathMap<std::string> dirs_;
+  // What the backend said a canonical path is, kept as a tree of the components walked: a lookup
+  // hashes one short name in its directory, not the whole path (every read resolves ~15 shared
+  // prefixes, and asking the backend each time was most of the run time: an lstat each). Missing
+  // paths are not kept (a counter may appear during a transfer); file contents and listings never
+  // are. Nodes are never removed, so pointers to them stay valid for the life of the Source.
+  struct PathNode {
+    PathNode* parent = nullptr;  // nullptr for "/"
+    NodeType type = NodeType::kMissing;
+    bool link_known = false;
+    std::string link;  // for kLink: its target, once read
+    PathMap<std::unique_ptr<PathNode>> children;
+  };
+
+  // Resolves every component; follow_last=false leaves a final symlink unresolved. `type` is set
+  // to what the result is, and `node` (when given) to its node, so callers need not look it up again.
+  std::optional<std::string> canonicalize(std::string_view path, bool follow_last, NodeType& type,
+                                          PathNode** node = nullptr);
+  // resolve() that also says what it found.
+  std::optional<std::string> resolve_typed(std::string_view path, NodeType& type, PathNode** node = nullptr);
+  // The entry `name` of `dir`, asking the backend (about `path`, its canonical path) only the first
+  // time; nullptr when it is missing.
+  PathNode* child_of(PathNode& dir, std::string_view name, const std::string& path);
+  // The root's node, its type asked of the backend once.
+  PathNode& root_node();
+  // A link node's target, read from the backend once (`path` is its canonical path).
+  const std::string& link_of(PathNode& node, const std::string& path);
+  static EntryKind entry_kind(NodeType type);
+  struct FoundDir {
+    std::string path;  // canonical
+    PathNode* node;
+  };
+  // Sets `dir` to the canonical form of `path`'s directory (through dirs_), nullptr when that is
+  // missing; false when `path` is not plain ("..", ".", "//") or deeper than kMaxCachedDepth, so
+  // canonicalize walks it all.
+  bool canonical_parent(std::string_view path, const FoundDir*& dir);
+  static constexpr long kMaxCachedDepth = 64;
+  PathNode root_;
+  // Directory as asked -> its canonical path and node, for directories found.
+  PathMap<FoundDir> dirs_;
   AccessLog log_;
   bool recording_ = false;
   std::map<std::string, FileRead> failures_;
