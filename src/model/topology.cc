@@ -44,26 +44,16 @@ std::optional<std::int64_t> optional_dec(Source& src, const std::string& path) {
 }
 
 std::vector<Bar> parse_resource(const std::string& path, const std::string& text) {
-  // Views into `text`, not split_lines/split_words: a resource file is ~17 lines of three 18-byte
-  // words, and copying each was most of the time spent reading a function.
+  // Views into `text`: a resource file is ~17 lines of three 18-byte words, and copying each
+  // (split_lines, split_words) was most of the time spent reading a function.
   std::vector<Bar> bars;
   int index = 0;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    size_t newline = std::min(rest.find('\n'), rest.size());
-    std::string_view line = rest.substr(0, newline);
-    rest.remove_prefix(std::min(newline + 1, rest.size()));
-    std::string_view words[3];
-    size_t count = 0;
-    for (size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      size_t j = i;
-      while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-      if (j > i && count++ < 3) words[count - 1] = line.substr(i, j - i);
-      i = j;
-    }
-    if (count == 0) continue;
-    if (count != 3) throw Error(path, "line " + std::to_string(index + 1) + ": expected 'start end flags' in hex");
+  for (std::string_view rest = text; !rest.empty();) {
+    std::string_view line = next_line(rest);
+    std::string_view words[3] = {next_word(line), next_word(line), next_word(line)};
+    if (words[0].empty()) continue;
+    if (words[2].empty() || !next_word(line).empty())
+      throw Error(path, "line " + std::to_string(index + 1) + ": expected 'start end flags' in hex");
     auto start = parse_hex(words[0]), end = parse_hex(words[1]), flags = parse_hex(words[2]);
     if (!start || !end || !flags) throw Error(path, "line " + std::to_string(index + 1) + ": expected hex numbers");
     if (*end > *start || (*end == *start && *start != 0)) bars.push_back(Bar{index, *start, *end - *start + 1, *flags});

@@ -1,5 +1,6 @@
 #include "p2pcheck/source/sysfs_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -32,28 +33,33 @@ std::optional<std::int64_t> parse_dec(std::string_view text) {
   return value;
 }
 
+std::string_view next_line(std::string_view& rest) {
+  size_t newline = std::min(rest.find('\n'), rest.size());
+  std::string_view line = rest.substr(0, newline);
+  rest.remove_prefix(std::min(newline + 1, rest.size()));
+  return line;
+}
+
+std::string_view next_word(std::string_view& rest) {
+  auto separator = [](char c) { return c == ' ' || c == '\t' || c == '\n'; };
+  size_t begin = 0;
+  while (begin < rest.size() && separator(rest[begin])) ++begin;
+  size_t end = begin;
+  while (end < rest.size() && !separator(rest[end])) ++end;
+  std::string_view word = rest.substr(begin, end - begin);
+  rest.remove_prefix(end);
+  return word;
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find('\n', i);
-    if (j == std::string_view::npos) j = text.size();
-    lines.emplace_back(text.substr(i, j - i));
-    i = j + 1;
-  }
+  while (!text.empty()) lines.emplace_back(next_line(text));
   return lines;
 }
 
 std::vector<std::string> split_words(std::string_view text) {
   std::vector<std::string> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
-    size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
-    if (j > i) words.emplace_back(text.substr(i, j - i));
-    i = j;
-  }
+  for (std::string_view word = next_word(text); !word.empty(); word = next_word(text)) words.emplace_back(word);
   return words;
 }
 

@@ -42,5 +42,19 @@ TEST(Digits, HexAndDecimal) {
   EXPECT_FALSE(is_dec_digits(""));
 }
 
+TEST(SysfsText, NextLineAndNextWordWalkTheTextAsSplitDoes) {
+  std::string_view text = "a b\n\n\tc  d \nlast";
+  EXPECT_EQ(next_line(text), "a b");
+  EXPECT_EQ(next_line(text), "");
+  std::string_view line = next_line(text);
+  EXPECT_EQ(next_word(line), "c");
+  EXPECT_EQ(next_word(line), "d");
+  EXPECT_EQ(next_word(line), "");
+  EXPECT_EQ(next_line(text), "last");
+  EXPECT_TRUE(text.empty());
+  EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split_words(" x\ty\n z "), (std::vector<std::string>{"x", "y", "z"}));
+}
+
 }  // namespace
 }  // namespace p2pcheck

@@ -16,6 +16,11 @@ std::optional<std::uint64_t> parse_hex(std::string_view text);
 std::optional<std::int64_t> parse_dec(std::string_view text);
 std::vector<std::string> split_lines(std::string_view text);
 std::vector<std::string> split_words(std::string_view text);
+// The same pieces as views, for parsers on a hot path: each returns the next piece of `rest`
+// and advances `rest` past it. next_line: up to the next '\n'. next_word: the next run of
+// characters other than ' ', '\t', '\n'; "" when none is left.
+std::string_view next_line(std::string_view& rest);
+std::string_view next_word(std::string_view& rest);
 // Non-empty pieces between separators: split("a;;b", ';') -> {"a", "b"}.
 std::vector<std::string> split(std::string_view text, char separator);
 // Items separated by `sep`: join({"a", "b"}, ", ") -> "a, b".
