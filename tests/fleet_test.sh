@@ -64,7 +64,9 @@ echo gpu-node-42 > "$tmp/named-root/proc/sys/kernel/hostname"
 "$bin" --root "$fx/rhel98-epyc/root" --json-schema 1 check --json > "$c/saved/rhel98-saved.json"
 "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check --json > "$c/saved/acs-saved.json"
 # What it cannot read: not a dump, a cut JSON, a JSON of the wrong kind, a lying check --json.
-head -c 4000 /dev/urandom > "$c/bad/garbage.bin"
+# Seeded, so every run reads the same bytes (urandom began with '{' one run in 256, or with gzip's magic).
+python3 -c 'import random,sys; r=random.Random(4000); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(4000)))' \
+  > "$c/bad/garbage.bin"
 head -c 300 "$c/saved/rhel98-saved.json" > "$c/bad/cut.json"
 "$bin" --root "$spr" topo --json > "$c/bad/topo.json"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["pairs"][0]["verdict"]=7; json.dump(j, open(sys.argv[2],"w"))' \

@@ -160,6 +160,21 @@ TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
   EXPECT_EQ(r.result, FleetResult::kFail);  // intel-xeon-broadwell fails
 }
 
+TEST_F(FleetInputs, ABinaryFileStartingWithABraceIsNotABrokenReport) {
+  // Random bytes begin with '{' one time in 256: judged as a dump, never as a cut check --json.
+  std::string bytes = "{";
+  for (int i = 0; i < 64; ++i) bytes += static_cast<char>((i * 37 + 11) & 0xff);
+  write(dir_ / "brace.bin", bytes);
+  FleetReport r = run_fleet({(dir_ / "brace.bin").string()}, {}, FleetOptions{});
+  ASSERT_EQ(r.unreadable.size(), 1u);
+  EXPECT_NE(r.unreadable[0].reason.find("not a recognised dump"), std::string::npos) << r.unreadable[0].reason;
+  // A text file that starts like a report and is cut stays "not valid JSON".
+  write(dir_ / "cut.json", "{\n  \"schema\": \"p2pcheck.check\",\t");
+  r = run_fleet({(dir_ / "cut.json").string()}, {}, FleetOptions{});
+  ASSERT_EQ(r.unreadable.size(), 1u);
+  EXPECT_NE(r.unreadable[0].reason.find("not valid JSON"), std::string::npos) << r.unreadable[0].reason;
+}
+
 TEST(FleetRun, TheSameReportWhateverTheNumberOfThreads) {
   std::vector<std::string> inputs;
   for (const auto& entry : fs::directory_iterator(P2PCHECK_FIXTURES))
