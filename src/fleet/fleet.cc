@@ -107,7 +107,8 @@ void expand(const std::string& path, int depth, std::vector<std::string>& out, s
 // A saved report is text starting with '{'. JSON cannot hold raw control bytes, so a binary file
 // whose first byte happens to be '{' is judged as a dump, not reported as broken JSON.
 bool looks_like_json(const std::string& head) {
-  auto first = std::find_if(head.begin(), head.end(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+  auto first =
+      std::find_if(head.begin(), head.end(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
   if (first == head.end() || *first != '{') return false;
   return std::none_of(head.begin(), head.end(), [](char c) {
     auto byte = static_cast<unsigned char>(c);
