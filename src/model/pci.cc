@@ -330,7 +330,9 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
     return;
   }
   // libpci reads through this copy only; anything past its end is 0xff and we never ask for it.
-  std::vector<u8> cache(config.begin(), config.end());
+  // Copied as bytes: built from the string's char iterators it was converted one element at a time.
+  std::vector<u8> cache(config.size());
+  std::memcpy(cache.data(), config.data(), config.size());
   struct pci_dev* dev = pci_get_dev(access_, static_cast<int>(fn.bdf.domain), fn.bdf.bus, fn.bdf.dev, fn.bdf.fn);
   pci_setup_cache(dev, cache.data(), static_cast<int>(cache.size()));
   fn.header_type = pci_read_byte(dev, PCI_HEADER_TYPE) & 0x7f;
