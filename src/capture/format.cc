@@ -40,8 +40,8 @@ namespace {
 
 // The manifest's unreadable and uncaptured files as the failures their reads must replay. Throws
 // Error naming the file and the member when they are not what p2pcheck writes.
-std::map<std::string, FileRead> capture_failures(const JsonFields& m) {
-  std::map<std::string, FileRead> failures;
+FailureMap capture_failures(const JsonFields& m) {
+  FailureMap failures;
   if (const auto* unreadable = m.object("unreadable"))
     for (const auto& [path, why] : unreadable->items()) {
       JsonFields entry(why, m.file(), m.member("unreadable") + "." + path);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace p2pcheck {
@@ -34,9 +35,6 @@ std::pair<std::string_view, std::string_view> dir_and_name(std::string_view path
   return {path.substr(0, slash), path.substr(slash + 1)};
 }
 
-// The first key after every key that starts with `dir` + "/": '0' is the byte after '/'.
-std::string past_subtree(std::string_view dir) { return std::string(dir) + '0'; }
-
 }  // namespace
 
 std::string normalize_tree_path(std::string_view path) {
@@ -57,31 +55,38 @@ std::string normalize_tree_path(std::string_view path) {
   return out;
 }
 
-MemoryTree::MemoryTree() { nodes_.emplace("", Node{}); }
+MemoryTree::MemoryTree() { nodes_.emplace("", Entry{}); }
 
 void MemoryTree::add(std::string name, Node node) {
   // Parents exist implicitly even when nobody added them (tar members often come without them).
   // The root always exists, so the walk up ends there at the latest. Only `name` may change kind
   // below, and it is never last_dir_ (its parent is), so last_dir_ stays a directory.
-  std::string_view dir = dir_and_name(name).first;
+  auto [dir, base] = dir_and_name(name);
   if (dir != last_dir_) {
-    std::string_view parent = name;
-    for (;;) {
-      parent = parent.substr(0, parent.rfind('/'));
-      auto it = nodes_.lower_bound(parent);
-      if (it != nodes_.end() && it->first == parent) {
-        if (it->second.kind != EntryKind::kDir) it->second = Node{};  // a file replaced by a directory
+    std::vector<std::string_view> missing;  // nearest first
+    for (std::string_view up = dir;; up = dir_and_name(up).first) {
+      auto it = nodes_.find(std::string(up));
+      if (it != nodes_.end()) {
+        if (it->second.node.kind != EntryKind::kDir) it->second.node = Node{};  // a file replaced by a directory
         break;
       }
-      nodes_.emplace_hint(it, std::string(parent), Node{});
+      missing.push_back(up);
+    }
+    // Top down, so each one's parent exists to be told its name.
+    for (auto up = missing.rbegin(); up != missing.rend(); ++up) {
+      auto [parent, parent_base] = dir_and_name(*up);
+      nodes_.find(std::string(parent))->second.names.emplace_back(parent_base);
+      nodes_.emplace(std::string(*up), Entry{});
     }
     last_dir_ = dir;
   }
-  auto it = nodes_.lower_bound(name);
-  if (it == nodes_.end() || it->first != name) {
-    nodes_.emplace_hint(it, std::move(name), std::move(node));
-  } else if (!(it->second.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
-    it->second = std::move(node);
+  std::string base_name(base);  // `name` moves into the map below, and `base` views it
+  auto [it, inserted] = nodes_.try_emplace(std::move(name));
+  if (inserted) {
+    it->second.node = std::move(node);
+    nodes_.find(last_dir_)->second.names.push_back(std::move(base_name));
+  } else if (!(it->second.node.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
+    it->second.node = std::move(node);
   }
 }
 
@@ -108,28 +113,17 @@ const MemoryTree::Node* MemoryTree::find(std::string_view path) const {
   if (path == "/") path = "";
   // Only absolute paths are names here ("x" is no key, but say so without a search).
   if (!path.empty() && path.front() != '/') return nullptr;
-  auto it = nodes_.find(path);
-  return it == nodes_.end() ? nullptr : &it->second;
+  auto it = nodes_.find(std::string(path));
+  return it == nodes_.end() ? nullptr : &it->second.node;
 }
 
 std::vector<std::string> MemoryTree::children(std::string_view path) const {
   if (path == "/") path = "";
   if (!path.empty() && path.front() != '/') return {};
-  std::vector<std::string> out;
-  // The keys below `path` in byte order: its entries, each followed (not always at once: "x-1"
-  // sorts between "x" and "x/y") by the range of its own subtree, which one lookup skips.
-  const std::string below = std::string(path) + "/";
-  auto it = nodes_.lower_bound(below);
-  while (it != nodes_.end() && it->first.starts_with(below)) {
-    std::string_view name = std::string_view(it->first).substr(below.size());
-    size_t slash = name.find('/');
-    if (slash == std::string_view::npos) {
-      out.emplace_back(name);
-      ++it;
-    } else {
-      it = nodes_.lower_bound(past_subtree(std::string_view(it->first).substr(0, below.size() + slash)));
-    }
-  }
+  auto it = nodes_.find(std::string(path));
+  if (it == nodes_.end()) return {};
+  std::vector<std::string> out = it->second.names;
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -139,23 +133,22 @@ MemoryTree MemoryTree::subtree(std::string_view raw_prefix) && {
   std::string prefix = normalize_tree_path(raw_prefix);
   if (prefix.empty()) return std::move(*this);
   MemoryTree out;
-  // Everything below `prefix` is one range of the map, and cutting the same prefix off every key
-  // keeps it in order, so each node moves over at the end of the new map without a search.
+  auto top = nodes_.find(prefix);
+  if (top != nodes_.end()) out.nodes_.find("")->second.names = std::move(top->second.names);
+  // Each node below `prefix` moves over with its allocation; only its key loses the prefix.
   const std::string below = prefix + "/";
-  for (auto it = nodes_.lower_bound(below), end = nodes_.lower_bound(past_subtree(prefix)); it != end;) {
+  out.nodes_.reserve(nodes_.size());
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    if (!it->first.starts_with(below)) {
+      ++it;
+      continue;
+    }
     auto node = nodes_.extract(it++);
     node.key().erase(0, prefix.size());
-    out.nodes_.insert(out.nodes_.end(), std::move(node));
-  }
-  // A directory that a later member replaced by a file still has its entries; in the subtree it
-  // is a directory again, as rebuilding the tree entry by entry made it.
-  std::string_view last;
-  for (const auto& [path, node] : out.nodes_) {
-    std::string_view dir = dir_and_name(path).first;
-    if (path.empty() || dir == last) continue;
-    last = dir;
-    auto parent = out.nodes_.find(dir);
-    if (parent != out.nodes_.end() && parent->second.kind != EntryKind::kDir) parent->second = Node{};
+    // A directory that a later member replaced by a file still has its entries; in the subtree it
+    // is a directory again, as rebuilding the tree entry by entry made it.
+    if (!node.mapped().names.empty() && node.mapped().node.kind != EntryKind::kDir) node.mapped().node = Node{};
+    out.nodes_.insert(std::move(node));
   }
   for (auto& [path, failure] : failures_)
     if (path.rfind(below, 0) == 0) out.failures_[path.substr(prefix.size())] = std::move(failure);
@@ -205,7 +198,7 @@ std::unique_ptr<Source> open_memory_source(std::shared_ptr<const MemoryTree> tre
 
 std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description) {
   // The Source keeps its own map of failures: moved there, the tree's would only be a second copy.
-  std::map<std::string, FileRead> failures = std::move(tree.failures_);
+  FailureMap failures = std::move(tree.failures_);
   tree.failures_.clear();
   auto source = open_memory_source(std::make_shared<const MemoryTree>(std::move(tree)), std::move(description));
   if (!failures.empty()) source->set_recorded_failures(std::move(failures));

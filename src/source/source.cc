@@ -93,7 +93,7 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
     // `here` is a link to follow.
     if (++hops > kMaxLinkHops) throw Error(here, "too many levels of symbolic links");
     const std::string& target = link_of(*node, here);
-    log_.links_followed.try_emplace(here, target);
+    node->followed = true;
     // An absolute target means the root's own `/`, as inside a chroot; a relative one must not
     // climb above the root: that is a hostile or broken capture, never silently the host's files.
     bool absolute = !target.empty() && target.front() == '/';
@@ -197,8 +197,26 @@ std::optional<std::string> Source::link_target(std::string_view path) {
   auto where = canonicalize(path, false, type, &node);
   if (!where || type != NodeType::kLink) return std::nullopt;
   const std::string& target = link_of(*node, *where);
-  log_.links_followed.try_emplace(*where, target);
+  node->followed = true;
   return target;
+}
+
+const AccessLog& Source::access_log() {
+  log_.file_reads.clear();
+  log_.dir_lists.clear();
+  log_.links_followed.clear();
+  // Every node with its canonical path, depth first from the root.
+  std::vector<std::pair<const PathNode*, std::string>> todo{{&root_, ""}};
+  while (!todo.empty()) {
+    auto [node, path] = std::move(todo.back());
+    todo.pop_back();
+    const std::string& key = path.empty() ? "/" : path;
+    if (node->reads) log_.file_reads.emplace(key, node->reads);
+    if (node->lists) log_.dir_lists.emplace(key, node->lists);
+    if (node->followed) log_.links_followed.emplace(key, node->link);
+    for (const auto& [name, child] : node->children) todo.emplace_back(child.get(), path + "/" + name);
+  }
+  return log_;
 }
 
 std::vector<Source::ListedEntry> Source::node_list_typed(const std::string& path) {
@@ -253,7 +271,8 @@ std::optional<std::string> Source::not_carried(std::string_view path) {
 
 FileRead Source::read(std::string_view path) {
   NodeType type;
-  auto where = resolve_typed(path, type);
+  PathNode* node = nullptr;
+  auto where = resolve_typed(path, type, &node);
   if (!where) {
     if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
     return {};
@@ -264,8 +283,8 @@ FileRead Source::read(std::string_view path) {
     if (recording_) log_.contents.emplace(*where, other);
     return other;
   }
-  ++log_.file_reads[*where];
-  auto failed = failures_.find(*where);
+  ++node->reads;
+  auto failed = failures_.empty() ? failures_.end() : failures_.find(*where);
   FileRead result = failed != failures_.end() ? failed->second : node_read(*where);
   // The first answer is the one the analysis acted on; a later read of a changing file
   // (an AER counter) must not replace it.
@@ -278,7 +297,7 @@ std::vector<std::string> Source::list(std::string_view path) {
   PathNode* dir = nullptr;
   auto where = resolve_typed(path, type, &dir);
   if (!where || type != NodeType::kDir) return {};
-  ++log_.dir_lists[*where];
+  ++dir->lists;
   const std::string base = *where == "/" ? "" : *where;
   std::vector<std::string> names;
   for (ListedEntry& entry : node_list_typed(*where)) {

@@ -40,8 +40,8 @@ struct CaptureInfo {
   std::string format;  // "capture", "lspci", "udev", "hwloc", "sosreport"
   nlohmann::ordered_json manifest;
   std::vector<std::string> notes;
-  std::map<std::string, FileRead> failures;  // its unreadable and uncaptured files, as their reads replay
-  NotCarried not_carried;                    // "not_carried": what the format it came from cannot carry
+  FailureMap failures;     // its unreadable and uncaptured files, as their reads replay
+  NotCarried not_carried;  // "not_carried": what the format it came from cannot carry
   // "selection": the --gpu/--nvme given to `capture`, so a replay (check, fleet) judges the pairs
   // the capture was taken for, as the live check did; empty sides: every GPU or NVMe.
   PairSelection selection;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "p2pcheck/source/source.h"
@@ -36,7 +37,7 @@ class MemoryTree {
   const Node* find(std::string_view path) const;
   // Sorted names directly below `path` (empty when it is not a directory).
   std::vector<std::string> children(std::string_view path) const;
-  const std::map<std::string, FileRead>& failures() const { return failures_; }
+  const FailureMap& failures() const { return failures_; }
   // What the format that filled this tree cannot carry (source.h); its Source answers with it.
   void set_not_carried(NotCarried not_carried) { not_carried_ = std::move(not_carried); }
   const NotCarried& not_carried() const { return not_carried_; }
@@ -50,17 +51,24 @@ class MemoryTree {
 
  private:
   friend std::unique_ptr<Source> open_memory_source(MemoryTree tree, std::string description);
-  // Plain byte order: a directory's whole subtree is one range of the map (the keys starting with
-  // "dir/"), so subtree() moves one range and children() walks it, jumping over each child's own
-  // subtree. Transparent, so lookups take string_views without building a key.
-  using Nodes = std::map<std::string, Node, std::less<>>;
+  // A node and the names created below it, in the order they came (children() sorts a copy).
+  struct Entry {
+    Node node;
+    std::vector<std::string> names;
+  };
+  // Hashed by the whole normalized path: a replay looks up every path the analysis asks once, and a
+  // byte-ordered map compared ~100-byte keys ~15 times per lookup. std::hash<std::string> on
+  // purpose: libstdc++ keeps the hash of each key with it only for hashes it deems slow, and
+  // without it every bucket walk and rehash hashes whole paths again (a custom, transparent hash
+  // made the replay slower than the ordered map). Lookups by string_view build a key instead.
+  using Nodes = std::unordered_map<std::string, Entry>;
   // `path` must be normalized (normalize_tree_path) and not the root.
   void add(std::string path, Node node);
   Nodes nodes_;  // "" is the root
   // The directory the last add went into, known to exist as one: members come directory by
   // directory, so most adds skip the walk up their parents.
   std::string last_dir_;
-  std::map<std::string, FileRead> failures_;
+  FailureMap failures_;
   NotCarried not_carried_;
 };
 

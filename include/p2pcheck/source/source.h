@@ -58,8 +58,14 @@ struct RecordedEntry {
   std::string link_target;  // for kLink
 };
 
+// Reads a replay must answer as the original machine did (denied, failed, not captured), by
+// canonical path. Hashed: every read of a replay looks itself up here.
+using FailureMap = std::unordered_map<std::string, FileRead>;
+
 // What a source was asked, for the read-once rule and for capture (which stores exactly these).
 struct AccessLog {
+  // Counted in the source's path tree as it goes, and written out here when access_log() is asked:
+  // keyed by canonical path, they cost a hash of the whole path and an allocation on every read.
   std::unordered_map<std::string, int> file_reads;              // canonical path -> times read
   std::unordered_map<std::string, int> dir_lists;               // canonical path -> times listed
   std::unordered_map<std::string, std::string> links_followed;  // canonical link path -> its target text
@@ -100,13 +106,14 @@ class Source {
   // directories or follow links, where no FileRead carries the status.
   std::optional<std::string> not_carried(std::string_view path);
 
-  const AccessLog& access_log() const { return log_; }
+  // Valid until the next call on this source.
+  const AccessLog& access_log();
 
   // Capture: keep what every read, listing and lookup answered (see AccessLog).
   void set_recording(bool on) { recording_ = on; }
   // Replay of a capture: files the capture could not read (denied, failed) or did not store answer
   // with the recorded status instead of the placeholder bytes in the archive. Canonical paths.
-  void set_recorded_failures(std::map<std::string, FileRead> failures) { failures_ = std::move(failures); }
+  void set_recorded_failures(FailureMap failures) { failures_ = std::move(failures); }
 
  protected:
   enum class NodeType { kMissing, kFile, kDir, kLink, kOther };
@@ -142,6 +149,10 @@ class Source {
     NodeType type = NodeType::kMissing;
     bool link_known = false;
     std::string link;  // for kLink: its target, once read
+    // The access log's counts for this path (AccessLog).
+    int reads = 0;
+    int lists = 0;
+    bool followed = false;
     PathMap<std::unique_ptr<PathNode>> children;
   };
 
@@ -173,7 +184,7 @@ class Source {
   PathMap<FoundDir> dirs_;
   AccessLog log_;
   bool recording_ = false;
-  std::map<std::string, FileRead> failures_;
+  FailureMap failures_;
   NotCarried not_carried_;
 };
 
