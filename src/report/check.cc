@@ -371,25 +371,39 @@ constexpr std::size_t kMaxMatrixLines = 48;
 // (kMatrixCodes) whose legend follows. Too big for a screen: one line per code with its pairs counted.
 std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   if (r.pairs.empty()) return "";
+  // The devices in the order their first pair comes; seen by the list's device numbers (ends).
   std::vector<Bdf> gpus, nvmes;
-  std::set<Bdf> seen_gpu, seen_nvme;
+  std::vector<char> seen_gpu(r.pairs.ends()), seen_nvme(r.pairs.ends());
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const DevicePair& pair = r.pairs.pair(i);
-    if ((gpus.empty() || gpus.back() != pair.gpu) && seen_gpu.insert(pair.gpu).second) gpus.push_back(pair.gpu);
-    if (seen_nvme.insert(pair.nvme).second) nvmes.push_back(pair.nvme);
+    if (char& seen = seen_gpu[r.pairs.gpu_end(i)]; !seen) {
+      seen = 1;
+      gpus.push_back(pair.gpu);
+    }
+    if (char& seen = seen_nvme[r.pairs.nvme_end(i)]; !seen) {
+      seen = 1;
+      nvmes.push_back(pair.nvme);
+    }
   }
   // Each pair's code, made once per class (and redirect): a fabric's pairs share a few dozen.
+  auto cell_index = [&](std::size_t i) { return 2 * r.pairs.class_index(i) + r.pairs.acs_redirected(i); };
   std::vector<std::string> cell_of(2 * r.pairs.classes());
   auto code = [&](std::size_t i) -> const std::string& {
-    std::string& c = cell_of[2 * r.pairs.class_index(i) + r.pairs.acs_redirected(i)];
+    std::string& c = cell_of[cell_index(i)];
     if (c.empty()) c = cell(r.pairs.shared(i), r.pairs.acs_redirected(i), r.rules);
     return c;
   };
-  // Each code's pairs: how many, and the first.
+  // Each code's pairs: how many, and the first. Counted per cell first, so the codes' map is
+  // touched once per class, not once per pair.
+  std::vector<std::size_t> count_of(cell_of.size()), first_of(cell_of.size());
+  for (std::size_t i = 0; i < r.pairs.size(); ++i)
+    if (count_of[cell_index(i)]++ == 0) first_of[cell_index(i)] = i;
   std::map<std::string, std::pair<std::size_t, std::size_t>> by_code;
-  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    auto [at, added] = by_code.try_emplace(code(i), 0, i);
-    ++at->second.first;
+  for (std::size_t c = 0; c < cell_of.size(); ++c) {
+    if (count_of[c] == 0) continue;
+    auto [at, added] = by_code.try_emplace(code(first_of[c]), 0, first_of[c]);
+    at->second.first += count_of[c];
+    at->second.second = std::min(at->second.second, first_of[c]);
   }
   auto label = [&r](const Bdf& nvme) {
     const NvmeController* c = r.inv.nvme_at(nvme);
