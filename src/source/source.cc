@@ -150,7 +150,12 @@ bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found)
 Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const std::string& path) {
   auto it = dir.children.find(name);
   if (it != dir.children.end()) return it->second.get();
-  NodeType type = node_type(path);
+  // What the directory's listing said the entry is, the backend need not be asked again: as an
+  // lstat then would have said (the tree keeps it as long). Never kMissing: the listing saw it.
+  auto listed = std::lower_bound(dir.listed.begin(), dir.listed.end(), name,
+                                 [](const auto& entry, std::string_view n) { return entry.first < n; });
+  bool known = listed != dir.listed.end() && listed->first == name;
+  NodeType type = known ? listed->second : node_type(path);
   if (type == NodeType::kMissing) return nullptr;
   auto child = std::make_unique<PathNode>();
   child->parent = &dir;
@@ -299,19 +304,15 @@ std::vector<std::string> Source::list(std::string_view path) {
   if (!where || type != NodeType::kDir) return {};
   ++dir->lists;
   const std::string base = *where == "/" ? "" : *where;
+  std::vector<ListedEntry> entries = node_list_typed(*where);
+  std::sort(entries.begin(), entries.end(), [](const ListedEntry& a, const ListedEntry& b) { return a.name < b.name; });
   std::vector<std::string> names;
-  for (ListedEntry& entry : node_list_typed(*where)) {
-    // What the listing said an entry is, the lookups of its path need not ask again: as an lstat
-    // then would have said (the tree keeps it as long). Never kMissing: the listing saw it.
-    if (entry.type && *entry.type != NodeType::kMissing && !dir->children.contains(entry.name)) {
-      auto child = std::make_unique<PathNode>();
-      child->parent = dir;
-      child->type = *entry.type;
-      dir->children.emplace(entry.name, std::move(child));
-    }
+  names.reserve(entries.size());
+  dir->listed.clear();
+  for (ListedEntry& entry : entries) {
+    if (entry.type && *entry.type != NodeType::kMissing) dir->listed.emplace_back(entry.name, *entry.type);
     names.push_back(std::move(entry.name));
   }
-  std::sort(names.begin(), names.end());
   if (recording_) {
     auto& entries = log_.listings[*where];
     for (const std::string& name : names) {

@@ -154,6 +154,9 @@ class Source {
     int lists = 0;
     bool followed = false;
     PathMap<std::unique_ptr<PathNode>> children;
+    // For a directory listed: its entries' types as the listing gave them, sorted by name. An
+    // entry becomes a child only when it is looked up (most of a listing never is).
+    std::vector<std::pair<std::string, NodeType>> listed;
   };
 
   // Resolves every component; follow_last=false leaves a final symlink unresolved. `type` is set
