@@ -119,8 +119,8 @@ std::uint64_t KfdNode::prop(const std::string& key) const {
 }
 
 const KfdNode* KfdTopology::gpu_node(const Bdf& bdf) const {
-  for (const auto& n : nodes)
-    if (n.is_gpu() && n.bdf == bdf) return &n;
+  for (const auto& n : nodes)  // the address first: is_gpu() is a map lookup, asked per GPU per node
+    if (n.bdf == bdf && n.is_gpu()) return &n;
   return nullptr;
 }
 
