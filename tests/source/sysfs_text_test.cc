@@ -1,6 +1,7 @@
 #include "p2pcheck/source/sysfs_text.h"
 
 #include <gtest/gtest.h>
+#include <optional>
 
 namespace p2pcheck {
 namespace {
@@ -54,6 +55,21 @@ TEST(SysfsText, NextLineAndNextWordWalkTheTextAsSplitDoes) {
   EXPECT_TRUE(text.empty());
   EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));
   EXPECT_EQ(split_words(" x\ty\n z "), (std::vector<std::string>{"x", "y", "z"}));
+}
+
+// sysfs prints hex with and without 0x, padded to 16 digits (resource), with a newline; anything
+// else, or more than 64 bits, is no number.
+TEST(SysfsText, ParseHexTakesSysfsNumbersUpTo64Bits) {
+  EXPECT_EQ(parse_hex("0x1002\n"), std::uint64_t{0x1002});
+  EXPECT_EQ(parse_hex("0X74A1"), std::uint64_t{0x74a1});
+  EXPECT_EQ(parse_hex("  0x00000000fb000000 "), std::uint64_t{0xfb000000});
+  EXPECT_EQ(parse_hex("deadBEEF"), std::uint64_t{0xdeadbeef});
+  EXPECT_EQ(parse_hex("ffffffffffffffff"), std::uint64_t{0xffffffffffffffff});
+  EXPECT_EQ(parse_hex("0x0000000000000000ffffffffffffffff"), std::uint64_t{0xffffffffffffffff});  // zeros first
+  EXPECT_EQ(parse_hex("00000000000000000001"), std::uint64_t{1});
+  for (std::string_view bad :
+       {"0x10000000000000000", "1fffffffffffffffff", "0x", "", "0x-1", "-1", "+1", "0xg", "12 34", "0x0x1"})
+    EXPECT_EQ(parse_hex(bad), std::nullopt) << '"' << bad << '"';
 }
 
 }  // namespace
