@@ -57,7 +57,8 @@ ansible-playbook -i "$tmp/inventory" "$repo/contrib/ansible/p2pcheck-fleet.yml" 
   -e "p2pcheck_controller_bin=$tmp/installed/bin/p2pcheck" > "$tmp/play.log" 2>&1
 rc=$?
 echo "ansible-playbook exit $rc in $(($(date +%s) - start)) s"
-[ "$rc" -eq 0 ] || { fail "ansible-playbook exit $rc"; tail -40 "$tmp/play.log"; }
+# The failed task's own message first (the log's tail is the fleet report, which hides it).
+[ "$rc" -eq 0 ] || { fail "ansible-playbook exit $rc"; grep -E -A12 "^fatal:|FAILED!" "$tmp/play.log" | head -60; tail -40 "$tmp/play.log"; }
 grep -E "^(localhost|node-a|node-b|broadwell-01|chroot-spr|chroot-acs) +: " "$tmp/play.log"
 echo "--- fleet.txt the playbook wrote:"; cat "$tmp/report/fleet.txt" 2> /dev/null; echo "---"
 
