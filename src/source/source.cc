@@ -215,7 +215,7 @@ const AccessLog& Source::access_log() {
   while (!todo.empty()) {
     auto [node, path] = std::move(todo.back());
     todo.pop_back();
-    const std::string& key = path.empty() ? "/" : path;
+    const std::string key = path.empty() ? "/" : path;
     if (node->reads) log_.file_reads.emplace(key, node->reads);
     if (node->lists) log_.dir_lists.emplace(key, node->lists);
     if (node->followed) log_.links_followed.emplace(key, node->link);
@@ -314,14 +314,14 @@ std::vector<std::string> Source::list(std::string_view path) {
     names.push_back(std::move(entry.name));
   }
   if (recording_) {
-    auto& entries = log_.listings[*where];
+    auto& recorded = log_.listings[*where];
     for (const std::string& name : names) {
       std::string child_path = base + "/" + name;
       PathNode* child = child_of(*dir, name, child_path);
       if (!child) continue;  // vanished between listing and looking
       RecordedEntry entry{entry_kind(child->type), ""};
       if (child->type == NodeType::kLink) entry.link_target = link_of(*child, child_path);
-      entries[name] = std::move(entry);
+      recorded[name] = std::move(entry);
     }
   }
   return names;
