@@ -195,13 +195,6 @@ std::vector<const Function*> Topology::upstream_chain(const Function& fn) const 
   return chain;
 }
 
-std::vector<const Function*> Topology::children(const Function& fn) const {
-  std::vector<const Function*> kids;
-  for (const auto& [bdf, f] : functions)
-    if (f.parent && *f.parent == fn.bdf) kids.push_back(&f);
-  return kids;
-}
-
 LinkCheck check_link(const Topology& topo, const Function& fn) {
   LinkCheck check;
   // VFs share their PF's link; root-bus devices have no port above them in sysfs.

@@ -8,7 +8,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "p2pcheck/report/check.h"
@@ -94,8 +93,9 @@ json decision_entry(const CheckReport& r, const PairDecision& pair) {
   return out;
 }
 
-// The constant text of a compact pair record, made once per device: a fabric has hundreds of
-// thousands of pairs and a few hundred devices, so a record is a few appends and integers.
+// The constant text of a compact pair record, made once per device: a fabric has millions of
+// pairs and a few thousand devices, so a record is a few appends. Devices are numbered densely by
+// the caller (`slot`: PairList's end numbers, or the routes' own), so a piece is an index away.
 // `gpu_head(gpu)` is `{"gpu": "<bdf>", "nvme": ` and `nvme_head(nvme)` is `"<bdf>", "<third>": `,
 // laid out as nlohmann would at `indent`, each line after the first preceded by `inner`.
 class RecordText {
@@ -111,33 +111,28 @@ class RecordText {
     kernel_key_ = next + "\"kernel" + colon;
     close_ = indent >= 0 ? "\n" + inner + "}" : "}";
   }
-  const std::string& gpu_head(const Function& gpu) { return piece(gpu_, gpu, gpu_key_, nvme_key_); }
-  const std::string& nvme_head(const Function& nvme) { return piece(nvme_, nvme, "", third_key_); }
-  const std::string& quoted(const Function& fn) { return piece(quoted_, fn, "", ""); }
+  const std::string& gpu_head(const Function& gpu, std::uint32_t slot) {
+    return piece(gpu_, gpu, slot, gpu_key_, nvme_key_);
+  }
+  const std::string& nvme_head(const Function& nvme, std::uint32_t slot) {
+    return piece(nvme_, nvme, slot, "", third_key_);
+  }
+  const std::string& quoted(const Function& fn, std::uint32_t slot) { return piece(quoted_, fn, slot, "", ""); }
   const std::string& distance_key() const { return distance_key_; }
   const std::string& kernel_key() const { return kernel_key_; }
   const std::string& close() const { return close_; }
 
  private:
-  // The last device asked for is remembered: pairs come GPU by GPU, so that map is rarely searched.
-  struct Pieces {
-    std::unordered_map<const Function*, std::string> text;
-    const Function* last = nullptr;
-    const std::string* last_text = nullptr;
-  };
-  static const std::string& piece(Pieces& pieces, const Function& fn, const std::string& before,
-                                  const std::string& after) {
-    if (pieces.last == &fn) return *pieces.last_text;
-    auto it = pieces.text.find(&fn);
-    if (it == pieces.text.end())
-      it = pieces.text.emplace(&fn, before + json_text(json(fn.bdf.str()), -1) + after).first;
-    pieces.last = &fn;
-    pieces.last_text = &it->second;
-    return it->second;
+  static const std::string& piece(std::vector<std::string>& pieces, const Function& fn, std::uint32_t slot,
+                                  const std::string& before, const std::string& after) {
+    if (slot >= pieces.size()) pieces.resize(slot + 1);
+    std::string& text = pieces[slot];
+    if (text.empty()) text = before + json_text(json(fn.bdf.str()), -1) + after;  // never empty once made
+    return text;
   }
 
   std::string gpu_key_, nvme_key_, third_key_, distance_key_, kernel_key_, close_;
-  Pieces gpu_, nvme_, quoted_;
+  std::vector<std::string> gpu_, nvme_, quoted_;  // by slot
 };
 
 void append_number(std::string& out, long long value) {
@@ -145,6 +140,41 @@ void append_number(std::string& out, long long value) {
   auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
   out.append(digits, end);
 }
+
+// A check record's text after its "decision" key: `<decision>, "distance": <distance>}`, made
+// once for each decision and distance met (a fabric has a few dozen of each, and millions of pairs).
+class RecordTails {
+ public:
+  explicit RecordTails(const RecordText& record) : record_(record) {}
+  const std::string& of(std::uint32_t decision, std::optional<int> distance) {
+    auto [it, made] = tails_.try_emplace(Key{decision, distance});
+    if (!made) return it->second;
+    std::string& text = it->second;
+    append_number(text, decision);
+    text += record_.distance_key();
+    if (distance)
+      append_number(text, *distance);
+    else
+      text += "null";
+    text += record_.close();
+    return text;
+  }
+
+ private:
+  struct Key {
+    std::uint32_t decision;
+    std::optional<int> distance;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::size_t{k.decision} * 0x9e3779b97f4a7c15ull ^
+             (k.distance ? std::size_t{1} << 40 | static_cast<std::uint32_t>(*k.distance) : 0);
+    }
+  };
+  const RecordText& record_;
+  std::unordered_map<Key, std::string, KeyHash> tails_;
+};
 
 json kernel_answer_json(const PairDecision& d) {
   return {{"distance", d.kernel->distance},
@@ -338,6 +368,7 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
                    {"decisions", json::array()}});
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "decision");
+  RecordTails tails(record);
   write_streamed(out, std::move(doc),
                  {{"decisions", first_pair.size(),
                    [&](std::string& text, std::size_t k, const std::string& shift) {
@@ -345,22 +376,25 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
                    }},
                   {"pairs", r.pairs.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
-                     text += record.gpu_head(r.pairs.gpu(i));
-                     text += record.nvme_head(r.pairs.nvme(i));
+                     text += record.gpu_head(r.pairs.gpu(i), r.pairs.gpu_end(i));
+                     text += record.nvme_head(r.pairs.nvme(i), r.pairs.nvme_end(i));
+                     const std::optional<int> distance = r.pairs.distance(i);
+                     if (!r.pairs.kernel(i)) {  // nearly every pair: its decision, distance and the close
+                       text += tails.of(decision_of[i], distance);
+                       return;
+                     }
+                     // The few pairs the kernel module answered: its answer before the close.
                      append_number(text, decision_of[i]);
                      text += record.distance_key();
-                     const std::optional<int> distance = r.pairs.distance(i);
                      if (distance)
                        append_number(text, *distance);
                      else
                        text += "null";
-                     if (r.pairs.kernel(i)) {  // the few pairs the kernel module answered
-                       std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
-                       if (indent >= 0)  // its lines one level deeper than the record's
-                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
-                       text += record.kernel_key();
-                       text += kernel;
-                     }
+                     std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
+                     if (indent >= 0)  // its lines one level deeper than the record's
+                       replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                     text += record.kernel_key();
+                     text += kernel;
                      text += record.close();
                    }}},
                  indent);
@@ -378,13 +412,18 @@ struct RouteEnds {
 
 void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv,
                          const std::vector<RouteEnds>& routes, json head, int indent) {
-  std::unordered_set<const Function*> seen;
+  // The routes' devices, each numbered once (RecordText's slots); common bridges are numbered as
+  // they are written.
+  std::unordered_map<const Function*, std::uint32_t> slots;
+  auto slot = [&](const Function* fn) {
+    return slots.emplace(fn, static_cast<std::uint32_t>(slots.size())).first->second;
+  };
   for (const RouteEnds& route : routes) {
-    seen.insert(route.gpu);
-    seen.insert(route.nvme);
+    slot(route.gpu);
+    slot(route.nvme);
   }
   std::vector<Bdf> devices;  // functions_json() puts them in BDF order
-  for (const Function* fn : seen) devices.push_back(fn->bdf);
+  for (const auto& [fn, number] : slots) devices.push_back(fn->bdf);
   json nvmes = json::array();
   for (const auto& c : inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
@@ -396,10 +435,10 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
                  {{"pairs", routes.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
                      const RouteEnds& route = routes[i];
-                     text += record.gpu_head(*route.gpu);
-                     text += record.nvme_head(*route.nvme);
+                     text += record.gpu_head(*route.gpu, slot(route.gpu));
+                     text += record.nvme_head(*route.nvme, slot(route.nvme));
                      if (route.common)
-                       text += record.quoted(*route.common);
+                       text += record.quoted(*route.common, slot(route.common));
                      else
                        text += "null";
                      text += record.distance_key();
@@ -432,10 +471,8 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
   // Each device found in the topology once: its map's look-up per pair end was 4% of the run.
   std::unordered_map<std::uint64_t, const Function*> devices;
   auto device = [&](const Bdf& bdf) {
-    const std::uint64_t key =
-        std::uint64_t{bdf.domain} << 24 | std::uint64_t{bdf.bus} << 16 | std::uint64_t{bdf.dev} << 8 | bdf.fn;
-    auto it = devices.find(key);
-    if (it == devices.end()) it = devices.emplace(key, &topo.at(bdf)).first;
+    auto it = devices.find(bdf.key());
+    if (it == devices.end()) it = devices.emplace(bdf.key(), &topo.at(bdf)).first;
     return it->second;
   };
   std::vector<RouteEnds> routes;

@@ -1,5 +1,9 @@
 #include "p2pcheck/report/topo.h"
 
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/source/version.h"
 
@@ -74,8 +78,19 @@ std::string annotations(const Topology& topo, const Function& fn, const Inventor
   return out;
 }
 
-void tree_lines(const Topology& topo, const Inventory& inv, const Function& fn, const std::string& prefix, bool last,
-                const TextStyle& style, std::string& out) {
+// Each function's children in BDF order, by Bdf::key() of the parent: found once for the whole tree
+// (a search of every function per node made the tree quadratic in the machine's size).
+using ChildIndex = std::unordered_map<std::uint64_t, std::vector<const Function*>>;
+
+ChildIndex children_of_all(const Topology& topo) {
+  ChildIndex children;
+  for (const auto& [bdf, fn] : topo.functions)
+    if (fn.parent) children[fn.parent->key()].push_back(&fn);
+  return children;
+}
+
+void tree_lines(const Topology& topo, const Inventory& inv, const ChildIndex& children, const Function& fn,
+                const std::string& prefix, bool last, const TextStyle& style, std::string& out) {
   const char* branch = style.unicode ? (last ? "└─ " : "├─ ") : (last ? "`- " : "|- ");
   const char* stem = style.unicode ? (last ? "   " : "│  ") : (last ? "   " : "|  ");
   std::string label = function_label(fn);
@@ -85,9 +100,11 @@ void tree_lines(const Topology& topo, const Inventory& inv, const Function& fn, 
   else if (role == "NVMe")
     label = colored(style, "1;36", label);
   out += prefix + branch + label + annotations(topo, fn, inv) + "\n";
-  auto kids = topo.children(fn);
+  auto found = children.find(fn.bdf.key());
+  if (found == children.end()) return;
+  const std::vector<const Function*>& kids = found->second;
   for (size_t i = 0; i < kids.size(); ++i)
-    tree_lines(topo, inv, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
+    tree_lines(topo, inv, children, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
 }
 
 }  // namespace
@@ -102,6 +119,7 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
     out +=
         "note: only 64 bytes of config space were readable (not root): port types, ACS and capabilities are "
         "unknown; run as root\n";
+  const ChildIndex children = children_of_all(topo);
   for (const auto& [id, hb] : topo.host_bridges) {
     out += "\nhost bridge " + id;
     if (hb.bridge_device)
@@ -115,7 +133,8 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
     for (const Bdf& b : hb.root_devices) roots.push_back(&topo.at(b));
     for (const auto& [bdf, fn] : topo.functions)  // VFs on a root bus hang below the bus too
       if (fn.host_bridge == id && !fn.parent && fn.physfn) roots.push_back(&fn);
-    for (size_t i = 0; i < roots.size(); ++i) tree_lines(topo, inv, *roots[i], "", i + 1 == roots.size(), style, out);
+    for (size_t i = 0; i < roots.size(); ++i)
+      tree_lines(topo, inv, children, *roots[i], "", i + 1 == roots.size(), style, out);
   }
   if (!inv.nvmes.empty()) {
     out += "\nNVMe\n";

@@ -32,9 +32,7 @@ std::size_t PairDecider::KeyHash::operator()(const Key& k) const {
 }
 
 std::uint32_t PairDecider::end_of(const Bdf& bdf) {
-  std::uint64_t packed = std::uint64_t{bdf.domain} << 24 | std::uint64_t{bdf.bus} << 16 | std::uint64_t{bdf.dev} << 8 |
-                         std::uint64_t{bdf.fn};
-  if (auto it = end_index_.find(packed); it != end_index_.end()) return it->second;
+  if (auto it = end_index_.find(bdf.key()); it != end_index_.end()) return it->second;
   End end;
   end.fn = &topo_.at(bdf);
   end.chain = topo_.upstream_chain(*end.fn);
@@ -53,7 +51,7 @@ std::uint32_t PairDecider::end_of(const Bdf& bdf) {
       host_bridge_ids_.emplace(end.fn->host_bridge, static_cast<std::uint32_t>(host_bridge_ids_.size())).first->second;
   auto index = static_cast<std::uint32_t>(ends_.size());
   ends_.push_back(std::move(end));
-  end_index_.emplace(packed, index);
+  end_index_.emplace(bdf.key(), index);
   return index;
 }
 

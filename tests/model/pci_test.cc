@@ -36,6 +36,16 @@ TEST(Bdf, ShapeAndBoundsWithoutARegex) {
   EXPECT_FALSE(Bdf::parse(std::string(200000, '0') + ":41:00.0"));
 }
 
+TEST(Bdf, KeyIsOneIntegerPerAddressInAddressOrder) {
+  const Bdf a = *Bdf::parse("0000:41:00.0"), b = *Bdf::parse("0000:41:00.1"), c = *Bdf::parse("0001:00:00.0"),
+            top = *Bdf::parse("ffffffff:ff:1f.7");
+  EXPECT_LT(a.key(), b.key());
+  EXPECT_LT(b.key(), c.key());  // the domain counts first, as in Bdf's own order
+  EXPECT_LT(c.key(), top.key());
+  EXPECT_EQ(top.key(), 0xffffffffff1f07ull);  // a 32-bit domain fits without folding into the bus
+  EXPECT_EQ(Bdf::parse(a.str())->key(), a.key());
+}
+
 // Resizable BAR at 0x100 whose control register asks for BAR size code `code` (2^(code+20) bytes).
 std::string rebar_config(unsigned code, size_t at = 0x100) {
   std::string c = ConfigSpace(0x1002, 0x73bf, 0x030000, false).pcie(0).bytes();

@@ -27,6 +27,10 @@ struct Bdf {
   static bool shaped(std::string_view text, size_t min_domain = 4, size_t max_domain = 8);
   std::string str() const;
   std::uint8_t devfn() const { return static_cast<std::uint8_t>(dev << 3 | fn); }
+  // The four numbers in one integer, in BDF order: a key for hash maps of devices.
+  std::uint64_t key() const {
+    return std::uint64_t{domain} << 24 | std::uint64_t{bus} << 16 | std::uint64_t{dev} << 8 | fn;
+  }
   auto operator<=>(const Bdf&) const = default;
 };
 

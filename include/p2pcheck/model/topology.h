@@ -43,7 +43,6 @@ class Topology {
   const Function* upstream_bridge(const Function& fn) const;
   // fn, then its upstream bridges in order, up to the one on the root bus (pci_upstream_bridge chain).
   std::vector<const Function*> upstream_chain(const Function& fn) const;
-  std::vector<const Function*> children(const Function& fn) const;
 };
 
 // Where the upstream chains of `a` and `b` meet: the first device of a's chain that is also on b's

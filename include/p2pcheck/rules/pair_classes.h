@@ -91,7 +91,7 @@ class PairDecider {
   const Machine& machine_;
   const KernelRules& rules_;
   std::vector<End> ends_;
-  std::unordered_map<std::uint64_t, std::uint32_t> end_index_;         // packed BDF -> ends_
+  std::unordered_map<std::uint64_t, std::uint32_t> end_index_;         // Bdf::key() -> ends_
   std::map<std::vector<const Function*>, std::uint32_t> side_ids_[2];  // ACS-unknown devices, [redirect]
   std::map<std::string, std::uint32_t> host_bridge_ids_;
   std::unordered_map<Key, Keyed, KeyHash> keyed_;
