@@ -141,7 +141,6 @@ PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
       keyed->second.cls = class_of(meeting, std::move(walk), nullptr);
     }
     PairList::Record r;
-    r.pair = pair;
     r.gpu_end = gpu_end;
     r.nvme_end = nvme_end;
     r.common = common;

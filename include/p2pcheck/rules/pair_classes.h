@@ -109,7 +109,8 @@ class PairList {
 
   std::size_t size() const { return records_.size(); }
   bool empty() const { return records_.empty(); }
-  const DevicePair& pair(std::size_t i) const { return records_[i].pair; }
+  // By value: a record keeps its devices' numbers, not their addresses (16 bytes a pair).
+  DevicePair pair(std::size_t i) const { return {gpu(i).bdf, nvme(i).bdf}; }
   const Function& gpu(std::size_t i) const { return *chains_[records_[i].gpu_end].front(); }
   const Function& nvme(std::size_t i) const { return *chains_[records_[i].nvme_end].front(); }
   // The decision the pair shares with its class: verdicts, flows, map types, host check, unknowns.
@@ -170,7 +171,6 @@ class PairList {
  private:
   friend class PairDecider;
   struct Record {
-    DevicePair pair;
     const Function* common = nullptr;
     std::uint32_t gpu_end = 0, nvme_end = 0;  // chains_
     std::uint32_t cls = 0;
