@@ -159,6 +159,7 @@ std::vector<DevicePair> select_pairs(const Topology& topo, const Inventory& inv,
   if (sel.nvme.empty())
     for (const auto& c : inv.nvmes) nvmes.push_back(c.bdf);
   std::vector<DevicePair> pairs;
+  pairs.reserve(gpus.size() * nvmes.size());  // grown by doubling it peaked at twice its size
   for (const Bdf& g : gpus)
     for (const Bdf& n : nvmes) pairs.push_back({g, n});
   return pairs;

@@ -402,28 +402,31 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
 
 namespace {
 
-// What a version 2 paths record says of a route.
-struct RouteEnds {
-  const Function* gpu = nullptr;
-  const Function* nvme = nullptr;
-  const Function* common = nullptr;
-  int distance = 0;
+// A paths document's routes, their devices numbered: a fabric's millions of routes share a few
+// thousand devices, so a route is four numbers and its record's pieces are found by number.
+struct Routes {
+  static constexpr std::uint32_t kNoCommon = UINT32_MAX;
+  struct Route {
+    std::uint32_t gpu = 0, nvme = 0, common = kNoCommon;  // numbers in `devices`
+    int distance = 0;
+  };
+  std::vector<const Function*> devices;  // by number: each route's GPU, NVMe and common bridge
+  std::unordered_map<const Function*, std::uint32_t> numbers;
+  std::vector<Route> list;
+
+  std::uint32_t number(const Function& fn) {
+    auto [it, added] = numbers.try_emplace(&fn, static_cast<std::uint32_t>(devices.size()));
+    if (added) devices.push_back(&fn);
+    return it->second;
+  }
 };
 
-void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<RouteEnds>& routes, json head, int indent) {
-  // The routes' devices, each numbered once (RecordText's slots); common bridges are numbered as
-  // they are written.
-  std::unordered_map<const Function*, std::uint32_t> slots;
-  auto slot = [&](const Function* fn) {
-    return slots.emplace(fn, static_cast<std::uint32_t>(slots.size())).first->second;
-  };
-  for (const RouteEnds& route : routes) {
-    slot(route.gpu);
-    slot(route.nvme);
-  }
-  std::vector<Bdf> devices;  // functions_json() puts them in BDF order
-  for (const auto& [fn, number] : slots) devices.push_back(fn->bdf);
+void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv, const Routes& routes, json head,
+                         int indent) {
+  // functions_json() puts them in BDF order with their upstream chains; a common bridge is on its
+  // GPU's chain already, so it adds nothing there.
+  std::vector<Bdf> devices;
+  for (const Function* fn : routes.devices) devices.push_back(fn->bdf);
   json nvmes = json::array();
   for (const auto& c : inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
@@ -432,13 +435,13 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "common_bridge");
   write_streamed(out, std::move(doc),
-                 {{"pairs", routes.size(),
+                 {{"pairs", routes.list.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
-                     const RouteEnds& route = routes[i];
-                     text += record.gpu_head(*route.gpu, slot(route.gpu));
-                     text += record.nvme_head(*route.nvme, slot(route.nvme));
-                     if (route.common)
-                       text += record.quoted(*route.common, slot(route.common));
+                     const Routes::Route& route = routes.list[i];
+                     text += record.gpu_head(*routes.devices[route.gpu], route.gpu);
+                     text += record.nvme_head(*routes.devices[route.nvme], route.nvme);
+                     if (route.common != Routes::kNoCommon)
+                       text += record.quoted(*routes.devices[route.common], route.common);
                      else
                        text += "null";
                      text += record.distance_key();
@@ -452,9 +455,11 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
 
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
                          const std::vector<PairPath>& paths, json head, int indent) {
-  std::vector<RouteEnds> routes;
-  routes.reserve(paths.size());
-  for (const PairPath& p : paths) routes.push_back({&topo.at(p.pair.gpu), &topo.at(p.pair.nvme), p.common, p.distance});
+  Routes routes;
+  routes.list.reserve(paths.size());
+  for (const PairPath& p : paths)
+    routes.list.push_back({routes.number(topo.at(p.pair.gpu)), routes.number(topo.at(p.pair.nvme)),
+                           p.common ? routes.number(*p.common) : Routes::kNoCommon, p.distance});
   write_paths_records(out, topo, inv, routes, std::move(head), indent);
 }
 
@@ -462,33 +467,39 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
                          const std::vector<DevicePair>& pairs, json head, int indent) {
   // describe_path()'s common bridge and distance (meet_upstream), from each device's chain walked
   // once: the pairs' hop lists are not printed in version 2.
-  std::unordered_map<const Function*, std::vector<const Function*>> chains;
-  auto chain = [&](const Function& fn) -> const std::vector<const Function*>& {
-    auto it = chains.find(&fn);
-    if (it == chains.end()) it = chains.emplace(&fn, topo.upstream_chain(fn)).first;
-    return it->second;
+  struct Device {
+    std::uint32_t number = 0;
+    std::vector<const Function*> chain;
   };
-  // Each device found in the topology once: its map's look-up per pair end was 4% of the run.
-  std::unordered_map<std::uint64_t, const Function*> devices;
-  auto device = [&](const Bdf& bdf) {
-    auto it = devices.find(bdf.key());
-    if (it == devices.end()) it = devices.emplace(bdf.key(), &topo.at(bdf)).first;
-    return it->second;
-  };
-  std::vector<RouteEnds> routes;
-  routes.reserve(pairs.size());
-  for (const DevicePair& pair : pairs) {
-    RouteEnds route{device(pair.gpu), device(pair.nvme), nullptr, 0};
-    const std::vector<const Function*>& up_gpu = chain(*route.gpu);
-    const std::vector<const Function*>& up_nvme = chain(*route.nvme);
-    route.distance = static_cast<int>(up_gpu.size() + up_nvme.size());
-    for (auto up = up_gpu.begin(); up != up_gpu.end() && !route.common; ++up) {
-      auto meet = std::find(up_nvme.begin(), up_nvme.end(), *up);
-      if (meet == up_nvme.end()) continue;
-      route.common = *up;
-      route.distance = static_cast<int>((up - up_gpu.begin()) + (meet - up_nvme.begin()));
+  // Each device found in the topology once (its map's look-up per pair end was 4% of the run);
+  // the map's elements stay where they are as it grows.
+  std::unordered_map<std::uint64_t, Device> by_address;
+  Routes routes;
+  auto device = [&](const Bdf& bdf) -> const Device& {
+    auto it = by_address.find(bdf.key());
+    if (it == by_address.end()) {
+      const Function& fn = topo.at(bdf);
+      it = by_address.emplace(bdf.key(), Device{routes.number(fn), topo.upstream_chain(fn)}).first;
     }
-    routes.push_back(route);
+    return it->second;
+  };
+  routes.list.reserve(pairs.size());
+  const Device* gpu = nullptr;  // pairs come GPU by GPU
+  Bdf gpu_address;
+  for (const DevicePair& pair : pairs) {
+    if (!gpu || pair.gpu != gpu_address) {
+      gpu = &device(pair.gpu);
+      gpu_address = pair.gpu;
+    }
+    const Device& nvme = device(pair.nvme);
+    const ChainMeet at = meet_in_chains(gpu->chain, nvme.chain);
+    Routes::Route route{gpu->number, nvme.number, Routes::kNoCommon,
+                        static_cast<int>(gpu->chain.size() + nvme.chain.size())};
+    if (at.met) {
+      route.common = routes.number(*gpu->chain[at.a]);
+      route.distance = static_cast<int>(at.a + at.b);
+    }
+    routes.list.push_back(route);
   }
   write_paths_records(out, topo, inv, routes, std::move(head), indent);
 }
