@@ -118,6 +118,41 @@ TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {
   }
 }
 
+TEST(Topology, ResourceLinesCountBarsWhetherUsedOrNot) {
+  FakeRoot root;
+  FakeSysfs sys(root);
+  std::string d = sys.add("sys/devices/pci0000:00", "0000:00:01.0", 0x1002, 0x74a1, 0x120000,
+                          ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes(4096));
+  const std::string unused = "0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+  root.write(d + "/resource", unused + "0x0000460000000000 0x00004607ffffffff 0x000000000014220c\n" + unused +
+                                  "  0x00000000f0000000   0x00000000f007ffff 0x0000000000040200\n" +  // spaced
+                                  "0x0000000000000000 0x0000000000000000 0x0000000000000000 \n" +     // trailing blank
+                                  "0x00000000000c0000 0x00000000000c0000 0x0000000000000200\n");      // one byte
+  PciDecoder decoder;
+  auto src = root.source();
+  Topology topo = read_topology(*src, decoder);
+  const std::vector<Bar>& bars = topo.at(*Bdf::parse("0000:00:01.0")).bars;
+  ASSERT_EQ(bars.size(), 3u);
+  EXPECT_EQ(bars[0].index, 1);
+  EXPECT_EQ(bars[0].start, 0x460000000000u);
+  EXPECT_EQ(bars[0].size, 0x800000000u);
+  EXPECT_EQ(bars[0].flags, 0x14220cu);
+  EXPECT_EQ(bars[1].index, 3);
+  EXPECT_EQ(bars[1].size, 0x80000u);
+  EXPECT_EQ(bars[2].index, 5);  // after the zeros with a trailing blank, parsed the long way
+  EXPECT_EQ(bars[2].size, 1u);
+  // Still hex, still three words: a line that only looks unused is read and refused.
+  root.write(d + "/resource", unused + "0x0000000000000000 0x0000000000000000 0x000000000000000g\n");
+  src = root.source();
+  try {
+    read_topology(*src, decoder);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "/" + d + "/resource");
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
 // One endpoint below a root port, with every attribute file written as the kernel prints it, so
 // the same function can be read from config space and from the files alone.
 struct AttributeCase {
