@@ -1,5 +1,6 @@
 #include "p2pcheck/model/pci.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
@@ -21,6 +22,19 @@ TEST(Bdf, ParsesAndPrintsLikeTheKernel) {
   EXPECT_FALSE(Bdf::parse("0000:41:00.8"));
   EXPECT_FALSE(Bdf::parse("0000:41:20.0"));
   EXPECT_FALSE(Bdf::parse("0000:41:00.0x"));
+}
+
+TEST(Bdf, PrintsAsPrintfWouldForEveryWidthOfNumber) {
+  // The kernel's "%04x:%02x:%02x.%x", for addresses parse() refuses too (a struct can hold them).
+  for (std::uint32_t domain : {0u, 1u, 0xabcu, 0xffffu, 0x10000u, 0x1234567u, 0xffffffffu})
+    for (unsigned bus : {0u, 0xau, 0xc1u, 0xffu})
+      for (unsigned dev : {0u, 0x1fu, 0x20u, 0xffu})
+        for (unsigned fn : {0u, 7u, 8u, 0x10u, 0xffu}) {
+          Bdf b{domain, static_cast<std::uint8_t>(bus), static_cast<std::uint8_t>(dev), static_cast<std::uint8_t>(fn)};
+          char expected[32];
+          std::snprintf(expected, sizeof expected, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
+          EXPECT_EQ(b.str(), expected);
+        }
 }
 
 TEST(Bdf, ShapeAndBoundsWithoutARegex) {
