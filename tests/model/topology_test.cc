@@ -16,6 +16,19 @@ using testing::FakeRoot;
 using testing::FakeSysfs;
 using testing::SmallMachine;
 
+// The Error read_topology throws for `root`'s tree; a test failure, and an empty one, when it throws none.
+Error topology_error(FakeRoot& root) {
+  PciDecoder decoder;
+  auto src = root.source();
+  try {
+    read_topology(*src, decoder);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "read_topology accepted the tree";
+  return Error("", "");
+}
+
 TEST_F(SmallMachine, HierarchyFollowsSysfsPaths) {
   EXPECT_EQ(topo_.functions.size(), 12u);
   EXPECT_EQ(fn("0000:03:00.0").parent, Bdf::parse("0000:02:01.0"));
@@ -83,25 +96,13 @@ TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {
   FakeSysfs sys(root);
   std::string d = sys.add("sys/devices/pci0000:00", "0000:00:01.0", 0x1002, 0x74a1, 0x120000,
                           ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes(1000));
-  PciDecoder decoder;
-  auto src = root.source();
-  try {
-    read_topology(*src, decoder);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "/sys/devices/pci0000:00/0000:00:01.0/config");
-    EXPECT_NE(std::string(e.what()).find("1000 bytes"), std::string::npos);
-  }
+  Error short_config = topology_error(root);
+  EXPECT_EQ(short_config.where(), "/sys/devices/pci0000:00/0000:00:01.0/config");
+  EXPECT_NE(std::string(short_config.what()).find("1000 bytes"), std::string::npos);
   // A vendor file config space cannot stand in for (it reads all ones, as a VF's does), holding garbage.
   root.write(d + "/config", ConfigSpace(0xffff, 0xffff, 0x120000, false).bytes(64));
   root.write(d + "/vendor", "garbage\n");
-  src = root.source();
-  try {
-    read_topology(*src, decoder);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "/" + d + "/vendor");
-  }
+  EXPECT_EQ(topology_error(root).where(), "/" + d + "/vendor");
   // A memory tree cannot delete: the same function again, in a new tree, without its class file.
   FakeRoot no_class;
   no_class.write(d + "/vendor", "0x1002\n");
@@ -109,13 +110,7 @@ TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {
   no_class.write(d + "/config", ConfigSpace(0x1002, 0x74a1, 0x120000, false).bytes(64));
   no_class.write(d + "/numa_node", "-1\n");
   no_class.link("sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
-  src = no_class.source();
-  try {
-    read_topology(*src, decoder);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "/sys/devices/pci0000:00/0000:00:01.0/class");
-  }
+  EXPECT_EQ(topology_error(no_class).where(), "/sys/devices/pci0000:00/0000:00:01.0/class");
 }
 
 TEST(Topology, ResourceLinesCountBarsWhetherUsedOrNot) {
@@ -143,14 +138,9 @@ TEST(Topology, ResourceLinesCountBarsWhetherUsedOrNot) {
   EXPECT_EQ(bars[2].size, 1u);
   // Still hex, still three words: a line that only looks unused is read and refused.
   root.write(d + "/resource", unused + "0x0000000000000000 0x0000000000000000 0x000000000000000g\n");
-  src = root.source();
-  try {
-    read_topology(*src, decoder);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), "/" + d + "/resource");
-    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
-  }
+  Error bad_line = topology_error(root);
+  EXPECT_EQ(bad_line.where(), "/" + d + "/resource");
+  EXPECT_NE(std::string(bad_line.what()).find("line 2"), std::string::npos) << bad_line.what();
 }
 
 // One endpoint below a root port, with every attribute file written as the kernel prints it, so
