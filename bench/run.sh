@@ -123,10 +123,11 @@ run() {
   [ "$name" = "lspci -tv" ] || [ "$rss" -le "$max_rss" ] || { max_rss=$rss; max_rss_name=$name; }
 }
 
-cd "$tmp" || exit 1
-run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
 # skip NAME PAIRS WHY: a row for a command left out.
 skip() { rows+=("$(printf '%-32s %8s  skipped: %s' "$1" "$2" "$3")"); }
+
+cd "$tmp" || exit 1
+run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
 schema1_why=
 if [ "$schema1" = auto ] && [ "${pairs:-0}" -gt "$SCHEMA1_MAX_PAIRS" ]; then
   schema1_why="~6 KB a pair, $(awk -v p="$pairs" 'BEGIN {printf "%.0f", p * 6000 / 1e9}') GB here (--schema-1 runs it)"

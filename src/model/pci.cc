@@ -38,24 +38,8 @@ std::optional<Bdf> Bdf::parse(std::string_view text) {
              static_cast<std::uint8_t>(tail[6] - '0')};
 }
 
-namespace {
-
-// `value` in lower-case hex, at least `width` digits, as printf's "%0<width>x".
-void append_hex(std::string& out, std::uint32_t value, int width) {
-  char digits[8];
-  int n = 0;
-  do {
-    digits[n++] = "0123456789abcdef"[value & 15];
-    value >>= 4;
-  } while (value != 0);
-  for (int pad = width - n; pad > 0; --pad) out += '0';
-  while (n > 0) out += digits[--n];
-}
-
-}  // namespace
-
 std::string Bdf::str() const {
-  // "%04x:%02x:%02x.%x", without snprintf: a fabric's JSON prints thousands (2,000 instructions each).
+  // "%04x:%02x:%02x.%x" (append_hex: without snprintf).
   std::string out;
   out.reserve(12);
   append_hex(out, domain, 4);

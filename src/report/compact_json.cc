@@ -141,13 +141,13 @@ void append_number(std::string& out, long long value) {
   out.append(digits, end);
 }
 
-// A check record's text after its "decision" key: `<decision>, "distance": <distance>}`, made
-// once for each decision and distance met (a fabric has a few dozen of each, and millions of pairs).
-class RecordTails {
+// A check record's text from its "decision" value to its distance: `<decision>, "distance": <d>`,
+// made once for each decision and distance met (a fabric has a few dozen of each, and millions of pairs).
+class DecisionTexts {
  public:
-  explicit RecordTails(const RecordText& record) : record_(record) {}
+  explicit DecisionTexts(const RecordText& record) : record_(record) {}
   const std::string& of(std::uint32_t decision, std::optional<int> distance) {
-    auto [it, made] = tails_.try_emplace(Key{decision, distance});
+    auto [it, made] = texts_.try_emplace(Key{decision, distance});
     if (!made) return it->second;
     std::string& text = it->second;
     append_number(text, decision);
@@ -156,7 +156,6 @@ class RecordTails {
       append_number(text, *distance);
     else
       text += "null";
-    text += record_.close();
     return text;
   }
 
@@ -173,7 +172,7 @@ class RecordTails {
     }
   };
   const RecordText& record_;
-  std::unordered_map<Key, std::string, KeyHash> tails_;
+  std::unordered_map<Key, std::string, KeyHash> texts_;
 };
 
 json kernel_answer_json(const PairDecision& d) {
@@ -368,7 +367,7 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
                    {"decisions", json::array()}});
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "decision");
-  RecordTails tails(record);
+  DecisionTexts decisions(record);
   write_streamed(out, std::move(doc),
                  {{"decisions", first_pair.size(),
                    [&](std::string& text, std::size_t k, const std::string& shift) {
@@ -378,23 +377,14 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
                    [&](std::string& text, std::size_t i, const std::string&) {
                      text += record.gpu_head(r.pairs.gpu(i), r.pairs.gpu_end(i));
                      text += record.nvme_head(r.pairs.nvme(i), r.pairs.nvme_end(i));
-                     const std::optional<int> distance = r.pairs.distance(i);
-                     if (!r.pairs.kernel(i)) {  // nearly every pair: its decision, distance and the close
-                       text += tails.of(decision_of[i], distance);
-                       return;
+                     text += decisions.of(decision_of[i], r.pairs.distance(i));
+                     if (r.pairs.kernel(i)) {  // the few pairs the kernel module answered
+                       std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
+                       if (indent >= 0)  // its lines one level deeper than the record's
+                         replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                       text += record.kernel_key();
+                       text += kernel;
                      }
-                     // The few pairs the kernel module answered: its answer before the close.
-                     append_number(text, decision_of[i]);
-                     text += record.distance_key();
-                     if (distance)
-                       append_number(text, *distance);
-                     else
-                       text += "null";
-                     std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
-                     if (indent >= 0)  // its lines one level deeper than the record's
-                       replace_all(kernel, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
-                     text += record.kernel_key();
-                     text += kernel;
                      text += record.close();
                    }}},
                  indent);

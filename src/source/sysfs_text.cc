@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 
 namespace p2pcheck {
 
@@ -136,10 +135,22 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+void append_hex(std::string& out, std::uint64_t value, int digits) {
+  // By hand: snprintf cost ~2,000 instructions a call, and a fabric's JSON prints thousands of BDFs.
+  char reversed[16];
+  int n = 0;
+  do {
+    reversed[n++] = "0123456789abcdef"[value & 15];
+    value >>= 4;
+  } while (value != 0);
+  for (int pad = digits - n; pad > 0; --pad) out += '0';
+  while (n > 0) out += reversed[--n];
+}
+
 std::string hex(std::uint64_t value, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*llx", digits, static_cast<unsigned long long>(value));
-  return buf;
+  std::string out;
+  append_hex(out, value, digits);
+  return out;
 }
 
 }  // namespace p2pcheck

@@ -1,5 +1,6 @@
 #include "p2pcheck/source/sysfs_text.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <optional>
 
@@ -55,6 +56,18 @@ TEST(SysfsText, NextLineAndNextWordWalkTheTextAsSplitDoes) {
   EXPECT_TRUE(text.empty());
   EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));
   EXPECT_EQ(split_words(" x\ty\n z "), (std::vector<std::string>{"x", "y", "z"}));
+}
+
+TEST(SysfsText, HexWritesWhatPrintfWouldAtEveryWidth) {
+  for (std::uint64_t value : {0ull, 1ull, 0xaull, 0x1002ull, 0xfb000000ull, 0x123456789abcdefull, ~0ull})
+    for (int digits : {0, 1, 2, 4, 8, 16, 20}) {
+      char expected[40];
+      std::snprintf(expected, sizeof expected, "%0*llx", digits, static_cast<unsigned long long>(value));
+      EXPECT_EQ(hex(value, digits), expected);
+      std::string appended = "0x";
+      append_hex(appended, value, digits);
+      EXPECT_EQ(appended, std::string("0x") + expected);
+    }
 }
 
 // sysfs prints hex with and without 0x, padded to 16 digits (resource), with a newline; anything

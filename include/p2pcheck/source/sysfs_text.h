@@ -25,8 +25,10 @@ std::string_view next_word(std::string_view& rest);
 std::vector<std::string> split(std::string_view text, char separator);
 // Items separated by `sep`: join({"a", "b"}, ", ") -> "a, b".
 std::string join(const std::vector<std::string>& items, const std::string& sep);
-// Lower-case hex without prefix, at least `digits` wide: hex(0x1002, 4) -> "1002".
+// Lower-case hex without prefix, at least `digits` wide: hex(0x1002, 4) -> "1002" (printf's "%0*llx").
 std::string hex(std::uint64_t value, int digits = 0);
+// The same appended to `out`, for text built in one string (Bdf::str).
+void append_hex(std::string& out, std::uint64_t value, int digits = 0);
 // Last component of a path or link target: "../../../bus/pci/drivers/nvme" -> "nvme".
 std::string basename(std::string_view path);
 
