@@ -52,8 +52,9 @@ struct Analysed {
 
 struct Gathered {
   std::map<std::string, CaptureEntry> entries;  // each entry's path is its key (left empty in the entry)
-  std::map<std::string, FileRead> unreadable;   // placeholders for reads the machine refused
-  std::set<std::string> uncaptured;             // placeholders for entries listed but never read
+  // Placeholders: named in the manifest only, each one's directory an entry (format.h).
+  std::map<std::string, FileRead> unreadable;  // reads the machine refused
+  std::set<std::string> uncaptured;            // entries listed but never read
 };
 
 // Everything the log saw, each path once: the first kind that claims it wins, and files the
@@ -65,8 +66,10 @@ Gathered gather_entries(const AccessLog& log, const std::map<std::string, std::s
     g.entries.emplace(path, CaptureEntry{"", kind, std::move(data)});
   };
   auto placeholder = [&](const std::string& path, std::optional<FileRead> why) {
-    if (g.entries.count(path) || path == kManifestPath) return;
-    put(path, EntryKind::kFile, "");
+    if (g.entries.count(path) || g.unreadable.count(path) || g.uncaptured.count(path) || path == kManifestPath) return;
+    // Its directory is stored, so the unpacked capture holds the place the manifest names.
+    if (std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0)
+      put(path.substr(0, slash), EntryKind::kDir, "");
     if (why && why->error != kNotCaptured)
       g.unreadable[path] = *why;
     else
@@ -214,8 +217,17 @@ ordered_json build_manifest(Source& source, const Analysed& analysed, const Prov
   m["unreadable"] = ordered_json::object();
   for (const auto& [path, r] : g.unreadable)
     m["unreadable"][clean.text(path)] = {{"status", read_status_name(r.status)}, {"error", r.error}};
-  m["uncaptured"] = ordered_json::array();
-  for (const auto& path : g.uncaptured) m["uncaptured"].push_back(clean.text(path));
+  // By directory: a fabric lists tens of thousands of them, and each full path is ~130 bytes.
+  std::map<std::string, std::vector<std::string>> uncaptured;
+  for (const auto& path : g.uncaptured) {
+    std::string named = clean.text(path);
+    std::size_t slash = named.rfind('/');
+    uncaptured[slash == 0 ? "/" : named.substr(0, slash)].push_back(named.substr(slash + 1));
+  }
+  m["uncaptured"] = ordered_json::object();
+  // Appended as they come, without ordered_json's search for an existing key (the map's keys are unique).
+  auto& by_dir = m["uncaptured"].get_ref<ordered_json::object_t&>();
+  for (auto& [dir, names] : uncaptured) by_dir.emplace_back(dir, std::move(names));
   // A capture of an import keeps what the import's format cannot carry, so the replay says so too.
   if (!source.not_carried().empty()) m["not_carried"] = not_carried_json(source.not_carried());
   // The pairs it was taken for: a replay judges these unless told others.

@@ -1,6 +1,7 @@
 // The capture format as replays read it (format.h).
 #include "p2pcheck/capture/format.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <ctime>
 
@@ -38,9 +39,18 @@ std::optional<std::time_t> parse_iso_time(const std::string& text) {
 
 namespace {
 
+// An entry name of an "uncaptured" directory: what a listing could show.
+bool entry_name(const nlohmann::ordered_json& name) {
+  if (!name.is_string()) return false;
+  const auto& text = name.get_ref<const std::string&>();
+  return !text.empty() && text != "." && text != ".." && text.find('/') == std::string::npos &&
+         text.size() < kMaxPathBytes;
+}
+
 // The manifest's unreadable and uncaptured files as the failures their reads must replay. Throws
-// Error naming the file and the member when they are not what p2pcheck writes.
-FailureMap capture_failures(const JsonFields& m) {
+// Error naming the file and the member when they are not what p2pcheck writes: "uncaptured" is an
+// array of paths up to schema 2, an object of directory -> names from 3.
+FailureMap capture_failures(const JsonFields& m, std::int64_t schema_version) {
   FailureMap failures;
   if (const auto* unreadable = m.object("unreadable"))
     for (const auto& [path, why] : unreadable->items()) {
@@ -49,10 +59,22 @@ FailureMap capture_failures(const JsonFields& m) {
       failures[path] = FileRead{status == "denied" ? ReadStatus::kDenied : ReadStatus::kFailed, "",
                                 entry.text("error").value_or("unreadable")};
     }
-  if (const auto* uncaptured = m.array("uncaptured"))
-    for (const auto& path : *uncaptured) {
-      if (!path.is_string()) m.fail("uncaptured", "an array of paths");
-      failures[path.get<std::string>()] = FileRead{ReadStatus::kFailed, "", kNotCaptured};
+  const FileRead not_captured{ReadStatus::kFailed, "", kNotCaptured};
+  if (schema_version < 3) {
+    if (const auto* uncaptured = m.array("uncaptured"))
+      for (const auto& path : *uncaptured) {
+        if (!path.is_string()) m.fail("uncaptured", "an array of paths");
+        failures[path.get<std::string>()] = not_captured;
+      }
+    return failures;
+  }
+  if (const auto* uncaptured = m.object("uncaptured"))
+    for (const auto& [dir, names] : uncaptured->items()) {
+      if (dir.empty() || dir.front() != '/' || dir.size() > kMaxPathBytes || !names.is_array() ||
+          !std::all_of(names.begin(), names.end(), entry_name))
+        m.fail("uncaptured", "an object of absolute directories, each with an array of entry names");
+      std::string base = dir == "/" ? "" : dir;
+      for (const auto& name : names) failures[base + "/" + name.get_ref<const std::string&>()] = not_captured;
     }
   return failures;
 }
@@ -144,7 +166,7 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
       info.notes.push_back(n.get<std::string>());
     }
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
-  info.failures = capture_failures(m);
+  info.failures = capture_failures(m, *version);
   info.not_carried = read_not_carried(m);
   info.selection = read_selection(m);
   info.manifest = std::move(*j);

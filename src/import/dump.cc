@@ -167,19 +167,23 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
   if (auto prefix = top_with(loaded.tree, "sys")) {
     no_cpu_option(options, file);
     MemoryTree root = std::move(loaded.tree).subtree(*prefix);
-    // A p2pcheck capture says which files could not be read on the machine: they replay as such.
+    // A p2pcheck capture says which files could not be read on the machine: they replay as such
+    // (the Source makes each a file of its directory; from schema 3 no member holds its place).
+    FailureMap failures;
     if (const MemoryTree::Node* m = root.find(kManifestPath); m && m->kind == EntryKind::kFile) {
       std::string member = (prefix->empty() ? "" : prefix->substr(1) + "/") + (kManifestPath + 1);
       auto info = parse_capture_manifest(m->data, file + ":" + member);
       if (info) {
-        for (auto& [path, failure] : info->failures) root.add_failure(path, std::move(failure));
+        failures = std::move(info->failures);
         info->failures.clear();
         root.set_not_carried(info->not_carried);
       }
       // The source reads these same bytes at this path, unless the manifest names itself unreadable.
-      if (manifest) *manifest = {true, root.failures().count(kManifestPath) ? std::nullopt : std::move(info)};
+      if (manifest) *manifest = {true, failures.count(kManifestPath) ? std::nullopt : std::move(info)};
     }
-    return open_memory_source(std::move(root), "archive " + file);
+    auto source = open_memory_source(std::move(root), "archive " + file);  // a loaded tar has no failures of its own
+    if (!failures.empty()) source->set_recorded_failures(std::move(failures));
+    return source;
   }
   throw Error(file,
               "no sys/ directory at the top of the archive or inside its single top folder; "

@@ -156,6 +156,8 @@ Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const s
                                  [](const auto& entry, std::string_view n) { return entry.first < n; });
   bool known = listed != dir.listed.end() && listed->first == name;
   NodeType type = known ? listed->second : node_type(path);
+  // A capture's placeholder need not be stored: the manifest naming it says the file was there.
+  if (type == NodeType::kMissing && failures_.count(path)) type = NodeType::kFile;
   if (type == NodeType::kMissing) return nullptr;
   auto child = std::make_unique<PathNode>();
   child->parent = &dir;
@@ -305,7 +307,18 @@ std::vector<std::string> Source::list(std::string_view path) {
   ++dir->lists;
   const std::string base = *where == "/" ? "" : *where;
   std::vector<ListedEntry> entries = node_list_typed(*where);
-  std::sort(entries.begin(), entries.end(), [](const ListedEntry& a, const ListedEntry& b) { return a.name < b.name; });
+  auto by_name = [](const ListedEntry& a, const ListedEntry& b) { return a.name < b.name; };
+  if (auto failed = failed_names_.find(*where); failed != failed_names_.end()) {
+    for (const std::string& name : failed->second) entries.push_back({name, std::nullopt});
+    // A placeholder the backend holds too is one entry: the backend's, which comes first and may
+    // know its type.
+    std::stable_sort(entries.begin(), entries.end(), by_name);
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [](const ListedEntry& a, const ListedEntry& b) { return a.name == b.name; }),
+                  entries.end());
+  } else {
+    std::sort(entries.begin(), entries.end(), by_name);
+  }
   std::vector<std::string> names;
   names.reserve(entries.size());
   dir->listed.clear();
@@ -325,6 +338,17 @@ std::vector<std::string> Source::list(std::string_view path) {
     }
   }
   return names;
+}
+
+void Source::set_recorded_failures(FailureMap failures) {
+  failures_ = std::move(failures);
+  failed_names_.clear();
+  for (const auto& [path, failure] : failures_) {
+    std::size_t slash = path.rfind('/');
+    std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+    if (slash == std::string::npos || name.empty() || name == "." || name == "..") continue;  // no entry name
+    failed_names_[slash == 0 ? "/" : path.substr(0, slash)].emplace_back(name);
+  }
 }
 
 std::string read_text(Source& source, const std::string& path, FileRead* raw) {

@@ -1,5 +1,6 @@
 #include "p2pcheck/capture/capture.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -118,7 +119,7 @@ nlohmann::ordered_json check_doc(Source& source) {
   return j;
 }
 
-TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
+TEST(Capture, StoresWhatTheAnalysisReadAndNamesWhatItOnlyListed) {
   FakeRoot dir;
   small_machine(dir);
   auto src = dir.source();
@@ -126,9 +127,17 @@ TEST(Capture, StoresWhatTheAnalysisReadAndPlaceholdersForWhatItOnlyListed) {
   const std::string nvme = "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.1/nvme/nvme0";
   ASSERT_TRUE(entry(set, nvme + "/model"));
   EXPECT_EQ(entry(set, nvme + "/model")->data, "SAMSUNG MZWLR7T6HALA-00007\n");
-  ASSERT_TRUE(entry(set, nvme + "/cntlid"));  // listed: present, but not its bytes
-  EXPECT_EQ(entry(set, nvme + "/cntlid")->data, "");
-  EXPECT_NE(set.manifest["uncaptured"].dump().find(nvme + "/cntlid"), std::string::npos);
+  // Listed, never read: named in the manifest by its directory, and no member of its own.
+  EXPECT_FALSE(entry(set, nvme + "/cntlid"));
+  ASSERT_TRUE(set.manifest["uncaptured"].contains(nvme));
+  const auto& names = set.manifest["uncaptured"][nvme];
+  EXPECT_NE(std::find(names.begin(), names.end(), "cntlid"), names.end());
+  EXPECT_EQ(set.manifest["schema_version"], 3);
+  // Every directory holding only placeholders is stored, so the unpacked capture has their place.
+  for (const auto& [dir_path, listed] : set.manifest["uncaptured"].items()) {
+    const CaptureEntry* d = entry(set, dir_path);
+    EXPECT_TRUE(d && d->kind == EntryKind::kDir) << dir_path;
+  }
   ASSERT_TRUE(entry(set, "/sys/class/nvme/nvme0"));
   EXPECT_EQ(entry(set, "/sys/class/nvme/nvme0")->kind, EntryKind::kLink);
   // The machine's identity is read like any other file, so a replay names the same machine.
@@ -159,10 +168,23 @@ TEST(Capture, ReplaysToTheSameCheckThroughDumpAndUnpackedRoot) {
   EXPECT_EQ(w.compression, "zstd");
   auto replay = open_dump_source(file);
   EXPECT_EQ(check_doc(*replay), expected);
-  // Reading a placeholder says it was not captured: unknown, never an empty value.
+  // Reading a placeholder says it was not captured: unknown, never an empty value; a listing
+  // shows it as the machine's did.
   FileRead r = replay->read("/sys/class/nvme/nvme0/cntlid");
   EXPECT_EQ(r.status, ReadStatus::kFailed);
   EXPECT_NE(r.error.find("not in this capture"), std::string::npos);
+  const std::vector<std::string> listed = src->list("/sys/class/nvme/nvme0");
+  EXPECT_EQ(replay->list("/sys/class/nvme/nvme0"), listed);
+  // Unpacked, the file is not there, yet the manifest makes the root answer the same.
+  std::filesystem::create_directories(out.path() + "/x");
+  ASSERT_EQ(std::system(("tar -C " + out.path() + "/x -xf " + file).c_str()), 0);
+  const std::string unpacked = out.path() + "/x/" + kCaptureTopFolder;
+  EXPECT_FALSE(std::filesystem::exists(unpacked + "/sys/class/nvme/nvme0/cntlid"));
+  auto tree_replay = with_capture_manifest(open_tree_source(unpacked));
+  EXPECT_EQ(check_doc(*tree_replay), expected);
+  EXPECT_EQ(tree_replay->read("/sys/class/nvme/nvme0/cntlid").error, kNotCaptured);
+  EXPECT_TRUE(tree_replay->exists("/sys/class/nvme/nvme0/cntlid"));
+  EXPECT_EQ(tree_replay->list("/sys/class/nvme/nvme0"), listed);
 }
 
 TEST(Capture, UnreadableFilesReplayAsUnreadable) {
@@ -364,6 +386,22 @@ TEST(Capture, ManifestMembersAreReadByTypeAndNamed) {
             "x.tar:root/manifest.json: unreadable./proc/x: expected an object, found a string \"denied\"");
   EXPECT_EQ(error(head + R"("uncaptured": [1]})"),
             "x.tar:root/manifest.json: uncaptured: expected an array of paths, found an array [1]");
+  // From schema 3 the names are grouped by directory, each a name a listing could show.
+  const std::string head3 = R"({"schema": "p2pcheck.capture", "schema_version": 3, )";
+  const std::string expected3 =
+      "x.tar:root/manifest.json: uncaptured: expected an object of absolute directories, each with an array of "
+      "entry names, found ";
+  EXPECT_EQ(error(head3 + R"("uncaptured": ["/a/b"]})"),
+            "x.tar:root/manifest.json: uncaptured: expected an object, found an array [\"/a/b\"]");
+  EXPECT_EQ(error(head3 + R"("uncaptured": {"a": ["b"]}})"), expected3 + "an object {\"a\":[\"b\"]}");
+  for (const char* name : {R"("")", R"(".")", R"("..")", R"("c/d")", "7"})
+    EXPECT_NE(error(head3 + R"("uncaptured": {"/a": ["b", )" + name + "]}}").find(expected3), std::string::npos)
+        << name;
+  auto grouped = parse_capture_manifest(head3 + R"("uncaptured": {"/": ["top"], "/a/b": ["c", "d"]}})", "m");
+  ASSERT_TRUE(grouped);
+  EXPECT_EQ(grouped->failures.size(), 3u);
+  EXPECT_EQ(grouped->failures.at("/top").error, kNotCaptured);
+  EXPECT_EQ(grouped->failures.at("/a/b/d").error, kNotCaptured);
   EXPECT_EQ(error(head + R"("source": )" + std::string(1000, '[') + std::string(1000, ']') + "}"),
             "x.tar:root/manifest.json: JSON nested deeper than 64 levels; p2pcheck never writes that");
   // Someone else's manifest.json, or none of ours, is not an error.

@@ -31,6 +31,25 @@ TEST(TreeSource, ReadsFilesAndFollowsRelativeLinksInsideTheRoot) {
   EXPECT_EQ(src->list("/sys/bus/pci/devices"), std::vector<std::string>{"0000:00:01.0"});
 }
 
+TEST(TreeSource, ARecordedFailureIsAFileOfItsDirectoryWhetherOrNotTheTreeHoldsIt) {
+  TempDir dir;
+  dir.write("sys/class/nvme/nvme0/model", "M\n");
+  dir.write("sys/class/nvme/nvme0/serial", "");  // a placeholder as schema 2 stored it
+  auto src = open_tree_source(dir.path());
+  const FileRead not_captured{ReadStatus::kFailed, "", "not in this capture"};
+  src->set_recorded_failures({{"/sys/class/nvme/nvme0/cntlid", not_captured},
+                              {"/sys/class/nvme/nvme0/serial", not_captured},
+                              {"/sys/gone/dir/x", not_captured},  // its directory is not there
+                              {"/sys/class/nvme/nvme0/..", not_captured}});
+  EXPECT_EQ(src->list("/sys/class/nvme/nvme0"), (std::vector<std::string>{"cntlid", "model", "serial"}));
+  EXPECT_TRUE(src->exists("/sys/class/nvme/nvme0/cntlid"));
+  EXPECT_EQ(src->read("/sys/class/nvme/nvme0/cntlid").error, "not in this capture");
+  EXPECT_EQ(src->read("/sys/class/nvme/nvme0/serial").error, "not in this capture");
+  EXPECT_TRUE(src->read("/sys/class/nvme/nvme0/model").ok());
+  EXPECT_EQ(src->read("/sys/gone/dir/x").status, ReadStatus::kMissing);
+  EXPECT_EQ(src->list("/sys/class/nvme"), std::vector<std::string>{"nvme0"});
+}
+
 TEST(TreeSource, MissingIsAResultNotAnError) {
   TempDir dir;
   dir.mkdir("sys");

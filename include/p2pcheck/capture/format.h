@@ -4,10 +4,10 @@
 //   p2pcheck-capture/sys/... proc/... etc/... boot/...   the root as the analysis saw it
 //   p2pcheck-capture/live/*.json     what only the live machine could tell (one file per probe)
 //
-// Files the machine refused to read, and entries that were listed but never read, are stored as
-// empty placeholders and named in the manifest ("unreadable", "uncaptured"), so a replay reports
-// them unreadable ("unknown"), never empty or absent. Imports describe themselves with the same
-// manifest schema (with "format").
+// Files the machine refused to read, and entries that were listed but never read, are named in the
+// manifest ("unreadable", "uncaptured"), their directories stored, so a replay lists them and
+// reports them unreadable ("unknown"), never empty or absent. Up to schema 2 each was also an empty
+// member. Imports describe themselves with the same manifest schema (with "format").
 #pragma once
 
 #include <map>
@@ -27,8 +27,10 @@ inline constexpr const char* kCaptureSchema = "p2pcheck.capture";
 // Bumped when a manifest field, or what a capture holds, changes meaning or disappears; live/ files
 // carry their own. 2: a function's vendor, device, revision, subsystem and link attribute files are
 // left out where its config space holds their values (the walk reads them there), so a reader of
-// version 1 would take them for missing; it is told to use a newer p2pcheck instead.
-inline constexpr int kCaptureSchemaVersion = 2;
+// version 1 would take them for missing; it is told to use a newer p2pcheck instead. 3: placeholders
+// are no longer members (half a fabric capture's members, and most of a replay's time went to
+// reading them), and "uncaptured" groups its names by directory.
+inline constexpr int kCaptureSchemaVersion = 3;
 // A format's not-carried patterns are a handful; more in a manifest is not from p2pcheck.
 inline constexpr std::size_t kMaxNotCarriedPatterns = 256;
 inline constexpr const char* kCaptureTopFolder = "p2pcheck-capture";

@@ -112,8 +112,9 @@ class Source {
   // Capture: keep what every read, listing and lookup answered (see AccessLog).
   void set_recording(bool on) { recording_ = on; }
   // Replay of a capture: files the capture could not read (denied, failed) or did not store answer
-  // with the recorded status instead of the placeholder bytes in the archive. Canonical paths.
-  void set_recorded_failures(FailureMap failures) { failures_ = std::move(failures); }
+  // with the recorded status. Canonical paths. Each one is a file of its directory, listed and
+  // found, even where the backend has no placeholder for it (an unpacked capture of schema 3).
+  void set_recorded_failures(FailureMap failures);
 
  protected:
   enum class NodeType { kMissing, kFile, kDir, kLink, kOther };
@@ -188,6 +189,8 @@ class Source {
   AccessLog log_;
   bool recording_ = false;
   FailureMap failures_;
+  // The failures' names by their directory, for list(): canonical directory -> names.
+  std::unordered_map<std::string, std::vector<std::string>> failed_names_;
   NotCarried not_carried_;
 };
 
