@@ -217,17 +217,22 @@ ordered_json build_manifest(Source& source, const Analysed& analysed, const Prov
   m["unreadable"] = ordered_json::object();
   for (const auto& [path, r] : g.unreadable)
     m["unreadable"][clean.text(path)] = {{"status", read_status_name(r.status)}, {"error", r.error}};
-  // By directory: a fabric lists tens of thousands of them, and each full path is ~130 bytes.
+  // By directory: a fabric lists tens of thousands of them, and each full path is ~130 bytes. An
+  // array of {dir, names}, not an object keyed by directory: ordered_json finds a key by searching
+  // every key before it, so a fabric's thousands of directories would cost its reader quadratic time.
   std::map<std::string, std::vector<std::string>> uncaptured;
   for (const auto& path : g.uncaptured) {
     std::string named = clean.text(path);
     std::size_t slash = named.rfind('/');
     uncaptured[slash == 0 ? "/" : named.substr(0, slash)].push_back(named.substr(slash + 1));
   }
-  m["uncaptured"] = ordered_json::object();
-  // Appended as they come, without ordered_json's search for an existing key (the map's keys are unique).
-  auto& by_dir = m["uncaptured"].get_ref<ordered_json::object_t&>();
-  for (auto& [dir, names] : uncaptured) by_dir.emplace_back(dir, std::move(names));
+  m["uncaptured"] = ordered_json::array();
+  for (auto& [dir, names] : uncaptured) {
+    ordered_json group = ordered_json::object();
+    group["dir"] = dir;
+    group["names"] = std::move(names);
+    m["uncaptured"].push_back(std::move(group));
+  }
   // A capture of an import keeps what the import's format cannot carry, so the replay says so too.
   if (!source.not_carried().empty()) m["not_carried"] = not_carried_json(source.not_carried());
   // The pairs it was taken for: a replay judges these unless told others.

@@ -49,7 +49,7 @@ bool entry_name(const nlohmann::ordered_json& name) {
 
 // The manifest's unreadable and uncaptured files as the failures their reads must replay. Throws
 // Error naming the file and the member when they are not what p2pcheck writes: "uncaptured" is an
-// array of paths up to schema 2, an object of directory -> names from 3.
+// array of paths up to schema 2, an array of {"dir", "names"} from 3.
 FailureMap capture_failures(const JsonFields& m, std::int64_t schema_version) {
   FailureMap failures;
   if (const auto* unreadable = m.object("unreadable"))
@@ -68,13 +68,17 @@ FailureMap capture_failures(const JsonFields& m, std::int64_t schema_version) {
       }
     return failures;
   }
-  if (const auto* uncaptured = m.object("uncaptured"))
-    for (const auto& [dir, names] : uncaptured->items()) {
-      if (dir.empty() || dir.front() != '/' || dir.size() > kMaxPathBytes || !names.is_array() ||
-          !std::all_of(names.begin(), names.end(), entry_name))
-        m.fail("uncaptured", "an object of absolute directories, each with an array of entry names");
-      std::string base = dir == "/" ? "" : dir;
-      for (const auto& name : names) failures[base + "/" + name.get_ref<const std::string&>()] = not_captured;
+  if (const auto* uncaptured = m.array("uncaptured"))
+    for (std::size_t i = 0; i < uncaptured->size(); ++i) {
+      JsonFields group((*uncaptured)[i], m.file(), m.member("uncaptured", i));
+      std::optional<std::string> dir = group.text("dir");
+      if (!dir || dir->empty() || dir->front() != '/' || dir->size() > kMaxPathBytes)
+        group.fail("dir", "an absolute directory");
+      const auto* names = group.array("names");
+      if (!names || !std::all_of(names->begin(), names->end(), entry_name))
+        group.fail("names", "an array of entry names (no '/', '.' or '..')");
+      std::string base = *dir == "/" ? "" : *dir;
+      for (const auto& name : *names) failures[base + "/" + name.get_ref<const std::string&>()] = not_captured;
     }
   return failures;
 }

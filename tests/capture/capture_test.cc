@@ -129,14 +129,15 @@ TEST(Capture, StoresWhatTheAnalysisReadAndNamesWhatItOnlyListed) {
   EXPECT_EQ(entry(set, nvme + "/model")->data, "SAMSUNG MZWLR7T6HALA-00007\n");
   // Listed, never read: named in the manifest by its directory, and no member of its own.
   EXPECT_FALSE(entry(set, nvme + "/cntlid"));
-  ASSERT_TRUE(set.manifest["uncaptured"].contains(nvme));
-  const auto& names = set.manifest["uncaptured"][nvme];
-  EXPECT_NE(std::find(names.begin(), names.end(), "cntlid"), names.end());
+  const auto& groups = set.manifest["uncaptured"];
+  auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g["dir"] == nvme; });
+  ASSERT_NE(group, groups.end());
+  EXPECT_NE(std::find((*group)["names"].begin(), (*group)["names"].end(), "cntlid"), (*group)["names"].end());
   EXPECT_EQ(set.manifest["schema_version"], 3);
   // Every directory holding only placeholders is stored, so the unpacked capture has their place.
-  for (const auto& [dir_path, listed] : set.manifest["uncaptured"].items()) {
-    const CaptureEntry* d = entry(set, dir_path);
-    EXPECT_TRUE(d && d->kind == EntryKind::kDir) << dir_path;
+  for (const auto& g : groups) {
+    const CaptureEntry* d = entry(set, g["dir"].get<std::string>());
+    EXPECT_TRUE(d && d->kind == EntryKind::kDir) << g["dir"];
   }
   ASSERT_TRUE(entry(set, "/sys/class/nvme/nvme0"));
   EXPECT_EQ(entry(set, "/sys/class/nvme/nvme0")->kind, EntryKind::kLink);
@@ -388,16 +389,20 @@ TEST(Capture, ManifestMembersAreReadByTypeAndNamed) {
             "x.tar:root/manifest.json: uncaptured: expected an array of paths, found an array [1]");
   // From schema 3 the names are grouped by directory, each a name a listing could show.
   const std::string head3 = R"({"schema": "p2pcheck.capture", "schema_version": 3, )";
-  const std::string expected3 =
-      "x.tar:root/manifest.json: uncaptured: expected an object of absolute directories, each with an array of "
-      "entry names, found ";
   EXPECT_EQ(error(head3 + R"("uncaptured": ["/a/b"]})"),
-            "x.tar:root/manifest.json: uncaptured: expected an object, found an array [\"/a/b\"]");
-  EXPECT_EQ(error(head3 + R"("uncaptured": {"a": ["b"]}})"), expected3 + "an object {\"a\":[\"b\"]}");
+            "x.tar:root/manifest.json: uncaptured[0]: expected an object, found a string \"/a/b\"");
+  EXPECT_EQ(error(head3 + R"("uncaptured": [{"dir": "a", "names": ["b"]}]})"),
+            "x.tar:root/manifest.json: uncaptured[0].dir: expected an absolute directory, found a string \"a\"");
+  EXPECT_EQ(error(head3 + R"("uncaptured": [{"dir": "/a"}]})"),
+            "x.tar:root/manifest.json: uncaptured[0].names: expected an array of entry names (no '/', '.' or '..'), "
+            "found nothing");
   for (const char* name : {R"("")", R"(".")", R"("..")", R"("c/d")", "7"})
-    EXPECT_NE(error(head3 + R"("uncaptured": {"/a": ["b", )" + name + "]}}").find(expected3), std::string::npos)
+    EXPECT_NE(error(head3 + R"("uncaptured": [{"dir": "/a", "names": ["b", )" + name + "]}]}")
+                  .find("uncaptured[0].names: expected an array of entry names"),
+              std::string::npos)
         << name;
-  auto grouped = parse_capture_manifest(head3 + R"("uncaptured": {"/": ["top"], "/a/b": ["c", "d"]}})", "m");
+  auto grouped = parse_capture_manifest(
+      head3 + R"("uncaptured": [{"dir": "/", "names": ["top"]}, {"dir": "/a/b", "names": ["c", "d"]}]})", "m");
   ASSERT_TRUE(grouped);
   EXPECT_EQ(grouped->failures.size(), 3u);
   EXPECT_EQ(grouped->failures.at("/top").error, kNotCaptured);
