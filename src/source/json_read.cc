@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
@@ -14,14 +15,17 @@ using nlohmann::ordered_json;
 namespace {
 
 struct Shape {
-  int deepest = 0;           // the deepest nesting of arrays and objects
-  std::size_t elements = 0;  // array elements and object members, about (commas + 1 per container)
+  int deepest = 0;                // the deepest nesting of arrays and objects
+  std::size_t elements = 0;       // array elements and object members, about (commas + 1 per container)
+  std::size_t widest_object = 0;  // the most members of one object, about (its commas + 1)
 };
 
 // The shape of `text`, counted outside strings; stops counting once the nesting is past `limit`.
 Shape shape_of(std::string_view text, int limit) {
   int depth = 0;
   Shape shape;
+  // For each open container: its members so far when it is an object (0 for an array: not counted).
+  std::vector<std::size_t> members;
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
@@ -39,10 +43,14 @@ Shape shape_of(std::string_view text, int limit) {
       shape.deepest = std::max(shape.deepest, ++depth);
       ++shape.elements;
       if (shape.deepest > limit) return shape;
+      members.push_back(c == '{' ? 1 : 0);
+      if (c == '{') shape.widest_object = std::max<std::size_t>(shape.widest_object, 1);
     } else if (c == ']' || c == '}') {
       --depth;
+      if (!members.empty()) members.pop_back();
     } else if (c == ',') {
       ++shape.elements;
+      if (!members.empty() && members.back() > 0) shape.widest_object = std::max(shape.widest_object, ++members.back());
     }
   }
   return shape;
@@ -68,6 +76,9 @@ std::optional<ordered_json> parse_outside_json(std::string_view text, const std:
   if (shape.elements > kMaxJsonElements)
     throw Error(file, "JSON of more than " + std::to_string(kMaxJsonElements) +
                           " values; p2pcheck never writes that many (a capture lists each file once)");
+  if (shape.widest_object > kMaxJsonObjectMembers)
+    throw Error(file, "JSON object of more than " + std::to_string(kMaxJsonObjectMembers) +
+                          " members; p2pcheck never writes one that large (a machine has fewer PCI functions)");
   ordered_json j = ordered_json::parse(text, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   return j;

@@ -78,5 +78,22 @@ TEST(ParseOutsideJson, MoreValuesThanACaptureListsAreRefusedBeforeParsing) {
   EXPECT_TRUE(parse_outside_json("[\"" + std::string(2000000, ',') + "\"]", "m.json"));
 }
 
+TEST(ParseOutsideJson, AnObjectTooWideToParseInReasonableTimeIsRefusedBeforeParsing) {
+  // nlohmann's ordered objects search every key before each new one: 100,000 members took a minute.
+  auto object = [](std::size_t n) {
+    std::string text = "{\"unreadable\": {";
+    for (std::size_t i = 0; i < n; ++i) text += (i ? ",\"/x/" : "\"/x/") + std::to_string(i) + "\": [1, 2]";
+    return text + "}}";
+  };
+  EXPECT_EQ(error_of([&] { parse_outside_json(object(kMaxJsonObjectMembers + 1), "m.json"); }),
+            "m.json: JSON object of more than 32768 members; p2pcheck never writes one that large (a machine has "
+            "fewer PCI functions)");
+  EXPECT_TRUE(parse_outside_json(object(kMaxJsonObjectMembers), "m.json"));
+  // An array's elements and a nested object's members are not the outer object's.
+  std::string wide_array = "{\"a\": [0";
+  for (std::size_t i = 0; i < kMaxJsonObjectMembers + 10; ++i) wide_array += ",0";
+  EXPECT_TRUE(parse_outside_json(wide_array + "], \"b\": {\"c\": 1, \"d\": 2}}", "m.json"));
+}
+
 }  // namespace
 }  // namespace p2pcheck
