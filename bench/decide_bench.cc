@@ -1,14 +1,14 @@
 // In-process speed of the pair decision (Google Benchmark): the walk to the common bridge, and
 // PairDecider's decision per class, over every GPU x NVMe pair of one tree, in pairs per second.
-// The tree: $P2PCHECK_BENCH_TREE (a root, e.g. bench/run.sh --keep's), else the 8-GPU fixture.
+// The tree: bench_tree.h ($P2PCHECK_BENCH_TREE, else the 8-GPU fixture).
 // Reports only; the ctest `bench_decide` runs it briefly and asserts nothing about time.
 #include <benchmark/benchmark.h>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_tree.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/rules/pair_classes.h"
 
@@ -23,9 +23,7 @@ struct Loaded {
 
 const Loaded& loaded() {
   static const Loaded machine = [] {
-    const char* tree = std::getenv("P2PCHECK_BENCH_TREE");
-    std::string root = tree ? tree : std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root";
-    auto source = open_tree_source(root);
+    auto source = open_tree_source(bench_tree_root());
     Loaded l{load_machine_state(*source), {}, {}};
     l.state.inv.index();
     l.rules = kernel_rules_for(l.state.machine, std::nullopt);

@@ -1,28 +1,23 @@
 // Whether reading the tree in parallel pays (issue 14, item 3): the files one `check` reads, read
 // through a tree Source per thread (each with its own path cache, as a parallel read step would
 // have), by 1 and 2 threads, in wall clock and the whole process's CPU time.
-// The tree: $P2PCHECK_BENCH_TREE (a root, e.g. bench/run.sh --keep's), else the 8-GPU fixture.
+// The tree: bench_tree.h ($P2PCHECK_BENCH_TREE, else the 8-GPU fixture).
 // Reports only; the ctest `bench_read` runs it briefly and asserts nothing about time.
 #include <benchmark/benchmark.h>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_tree.h"
 #include "p2pcheck/checks/check.h"
 
 namespace p2pcheck {
 namespace {
 
-std::string bench_root() {
-  const char* tree = std::getenv("P2PCHECK_BENCH_TREE");
-  return tree ? tree : std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root";
-}
-
 // Every file the analysis read (canonical paths), from one recorded run of its read step.
 const std::vector<std::string>& files_read() {
   static const std::vector<std::string> files = [] {
-    auto source = open_tree_source(bench_root());
+    auto source = open_tree_source(bench_tree_root());
     read_check_inputs(*source, CheckOptions{});
     std::vector<std::string> out;
     for (const auto& [path, times] : source->access_log().file_reads) out.push_back(path);
@@ -39,7 +34,7 @@ void read_share(const std::string& root, const std::vector<std::string>& files, 
 }
 
 void BM_ReadTree(benchmark::State& st) {
-  const std::string root = bench_root();
+  const std::string root = bench_tree_root();
   const auto& files = files_read();
   const auto n = static_cast<std::size_t>(st.range(0));
   for (auto _ : st) {

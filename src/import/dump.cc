@@ -181,7 +181,8 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
       // The source reads these same bytes at this path, unless the manifest names itself unreadable.
       if (manifest) *manifest = {true, failures.count(kManifestPath) ? std::nullopt : std::move(info)};
     }
-    auto source = open_memory_source(std::move(root), "archive " + file);  // a loaded tar has no failures of its own
+    // A loaded tar holds no failures of its own: the manifest's are all the source has.
+    auto source = open_memory_source(std::move(root), "archive " + file);
     if (!failures.empty()) source->set_recorded_failures(std::move(failures));
     return source;
   }

@@ -44,7 +44,6 @@ Shape shape_of(std::string_view text, int limit) {
       ++shape.elements;
       if (shape.deepest > limit) return shape;
       members.push_back(c == '{' ? 1 : 0);
-      if (c == '{') shape.widest_object = std::max<std::size_t>(shape.widest_object, 1);
     } else if (c == ']' || c == '}') {
       --depth;
       if (!members.empty()) members.pop_back();

@@ -157,7 +157,7 @@ Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const s
   bool known = listed != dir.listed.end() && listed->first == name;
   NodeType type = known ? listed->second : node_type(path);
   // A capture's placeholder need not be stored: the manifest naming it says the file was there.
-  if (type == NodeType::kMissing && failures_.count(path)) type = NodeType::kFile;
+  if (type == NodeType::kMissing && !failures_.empty() && failures_.count(path)) type = NodeType::kFile;
   if (type == NodeType::kMissing) return nullptr;
   auto child = std::make_unique<PathNode>();
   child->parent = &dir;
