@@ -39,9 +39,10 @@ constexpr DmiVm kDmiVms[] = {
     {"Google Compute Engine", "Google Compute Engine"},
 };
 
-bool cmdline_has(const Machine& m, const std::string& word) {
-  for (const auto& w : split_words(m.cmdline))
-    if (w == word || w.rfind(word + "=", 0) == 0) return true;
+bool cmdline_has(const Machine& m, std::string_view word) {
+  std::string_view rest = m.cmdline;
+  for (std::string_view w = next_word(rest); !w.empty(); w = next_word(rest))
+    if (w.substr(0, word.size()) == word && (w.size() == word.size() || w[word.size()] == '=')) return true;
   return false;
 }
 
@@ -130,9 +131,10 @@ Finding nvidia_finding(const GpuState& gpu, const Machine& machine, const std::v
   const std::string& version = vr.text;
   const std::string& banner = pr.text;
   f.evidence.push_back({"/sys/module/nvidia/version", vr.ok() ? version : why_unread(vr.status, vr.error)});
-  if (pr.ok())
-    f.evidence.push_back(
-        {"/proc/driver/nvidia/version", split_lines(banner).empty() ? banner : split_lines(banner)[0]});
+  if (pr.ok()) {
+    std::string_view rest = banner;
+    f.evidence.push_back({"/proc/driver/nvidia/version", std::string(next_line(rest))});
+  }
   bool open_module = banner.find("Open Kernel Module") != std::string::npos;
   bool nvidia_fs = machine.modules.count("nvidia_fs") > 0;
   if (nvidia_fs) f.evidence.push_back({"/proc/modules", "nvidia_fs loaded"});

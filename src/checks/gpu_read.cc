@@ -1,6 +1,7 @@
 // The GPU read step: DMI, the nvidia and amdgpu modules, KFD topology, /proc/kallsyms, each AMD
 // GPU's VRAM size and the library directories, each read only when the GPU checks will use it.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include "gpu_steps.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/source/table_text.h"
 
 namespace p2pcheck {
 namespace gpu_steps {
@@ -33,12 +35,13 @@ namespace {
 // Where the HIP runtime and hipFile usually live (ROCm install docs; Debian multiarch; RPM lib64).
 constexpr const char* kLibDirs[] = {"/opt/rocm/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
 
-std::map<std::string, std::uint64_t> parse_properties(const std::string& text) {
+// KFD's topology properties, "name value" per line (~40 of them), bounded as a table: each is a map entry.
+std::map<std::string, std::uint64_t> parse_properties(std::string_view text, const std::string& file) {
   std::map<std::string, std::uint64_t> out;
-  for (const std::string& line : split_lines(text)) {
-    auto w = split_words(line);
-    if (w.size() == 2)
-      if (auto v = parse_u64(w[1])) out[w[0]] = *v;
+  for (std::string_view line : split_table_lines(text, file)) {
+    std::array<std::string_view, 3> w;  // a third word makes it no property
+    if (first_words(line, w) == 2)
+      if (auto v = parse_u64(w[1])) out[std::string(w[0])] = *v;
   }
   return out;
 }
@@ -61,9 +64,10 @@ Kallsyms read_kallsyms(Source& src) {
   k.error = r.error;
   if (!r.ok()) return k;
   k.empty = trim(r.bytes).empty();
-  for (const std::string& line : split_lines(r.bytes)) {
-    auto w = split_words(line);
-    if (w.size() >= 3 && w[2] == "kfd_ais_rw_file") {
+  for (std::string_view rest = r.bytes; !rest.empty();) {
+    std::string_view line = next_line(rest);
+    std::array<std::string_view, 3> w;  // address type name [module]
+    if (first_words(line, w) == 3 && w[2] == "kfd_ais_rw_file") {
       k.ais_line = line;
       break;
     }
@@ -149,7 +153,7 @@ KfdTopology read_kfd(Source& src) {
       kfd.problem = n.dir + "/properties " + why_unread(r.status, r.error);
       continue;
     }
-    n.properties = parse_properties(r.bytes);
+    n.properties = parse_properties(r.bytes, n.dir + "/properties");
     if (n.is_gpu() && n.properties.count("location_id")) {
       std::uint64_t loc = n.prop("location_id");
       Bdf b;
@@ -164,7 +168,7 @@ KfdTopology read_kfd(Source& src) {
       FileRead br = src.read(file);
       if (!br.ok()) continue;
       ++n.mem_banks_read;
-      auto p = parse_properties(br.bytes);
+      auto p = parse_properties(br.bytes, file);
       int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
       if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes
       n.vram_bytes = n.vram_bytes.value_or(0) + p["size_in_bytes"];
@@ -177,9 +181,10 @@ KfdTopology read_kfd(Source& src) {
   for (auto& n : kfd.nodes) {
     if (!n.is_gpu()) continue;
     for (const auto& link : src.list(n.dir + "/io_links")) {
-      FileRead lr = src.read(n.dir + "/io_links/" + link + "/properties");
+      const std::string file = n.dir + "/io_links/" + link + "/properties";
+      FileRead lr = src.read(file);
       if (!lr.ok()) continue;
-      auto p = parse_properties(lr.bytes);
+      auto p = parse_properties(lr.bytes, file);
       if (p["type"] != kIoLinkXgmi) continue;
       for (const auto& other : kfd.nodes)
         if (other.id == static_cast<int>(p["node_to"]) && !other.is_gpu()) n.xgmi_to_cpu = true;

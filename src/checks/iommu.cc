@@ -10,27 +10,23 @@
 namespace p2pcheck {
 namespace {
 
-// A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
-bool device_matches(const std::string& item, const Function& fn) {
-  if (auto bdf = Bdf::parse(item)) return *bdf == fn.bdf;
-  unsigned vendor = 0, device = 0;
-  if (std::sscanf(item.c_str(), "pci:%x:%x", &vendor, &device) == 2) return vendor == fn.vendor && device == fn.device;
-  return false;
-}
-
 // The IOMMU and ACS parameters of the kernel command line, as evidence.
 struct IommuCmdline {
   std::string iommu;  // "intel_iommu=on iommu=pt"
   std::string acs;    // "pci=disable_acs_redir=..."
 };
 
-IommuCmdline iommu_cmdline(const std::string& cmdline) {
+IommuCmdline iommu_cmdline(std::string_view cmdline) {
   IommuCmdline out;
+  auto append = [](std::string& to, std::string_view key, std::string_view value) {
+    if (!to.empty()) to += ' ';
+    to.append(key).append("=").append(value);
+  };
   for (const auto& [key, value] : parse_cmdline(cmdline)) {
     if (key == "intel_iommu" || key == "amd_iommu" || key == "iommu" || key == "iommu.passthrough")
-      out.iommu += (out.iommu.empty() ? "" : " ") + key + "=" + value;
+      append(out.iommu, key, value);
     if (key == "pci" && (value.rfind("disable_acs_redir=", 0) == 0 || value.rfind("config_acs=", 0) == 0))
-      out.acs += (out.acs.empty() ? "" : " ") + key + "=" + value;
+      append(out.acs, key, value);
   }
   return out;
 }
@@ -69,12 +65,12 @@ Finding state_finding(const IommuState& iommu, const IommuCmdline& cmd) {
 // advertises them, then clears redirect for devices named in pci=disable_acs_redir=; config_acs=
 // sets bits explicitly. A device that differs was changed after boot (setpci) or by a quirk: the
 // kernel decides on the register as it is now, which is what the verdicts use.
-std::vector<const Function*> acs_changed_after_boot(const Topology& topo, const std::string& cmdline) {
+std::vector<const Function*> acs_changed_after_boot(const Topology& topo, const AcsOverrides& overrides) {
   std::vector<const Function*> differs;
   for (const auto& entry : topo.functions) {
     const Function& fn = entry.second;
     if (fn.acs.presence != Presence::kPresent) continue;
-    AcsOverride o = acs_override(cmdline, fn);
+    AcsOverride o = acs_override(overrides, fn);
     if (o == AcsOverride::kConfigured) continue;
     std::uint16_t want = fn.acs.capability & (kAcsRr | kAcsCr);
     if (o == AcsOverride::kRedirectDisabled) want = 0;
@@ -126,8 +122,12 @@ void add_redirected_pairs(Finding& f, const PairList& pairs) {
 
 }  // namespace
 
-AcsOverride acs_override(const std::string& cmdline, const Function& fn) {
-  AcsOverride result = AcsOverride::kNone;
+bool AcsDeviceList::names(const Function& fn) const {
+  return addresses.count(fn.bdf) || ids.count({fn.vendor, fn.device});
+}
+
+AcsOverrides parse_acs_overrides(std::string_view cmdline) {
+  AcsOverrides overrides;
   for (const auto& [key, value] : parse_cmdline(cmdline)) {
     if (key != "pci") continue;
     // pci= takes comma-separated options; the device lists inside use ';'.
@@ -135,15 +135,25 @@ AcsOverride acs_override(const std::string& cmdline, const Function& fn) {
       bool disable = option.rfind("disable_acs_redir=", 0) == 0;
       bool config = option.rfind("config_acs=", 0) == 0;
       if (!disable && !config) continue;
+      AcsDeviceList& list = config ? overrides.configured : overrides.redirect_disabled;
       for (std::string item : split(option.substr(option.find('=') + 1), ';')) {
         if (config) item = item.substr(item.find('@') == std::string::npos ? 0 : item.find('@') + 1);
-        if (!device_matches(item, fn)) continue;
-        if (config) return AcsOverride::kConfigured;
-        result = AcsOverride::kRedirectDisabled;
+        // A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
+        unsigned vendor = 0, device = 0;
+        if (auto bdf = Bdf::parse(item))
+          list.addresses.insert(*bdf);
+        else if (std::sscanf(item.c_str(), "pci:%x:%x", &vendor, &device) == 2)
+          list.ids.insert({vendor, device});
       }
     }
   }
-  return result;
+  return overrides;
+}
+
+AcsOverride acs_override(const AcsOverrides& overrides, const Function& fn) {
+  if (overrides.configured.names(fn)) return AcsOverride::kConfigured;
+  if (overrides.redirect_disabled.names(fn)) return AcsOverride::kRedirectDisabled;
+  return AcsOverride::kNone;
 }
 
 IommuState read_iommu(Source& source) {
@@ -164,7 +174,8 @@ std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& m, cons
                                  const PairList& pairs) {
   Finding state = state_finding(iommu, iommu_cmdline(m.cmdline));
   if (!iommu.units.empty()) {
-    std::vector<const Function*> differs = acs_changed_after_boot(topo, m.cmdline);
+    // Parsed once, not per device: a dump's command line may be a megabyte.
+    std::vector<const Function*> differs = acs_changed_after_boot(topo, parse_acs_overrides(m.cmdline));
     // The pairs' verdicts rest on the changed registers: that is the news, not the redirect count.
     if (!differs.empty()) return {state, acs_changed_finding(differs)};
   }

@@ -1,6 +1,7 @@
 // The storage read step: the block layer, the mounts on it, swap, ext4 data modes and NVMe
 // multipath, into a StorageLayout that check_storage judges.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <functional>
 #include <set>
@@ -233,9 +234,9 @@ class MountMap {
       FileRead r = src_.read("/proc/self/mountinfo");
       if (r.ok()) {
         // "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 and 5.
-        for (const std::string& line : split_table_lines(r.bytes, "/proc/self/mountinfo")) {
-          auto w = split_words(line);
-          if (w.size() >= 5) majmin_[w[4]] = w[2];
+        for (std::string_view line : split_table_lines(r.bytes, "/proc/self/mountinfo")) {
+          std::array<std::string_view, 5> w;
+          if (first_words(line, w) == 5) majmin_[std::string(w[4])] = w[2];
         }
       }
     }
@@ -389,9 +390,9 @@ Ext4Mode read_ext4_mode(Source& src, const Mount& m, const std::string& device) 
     if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {"/proc/mounts", mount_line(m)}};
   const std::string file = "/proc/fs/ext4/" + device + "/options";
   if (FileRead r = src.read(file); r.ok()) {
-    for (const std::string& line : split_lines(r.bytes)) {
-      std::string opt(trim(line));
-      if (opt.rfind("data=", 0) == 0) return {opt.substr(5), {file, opt}};
+    for (std::string_view rest = r.bytes; !rest.empty();) {
+      std::string_view opt = trim(next_line(rest));
+      if (opt.substr(0, 5) == "data=") return {std::string(opt.substr(5)), {file, std::string(opt)}};
     }
   }
   return {"ordered", {"", "no data= option in /proc/mounts: ordered, the ext4 default"}};
@@ -461,10 +462,10 @@ void add_mounted_tops(const Machine& machine, MountMap& mounts, StorageLayout& l
 void add_swap_tops(Source& source, MountMap& mounts, Tops& tops) {
   FileRead r = source.read("/proc/swaps");
   if (!r.ok()) return;
-  for (const std::string& line : split_table_lines(r.bytes, "/proc/swaps")) {
-    auto w = split_words(line);
-    if (w.size() < 2 || w[1] != "partition" || w[0].rfind("/dev/", 0) != 0) continue;
-    Mount as_mount{w[0], "", "swap", ""};
+  for (std::string_view line : split_table_lines(r.bytes, "/proc/swaps")) {
+    std::array<std::string_view, 2> w;  // Filename Type Size Used Priority
+    if (first_words(line, w) < 2 || w[1] != "partition" || w[0].substr(0, 5) != "/dev/") continue;
+    Mount as_mount{std::string(w[0]), "", "swap", ""};
     std::string dev = mounts.device_of(as_mount);
     if (!dev.empty() && !tops.mounts.count(dev)) {
       tops.swaps.insert(dev);

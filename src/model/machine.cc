@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -14,28 +15,26 @@
 namespace p2pcheck {
 namespace {
 
-CpuInfo parse_cpuinfo(const std::string& text) {
+CpuInfo parse_cpuinfo(std::string_view text) {
   CpuInfo cpu;
-  bool first = true;
-  for (const std::string& line : split_lines(text)) {
+  int processors = 0;
+  while (!text.empty()) {
+    std::string_view line = next_line(text);
     size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key(trim(std::string_view(line).substr(0, colon)));
-    std::string value(trim(std::string_view(line).substr(colon + 1)));
-    if (key == "processor") {
-      ++cpu.processors;
-      first = cpu.processors == 1;
-    }
-    // cpu_supports_p2pdma() looks at CPU 0 only; so do we.
-    if (!first) continue;
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = trim(line.substr(0, colon));
+    std::string_view value = trim(line.substr(colon + 1));
+    // cpu_supports_p2pdma() looks at CPU 0 only; so do we, and stop at the next CPU's block
+    // (8,192 CPUs print ~16 MB).
+    if (key == "processor" && ++processors == 2) break;
     // Each architecture's show_cpuinfo() prints its own keys (arch/*/kernel/*cpuinfo*.c).
     if (key == "vendor_id")
       cpu.architecture = value == "IBM/S390" ? "s390" : "x86";
-    else if (key == "cpu" && cpu.architecture.empty() && value.rfind("POWER", 0) == 0)
+    else if (key == "cpu" && cpu.architecture.empty() && value.substr(0, 5) == "POWER")
       cpu.architecture = "powerpc";
     else if (key == "CPU implementer")
       cpu.architecture = "arm64";
-    else if (key == "isa" && value.rfind("rv", 0) == 0)
+    else if (key == "isa" && value.substr(0, 2) == "rv")
       cpu.architecture = "riscv";
     if (key == "vendor_id")
       cpu.vendor_id = value;
@@ -47,7 +46,7 @@ CpuInfo parse_cpuinfo(const std::string& text) {
       cpu.model_name = value;
     else if (key == "flags") {
       cpu.flags_read = true;
-      for (const std::string& flag : split_words(value))
+      for (std::string_view flag = next_word(value); !flag.empty(); flag = next_word(value))
         if (flag == "hypervisor") cpu.hypervisor = true;
     }
   }
@@ -80,9 +79,10 @@ std::optional<std::string> gunzip(const std::string& data) {
   return out;
 }
 
-void parse_config(KernelConfig& config, const std::string& text) {
-  // "CONFIG_NAME=value"; comments ("# CONFIG_X is not set") and anything else are skipped.
-  for (std::string_view line : split_lines(text)) {
+void parse_config(KernelConfig& config, std::string_view text, const std::string& file) {
+  // "CONFIG_NAME=value"; comments ("# CONFIG_X is not set") and anything else are skipped. Bounded
+  // as a table: an allyesconfig has ~15,000 lines, and each option read is a map entry.
+  for (std::string_view line : split_table_lines(text, file)) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     size_t eq = line.find('=');
     if (line.substr(0, 7) != "CONFIG_" || eq == std::string_view::npos || eq == 7) continue;
@@ -107,14 +107,13 @@ KernelConfig read_kernel_config(Source& src, const std::string& release, std::ma
       if (r.status != ReadStatus::kMissing) unread[path] = why_unread(r);
       continue;
     }
-    std::string text = r.bytes;
     if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
       auto plain = gunzip(r.bytes);
       if (!plain) throw Error(path, "not a valid gzip stream; expected the kernel's compressed config");
-      text = *plain;
+      r.bytes = std::move(*plain);
     }
     config.file = path;
-    parse_config(config, text);
+    parse_config(config, r.bytes, path);
     return config;
   }
   return config;
@@ -128,12 +127,12 @@ std::optional<std::string> KernelConfig::get(const std::string& name) const {
   return it == options.end() ? std::string("n") : it->second;
 }
 
-std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string& cmdline) {
-  std::vector<std::pair<std::string, std::string>> params;
-  for (const std::string& word : split_words(cmdline)) {
+std::vector<std::pair<std::string_view, std::string_view>> parse_cmdline(std::string_view cmdline) {
+  std::vector<std::pair<std::string_view, std::string_view>> params;
+  for (std::string_view word = next_word(cmdline); !word.empty(); word = next_word(cmdline)) {
     if (word == "--") break;  // what follows belongs to init
     size_t eq = word.find('=');
-    if (eq == std::string::npos)
+    if (eq == std::string_view::npos)
       params.emplace_back(word, "");
     else
       params.emplace_back(word.substr(0, eq), word.substr(eq + 1));
@@ -216,19 +215,22 @@ Machine read_machine(Source& source) {
   note("/proc/version", raw);
   if (m.kernel_release.empty() && !m.kernel_version.empty()) {
     // "Linux version 6.8.0-142-generic (buildd@...) ...": the third word is the release.
-    auto words = split_words(m.kernel_version);
-    if (words.size() >= 3) m.kernel_release = words[2];
+    std::array<std::string_view, 3> words;
+    if (first_words(m.kernel_version, words) == 3) m.kernel_release = words[2];
   }
   m.cmdline = read_text(source, "/proc/cmdline", &raw);
   note("/proc/cmdline", raw);
+  if (m.cmdline.size() > kMaxCmdlineBytes)
+    throw Error("/proc/cmdline", std::to_string(m.cmdline.size()) + " bytes; a kernel's command line is at most " +
+                                     std::to_string(kMaxCmdlineBytes));
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     FileRead r = source.read(path);
     if (!r.ok()) continue;
     m.os.file = path;
-    for (const std::string& line : split_table_lines(r.bytes, path)) {
+    for (std::string_view line : split_table_lines(r.bytes, path)) {
       size_t eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+      if (eq == std::string_view::npos) continue;
+      std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
       if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
         value = value.substr(1, value.size() - 2);
       if (key == "ID")
@@ -245,9 +247,9 @@ Machine read_machine(Source& source) {
   m.config = read_kernel_config(source, m.kernel_release, m.unread);
   if (FileRead r = source.read("/proc/modules"); r.ok()) {
     m.modules_known = true;
-    for (const std::string& line : split_table_lines(r.bytes, "/proc/modules")) {
-      auto words = split_words(line);
-      if (words.size() >= 5) m.modules[words[0]] = words[4];
+    for (std::string_view line : split_table_lines(r.bytes, "/proc/modules")) {
+      std::array<std::string_view, 5> words;  // name size refcount users state
+      if (first_words(line, words) == 5) m.modules[std::string(words[0])] = words[4];
     }
   } else {
     note("/proc/modules", r);
@@ -259,9 +261,13 @@ Machine read_machine(Source& source) {
       continue;
     }
     m.mounts_known = true;
-    for (const std::string& line : split_table_lines(r.bytes, path)) {
-      auto words = split_words(line);
-      if (words.size() >= 4) m.mounts.push_back({words[0], words[1], words[2], words[3]});
+    std::vector<std::string_view> rows = split_table_lines(r.bytes, path);
+    m.mounts.reserve(rows.size());
+    for (std::string_view line : rows) {
+      std::array<std::string_view, 4> words;  // device mountpoint type options
+      if (first_words(line, words) == 4)
+        m.mounts.push_back(
+            {std::string(words[0]), std::string(words[1]), std::string(words[2]), std::string(words[3])});
     }
     break;
   }

@@ -305,7 +305,6 @@ class PlanBuilder {
     m.cpu.family = static_cast<int>(*family);
     m.cpu.model = static_cast<int>(r_.integer(cpu, "model", "[cpu]", 0, 0xff).value_or(-1));
     m.cpu.model_name = r_.text(cpu, "model_name", "[cpu]").value_or("");
-    m.cpu.processors = 1;
     m.cpu.evidence_file = r_.name() + " [cpu]";
 
     const toml::node* kernel_node = doc_.get("kernel");

@@ -6,11 +6,12 @@
 namespace p2pcheck {
 
 std::string_view trim(std::string_view text) {
-  const char* ws = " \t\r\n";
-  size_t b = text.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = text.find_last_not_of(ws);
-  return text.substr(b, e - b + 1);
+  // A character test, not find_first_not_of: that searches the set once per character, and trim
+  // runs on every attribute and every procfs row.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
 }
 
 std::optional<std::uint64_t> parse_hex(std::string_view text) {
@@ -48,6 +49,16 @@ std::string_view next_word(std::string_view& rest) {
   std::string_view word = rest.substr(begin, end - begin);
   rest.remove_prefix(end);
   return word;
+}
+
+std::size_t first_words(std::string_view line, std::span<std::string_view> out) {
+  std::size_t count = 0;
+  while (count < out.size()) {
+    std::string_view word = next_word(line);
+    if (word.empty()) break;
+    out[count++] = word;
+  }
+  return count;
 }
 
 std::vector<std::string> split_lines(std::string_view text) {

@@ -1,5 +1,7 @@
 #include "p2pcheck/verify/verify_evidence.h"
 
+#include <array>
+
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -17,11 +19,11 @@ AerSnapshot read_aer(Source& source, const std::vector<Bdf>& devices) {
         snap.unreadable.push_back(bdf.str() + " " + file + ": " + (r.error.empty() ? "unreadable" : r.error));
         continue;
       }
-      for (const std::string& line : split_lines(r.bytes)) {
-        auto words = split_words(line);
-        if (words.size() != 2) continue;
+      for (std::string_view rest = r.bytes; !rest.empty();) {
+        std::array<std::string_view, 3> words;  // "name count"; a third word makes it no counter
+        if (first_words(next_line(rest), words) != 2) continue;
         if (auto n = parse_dec(words[1]); n && *n >= 0)
-          snap.counts[bdf][std::string(file) + ":" + words[0]] = static_cast<std::uint64_t>(*n);
+          snap.counts[bdf][std::string(file) + ":" + std::string(words[0])] = static_cast<std::uint64_t>(*n);
       }
     }
     if (!any) snap.not_reported.push_back(bdf);

@@ -8,7 +8,7 @@ namespace p2pcheck {
 namespace {
 
 TEST(TableText, SplitsLikeSplitLines) {
-  EXPECT_EQ(split_table_lines("a b\nc d\n", "/proc/mounts"), (std::vector<std::string>{"a b", "c d"}));
+  EXPECT_EQ(split_table_lines("a b\nc d\n", "/proc/mounts"), (std::vector<std::string_view>{"a b", "c d"}));
   EXPECT_TRUE(split_table_lines("", "/proc/mounts").empty());
 }
 

@@ -4,6 +4,8 @@
 
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "p2pcheck/model/finding.h"
@@ -32,8 +34,20 @@ IommuState read_iommu(Source& source);
 std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& machine, const Topology& topo,
                                  const PairList& pairs);
 
-// What the kernel command line says about a device's ACS (pci=disable_acs_redir=, pci=config_acs=).
+// The devices the kernel command line's ACS options name (pci=disable_acs_redir=, pci=config_acs=):
+// "0000:42:02.0" or "42:02.0" by address, "pci:vvvv:dddd" by vendor and device ID.
+struct AcsDeviceList {
+  std::set<Bdf> addresses;
+  std::set<std::pair<unsigned, unsigned>> ids;
+  bool names(const Function& fn) const;
+};
+struct AcsOverrides {
+  AcsDeviceList redirect_disabled, configured;
+};
+AcsOverrides parse_acs_overrides(std::string_view cmdline);
+
+// What those options say about one device; config_acs= wins over disable_acs_redir=.
 enum class AcsOverride { kNone, kRedirectDisabled, kConfigured };
-AcsOverride acs_override(const std::string& cmdline, const Function& fn);
+AcsOverride acs_override(const AcsOverrides& overrides, const Function& fn);
 
 }  // namespace p2pcheck

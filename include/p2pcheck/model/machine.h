@@ -3,11 +3,14 @@
 // machine running the analysis (no uname(), no CPUID).
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "p2pcheck/source/source.h"
@@ -24,7 +27,6 @@ struct CpuInfo {
   // "x86", "powerpc", "arm64", "riscv", "s390" from the shape of /proc/cpuinfo (each architecture
   // prints its own keys); empty when unknown. The kernel's CPU rule exists only on x86.
   std::string architecture;
-  int processors = 0;
   std::string evidence_file;  // "/proc/cpuinfo" when read
 };
 
@@ -91,8 +93,15 @@ Machine read_machine(Source& source);
 // Host name and DMI vendor, product and serial (topo reads only these beside the PCI tree).
 MachineIdentity read_identity(Source& source);
 
-// Kernel command-line parameters in order: "pci=disable_acs_redir=..." -> {"pci", "disable_acs_redir=..."}.
-std::vector<std::pair<std::string, std::string>> parse_cmdline(const std::string& cmdline);
+// Kernel command-line parameters in order: "pci=disable_acs_redir=..." -> {"pci", "disable_acs_redir=..."},
+// as views into `cmdline`.
+std::vector<std::pair<std::string_view, std::string_view>> parse_cmdline(std::string_view cmdline);
+
+// /proc/cmdline is saved_command_line (init/main.c): the boot command line, at most
+// COMMAND_LINE_SIZE (s390's CONFIG_COMMAND_LINE_SIZE allows 1 MiB, the largest), plus bootconfig's
+// kernel and init parameters (each under XBC_DATA_MAX, 32 KiB) and " -- ". A dump's that is longer
+// was not made by a kernel.
+inline constexpr std::size_t kMaxCmdlineBytes = (1u << 20) + (1u << 16) + 8;
 
 // "6.8.0-142-generic" -> {6, 8, 0}; nullopt for text that does not start with a version.
 struct KernelVersion {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ std::vector<std::string> split_words(std::string_view text);
 // characters other than ' ', '\t', '\n'; "" when none is left.
 std::string_view next_line(std::string_view& rest);
 std::string_view next_word(std::string_view& rest);
+// The first words of `line` into `out` (next_word's words), as many as fit; returns how many
+// there were, at most out.size(). For table rows, whose parsers want a few leading fields and
+// should not pay for a string per word of hostile text.
+std::size_t first_words(std::string_view line, std::span<std::string_view> out);
 // Non-empty pieces between separators: split("a;;b", ';') -> {"a", "b"}.
 std::vector<std::string> split(std::string_view text, char separator);
 // Items separated by `sep`: join({"a", "b"}, ", ") -> "a, b".
