@@ -103,9 +103,11 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
   std::map<Bdf, std::optional<Bdf>> parents;
   std::map<size_t, Bus> bus_at_column;
   int line_no = 0;
-  for (const std::string& line : split_lines(text)) {
+  // Made only for a message: a line costs no allocation.
+  auto where = [&] { return name + ": line " + std::to_string(line_no); };
+  for (std::string_view rest = text; !rest.empty();) {
+    std::string_view line = next_line(rest);
     ++line_no;
-    std::string where = name + ": line " + std::to_string(line_no);
     std::optional<Bus> current;
     std::optional<Bdf> last_device;
     // Names after a device ("00.0  Intel Corporation ...") can contain anything: cut them off.
@@ -139,14 +141,14 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
       if (connector == '+' || connector == '\\') {
         if (current) bus_at_column[t->at - 2] = *current;
         auto found = bus_at_column.find(t->at - 2);
-        if (found == bus_at_column.end()) throw Error(where, "lspci -t drawing: device without a bus");
+        if (found == bus_at_column.end()) throw Error(where(), "lspci -t drawing: device without a bus");
         bus = found->second;
       } else if (current) {
         bus = *current;  // "----00.0": the only device on the bus just opened
       } else {
-        throw Error(where, "lspci -t drawing: device without a bus");
+        throw Error(where(), "lspci -t drawing: device without a bus");
       }
-      if (t->dev > 0x1f) throw Error(where, "lspci -t drawing: device number above 1f");
+      if (t->dev > 0x1f) throw Error(where(), "lspci -t drawing: device number above 1f");
       Bdf bdf{bus.domain, bus.bus, t->dev, t->fn};
       parents[bdf] = bus.bridge;
       last_device = bdf;
@@ -208,29 +210,42 @@ std::optional<std::string> driver_line(std::string_view line) {
   return std::string(rest.substr(0, end));
 }
 
+// A PCI domain holds 65,536 functions and the largest fabrics a few thousand; libpci holds each
+// device line's function with its config space (~1 KB), so a dump past this is refused.
+constexpr std::size_t kMaxLspciFunctions = 65536;
+
 FilteredDump filter_dump(const std::string& dump, const std::string& name) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
   // longer); "Kernel driver in use" lines from -k are ours.
   FilteredDump out;
   std::optional<Bdf> current;
+  std::size_t devices = 0, rows = 0;
   int line_no = 0;
-  for (std::string line : split_lines(dump)) {
+  auto where = [&] { return name + ": line " + std::to_string(line_no); };
+  for (std::string_view rest = dump; !rest.empty();) {
+    std::string_view line = next_line(rest);
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string where = name + ": line " + std::to_string(line_no);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (auto address = device_line(line)) {
       current = Bdf::parse(*address);
-      if (!current) throw Error(where, "'" + std::string(*address) + "' is not a PCI address");
-      out.text += std::string(*address) + " x\n";
+      if (!current) throw Error(where(), "'" + std::string(*address) + "' is not a PCI address");
+      // libpci keeps a device and its config space per device line.
+      if (++devices > kMaxLspciFunctions)
+        throw Error(where(),
+                    "more than " + std::to_string(kMaxLspciFunctions) + " PCI functions; no machine has that many");
+      rows = 0;
+      out.text.append(*address).append(" x\n");
       continue;
     }
     auto offset = current ? hex_offset(line) : std::nullopt;
     if (offset && hex_line(line, *offset)) {
-      if (parse_hex(*offset).value_or(4096) >= 4096) throw Error(where, "config space offset beyond 4096 bytes");
-      out.text += line + "\n";
+      if (parse_hex(*offset).value_or(4096) >= 4096) throw Error(where(), "config space offset beyond 4096 bytes");
+      if (++rows > 4096 / 16)
+        throw Error(where(), "more than 256 config space lines for " + current->str() + "; lspci -xxxx prints 256");
+      out.text.append(line).append("\n");
     } else if (offset && (line.size() == offset->size() + 1 || line[offset->size() + 1] == ' ')) {
-      throw Error(
-          where, "malformed hex line '" + line.substr(0, 60) + "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
+      throw Error(where(), "malformed hex line '" + std::string(line.substr(0, 60)) +
+                               "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
     } else if (auto driver = current ? driver_line(line) : std::nullopt) {
       out.drivers[*current] = *driver;
     } else if (line.empty()) {

@@ -1,6 +1,7 @@
 // A sosreport (directory or tarball): the udev database for the PCI tree, /proc/bus/pci for the
 // config space (sos copies it), and the files sos copies from /proc, /etc, /sys and /boot as they
 // are; uname -a and lsmod stand in for /proc/sys/kernel/osrelease and /proc/modules.
+#include <array>
 #include <cstdio>
 #include <functional>
 
@@ -8,6 +9,7 @@
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/source/table_text.h"
 
 namespace p2pcheck {
 namespace {
@@ -43,10 +45,16 @@ void copy_tree(const MemoryTree& sos, const std::string& path, SysfsBuilder& bui
 // An lsmod row, "name size count [users]", as /proc/modules writes it (state and address
 // made up); nullopt for the header and anything else.
 std::optional<std::string> lsmod_row(std::string_view line) {
-  std::vector<std::string> words = split_words(trim(line));  // trim: a CRLF line's '\r'
-  if (words.size() < 3 || words.size() > 4 || !is_dec_digits(words[1]) || !is_dec_digits(words[2])) return std::nullopt;
-  return words[0] + " " + words[1] + " " + words[2] + " " + (words.size() == 4 ? words[3] + "," : "-") +
-         " Live 0x0000000000000000\n";
+  std::array<std::string_view, 5> words;               // a fifth word makes it no lsmod row
+  std::size_t count = first_words(trim(line), words);  // trim: a CRLF line's '\r'
+  if (count < 3 || count > 4 || !is_dec_digits(words[1]) || !is_dec_digits(words[2])) return std::nullopt;
+  std::string row;
+  for (std::size_t i = 0; i < 3; ++i) row.append(words[i]).append(" ");
+  if (count == 4)
+    row.append(words[3]).append(",");
+  else
+    row.append("-");
+  return row + " Live 0x0000000000000000\n";
 }
 
 }  // namespace
@@ -98,9 +106,9 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   // uname -a: "Linux host 6.8.0-45-generic #45-Ubuntu SMP ..." -> the release is the third word.
   if (!file(sos, "/proc/sys/kernel/osrelease")) {
     const std::string* uname = file(sos, "/sos_commands/kernel/uname_-a");
-    auto words = uname ? split_words(*uname) : std::vector<std::string>{};
-    if (words.size() >= 3 && words[0] == "Linux")
-      builder.set_file("/proc/sys/kernel/osrelease", words[2] + "\n");
+    std::array<std::string_view, 3> words;
+    if (uname && first_words(*uname, words) == 3 && words[0] == "Linux")
+      builder.set_file("/proc/sys/kernel/osrelease", std::string(words[2]) + "\n");
     else
       builder.unknown("/proc/sys/kernel/osrelease", "no uname -a in the sosreport");
   }
@@ -109,7 +117,7 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
     const std::string* lsmod = file(sos, "/sos_commands/kernel/lsmod");
     std::string modules;
     if (lsmod)
-      for (const std::string& line : split_lines(*lsmod))
+      for (std::string_view line : split_table_lines(*lsmod, name + ":sos_commands/kernel/lsmod"))
         if (auto row = lsmod_row(line)) modules += *row;
     if (!modules.empty())
       builder.set_file("/proc/modules", modules);

@@ -111,7 +111,9 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
   std::vector<UdevRecord> records;
   int line_no = 0;
   bool open = false;
-  for (const std::string& line : split_lines(text)) {
+  std::size_t properties = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    std::string_view line = next_line(rest);
     ++line_no;
     if (line.empty()) {
       open = false;
@@ -120,18 +122,26 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
     if (line.size() < 3 || line[1] != ':' || line[2] != ' ')
       throw Error(name + ": line " + std::to_string(line_no),
                   "expected 'X: value' as udevadm info --export-db prints it");
-    std::string value = line.substr(3);
+    std::string_view value = line.substr(3);
     if (line[0] == 'P') {
+      // A record per device: a large machine has some thousands.
+      if (records.size() == kMaxUdevRecords)
+        throw Error(name + ": line " + std::to_string(line_no),
+                    "more than " + std::to_string(kMaxUdevRecords) + " device records; no machine has that many");
       // Kernel device paths fit in PATH_MAX; a longer one is not from udevadm.
       if (value.size() >= kMaxPathBytes)
         throw Error(name + ": line " + std::to_string(line_no), "device path of " + std::to_string(value.size()) +
                                                                     " bytes; sysfs paths are shorter than " +
                                                                     std::to_string(kMaxPathBytes));
-      records.push_back({value, {}, line_no});
+      records.push_back({std::string(value), {}, line_no});
       open = true;
     } else if (line[0] == 'E' && open) {
       size_t eq = value.find('=');
-      if (eq != std::string::npos) records.back().env[value.substr(0, eq)] = value.substr(eq + 1);
+      if (eq == std::string_view::npos) continue;
+      if (++properties > kMaxUdevProperties)
+        throw Error(name + ": line " + std::to_string(line_no),
+                    "more than " + std::to_string(kMaxUdevProperties) + " device properties; no machine has that many");
+      records.back().env[std::string(value.substr(0, eq))] = value.substr(eq + 1);
     }
   }
   return records;

@@ -1,6 +1,7 @@
 // The udev database (`udevadm info --export-db`), shared by the udev and sosreport imports.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,7 +16,12 @@ struct UdevRecord {
   int line = 0;                            // where the record starts, for messages
 };
 
-// Throws Error naming the line when a record is malformed.
+// A large machine's database has some thousands of devices of a few dozen properties each; a
+// dump's past these limits was not made by udevadm, and each record and property is held in memory.
+inline constexpr std::size_t kMaxUdevRecords = 100000;
+inline constexpr std::size_t kMaxUdevProperties = 1000000;
+
+// Throws Error naming the line when a record is malformed or past the limits.
 std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name);
 
 // Adds every PCI function, NVMe controller and namespace the records describe to `builder`, and

@@ -421,6 +421,45 @@ TEST(ImportUdev, DevicePathsBeyondAnyKernelsAndDevicesAboveTheLimitAreNamed) {
   EXPECT_TRUE(src->exists("/sys/block/nvme0n1"));
 }
 
+TEST(ImportUdev, MoreRecordsOrPropertiesThanAnyMachinesAreRefusedNamingTheLine) {
+  auto error_of = [](const std::string& db) {
+    try {
+      import_udev(db, "u.txt", ImportOptions{});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::string records;
+  for (std::size_t i = 0; i <= 100000; ++i) records += "P: /devices/virtual/x\n";
+  EXPECT_EQ(error_of(records), "u.txt: line 100001: more than 100000 device records; no machine has that many");
+  std::string properties = "P: /devices/virtual/x\n";
+  for (std::size_t i = 0; i <= 1000000; ++i) properties += "E: A=b\n";
+  EXPECT_EQ(error_of(properties), "u.txt: line 1000002: more than 1000000 device properties; no machine has that many");
+}
+
+TEST(ImportLspci, MoreFunctionsOrConfigLinesThanLspciPrintsAreRefusedNamingTheLine) {
+  auto error_of = [](const std::string& dump) {
+    try {
+      import_lspci(dump, nullptr, "", "l.txt", ImportOptions{});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::string cfg = ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256);
+  std::string device = hex_dump("00:00.0 Host bridge", cfg);
+  std::string row = device.substr(device.find('\n') + 1, device.find('\n', device.find('\n') + 1) - device.find('\n'));
+  ASSERT_EQ(row.substr(0, 4), "00: ");
+  std::string long_device = "00:00.0 Host bridge\n";
+  for (int i = 0; i <= 256; ++i) long_device += row;
+  EXPECT_EQ(error_of(long_device),
+            "l.txt: line 258: more than 256 config space lines for 0000:00:00.0; lspci -xxxx prints 256");
+  std::string many;
+  for (int i = 0; i <= 65536; ++i) many += "00:00.0 x\n";
+  EXPECT_EQ(error_of(many), "l.txt: line 65537: more than 65536 PCI functions; no machine has that many");
+}
+
 TEST(ImportSosreport, LsmodRowsAndProcessDirectories) {
   MemoryTree sos;
   sos.add_file("/sos_commands/devices/udevadm_info_--export-db",

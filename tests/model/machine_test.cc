@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "p2pcheck/source/error.h"
 #include "p2pcheck/source/memory_source.h"
+#include "p2pcheck/source/table_text.h"
 
 namespace p2pcheck {
 namespace {
@@ -39,6 +41,63 @@ TEST(CpuInfo, AFlagsLineIsWhatMakesTheHypervisorFlagKnown) {
   Machine guest = read_machine(*open_memory_source(tree, "machine test"));
   EXPECT_TRUE(guest.cpu.flags_read);
   EXPECT_TRUE(guest.cpu.hypervisor);
+}
+
+TEST(KernelConfig, MoreLinesThanAnyKernelsIsRefusedNamingTheFile) {
+  std::string config;
+  for (std::size_t i = 0; i < kMaxTableLines; ++i) config += "# x\n";
+  EXPECT_EQ(read_machine(*machine_with("6.8.0", config)).config.file, "/boot/config-6.8.0");
+  try {
+    read_machine(*machine_with("6.8.0", config + "CONFIG_PCI_P2PDMA=y\n"));
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "/boot/config-6.8.0");
+    EXPECT_NE(std::string(e.what()).find("100001 lines"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuInfo, OnlyCpu0IsReadAndTheOtherCpusAreNotParsed) {
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/cpuinfo",
+                 "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n\n"
+                 "processor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nflags\t\t: hypervisor\n\n");
+  Machine m = read_machine(*open_memory_source(tree, "machine test"));
+  EXPECT_EQ(m.cpu.vendor_id, "AuthenticAMD");
+  EXPECT_EQ(m.cpu.family, 25);
+  EXPECT_EQ(m.cpu.model, 1);
+  EXPECT_FALSE(m.cpu.flags_read);  // CPU 1's flags are not CPU 0's
+  EXPECT_FALSE(m.cpu.hypervisor);
+}
+
+TEST(Cmdline, LongerThanAKernelsIsRefusedNamingTheFile) {
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/cmdline", std::string(kMaxCmdlineBytes, 'a'));
+  EXPECT_EQ(read_machine(*open_memory_source(tree, "machine test")).cmdline.size(), kMaxCmdlineBytes);
+  tree->add_file("/proc/cmdline", std::string(kMaxCmdlineBytes + 1, 'a'));
+  try {
+    read_machine(*open_memory_source(tree, "machine test"));
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "/proc/cmdline");
+    EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxCmdlineBytes + 1) + " bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Tables, RowsKeepTheirLeadingFieldsAndShortRowsAreSkipped) {
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/modules", "nvme 61440 3 - Live 0x0\nshort 1 2 -\namdgpu 1 0 - Loading 0x0 (O)\n");
+  tree->add_file("/proc/mounts", "/dev/nvme0n1p1 /data xfs rw,noatime 0 0\n/dev/x /y ext4\n  tmpfs\t/tmp tmpfs rw\n");
+  tree->add_file("/etc/os-release", "ID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME='Debian 12'\nnoequals\n");
+  Machine m = read_machine(*open_memory_source(tree, "machine test"));
+  EXPECT_EQ(m.modules, (std::map<std::string, std::string>{{"amdgpu", "Loading"}, {"nvme", "Live"}}));
+  ASSERT_EQ(m.mounts.size(), 2u);
+  EXPECT_EQ(m.mounts[0].options, "rw,noatime");
+  EXPECT_EQ(m.mounts[1].device, "tmpfs");
+  EXPECT_EQ(m.mounts[1].mountpoint, "/tmp");
+  EXPECT_EQ(m.os.id, "debian");
+  EXPECT_EQ(m.os.version_id, "12");
+  EXPECT_EQ(m.os.pretty_name, "Debian 12");
 }
 
 TEST(KernelVersion, NumbersTooLargeForAnIntAreNotAVersion) {

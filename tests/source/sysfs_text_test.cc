@@ -1,5 +1,6 @@
 #include "p2pcheck/source/sysfs_text.h"
 
+#include <array>
 #include <cstdio>
 #include <gtest/gtest.h>
 #include <optional>
@@ -56,6 +57,26 @@ TEST(SysfsText, NextLineAndNextWordWalkTheTextAsSplitDoes) {
   EXPECT_TRUE(text.empty());
   EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));
   EXPECT_EQ(split_words(" x\ty\n z "), (std::vector<std::string>{"x", "y", "z"}));
+}
+
+TEST(SysfsText, FirstWordsTakesAsManyAsFitAndCountsThem) {
+  std::array<std::string_view, 3> w;
+  EXPECT_EQ(first_words("  a\tbb  c d e", w), 3u);
+  EXPECT_EQ(w[0], "a");
+  EXPECT_EQ(w[1], "bb");
+  EXPECT_EQ(w[2], "c");  // the rest is not looked at
+  EXPECT_EQ(first_words("x y", w), 2u);
+  EXPECT_EQ(w[1], "y");
+  EXPECT_EQ(first_words(" \t ", w), 0u);
+  EXPECT_EQ(first_words("", std::span<std::string_view>{}), 0u);
+}
+
+TEST(SysfsText, TrimTakesSpacesTabsAndLineEndsFromBothEnds) {
+  EXPECT_EQ(trim(" \t0x1002\r\n"), "0x1002");
+  EXPECT_EQ(trim("a b"), "a b");
+  EXPECT_EQ(trim(" \n\r\t"), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\vx\f"), "\vx\f");  // sysfs prints only these four
 }
 
 TEST(SysfsText, HexWritesWhatPrintfWouldAtEveryWidth) {
