@@ -213,11 +213,17 @@ Machine read_machine(Source& source) {
   note("/proc/sys/kernel/osrelease", raw);
   m.kernel_version = read_text(source, "/proc/version", &raw);
   note("/proc/version", raw);
+  const char* release_file = "/proc/sys/kernel/osrelease";
   if (m.kernel_release.empty() && !m.kernel_version.empty()) {
     // "Linux version 6.8.0-142-generic (buildd@...) ...": the third word is the release.
     std::array<std::string_view, 3> words;
     if (first_words(m.kernel_version, words) == 3) m.kernel_release = words[2];
+    release_file = "/proc/version";
   }
+  // utsname's release field holds __NEW_UTS_LEN (64) characters; it names files (/boot/config-REL).
+  if (m.kernel_release.size() > kMaxReleaseBytes)
+    throw Error(release_file, "kernel release of " + std::to_string(m.kernel_release.size()) +
+                                  " bytes; a kernel's is at most " + std::to_string(kMaxReleaseBytes));
   m.cmdline = read_text(source, "/proc/cmdline", &raw);
   note("/proc/cmdline", raw);
   if (m.cmdline.size() > kMaxCmdlineBytes)

@@ -38,6 +38,9 @@ bool only_slashes(std::string_view rest) { return rest.find_first_not_of('/') ==
 std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type,
                                                 PathNode** node_out) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
+  // No Linux file has a path this long (archives refuse such names), and paths built from a dump's
+  // text (a kernel release) may be megabytes: walking one would cost as much.
+  if (path.size() >= kMaxPathBytes) return std::nullopt;
   // The components walked so far, as the path `here` ("/a/b"): canonical, so each '/' in it starts
   // one component and ".." is cutting the last one off. `node` is what `here` is.
   std::string here;

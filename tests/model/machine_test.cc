@@ -84,6 +84,25 @@ TEST(Cmdline, LongerThanAKernelsIsRefusedNamingTheFile) {
   }
 }
 
+TEST(KernelRelease, LongerThanUtsnameHoldsIsRefusedNamingWhereItCameFrom) {
+  EXPECT_EQ(read_machine(*machine_with(std::string(kMaxReleaseBytes, '6'), "")).kernel_release.size(),
+            kMaxReleaseBytes);
+  auto error_of = [](const std::shared_ptr<MemoryTree>& tree) {
+    try {
+      read_machine(*open_memory_source(tree, "machine test"));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/sys/kernel/osrelease", std::string(65, '6') + "\n");
+  EXPECT_EQ(error_of(tree), "/proc/sys/kernel/osrelease: kernel release of 65 bytes; a kernel's is at most 64");
+  auto from_version = std::make_shared<MemoryTree>();
+  from_version->add_file("/proc/version", "Linux version " + std::string(100, '6') + " (x@y) #1\n");
+  EXPECT_EQ(error_of(from_version), "/proc/version: kernel release of 100 bytes; a kernel's is at most 64");
+}
+
 TEST(Tables, RowsKeepTheirLeadingFieldsAndShortRowsAreSkipped) {
   auto tree = std::make_shared<MemoryTree>();
   tree->add_file("/proc/modules", "nvme 61440 3 - Live 0x0\nshort 1 2 -\namdgpu 1 0 - Loading 0x0 (O)\n");

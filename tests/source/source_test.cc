@@ -57,6 +57,11 @@ TEST(TreeSource, MissingIsAResultNotAnError) {
   EXPECT_EQ(src->read("/sys/nothing/here").status, ReadStatus::kMissing);
   EXPECT_TRUE(src->list("/sys/nothing").empty());
   EXPECT_FALSE(src->resolve("/proc/cmdline"));
+  // A path no Linux file can have (built from a dump's text) is missing without being walked.
+  std::string long_path = "/sys/" + std::string(kMaxPathBytes, 'a');
+  EXPECT_EQ(src->read(long_path).status, ReadStatus::kMissing);
+  EXPECT_FALSE(src->exists(long_path));
+  EXPECT_TRUE(src->list(long_path).empty());
 }
 
 TEST(TreeSource, LinkLeavingTheRootIsAnErrorNamingIt) {

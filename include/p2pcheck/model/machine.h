@@ -97,6 +97,9 @@ MachineIdentity read_identity(Source& source);
 // as views into `cmdline`.
 std::vector<std::pair<std::string_view, std::string_view>> parse_cmdline(std::string_view cmdline);
 
+// The kernel release: utsname's field is __NEW_UTS_LEN characters (include/uapi/linux/utsname.h).
+inline constexpr std::size_t kMaxReleaseBytes = 64;
+
 // /proc/cmdline is saved_command_line (init/main.c): the boot command line, at most
 // COMMAND_LINE_SIZE (s390's CONFIG_COMMAND_LINE_SIZE allows 1 MiB, the largest), plus bootconfig's
 // kernel and init parameters (each under XBC_DATA_MAX, 32 KiB) and " -- ". A dump's that is longer
