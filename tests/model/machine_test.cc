@@ -67,6 +67,12 @@ TEST(CpuInfo, OnlyCpu0IsReadAndTheOtherCpusAreNotParsed) {
   EXPECT_EQ(m.cpu.model, 1);
   EXPECT_FALSE(m.cpu.flags_read);  // CPU 1's flags are not CPU 0's
   EXPECT_FALSE(m.cpu.hypervisor);
+  // Nor is anything past CPU 0's block's room, in a file with no second CPU.
+  tree->add_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n" + std::string(kCpu0BlockBytes, '\n') +
+                                      "flags\t\t: hypervisor\n");
+  Machine one = read_machine(*open_memory_source(tree, "machine test"));
+  EXPECT_EQ(one.cpu.vendor_id, "AuthenticAMD");
+  EXPECT_FALSE(one.cpu.flags_read);
 }
 
 TEST(Cmdline, LongerThanAKernelsIsRefusedNamingTheFile) {

@@ -97,6 +97,9 @@ MachineIdentity read_identity(Source& source);
 // as views into `cmdline`.
 std::vector<std::pair<std::string_view, std::string_view>> parse_cmdline(std::string_view cmdline);
 
+// How much of /proc/cpuinfo is read: CPU 0's block, with room to spare.
+inline constexpr std::size_t kCpu0BlockBytes = 64 * 1024;
+
 // The kernel release: utsname's field is __NEW_UTS_LEN characters (include/uapi/linux/utsname.h).
 inline constexpr std::size_t kMaxReleaseBytes = 64;
 
