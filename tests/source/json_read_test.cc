@@ -95,5 +95,22 @@ TEST(ParseOutsideJson, AnObjectTooWideToParseInReasonableTimeIsRefusedBeforePars
   EXPECT_TRUE(parse_outside_json(wide_array + "], \"b\": {\"c\": 1, \"d\": 2}}", "m.json"));
 }
 
+TEST(ParseOutsideJson, BuildsTheDocumentNlohmannWouldInOrderWithRepeatedKeysAsItKeepsThem) {
+  // Members are appended rather than looked up (linear, not n^2); the result must not differ.
+  for (const char* text :
+       {R"({"b": 1, "a": [true, null, -3, 18446744073709551615, 1.5e3, "s\u00e9"], "c": {"z": {}, "y": []}})",
+        R"({"k": 1, "j": 2, "k": {"x": [1]}, "j": "last", "i": 0})",  // a repeat keeps the first place
+        R"([{"a": 1, "a": 2}, [[], [{}]], "x"])", R"("top")", R"(7)", R"(null)", R"({})", R"([])",
+        R"({"": 1, "\u0000": 2})"}) {
+    auto ours = parse_outside_json(text, "m.json");
+    ASSERT_TRUE(ours) << text;
+    nlohmann::ordered_json theirs = nlohmann::ordered_json::parse(text);
+    EXPECT_EQ(*ours, theirs) << text;
+    EXPECT_EQ(ours->dump(), theirs.dump()) << text;  // the same member order too
+  }
+  for (const char* broken : {"", "{", R"({"a": })", R"({"a": 1,})", R"([1 2])", R"({"a": 1} x)", "nul", R"({1: 2})"})
+    EXPECT_FALSE(parse_outside_json(broken, "m.json")) << broken;
+}
+
 }  // namespace
 }  // namespace p2pcheck

@@ -16,9 +16,9 @@ inline constexpr int kMaxJsonDepth = 64;
 // Values (array elements and object members) in one document: a capture's manifest lists each
 // captured file at most once, a few thousand; a million parsed values already take ~100 MB.
 inline constexpr std::size_t kMaxJsonElements = 1 << 20;
-// Members of one object: nlohmann's ordered objects find a key by searching the keys before it, so
-// parsing an object of n members costs n^2/2 comparisons (100,000 members took a minute). The
-// largest p2pcheck writes is a saved report's `functions`, one member per PCI function.
+// Members of one object. The parse appends members (nlohmann's own parser searches the keys before
+// each new one: n^2/2 comparisons, a minute at 100,000); the limit stays as a bound on input. The
+// largest object p2pcheck writes is a saved report's `functions`, one member per PCI function.
 inline constexpr std::size_t kMaxJsonObjectMembers = 1 << 15;
 
 // nullopt when `text` is not JSON at all (the caller decides whether that is an error); Error
