@@ -112,6 +112,7 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
   int line_no = 0;
   bool open = false;
   std::size_t properties = 0;
+  auto where = [&] { return name + ": line " + std::to_string(line_no); };
   for (std::string_view rest = text; !rest.empty();) {
     std::string_view line = next_line(rest);
     ++line_no;
@@ -120,26 +121,24 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
       continue;
     }
     if (line.size() < 3 || line[1] != ':' || line[2] != ' ')
-      throw Error(name + ": line " + std::to_string(line_no),
-                  "expected 'X: value' as udevadm info --export-db prints it");
+      throw Error(where(), "expected 'X: value' as udevadm info --export-db prints it");
     std::string_view value = line.substr(3);
     if (line[0] == 'P') {
       // A record per device: a large machine has some thousands.
       if (records.size() == kMaxUdevRecords)
-        throw Error(name + ": line " + std::to_string(line_no),
+        throw Error(where(),
                     "more than " + std::to_string(kMaxUdevRecords) + " device records; no machine has that many");
       // Kernel device paths fit in PATH_MAX; a longer one is not from udevadm.
       if (value.size() >= kMaxPathBytes)
-        throw Error(name + ": line " + std::to_string(line_no), "device path of " + std::to_string(value.size()) +
-                                                                    " bytes; sysfs paths are shorter than " +
-                                                                    std::to_string(kMaxPathBytes));
+        throw Error(where(), "device path of " + std::to_string(value.size()) +
+                                 " bytes; sysfs paths are shorter than " + std::to_string(kMaxPathBytes));
       records.push_back({std::string(value), {}, line_no});
       open = true;
     } else if (line[0] == 'E' && open) {
       size_t eq = value.find('=');
       if (eq == std::string_view::npos) continue;
       if (++properties > kMaxUdevProperties)
-        throw Error(name + ": line " + std::to_string(line_no),
+        throw Error(where(),
                     "more than " + std::to_string(kMaxUdevProperties) + " device properties; no machine has that many");
       records.back().env[std::string(value.substr(0, eq))] = value.substr(eq + 1);
     }

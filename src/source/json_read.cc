@@ -86,8 +86,7 @@ class LinearDomBuilder : public nlohmann::json_sax<ordered_json> {
   bool start_object(std::size_t) override { return open(ordered_json::object()); }
   bool key(string_t& name) override {
     Open& object = open_.back();
-    auto& members =
-        static_cast<std::vector<ordered_json::object_t::value_type>&>(object.value->get_ref<ordered_json::object_t&>());
+    ordered_json::object_t& members = object.value->get_ref<ordered_json::object_t&>();  // a vector underneath
     if (object.keys.insert(name).second) {
       members.emplace_back(std::move(name), nullptr);
       member_ = &members.back().second;
