@@ -34,6 +34,19 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
 
 }  // namespace
 
+std::string IgnoredDevice::reason() const {
+  switch (kind) {
+    case Kind::kGpuAudio: return "audio function of a graphics card";
+    case Kind::kOtherDisplay: {
+      std::string who = pci_vendor_name(vendor);
+      return "display controller from " + (who.empty() ? "another vendor" : who) +
+             " (e.g. a BMC's VGA), not an AMD or NVIDIA GPU";
+    }
+    case Kind::kOtherAccelerator: return "processing accelerator that is not an AMD or NVIDIA GPU";
+  }
+  return "";
+}
+
 const NvmeController* Inventory::nvme_at(const Bdf& bdf) const {
   if (nvme_index_.size() == nvmes.size() && !nvmes.empty()) {
     auto it = std::lower_bound(nvme_index_.begin(), nvme_index_.end(), bdf,
@@ -72,14 +85,13 @@ Inventory read_inventory(Source& source, const Topology& topo) {
     bool accelerator = fn.class_id() == 0x1200;
     if (fn.class_code == kClassNvme) continue;
     if (fn.class_id() == 0x0403 && gpu_vendor) {
-      inv.ignored.push_back({bdf, "audio function of a graphics card"});
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kGpuAudio, fn.vendor});
     } else if (gpu_vendor && (display || accelerator || is_gpu_driver(fn.driver))) {
       inv.gpus.push_back(bdf);
     } else if (display) {
-      std::string who = fn.vendor_name.empty() ? "another vendor" : fn.vendor_name;
-      inv.ignored.push_back({bdf, "display controller from " + who + " (e.g. a BMC's VGA), not an AMD or NVIDIA GPU"});
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherDisplay, fn.vendor});
     } else if (accelerator) {
-      inv.ignored.push_back({bdf, "processing accelerator that is not an AMD or NVIDIA GPU"});
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherAccelerator, fn.vendor});
     }
   }
 

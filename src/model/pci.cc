@@ -10,6 +10,7 @@ extern "C" {
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -309,27 +310,34 @@ pci_access* offline_access() {
   return access;
 }
 
-// libpci parses pci.ids (1.3 MB) at an access's first name lookup; one access for names, kept for
-// the process, parses it once rather than once per load (capture, the tests and fuzzing load many).
-pci_access* name_access() {
-  static pci_access* const names = offline_access();
-  return names;
+// One access for names, kept for the process: libpci parses pci.ids once per access, at its first
+// lookup. Fleet workers look names up at the same time, and that first lookup frees and refills the
+// access's list (a missing pci.ids leaves every name unknown), so every lookup holds the lock.
+struct NameTable {
+  pci_access* access = offline_access();
+  std::mutex lock;
+};
+
+std::string lookup_name(int what, std::uint16_t vendor, std::uint16_t device) {
+  static NameTable table;
+  char buf[256];
+  int flags = what | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;  // network lookups are off unless asked for
+  std::lock_guard<std::mutex> hold(table.lock);
+  const char* name = pci_lookup_name(table.access, buf, sizeof buf, flags, vendor, device);
+  return name ? name : "";
 }
 
 }  // namespace
 
+std::string pci_vendor_name(std::uint16_t vendor) { return lookup_name(PCI_LOOKUP_VENDOR, vendor, 0); }
+
+std::string pci_device_name(std::uint16_t vendor, std::uint16_t device) {
+  return lookup_name(PCI_LOOKUP_DEVICE, vendor, device);
+}
+
 PciDecoder::PciDecoder() : access_(offline_access()) {}
 
 PciDecoder::~PciDecoder() { pci_cleanup(access_); }
-
-void PciDecoder::lookup_names(Function& fn) const {
-  char buf[256];
-  int flags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;  // network lookups are off unless asked for
-  if (const char* v = pci_lookup_name(name_access(), buf, sizeof buf, PCI_LOOKUP_VENDOR | flags, fn.vendor))
-    fn.vendor_name = v;
-  if (const char* d = pci_lookup_name(name_access(), buf, sizeof buf, PCI_LOOKUP_DEVICE | flags, fn.vendor, fn.device))
-    fn.device_name = d;
-}
 
 void PciDecoder::decode_config(Function& fn, const std::string& config) const {
   fn.config_size = config.size();

@@ -161,7 +161,6 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
         "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
   }
   take_known(fn.link, from_config.link ? *from_config.link : read_link_files(src, dir));
-  decoder.lookup_names(fn);
   read_p2pmem(src, dir, fn);
   return fn;
 }

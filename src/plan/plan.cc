@@ -597,7 +597,6 @@ class PlanBuilder {
     Topology& topo = plan.state.topo;
     plan.state.source = "plan " + r_.name();
     topo.source_description = plan.state.source;
-    PciDecoder names;
     auto add = [&](Bdf bdf, Ids ids, std::uint32_t class_code, PortType type, std::optional<Bdf> parent,
                    const std::string& host_bridge, const std::string& parent_path) -> Function& {
       if (topo.functions.count(bdf)) r_.fail(0, "two devices at " + bdf.str());
@@ -612,7 +611,6 @@ class PlanBuilder {
       fn.host_bridge = host_bridge;
       fn.sysfs_path = parent_path + "/" + bdf.str();
       fn.config_size = 4096;  // everything the rules read is stated (or stated unknown) by the plan
-      names.lookup_names(fn);
       return topo.functions.emplace(bdf, std::move(fn)).first->second;
     };
     auto set_acs = [](Function& fn, const Acs& acs) {

@@ -155,10 +155,11 @@ using namespace report_detail;
 
 std::string function_label(const Function& fn) {
   std::string label = fn.bdf.str() + " [" + hex(fn.vendor, 4) + ":" + hex(fn.device, 4) + "]";
-  if (!fn.device_name.empty()) {
-    label += " " + (fn.vendor_name.empty() ? "" : fn.vendor_name + " ") + fn.device_name;
-  } else if (!fn.vendor_name.empty()) {
-    label += " " + fn.vendor_name + " device";
+  std::string vendor_name = pci_vendor_name(fn.vendor), device_name = pci_device_name(fn.vendor, fn.device);
+  if (!device_name.empty()) {
+    label += " " + (vendor_name.empty() ? "" : vendor_name + " ") + device_name;
+  } else if (!vendor_name.empty()) {
+    label += " " + vendor_name + " device";
   }
   return label;
 }
@@ -188,8 +189,8 @@ json function_json(const Topology& topo, const Function& fn, const Inventory& in
       {"class", hex(fn.class_code, 6)},
       {"revision", hex(fn.revision, 2)},
       {"header_type", opt(fn.header_type)},
-      {"vendor_name", fn.vendor_name},
-      {"device_name", fn.device_name},
+      {"vendor_name", pci_vendor_name(fn.vendor)},
+      {"device_name", pci_device_name(fn.vendor, fn.device)},
       {"driver", fn.driver.empty() ? json(nullptr) : json(fn.driver)},
       {"numa_node", fn.numa_node},
       {"iommu_group", opt(fn.iommu_group)},

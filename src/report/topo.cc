@@ -41,7 +41,7 @@ json topology_json(const Topology& topo, const Inventory& inv) {
                      {"namespaces", std::move(nss)}});
   }
   json ignored = json::array();
-  for (const auto& i : inv.ignored) ignored.push_back({{"bdf", i.bdf.str()}, {"reason", i.reason}});
+  for (const auto& i : inv.ignored) ignored.push_back({{"bdf", i.bdf.str()}, {"reason", i.reason()}});
   return {{"schema", "p2pcheck.topo"},
           {"schema_version", kJsonSchemaVersion},
           {"tool_version", kToolVersion},
@@ -67,7 +67,7 @@ std::string annotations(const Topology& topo, const Function& fn, const Inventor
     role += c && !c->name.empty() ? " " + c->name : " (no controller registered)";
   }
   for (const auto& i : inv.ignored)
-    if (i.bdf == fn.bdf) role = "ignored: " + i.reason;
+    if (i.bdf == fn.bdf) role = "ignored: " + i.reason();
   add("<" + role + ">");
   add(link_text(fn.link));
   if (check_link(topo, fn).downtrained) add("DOWNTRAINED");

@@ -68,7 +68,8 @@ std::string host_bridge_id(const std::string& hb) {
 std::string ids(const Function& fn) { return hex(fn.vendor, 4) + ":" + hex(fn.device, 4); }
 
 std::string short_name(const Function& fn) {
-  std::string name = fn.device_name.empty() ? ids(fn) : fn.device_name;
+  std::string name = pci_device_name(fn.vendor, fn.device);
+  if (name.empty()) name = ids(fn);
   return name.size() > 40 ? name.substr(0, 37) + "..." : name;
 }
 

@@ -297,13 +297,11 @@ TEST(ConfigAttributes, CapabilityWalkIsTheKernels) {
   EXPECT_EQ(kernel_find_capability(loop, 0x10), 0u);
 }
 
-TEST(PciDecoder, NamesComeFromPciIds) {
-  PciDecoder decoder;
-  Function fn;
-  fn.vendor = 0x1002;
-  fn.device = 0x74a1;
-  decoder.lookup_names(fn);
-  EXPECT_NE(fn.vendor_name.find("AMD"), std::string::npos);
+TEST(PciNames, ComeFromPciIdsAndAreEmptyWhenUnknown) {
+  EXPECT_NE(pci_vendor_name(0x1002).find("AMD"), std::string::npos);
+  EXPECT_NE(pci_device_name(0x1002, 0x740f).find("MI210"), std::string::npos);
+  EXPECT_EQ(pci_device_name(0x1002, 0x0001), "");
+  EXPECT_EQ(pci_vendor_name(0x0002), "");
 }
 
 TEST(Helpers, SizesSpeedsAndAcsBits) {

@@ -27,8 +27,13 @@ struct NvmeController {
 };
 
 struct IgnoredDevice {
+  enum class Kind { kGpuAudio, kOtherDisplay, kOtherAccelerator };
   Bdf bdf;
-  std::string reason;  // "display controller of a BMC (ASPEED), not a compute GPU"
+  Kind kind = Kind::kGpuAudio;
+  std::uint16_t vendor = 0;
+  // "display controller from ASPEED Technology, Inc. (e.g. a BMC's VGA), not an AMD or NVIDIA GPU":
+  // made when shown, since naming the vendor loads pci.ids (pci_vendor_name).
+  std::string reason() const;
 };
 
 struct Inventory {

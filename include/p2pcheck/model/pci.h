@@ -119,7 +119,6 @@ struct Function {
   std::uint32_t class_code = 0;  // 24 bits: base, sub, prog-if
   std::uint8_t revision = 0;
   std::optional<std::uint8_t> header_type;  // without the multi-function bit
-  std::string vendor_name, device_name;     // from pci.ids through libpci; empty when unknown
   std::string driver;                       // bound driver, empty when none (or unknown)
   std::string driver_not_carried;           // "not in this lspci output": the source cannot say; else empty
   int numa_node = -1;
@@ -178,8 +177,8 @@ ConfigAttributes config_attributes(std::string_view config, bool virtfn);
 // when `config` holds fewer than 256 bytes (the list is not there to walk).
 unsigned kernel_find_capability(std::string_view config, unsigned cap_id);
 
-// Decodes config-space bytes with libpci (pci_setup_cache + pci_find_cap) into `fn`, and looks up
-// names in pci.ids. The bytes come from the source layer: libpci never touches the machine.
+// Decodes config-space bytes with libpci (pci_setup_cache + pci_find_cap) into `fn`. The bytes come
+// from the source layer: libpci never touches the machine.
 class PciDecoder {
  public:
   PciDecoder();
@@ -188,11 +187,16 @@ class PciDecoder {
   PciDecoder& operator=(const PciDecoder&) = delete;
 
   void decode_config(Function& fn, const std::string& config) const;
-  void lookup_names(Function& fn) const;
 
  private:
   ::pci_access* access_;
 };
+
+// Names from pci.ids through libpci; "" when unknown. Looked up when an output shows them, not when
+// a function is read: libpci parses the whole 1.3 MB list at the first lookup, which costs as much as
+// reading a 1,000-function tree, and most outputs show no name. Safe from several threads (fleet).
+std::string pci_vendor_name(std::uint16_t vendor);
+std::string pci_device_name(std::uint16_t vendor, std::uint16_t device);
 
 // Routes libpci's error, warning and debug hooks into p2pcheck: errors throw Error("libpci", ...),
 // the rest is dropped. Every pci_access p2pcheck creates gets these before pci_init().
