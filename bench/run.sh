@@ -4,9 +4,9 @@
 # Times p2pcheck against `lspci -tv` on the same generated tree, in one run on one machine:
 # builds a machine.toml with bench/make-large-machine.py (default --fabric 4x3x5: 1,252 functions,
 # 168 GPUs x 332 NVMe = 55,776 pairs; --devices N: the older server-shaped generator), the
-# sysfs/proc tree with tools/mkfixture.py, then runs every command R times under GNU time and
-# prints the median CPU time (user+sys), its ratio to lspci -tv's, wall clock, peak RSS and output
-# bytes per pair. The schema 1 rows (~6 KB a pair) are left out above 250,000 pairs unless
+# sysfs/proc tree with tools/mkfixture.py, then runs every command R times (bench/cputime.py: CPU
+# time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
+# wall clock, peak RSS and output bytes per pair. The schema 1 rows (~6 KB a pair) are left out above 250,000 pairs unless
 # --schema-1 is given: the 10,016-function fabric's 3.57 M pairs would write 21 GB each.
 # A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
 # when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
@@ -50,7 +50,6 @@ case "$repeat" in *[!0-9]*|'') echo "run.sh: --repeat takes a positive integer" 
 [ "$repeat" -ge 1 ] || { echo "run.sh: --repeat must be at least 1" >&2; exit 3; }
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 [ -x "$bin" ] || { echo "run.sh: $bin is not an executable (build it: cmake --build build -j2)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "run.sh: needs GNU time (/usr/bin/time; Debian package time)" >&2; exit 1; }
 command -v lspci >/dev/null || { echo "run.sh: needs lspci (Debian package pciutils)" >&2; exit 1; }
 
 if [ -z "$tmpdir" ]; then
@@ -62,7 +61,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 elapsed() { awk -v s="$1" -v e="$2" 'BEGIN {printf "%.2f", e - s}'; }
-median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
+median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.4f", m}'; }
 
 # ---- the machine
 t0=$EPOCHREALTIME
@@ -77,79 +76,87 @@ pairs=$(sed -n 's/.*pairs=\([0-9]*\).*/\1/p' "$tmp/gen.txt")
 
 echo "p2pcheck benchmark (${shape[*]}): $(cat "$tmp/gen.txt")"
 printf 'tree: %d PCI functions in %s, generated in %s s\n' "$nfunc" "$tmpdir" "$(elapsed "$t0" "$t1")"
-printf 'binary: %s (%s); %s CPU(s); median of %d run(s)\n' "$bin" "$("$bin" --version 2>&1 | head -n 1)" "$(nproc)" "$repeat"
+printf 'binary: %s (%s); %s CPU(s); median of %d round(s), each command once a round\n' "$bin" "$("$bin" --version 2>&1 | head -n 1)" "$(nproc)" "$repeat"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 echo
 
 errors=0
-rows=()
 base_cpu=
 max_rss=0 max_rss_name=-
 
-# run NAME PAIRS -- CMD...: times CMD $repeat times under GNU time, stdout to a file (as `> file`
-# would). Records the median CPU seconds (user+sys), wall seconds and peak RSS; the first command
-# (lspci -tv) is the baseline of every ratio.
-run() {
-  local name=$1 npairs=$2; shift 3
-  local key=${name//[^A-Za-z0-9]/_}
-  local out="$tmp/out.$key" err="$tmp/err.$key" tim="$tmp/time.$key"
-  local cpus=() walls=() rsss=() rc i
-  for ((i = 0; i < repeat; i++)); do
-    /usr/bin/time -o "$tim" -f '%e %U %S %M' timeout "$TIMEOUT" "$@" >"$out" 2>"$err"
-    rc=$?
-    case $rc in
-      0|1|2) ;;
-      *) echo "ERROR: '$*' exited with $rc:" >&2
-         sed 's/^/  /' "$err" | head -n 20 >&2
-         errors=$((errors + 1))
-         rows+=("$(printf '%-32s %8s  ERROR(%s)' "$name" "$npairs" "$rc")")
-         return ;;
-    esac
-    read -r w u s m < <(tail -n 1 "$tim")
-    walls+=("$w"); cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.3f", u + s}')"); rsss+=("$m")
-  done
-  local cpu wall rss bytes ratio per_pair
-  cpu=$(printf '%s\n' "${cpus[@]}" | median)
-  wall=$(printf '%s\n' "${walls[@]}" | median)
-  rss=$(printf '%s\n' "${rsss[@]}" | sort -g | tail -n 1)
-  bytes=$(stat -c %s "$out")
-  [ -n "$base_cpu" ] || base_cpu=$cpu
-  ratio=$(awk -v c="$cpu" -v b="$base_cpu" 'BEGIN {if (b > 0) printf "%.2f", c / b; else print "-"}')
-  per_pair=-
-  [ "$npairs" != - ] && [ "$npairs" -gt 0 ] && per_pair=$(awk -v o="$bytes" -v p="$npairs" 'BEGIN {printf "%.1f", o / p}')
-  rows+=("$(printf '%-32s %8s %8s %6sx %8s %8d %11d %9s' "$name" "$npairs" "$cpu" "$ratio" "$wall" \
-    $((rss / 1024)) "$bytes" "$per_pair")")
-  eval "ratio_$key=\$ratio rss_$key=\$rss"
-  [ "$name" = "lspci -tv" ] || [ "$rss" -le "$max_rss" ] || { max_rss=$rss; max_rss_name=$name; }
+# The commands, in the table's order: add NAME PAIRS -- CMD... (stdout to a file, as `> file` would),
+# or skip NAME PAIRS WHY for a row left out. The first (lspci -tv) is the baseline of every ratio.
+names=() npairs=() commands=() skipped=()
+add() {
+  names+=("$1"); npairs+=("$2"); shift 3
+  commands+=("$(printf '%q ' "$@")"); skipped+=("")
 }
-
-# skip NAME PAIRS WHY: a row for a command left out.
-skip() { rows+=("$(printf '%-32s %8s  skipped: %s' "$1" "$2" "$3")"); }
+skip() { names+=("$1"); npairs+=("$2"); commands+=(""); skipped+=("$3"); }
 
 cd "$tmp" || exit 1
-run "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
+add "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
 schema1_why=
 if [ "$schema1" = auto ] && [ "${pairs:-0}" -gt "$SCHEMA1_MAX_PAIRS" ]; then
   schema1_why="~6 KB a pair, $(awk -v p="$pairs" 'BEGIN {printf "%.0f", p * 6000 / 1e9}') GB here (--schema-1 runs it)"
 fi
 if [ -n "$schema1_why" ]; then skip "check --json (schema 1)" "$pairs" "$schema1_why"; else
-run "check --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 check --json
+add "check --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 check --json
 fi
-run "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
-run "check"                  "$pairs" -- "$bin" --root "$root" check
+add "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
+add "check"                  "$pairs" -- "$bin" --root "$root" check
 if [ -n "$schema1_why" ]; then skip "paths --json (schema 1)" "$pairs" "$schema1_why"; else
-run "paths --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 paths --json
+add "paths --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 paths --json
 fi
-run "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
-run "topo"                          - -- "$bin" --root "$root" topo
-run "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"
-if [ -f "$tmp/cap.tar.zst" ]; then
-  run "replay check --json (schema 2)" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" --json-schema 2 check --json
-  run "replay check"            "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
-else
-  echo "ERROR: capture wrote no archive, replay not timed" >&2
-  errors=$((errors + 1))
-fi
+add "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
+add "topo"                          - -- "$bin" --root "$root" topo
+add "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"
+add "replay check --json (schema 2)" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" --json-schema 2 check --json
+add "replay check"            "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
+
+# Round by round, every command once per round: a machine whose speed drifts (other guests, a
+# build starting) moves every command's median alike, not just the ones timed while it lasted.
+cpus=() walls=() rsss=() failed=()
+for ((round = 0; round < repeat; round++)); do
+  for ((c = 0; c < ${#names[@]}; c++)); do
+    [ -z "${skipped[c]}" ] && [ -z "${failed[c]:-}" ] || continue
+    key=${names[c]//[^A-Za-z0-9]/_}
+    out="$tmp/out.$key" err="$tmp/err.$key" tim="$tmp/time.$key"
+    if [ "${names[c]#replay}" != "${names[c]}" ] && [ ! -f "$tmp/cap.tar.zst" ]; then
+      echo "ERROR: capture wrote no archive, ${names[c]} not timed" >&2
+      errors=$((errors + 1)); failed[c]="no capture"; continue
+    fi
+    eval "python3 \"\$here/cputime.py\" \"\$out\" \"\$err\" \"\$TIMEOUT\" ${commands[c]}" >"$tim" \
+      || { cat "$tim" >&2; exit 1; }
+    read -r w u s m rc < <(tail -n 1 "$tim")
+    case $rc in
+      0|1|2) ;;
+      *) echo "ERROR: '${commands[c]}' exited with $rc:" >&2
+         sed 's/^/  /' "$err" | head -n 20 >&2
+         errors=$((errors + 1)); failed[c]="ERROR($rc)"; continue ;;
+    esac
+    walls[c]+=" $w"; cpus[c]+=" $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.4f", u + s}')"; rsss[c]+=" $m"
+  done
+done
+
+# The median CPU seconds (user+sys) and wall seconds of each command, its largest peak RSS.
+rows=()
+for ((c = 0; c < ${#names[@]}; c++)); do
+  name=${names[c]} np=${npairs[c]} key=${names[c]//[^A-Za-z0-9]/_}
+  if [ -n "${skipped[c]}" ]; then rows+=("$(printf '%-32s %8s  skipped: %s' "$name" "$np" "${skipped[c]}")"); continue; fi
+  if [ -n "${failed[c]:-}" ]; then rows+=("$(printf '%-32s %8s  %s' "$name" "$np" "${failed[c]}")"); continue; fi
+  cpu=$(printf '%s\n' ${cpus[c]} | median)
+  wall=$(printf '%s\n' ${walls[c]} | median)
+  rss=$(printf '%s\n' ${rsss[c]} | sort -g | tail -n 1)
+  bytes=$(stat -c %s "$tmp/out.$key")
+  [ -n "$base_cpu" ] || base_cpu=$cpu
+  ratio=$(awk -v c="$cpu" -v b="$base_cpu" 'BEGIN {if (b > 0) printf "%.2f", c / b; else print "-"}')
+  per_pair=-
+  [ "$np" != - ] && [ "$np" -gt 0 ] && per_pair=$(awk -v o="$bytes" -v p="$np" 'BEGIN {printf "%.1f", o / p}')
+  rows+=("$(printf '%-32s %8s %8s %6sx %8s %8d %11d %9s' "$name" "$np" "$cpu" "$ratio" "$wall" \
+    $((rss / 1024)) "$bytes" "$per_pair")")
+  eval "ratio_$key=\$ratio rss_$key=\$rss"
+  [ "$name" = "lspci -tv" ] || [ "$rss" -le "$max_rss" ] || { max_rss=$rss; max_rss_name=$name; }
+done
 
 printf '%-32s %8s %8s %7s %8s %8s %11s %9s\n' command pairs cpu_s x_lspci wall_s rss_MB out_bytes B/pair
 printf '%s\n' "${rows[@]}"
