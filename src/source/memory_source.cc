@@ -171,7 +171,7 @@ class MemorySource : public Source {
 
  protected:
   NodeType node_type(const std::string& path) override {
-    const MemoryTree::Node* node = tree_->find(path);
+    const MemoryTree::Node* node = find(path);
     if (!node) return NodeType::kMissing;
     switch (node->kind) {
       case EntryKind::kFile: return NodeType::kFile;
@@ -181,13 +181,26 @@ class MemorySource : public Source {
     }
     return NodeType::kOther;
   }
-  std::string node_link(const std::string& path) override { return tree_->find(path)->data; }
-  FileRead node_read(const std::string& path) override { return {ReadStatus::kOk, tree_->find(path)->data, ""}; }
+  std::string node_link(const std::string& path) override { return find(path)->data; }
+  FileRead node_read(const std::string& path) override { return {ReadStatus::kOk, find(path)->data, ""}; }
   std::vector<std::string> node_list(const std::string& path) override { return tree_->children(path); }
 
  private:
+  // The Source reads or follows a path right after asking its type: the node found then is kept,
+  // as a second search of the whole-path map (a cache miss or two each) was a tenth of a replay.
+  // The tree never changes under this Source.
+  const MemoryTree::Node* find(const std::string& path) {
+    if (path != last_path_) {
+      last_node_ = tree_->find(path);
+      last_path_ = path;
+    }
+    return last_node_;
+  }
+
   std::shared_ptr<const MemoryTree> tree_;
   std::string description_;
+  std::string last_path_;  // "" is never asked: the Source asks canonical, absolute paths
+  const MemoryTree::Node* last_node_ = nullptr;
 };
 
 }  // namespace

@@ -125,9 +125,15 @@ bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found)
   std::string_view last = path.substr(slash + 1);
   if (slash == 0 || last.empty() || last == "." || last == "..") return false;
   std::string_view dir = path.substr(0, slash);
-  // Only plain directories are ever kept, so one found needs no checking.
+  // A device's attributes are asked one after another: the last directory found is compared
+  // before the path is hashed. Only plain directories are ever kept, so one found needs no checking.
+  if (last_dir_ && last_dir_->first == dir) {
+    dir_found = &last_dir_->second;
+    return true;
+  }
   auto it = dirs_.find(dir);
   if (it != dirs_.end()) {
+    last_dir_ = &*it;
     dir_found = &it->second;
     return true;
   }
@@ -146,7 +152,12 @@ bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found)
   NodeType type;
   PathNode* node = nullptr;
   std::optional<std::string> where = canonicalize(dir, true, type, &node);
-  dir_found = where ? &dirs_.emplace(std::string(dir), FoundDir{std::move(*where), node}).first->second : nullptr;
+  if (!where) {
+    dir_found = nullptr;
+    return true;
+  }
+  last_dir_ = &*dirs_.emplace(std::string(dir), FoundDir{std::move(*where), node}).first;
+  dir_found = &last_dir_->second;
   return true;
 }
 

@@ -111,10 +111,18 @@ class TreeSource : public Source {
   // directory swapped for a link, or moved away, leads nowhere outside (at worst to its old entries).
   int dir_fd(std::string_view dir) {
     if (dir.empty()) return root_fd_.get();
+    // A file's type, then its bytes, come from one directory, and so do the next files of the
+    // same device: the last directory asked for is compared before the path is hashed.
+    if (last_slot_ < open_dirs_.size() && open_dirs_[last_slot_].path == dir) {
+      open_dirs_[last_slot_].used = ++clock_;
+      return open_dirs_[last_slot_].fd.get();
+    }
     std::size_t hash = std::hash<std::string_view>{}(dir);
-    for (OpenDir& open : open_dirs_) {
+    for (std::size_t i = 0; i < open_dirs_.size(); ++i) {
+      OpenDir& open = open_dirs_[i];
       if (open.hash == hash && open.path == dir) {
         open.used = ++clock_;
+        last_slot_ = i;
         return open.fd.get();
       }
     }
@@ -141,6 +149,7 @@ class TreeSource : public Source {
     slot->hash = hash;
     slot->fd = std::move(fd);
     slot->used = ++clock_;
+    last_slot_ = static_cast<std::size_t>(slot - open_dirs_.data());
     return slot->fd.get();
   }
   bool lstat_beneath(const std::string& path, struct stat& st) {
@@ -166,7 +175,8 @@ class TreeSource : public Source {
   std::string root_;  // for messages
   Fd root_fd_;
   bool live_;
-  std::vector<OpenDir> open_dirs_;  // dir_fd()'s, at most kMaxOpenDirs
+  std::vector<OpenDir> open_dirs_;    // dir_fd()'s, at most kMaxOpenDirs
+  std::size_t last_slot_ = SIZE_MAX;  // the one dir_fd() returned last (its path says if it still is)
   std::uint64_t clock_ = 0;
 };
 

@@ -186,6 +186,7 @@ class Source {
   PathNode root_;
   // Directory as asked -> its canonical path and node, for directories found.
   PathMap<FoundDir> dirs_;
+  const PathMap<FoundDir>::value_type* last_dir_ = nullptr;  // the entry canonical_parent() used last
   AccessLog log_;
   bool recording_ = false;
   FailureMap failures_;
