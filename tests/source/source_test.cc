@@ -11,6 +11,7 @@
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/memory_source.h"
 #include "test_tree.h"
 
 namespace p2pcheck {
@@ -169,6 +170,48 @@ TEST(TreeSource, CountsEveryRead) {
   src->read("/sys/x");
   src->read("/sys/x");
   EXPECT_EQ(src->access_log().file_reads.at("/sys/x"), 2);
+}
+
+// The sources keep the directory and node they answered last (canonical_parent, the tree's open
+// directory, the memory tree's node): reads that jump between directories, spellings of one
+// directory and link and file lookups must each still get their own path's answer.
+TEST(Source, ReadsThatAlternateBetweenDirectoriesGetTheirOwnPathsAnswer) {
+  TempDir dir;
+  MemoryTree tree;
+  auto both = [&](const std::string& path, const std::string& bytes) {
+    dir.write(path.substr(1), bytes);
+    tree.add_file(path, bytes);
+  };
+  both("/sys/devices/pci0000:00/0000:00:01.0/vendor", "0x1002\n");
+  both("/sys/devices/pci0000:00/0000:00:01.0/device", "0x740f\n");
+  both("/sys/devices/pci0000:00/0000:00:02.0/vendor", "0x144d\n");
+  both("/sys/devices/pci0000:00/0000:00:02.0/device", "0xa80a\n");
+  dir.link("sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
+  tree.add_link("/sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
+  dir.link("sys/devices/pci0000:00/0000:00:02.0/driver", "../../../bus/pci/drivers/nvme");
+  tree.add_link("/sys/devices/pci0000:00/0000:00:02.0/driver", "../../../bus/pci/drivers/nvme");
+  std::vector<std::unique_ptr<Source>> sources;
+  sources.push_back(open_tree_source(dir.path()));
+  sources.push_back(open_memory_source(tree, "memory"));
+  for (auto& src : sources) {
+    SCOPED_TRACE(src->describe());
+    const std::string one = "/sys/devices/pci0000:00/0000:00:01.0", two = "/sys/devices/pci0000:00/0000:00:02.0";
+    EXPECT_EQ(src->read(one + "/vendor").bytes, "0x1002\n");
+    EXPECT_EQ(src->read(two + "/vendor").bytes, "0x144d\n");
+    EXPECT_EQ(src->read("/sys/bus/pci/devices/0000:00:01.0/device").bytes, "0x740f\n");  // the same directory, linked
+    EXPECT_EQ(src->read(two + "/device").bytes, "0xa80a\n");
+    EXPECT_TRUE(src->exists(one + "/vendor"));
+    EXPECT_EQ(src->link_target(two + "/driver"), "../../../bus/pci/drivers/nvme");
+    EXPECT_EQ(src->read(one + "/vendor").bytes, "0x1002\n");
+    EXPECT_EQ(src->read(two + "/driver").status, ReadStatus::kMissing);  // the link leads nowhere here
+    EXPECT_EQ(src->read(one + "/nothing").status, ReadStatus::kMissing);
+    EXPECT_EQ(src->read("/sys/bus/pci/devices/0000:00:01.0/vendor").bytes, "0x1002\n");
+  }
+  // The tree's bytes are read fresh each time, whichever directory was asked last.
+  auto src = open_tree_source(dir.path());
+  EXPECT_EQ(src->read("/sys/devices/pci0000:00/0000:00:01.0/vendor").bytes, "0x1002\n");
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/vendor", "0x1022\n");
+  EXPECT_EQ(src->read("/sys/devices/pci0000:00/0000:00:01.0/vendor").bytes, "0x1022\n");
 }
 
 TEST(TreeSource, RootWithoutSysIsRejected) {
