@@ -110,8 +110,8 @@ void read_vram_sizes(Source& src, const std::vector<const Function*>& amd, GpuSt
     if (fn->is_virtfn()) continue;
     const KfdNode* node = gpu.kfd.present ? gpu.kfd.gpu_node(fn->bdf) : nullptr;
     if (apu_finding(*fn, node)) continue;
-    gpu.vram_total[fn->bdf] = read_text_file(src, fn->sysfs_path + "/mem_info_vram_total");
-    gpu.vram_visible[fn->bdf] = read_text_file(src, fn->sysfs_path + "/mem_info_vis_vram_total");
+    gpu.vram_total[fn->bdf] = read_text_file(src, path_in(fn->sysfs_path, "mem_info_vram_total"));
+    gpu.vram_visible[fn->bdf] = read_text_file(src, path_in(fn->sysfs_path, "mem_info_vis_vram_total"));
   }
 }
 
@@ -148,12 +148,12 @@ KfdTopology read_kfd(Source& src) {
     KfdNode n;
     n.id = static_cast<int>(*id);
     n.dir = root + "/" + entry;
-    FileRead r = src.read(n.dir + "/properties");
+    FileRead r = src.read(path_in(n.dir, "properties"));
     if (!r.ok()) {
       kfd.problem = n.dir + "/properties " + why_unread(r.status, r.error);
       continue;
     }
-    n.properties = parse_properties(r.bytes, n.dir + "/properties");
+    n.properties = parse_properties(r.bytes, path_in(n.dir, "properties"));
     if (n.is_gpu() && n.properties.count("location_id")) {
       std::uint64_t loc = n.prop("location_id");
       Bdf b;
@@ -163,7 +163,7 @@ KfdTopology read_kfd(Source& src) {
       b.fn = static_cast<std::uint8_t>(loc & 7);
       n.bdf = b;
     }
-    for (const auto& bank : src.list(n.dir + "/mem_banks")) {
+    for (const auto& bank : src.list(path_in(n.dir, "mem_banks"))) {
       const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
       FileRead br = src.read(file);
       if (!br.ok()) continue;
@@ -180,7 +180,7 @@ KfdTopology read_kfd(Source& src) {
   // xGMI links to CPU nodes need every node's properties first.
   for (auto& n : kfd.nodes) {
     if (!n.is_gpu()) continue;
-    for (const auto& link : src.list(n.dir + "/io_links")) {
+    for (const auto& link : src.list(path_in(n.dir, "io_links"))) {
       const std::string file = n.dir + "/io_links/" + link + "/properties";
       FileRead lr = src.read(file);
       if (!lr.ok()) continue;

@@ -111,28 +111,29 @@ class BlockGraph {
     d.name = name;
     auto canonical = src_.resolve(link);
     // Reads and listings only (no bare existence tests), so a capture of what was read replays the same.
-    d.partition = src_.read(link + "/partition").ok();
+    d.partition = src_.read(path_in(link, "partition")).ok();
     // Whole disks are read under /sys/block, the path people know; partitions only live in /sys/class/block.
     d.dir = (!d.partition && src_.resolve("/sys/block/" + name)) ? "/sys/block/" + name : link;
     if (d.partition && canonical) {
       size_t slash = canonical->rfind('/');
       if (slash != std::string::npos) d.parent = basename(canonical->substr(0, slash));
     }
-    if (FileRead r = src_.read(d.dir + "/dev"); r.ok()) d.majmin = std::string(trim(r.bytes));
-    d.slaves = src_.list(d.dir + "/slaves");
-    d.holders = src_.list(d.dir + "/holders");
-    if (FileRead r = src_.read(d.dir + "/dm/name"); r.ok()) {
+    if (FileRead r = src_.read(path_in(d.dir, "dev")); r.ok()) d.majmin = std::string(trim(r.bytes));
+    d.slaves = src_.list(path_in(d.dir, "slaves"));
+    d.holders = src_.list(path_in(d.dir, "holders"));
+    if (FileRead r = src_.read(path_in(d.dir, "dm/name")); r.ok()) {
       d.dm = true;
       d.dm_name = std::string(trim(r.bytes));
-      if (FileRead u = src_.read(d.dir + "/dm/uuid"); u.ok()) d.dm_uuid = std::string(trim(u.bytes));
+      if (FileRead u = src_.read(path_in(d.dir, "dm/uuid")); u.ok()) d.dm_uuid = std::string(trim(u.bytes));
     }
-    if (FileRead r = src_.read(d.dir + "/md/level"); r.ok() || r.status == ReadStatus::kDenied) {
+    if (FileRead r = src_.read(path_in(d.dir, "md/level")); r.ok() || r.status == ReadStatus::kDenied) {
       d.md = true;
       d.md_level = std::string(trim(r.bytes));
     }
     if (name.rfind("loop", 0) == 0 && !d.partition) {
       d.loop = true;
-      if (FileRead r = src_.read(d.dir + "/loop/backing_file"); r.ok()) d.loop_backing = std::string(trim(r.bytes));
+      if (FileRead r = src_.read(path_in(d.dir, "loop/backing_file")); r.ok())
+        d.loop_backing = std::string(trim(r.bytes));
     }
     devs_[name] = std::move(d);
   }

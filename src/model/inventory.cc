@@ -22,7 +22,7 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
   ns.name = name;
   const std::string dir = "/sys/block/" + name;
   // 512-byte sectors; a count whose byte size would not fit 64 bits (a broken dump) reads as unknown (0).
-  if (FileRead r = src.read(dir + "/size"); r.ok())
+  if (FileRead r = src.read(path_in(dir, "size")); r.ok())
     if (auto sectors = parse_dec(r.bytes); sectors && *sectors >= 0 && *sectors <= INT64_MAX / 512)
       ns.size_bytes = static_cast<std::uint64_t>(*sectors) * 512;
   for (const std::string& entry : src.list(dir)) {
@@ -99,16 +99,16 @@ Inventory read_inventory(Source& source, const Topology& topo) {
   std::map<Bdf, NvmeController> controllers;
   for (const std::string& name : source.list("/sys/class/nvme")) {
     const std::string dir = "/sys/class/nvme/" + name;
-    auto device = source.resolve(dir + "/device");
+    auto device = source.resolve(path_in(dir, "device"));
     if (!device) continue;  // fabrics controllers (TCP, RDMA) have no PCI function
     auto bdf = Bdf::parse(basename(*device));
     if (!bdf || !topo.find(*bdf)) continue;
     NvmeController c;
     c.name = name;
     c.bdf = *bdf;
-    c.model = read_text(source, dir + "/model");
-    c.serial = read_text(source, dir + "/serial");
-    c.firmware = read_text(source, dir + "/firmware_rev");
+    c.model = read_text(source, path_in(dir, "model"));
+    c.serial = read_text(source, path_in(dir, "serial"));
+    c.firmware = read_text(source, path_in(dir, "firmware_rev"));
     for (const std::string& entry : source.list(dir)) {
       auto nvme = parse_nvme_name(entry);
       if (nvme && nvme->kind == NvmeName::Kind::kNamespace) {

@@ -70,12 +70,12 @@ std::vector<Bar> parse_resource(const std::string& path, const std::string& text
 }
 
 void read_p2pmem(Source& src, const std::string& dir, Function& fn) {
-  std::vector<std::string> names = src.list(dir + "/p2pmem");
+  std::vector<std::string> names = src.list(path_in(dir, "p2pmem"));
   if (names.empty()) return;
   P2pmem p;
-  if (auto v = optional_dec(src, dir + "/p2pmem/size")) p.size = static_cast<std::uint64_t>(*v);
-  if (auto v = optional_dec(src, dir + "/p2pmem/available")) p.available = static_cast<std::uint64_t>(*v);
-  if (auto v = optional_dec(src, dir + "/p2pmem/published")) p.published = *v != 0;
+  if (auto v = optional_dec(src, path_in(dir, "p2pmem/size"))) p.size = static_cast<std::uint64_t>(*v);
+  if (auto v = optional_dec(src, path_in(dir, "p2pmem/available"))) p.available = static_cast<std::uint64_t>(*v);
+  if (auto v = optional_dec(src, path_in(dir, "p2pmem/published"))) p.published = *v != 0;
   p.has_allocate = std::find(names.begin(), names.end(), "allocate") != names.end();
   fn.p2pmem = p;
 }
@@ -91,10 +91,11 @@ void check_config_size(const std::string& path, size_t size) {
 // The four link attributes as the files give them (nullopt where a file says "Unknown" or 0).
 LinkInfo read_link_files(Source& src, const std::string& dir) {
   LinkInfo link;
-  if (FileRead r = src.read(dir + "/current_link_speed"); r.ok()) link.cur_speed = parse_link_speed(r.bytes);
-  if (FileRead r = src.read(dir + "/max_link_speed"); r.ok()) link.max_speed = parse_link_speed(r.bytes);
-  if (auto w = optional_dec(src, dir + "/current_link_width"); w && *w > 0) link.cur_width = static_cast<int>(*w);
-  if (auto w = optional_dec(src, dir + "/max_link_width"); w && *w > 0) link.max_width = static_cast<int>(*w);
+  if (FileRead r = src.read(path_in(dir, "current_link_speed")); r.ok()) link.cur_speed = parse_link_speed(r.bytes);
+  if (FileRead r = src.read(path_in(dir, "max_link_speed")); r.ok()) link.max_speed = parse_link_speed(r.bytes);
+  if (auto w = optional_dec(src, path_in(dir, "current_link_width")); w && *w > 0)
+    link.cur_width = static_cast<int>(*w);
+  if (auto w = optional_dec(src, path_in(dir, "max_link_width")); w && *w > 0) link.max_width = static_cast<int>(*w);
   return link;
 }
 
@@ -113,42 +114,43 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   auto bdf = Bdf::parse(link_name);
   if (!bdf) throw Error("/sys/bus/pci/devices/" + link_name, "entry is not named like a PCI address (dddd:bb:dd.f)");
   fn.bdf = *bdf;
-  if (auto pf = src.link_target(dir + "/physfn")) {
+  if (auto pf = src.link_target(path_in(dir, "physfn"))) {
     fn.physfn = Bdf::parse(basename(*pf));
-    if (!fn.physfn) throw Error(dir + "/physfn", "link does not point at a PCI function: " + *pf);
+    if (!fn.physfn) throw Error(path_in(dir, "physfn"), "link does not point at a PCI function: " + *pf);
   }
   // Config space first: where its bytes show what an attribute file says (config_attributes(): the
   // IDs, the revision, the link), that file is not read. Imports without config read them all.
-  FileRead config = src.read(dir + "/config");
-  if (config.ok()) check_config_size(dir + "/config", config.bytes.size());
+  FileRead config = src.read(path_in(dir, "config"));
+  if (config.ok()) check_config_size(path_in(dir, "config"), config.bytes.size());
   ConfigAttributes from_config = config.ok() ? config_attributes(config.bytes, fn.is_virtfn()) : ConfigAttributes{};
-  fn.vendor =
-      from_config.vendor ? *from_config.vendor : static_cast<std::uint16_t>(required_hex(src, dir + "/vendor", 0xffff));
-  fn.device =
-      from_config.device ? *from_config.device : static_cast<std::uint16_t>(required_hex(src, dir + "/device", 0xffff));
+  fn.vendor = from_config.vendor ? *from_config.vendor
+                                 : static_cast<std::uint16_t>(required_hex(src, path_in(dir, "vendor"), 0xffff));
+  fn.device = from_config.device ? *from_config.device
+                                 : static_cast<std::uint16_t>(required_hex(src, path_in(dir, "device"), 0xffff));
   // Always the file: early quirks rewrite pdev->class after it was read from config space
   // (drivers/pci/quirks.c), and a class the kernel refused reads 0.
-  fn.class_code = static_cast<std::uint32_t>(required_hex(src, dir + "/class", 0xffffff));
+  fn.class_code = static_cast<std::uint32_t>(required_hex(src, path_in(dir, "class"), 0xffffff));
   if (auto ids = from_config.subsystem(fn.class_code)) {
     std::tie(fn.subsystem_vendor, fn.subsystem_device) = *ids;
   } else {
-    if (FileRead r = src.read(dir + "/subsystem_vendor"); r.ok())
+    if (FileRead r = src.read(path_in(dir, "subsystem_vendor")); r.ok())
       fn.subsystem_vendor = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
-    if (FileRead r = src.read(dir + "/subsystem_device"); r.ok())
+    if (FileRead r = src.read(path_in(dir, "subsystem_device")); r.ok())
       fn.subsystem_device = static_cast<std::uint16_t>(parse_hex(r.bytes).value_or(0));
   }
   if (from_config.revision)
     fn.revision = *from_config.revision;
-  else if (FileRead r = src.read(dir + "/revision"); r.ok())
+  else if (FileRead r = src.read(path_in(dir, "revision")); r.ok())
     fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
-  if (auto driver = src.link_target(dir + "/driver"))
+  if (auto driver = src.link_target(path_in(dir, "driver")))
     fn.driver = basename(*driver);
-  else if (auto why = src.not_carried(dir + "/driver"))
+  else if (auto why = src.not_carried(path_in(dir, "driver")))
     fn.driver_not_carried = *why;
-  if (auto group = src.link_target(dir + "/iommu_group"))
+  if (auto group = src.link_target(path_in(dir, "iommu_group")))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
-  if (auto node = optional_dec(src, dir + "/numa_node")) fn.numa_node = static_cast<int>(*node);
-  if (FileRead r = src.read(dir + "/resource"); r.ok()) fn.bars = parse_resource(dir + "/resource", r.bytes);
+  if (auto node = optional_dec(src, path_in(dir, "numa_node"))) fn.numa_node = static_cast<int>(*node);
+  if (FileRead r = src.read(path_in(dir, "resource")); r.ok())
+    fn.bars = parse_resource(path_in(dir, "resource"), r.bytes);
 
   if (config.ok()) {
     decoder.decode_config(fn, config.bytes);

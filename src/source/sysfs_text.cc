@@ -91,6 +91,13 @@ std::string basename(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
+std::string path_in(std::string_view dir, std::string_view name) {
+  std::string path;
+  path.reserve(dir.size() + 1 + name.size());
+  path.append(dir).append(1, '/').append(name);
+  return path;
+}
+
 bool is_hex_digits(std::string_view text) {
   if (text.empty()) return false;
   for (char c : text)

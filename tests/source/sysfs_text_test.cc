@@ -71,6 +71,12 @@ TEST(SysfsText, FirstWordsTakesAsManyAsFitAndCountsThem) {
   EXPECT_EQ(first_words("", std::span<std::string_view>{}), 0u);
 }
 
+TEST(SysfsText, PathInJoinsADirectoryAndANameWithOneSlash) {
+  EXPECT_EQ(path_in("/sys/devices/pci0000:00/0000:00:01.0", "config"), "/sys/devices/pci0000:00/0000:00:01.0/config");
+  EXPECT_EQ(path_in("/sys/block/md0", "md/level"), "/sys/block/md0/md/level");
+  EXPECT_EQ(path_in("", "sys"), "/sys");
+}
+
 TEST(SysfsText, TrimTakesSpacesTabsAndLineEndsFromBothEnds) {
   EXPECT_EQ(trim(" \t0x1002\r\n"), "0x1002");
   EXPECT_EQ(trim("a b"), "a b");

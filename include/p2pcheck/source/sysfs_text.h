@@ -36,6 +36,9 @@ std::string hex(std::uint64_t value, int digits = 0);
 void append_hex(std::string& out, std::uint64_t value, int digits = 0);
 // Last component of a path or link target: "../../../bus/pci/drivers/nvme" -> "nvme".
 std::string basename(std::string_view path);
+// "DIR/NAME" in one allocation: `dir + "/name"` copies dir, then grows the copy (two, and a device's
+// dozen attributes are asked so).
+std::string path_in(std::string_view dir, std::string_view name);
 
 // Character tests for the plain string parsers that replace std::regex on dump text (libstdc++'s
 // regex recurses once per character and overflows the stack on a long line).
