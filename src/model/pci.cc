@@ -10,6 +10,7 @@ extern "C" {
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 
 #include "p2pcheck/source/error.h"
@@ -346,11 +347,12 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
     return;
   }
   // libpci reads through this copy only; anything past its end is 0xff and we never ask for it.
-  // Copied as bytes: built from the string's char iterators it was converted one element at a time.
-  std::vector<u8> cache(config.size());
-  std::memcpy(cache.data(), config.data(), config.size());
+  // Copied as bytes, into storage left uninitialised (a vector zeroed its 4 KiB first): built from
+  // the string's char iterators it was converted one element at a time.
+  auto cache = std::make_unique_for_overwrite<u8[]>(config.size());
+  std::memcpy(cache.get(), config.data(), config.size());
   struct pci_dev* dev = pci_get_dev(access_, static_cast<int>(fn.bdf.domain), fn.bdf.bus, fn.bdf.dev, fn.bdf.fn);
-  pci_setup_cache(dev, cache.data(), static_cast<int>(cache.size()));
+  pci_setup_cache(dev, cache.get(), static_cast<int>(config.size()));
   fn.header_type = pci_read_byte(dev, PCI_HEADER_TYPE) & 0x7f;
 
   if (config.size() < 256) {
