@@ -62,7 +62,7 @@ void MemoryTree::add(std::string name, Node node) {
   // The root always exists, so the walk up ends there at the latest. Only `name` may change kind
   // below, and it is never last_dir_ (its parent is), so last_dir_ stays a directory.
   auto [dir, base] = dir_and_name(name);
-  if (dir != last_dir_) {
+  if (!last_dir_.entry || dir != last_dir_.path) {
     std::vector<std::string_view> missing;  // nearest first
     for (std::string_view up = dir;; up = dir_and_name(up).first) {
       auto it = nodes_.find(std::string(up));
@@ -78,13 +78,14 @@ void MemoryTree::add(std::string name, Node node) {
       nodes_.find(std::string(parent))->second.names.emplace_back(parent_base);
       nodes_.emplace(std::string(*up), Entry{});
     }
-    last_dir_ = dir;
+    last_dir_.path = dir;
+    last_dir_.entry = &nodes_.find(last_dir_.path)->second;
   }
   std::string base_name(base);  // `name` moves into the map below, and `base` views it
   auto [it, inserted] = nodes_.try_emplace(std::move(name));
   if (inserted) {
     it->second.node = std::move(node);
-    nodes_.find(last_dir_)->second.names.push_back(std::move(base_name));
+    last_dir_.entry->names.push_back(std::move(base_name));
   } else if (!(it->second.node.kind == EntryKind::kDir && node.kind == EntryKind::kDir)) {
     it->second.node = std::move(node);
   }

@@ -168,6 +168,13 @@ TEST(MemoryTree, SubtreeTakesOnlyWhatIsBelowThePrefixAndMovesTheBytes) {
   // The subtree takes entries as any tree does.
   sub.add_file("/sys/deep/new", "4");
   EXPECT_EQ(sub.children("/sys/deep"), (std::vector<std::string>{"er", "new"}));
+  // A copy goes on in the directory its original went into last as a tree of its own: the entry
+  // the original kept for that directory is not the copy's.
+  MemoryTree twin = sub;
+  twin.add_file("/sys/deep/twin", "5");
+  sub.add_file("/sys/deep/only", "6");
+  EXPECT_EQ(twin.children("/sys/deep"), (std::vector<std::string>{"er", "new", "twin"}));
+  EXPECT_EQ(sub.children("/sys/deep"), (std::vector<std::string>{"er", "new", "only"}));
 }
 
 TEST(MemoryTree, ASourceOverATreeItOwnsReplaysItsFailures) {

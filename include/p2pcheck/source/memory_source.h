@@ -64,9 +64,21 @@ class MemoryTree {
   // `path` must be normalized (normalize_tree_path) and not the root.
   void add(std::string path, Node node);
   Nodes nodes_;  // "" is the root
-  // The directory the last add went into, known to exist as one: members come directory by
-  // directory, so most adds skip the walk up their parents.
-  std::string last_dir_;
+  // The directory the last add went into, known to exist as one, and its entry (an element of
+  // nodes_: a rehash never moves one): members come directory by directory, so most adds neither
+  // walk up their parents nor look the directory up. A copied or moved tree starts without it.
+  struct LastDir {
+    std::string path;
+    Entry* entry = nullptr;
+    LastDir() = default;
+    LastDir(const LastDir&) {}
+    LastDir& operator=(const LastDir&) {
+      path.clear();
+      entry = nullptr;
+      return *this;
+    }
+  };
+  LastDir last_dir_;
   FailureMap failures_;
   NotCarried not_carried_;
 };
