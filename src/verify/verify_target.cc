@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
-#include <regex>
 #include <set>
 
 #include "p2pcheck/source/error.h"
@@ -17,8 +16,12 @@
 namespace p2pcheck {
 namespace {
 
-const std::regex kNvmeNamespace("nvme[0-9]+n[0-9]+");
-const std::regex kNvmePartition("(nvme[0-9]+n[0-9]+)p[0-9]+");
+// An NVMe namespace ("nvme0n1") or a partition of one ("nvme0n1p2"); a controller or a
+// multipath head's hidden path node is neither.
+bool is_nvme_kind(const std::string& name, NvmeName::Kind kind) {
+  auto parsed = parse_nvme_name(name);
+  return parsed && parsed->kind == kind;
+}
 
 bool is_stacking(LayerKind k) {
   switch (k) {
@@ -39,8 +42,8 @@ std::string layer_label(const StorageLayer& l) {
 
 // The controller owning an NVMe namespace or partition name, from the inventory.
 const NvmeController* controller_of(const Inventory& inv, const std::string& name) {
-  std::smatch m;
-  std::string ns = std::regex_match(name, m, kNvmePartition) ? m[1].str() : name;
+  auto parsed = parse_nvme_name(name);
+  std::string ns = parsed && parsed->kind == NvmeName::Kind::kPartition ? parsed->ns : name;
   for (const auto& c : inv.nvmes)
     for (const auto& n : c.namespaces)
       if (n.name == ns) return &c;
@@ -128,7 +131,7 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   if (!name)
     throw UsageError("--raw " + device + ": no block device with number " + devno(st.rdev_major, st.rdev_minor) +
                      " in /sys");
-  if (!std::regex_match(*name, kNvmeNamespace) && !std::regex_match(*name, kNvmePartition))
+  if (!is_nvme_kind(*name, NvmeName::Kind::kNamespace) && !is_nvme_kind(*name, NvmeName::Kind::kPartition))
     throw UsageError("--raw " + device + " is " + *name + ", not an NVMe namespace or partition");
   const NvmeController* c = controller_of(inv, *name);
   if (!c)
@@ -139,7 +142,7 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
 
   // In use = the device, or for a whole namespace any of its partitions, is mounted, held or swap.
   std::vector<std::string> names{*name};
-  if (std::regex_match(*name, kNvmeNamespace))
+  if (is_nvme_kind(*name, NvmeName::Kind::kNamespace))
     for (const auto& ns : c->namespaces)
       if (ns.name == *name) names.insert(names.end(), ns.partitions.begin(), ns.partitions.end());
   std::vector<std::string> uses;

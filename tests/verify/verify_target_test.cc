@@ -89,6 +89,10 @@ TEST(VerifyTarget, RawDeviceMountedOrHeldIsRefused) {
   m.io.block_device("/dev/nvme8n1", 259, 8);
   e = usage_error([&] { m.raw("/dev/nvme8n1"); });
   EXPECT_NE(e.find("mounted at /"), std::string::npos) << e;
+  // A partition is an NVMe target of its own, refused only for its own use.
+  m.io.block_device("/dev/nvme8n1p2", 259, 10);
+  e = usage_error([&] { m.raw("/dev/nvme8n1p2"); });
+  EXPECT_NE(e.find("nvme8n1p2 is mounted at"), std::string::npos) << e;
   m.io.block_device("/dev/md0", 9, 0);
   e = usage_error([&] { m.raw("/dev/md0"); });
   EXPECT_NE(e.find("not an NVMe namespace"), std::string::npos) << e;
