@@ -39,9 +39,17 @@ def main() -> int:
             os.killpg(child.pid, signal.SIGKILL)
 
         timer = threading.Timer(timeout, kill)
+        timer.daemon = True
         timer.start()
-        _, status, usage = os.wait4(child.pid, 0)
-        timer.cancel()
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+        except KeyboardInterrupt:  # run.sh interrupted: the command's own group got no signal
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second ^C must not leave it running
+            os.killpg(child.pid, signal.SIGKILL)
+            os.wait4(child.pid, 0)
+            return 130
+        finally:
+            timer.cancel()
         wall = time.monotonic() - start
         child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
     code = child.returncode if child.returncode >= 0 else 128 - child.returncode

@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "test_tree.h"
 
@@ -302,6 +305,26 @@ TEST(PciNames, ComeFromPciIdsAndAreEmptyWhenUnknown) {
   EXPECT_NE(pci_device_name(0x1002, 0x740f).find("MI210"), std::string::npos);
   EXPECT_EQ(pci_device_name(0x1002, 0x0001), "");
   EXPECT_EQ(pci_vendor_name(0x0002), "");
+}
+
+// Fleet workers ask for names at once, the first lookups included (libpci loads pci.ids then,
+// freeing and refilling its list): every thread gets the names one thread alone would.
+TEST(PciNames, SeveralThreadsLookingUpAtOnceGetTheSameNames) {
+  constexpr int kThreads = 4;
+  std::vector<std::string> vendors(kThreads), devices(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        vendors[t] = pci_vendor_name(0x1002);
+        devices[t] = pci_device_name(0x1002, 0x740f);
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(vendors[t], pci_vendor_name(0x1002));
+    EXPECT_NE(devices[t].find("MI210"), std::string::npos) << devices[t];
+  }
 }
 
 TEST(Helpers, SizesSpeedsAndAcsBits) {
