@@ -4,10 +4,11 @@
 # Times p2pcheck against `lspci -tv` on the same generated tree, in one run on one machine:
 # builds a machine.toml with bench/make-large-machine.py (default --fabric 4x3x5: 1,252 functions,
 # 168 GPUs x 332 NVMe = 55,776 pairs; --devices N: the older server-shaped generator), the
-# sysfs/proc tree with tools/mkfixture.py, then runs every command R times (bench/cputime.py: CPU
-# time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
-# wall clock, peak RSS and output bytes per pair. The schema 1 rows (~6 KB a pair) are left out above 250,000 pairs unless
-# --schema-1 is given: the 10,016-function fabric's 3.57 M pairs would write 21 GB each.
+# sysfs/proc tree with tools/mkfixture.py, then runs every command in R rounds (bench/cputime.py:
+# CPU time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
+# wall clock, peak RSS and output bytes per pair. The schema 1 rows (~6 KB a pair) are left out
+# above 250,000 pairs unless --schema-1 is given: the 10,016-function fabric's 3.57 M pairs would
+# write 21 GB each.
 # A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
 # when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
 # The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM), else /tmp.
@@ -50,6 +51,7 @@ case "$repeat" in *[!0-9]*|'') echo "run.sh: --repeat takes a positive integer" 
 [ "$repeat" -ge 1 ] || { echo "run.sh: --repeat must be at least 1" >&2; exit 3; }
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 [ -x "$bin" ] || { echo "run.sh: $bin is not an executable (build it: cmake --build build -j2)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "run.sh: needs GNU time for peak RSS (/usr/bin/time; Debian package time)" >&2; exit 1; }
 command -v lspci >/dev/null || { echo "run.sh: needs lspci (Debian package pciutils)" >&2; exit 1; }
 
 if [ -z "$tmpdir" ]; then
