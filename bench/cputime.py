@@ -23,7 +23,7 @@ def main() -> int:
         return 3
     out_path, err_path, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
     rss_path = out_path + ".rss"
-    command = ["/usr/bin/time", "-f", "%M %x", "-o", rss_path, "--", *sys.argv[4:]]
+    command = ["/usr/bin/time", "-f", "%M", "-o", rss_path, "--", *sys.argv[4:]]
     timed_out = threading.Event()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.monotonic()
@@ -56,12 +56,11 @@ def main() -> int:
     rss = "0"
     try:
         with open(rss_path) as f:
-            # "RSS CODE", after a "Command terminated by signal N" line when it was killed.
+            # The RSS, after a "Command terminated by signal N" line when it was killed. GNU time
+            # exits with the command's status, so wait4's is the command's.
             words = f.read().split()
-        if len(words) >= 2 and words[-2].isdigit():
-            rss = words[-2]
-            if code == 0 and words[-1].lstrip("-").isdigit():
-                code = int(words[-1])
+        if words and words[-1].isdigit():
+            rss = words[-1]
         os.unlink(rss_path)
     except OSError:
         pass

@@ -148,12 +148,13 @@ KfdTopology read_kfd(Source& src) {
     KfdNode n;
     n.id = static_cast<int>(*id);
     n.dir = root + "/" + entry;
-    FileRead r = src.read(path_in(n.dir, "properties"));
+    const std::string properties = path_in(n.dir, "properties");
+    FileRead r = src.read(properties);
     if (!r.ok()) {
-      kfd.problem = n.dir + "/properties " + why_unread(r.status, r.error);
+      kfd.problem = properties + " " + why_unread(r.status, r.error);
       continue;
     }
-    n.properties = parse_properties(r.bytes, path_in(n.dir, "properties"));
+    n.properties = parse_properties(r.bytes, properties);
     if (n.is_gpu() && n.properties.count("location_id")) {
       std::uint64_t loc = n.prop("location_id");
       Bdf b;

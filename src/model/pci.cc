@@ -12,6 +12,7 @@ extern "C" {
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -313,19 +314,27 @@ pci_access* offline_access() {
 
 // One access for names, kept for the process: libpci parses pci.ids once per access, at its first
 // lookup. Fleet workers look names up at the same time, and that first lookup frees and refills the
-// access's list (a missing pci.ids leaves every name unknown), so every lookup holds the lock.
+// access's list (a missing pci.ids leaves every name unknown), so every lookup holds the lock. Each
+// name found is kept: a paths listing labels every hop of every pair, a few thousand devices
+// millions of times.
 struct NameTable {
   pci_access* access = offline_access();
   std::mutex lock;
+  std::unordered_map<std::uint64_t, std::string> found;  // (what, vendor, device) -> name
 };
 
 std::string lookup_name(int what, std::uint16_t vendor, std::uint16_t device) {
   static NameTable table;
-  char buf[256];
-  int flags = what | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;  // network lookups are off unless asked for
+  const std::uint64_t key = static_cast<std::uint64_t>(what) << 32 | std::uint64_t{vendor} << 16 | device;
   std::lock_guard<std::mutex> hold(table.lock);
-  const char* name = pci_lookup_name(table.access, buf, sizeof buf, flags, vendor, device);
-  return name ? name : "";
+  auto it = table.found.find(key);
+  if (it == table.found.end()) {
+    char buf[256];
+    int flags = what | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;  // network lookups are off unless asked for
+    const char* name = pci_lookup_name(table.access, buf, sizeof buf, flags, vendor, device);
+    it = table.found.emplace(key, name ? name : "").first;
+  }
+  return it->second;
 }
 
 }  // namespace

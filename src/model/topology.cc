@@ -120,8 +120,9 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   }
   // Config space first: where its bytes show what an attribute file says (config_attributes(): the
   // IDs, the revision, the link), that file is not read. Imports without config read them all.
-  FileRead config = src.read(path_in(dir, "config"));
-  if (config.ok()) check_config_size(path_in(dir, "config"), config.bytes.size());
+  const std::string config_path = path_in(dir, "config");
+  FileRead config = src.read(config_path);
+  if (config.ok()) check_config_size(config_path, config.bytes.size());
   ConfigAttributes from_config = config.ok() ? config_attributes(config.bytes, fn.is_virtfn()) : ConfigAttributes{};
   fn.vendor = from_config.vendor ? *from_config.vendor
                                  : static_cast<std::uint16_t>(required_hex(src, path_in(dir, "vendor"), 0xffff));
@@ -142,15 +143,16 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.revision = *from_config.revision;
   else if (FileRead r = src.read(path_in(dir, "revision")); r.ok())
     fn.revision = static_cast<std::uint8_t>(parse_hex(r.bytes).value_or(0));
-  if (auto driver = src.link_target(path_in(dir, "driver")))
+  const std::string driver_path = path_in(dir, "driver");
+  if (auto driver = src.link_target(driver_path))
     fn.driver = basename(*driver);
-  else if (auto why = src.not_carried(path_in(dir, "driver")))
+  else if (auto why = src.not_carried(driver_path))
     fn.driver_not_carried = *why;
   if (auto group = src.link_target(path_in(dir, "iommu_group")))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
   if (auto node = optional_dec(src, path_in(dir, "numa_node"))) fn.numa_node = static_cast<int>(*node);
-  if (FileRead r = src.read(path_in(dir, "resource")); r.ok())
-    fn.bars = parse_resource(path_in(dir, "resource"), r.bytes);
+  const std::string resource_path = path_in(dir, "resource");
+  if (FileRead r = src.read(resource_path); r.ok()) fn.bars = parse_resource(resource_path, r.bytes);
 
   if (config.ok()) {
     decoder.decode_config(fn, config.bytes);

@@ -16,13 +16,6 @@
 namespace p2pcheck {
 namespace {
 
-// An NVMe namespace ("nvme0n1") or a partition of one ("nvme0n1p2"); a controller or a
-// multipath head's hidden path node is neither.
-bool is_nvme_kind(const std::string& name, NvmeName::Kind kind) {
-  auto parsed = parse_nvme_name(name);
-  return parsed && parsed->kind == kind;
-}
-
 bool is_stacking(LayerKind k) {
   switch (k) {
     case LayerKind::kLvm:
@@ -131,7 +124,11 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   if (!name)
     throw UsageError("--raw " + device + ": no block device with number " + devno(st.rdev_major, st.rdev_minor) +
                      " in /sys");
-  if (!is_nvme_kind(*name, NvmeName::Kind::kNamespace) && !is_nvme_kind(*name, NvmeName::Kind::kPartition))
+  // A namespace ("nvme0n1") or a partition of one ("nvme0n1p2"); not a controller, nor a multipath
+  // head's hidden path node.
+  auto nvme = parse_nvme_name(*name);
+  bool whole_namespace = nvme && nvme->kind == NvmeName::Kind::kNamespace;
+  if (!whole_namespace && !(nvme && nvme->kind == NvmeName::Kind::kPartition))
     throw UsageError("--raw " + device + " is " + *name + ", not an NVMe namespace or partition");
   const NvmeController* c = controller_of(inv, *name);
   if (!c)
@@ -142,7 +139,7 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
 
   // In use = the device, or for a whole namespace any of its partitions, is mounted, held or swap.
   std::vector<std::string> names{*name};
-  if (is_nvme_kind(*name, NvmeName::Kind::kNamespace))
+  if (whole_namespace)
     for (const auto& ns : c->namespaces)
       if (ns.name == *name) names.insert(names.end(), ns.partitions.begin(), ns.partitions.end());
   std::vector<std::string> uses;
