@@ -6,7 +6,6 @@
 
 extern "C" {
 #include <nvme/ioctl.h>
-#include <nvme/linux.h>
 #include <nvme/types.h>
 }
 #include <dlfcn.h>
@@ -68,6 +67,22 @@ std::uint32_t le(const unsigned char* base, size_t offset, size_t bytes) {
 }
 
 }  // namespace
+
+// Not libnvme's nvme_open(): it lives in libnvme's linux.c, which would link libcrypto in (for
+// NVMe-oF keys) at every start; only the ioctl wrappers are linked (src/CMakeLists.txt).
+int open_nvme_controller(const std::string& dev) {
+  int fd = open(dev.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  bool stated = fstat(fd, &st) == 0;
+  if (!stated || !S_ISCHR(st.st_mode)) {
+    int err = stated ? EINVAL : errno;
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
 
 void decode_identify(const unsigned char* id, NvmeIdentity& out) {
   static_assert(sizeof(nvme_id_ctrl) == 4096);
@@ -266,7 +281,7 @@ class LiveDeviceActions : public DeviceActions {
     if (stat(dev.c_str(), &st) != 0) {
       id.identify_error = "no " + dev + " (" + std::strerror(errno) + ")";
     } else {
-      int fd = nvme_open(controller.c_str());
+      int fd = open_nvme_controller(dev);
       if (fd < 0) {
         id.identify_error = dev + ": " + errno_text(errno);
       } else {

@@ -1,6 +1,11 @@
 #include "p2pcheck/live/device_actions.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -56,6 +61,20 @@ TEST(LiveDeviceActions, UnavailableIsReportedWithTheReason) {
     EXPECT_FALSE(none.registers_error.empty());
   }
   EXPECT_FALSE(actions->hostname().empty());
+}
+
+TEST(LiveDeviceActions, OnlyACharacterDeviceIsOpenedAsAnNvmeController) {
+  int fd = open_nvme_controller("/dev/null");  // a character device, as /dev/nvmeX is
+  EXPECT_GE(fd, 0) << std::strerror(errno);
+  if (fd >= 0) close(fd);
+  errno = 0;
+  const std::string file = testing::TempDir() + "/not-a-controller";
+  std::ofstream(file) << "nvme\n";
+  EXPECT_EQ(open_nvme_controller(file), -1);  // a regular file: refused as nvme_open() refuses it
+  EXPECT_EQ(errno, EINVAL);
+  std::remove(file.c_str());
+  EXPECT_EQ(open_nvme_controller("/dev/nvme-that-is-not-there"), -1);
+  EXPECT_EQ(errno, ENOENT);
 }
 
 TEST(LiveDeviceActions, HipProbeAnswersWhetherOrNotTheRuntimeIsThere) {

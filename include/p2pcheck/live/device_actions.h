@@ -63,6 +63,9 @@ struct NvmeIdentity {
 };
 // Fills the identity fields from a 4096-byte Identify Controller data structure.
 void decode_identify(const unsigned char* id_ctrl, NvmeIdentity& out);
+// /dev/nvmeX opened as libnvme's nvme_open() opens it: read-only, and -1 with errno EINVAL when it
+// is not a character device (-1 with open's errno when it cannot be opened).
+int open_nvme_controller(const std::string& dev);
 
 // One shared library loaded with dlopen in a child process (so a crashing or hanging runtime
 // cannot take capture down), and which of the named symbols it exports.
