@@ -107,8 +107,9 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where) {
   return read_to_end(fd, cap, where, st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0, false);
 }
 
-FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends) {
-  return read_to_end(fd, cap, where, 0, short_read_ends);
+FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends,
+                         std::uint64_t whole) {
+  return read_to_end(fd, cap, where, whole, short_read_ends);
 }
 
 std::optional<std::vector<DirEntry>> list_entries(Fd dir) {

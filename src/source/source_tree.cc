@@ -37,6 +37,12 @@ class TreeSource : public Source {
   NodeType node_type(const std::string& path) override {
     struct stat st;
     if (!lstat_beneath(path, st)) return NodeType::kMissing;
+    // A file's type is asked just before its first read: its size saves that read's last call
+    // (a 4 KiB config space took a second read() to see the end).
+    if (S_ISREG(st.st_mode)) {
+      stat_path_ = path;
+      stat_size_ = static_cast<std::uint64_t>(st.st_size);
+    }
     return type_of_mode(st.st_mode);
   }
 
@@ -59,7 +65,11 @@ class TreeSource : public Source {
     if (!fd.ok()) return failure(errno);
     // No fstat: node_type said it is a regular file, and O_NONBLOCK with no link followed keeps a
     // node swapped in since from hanging the read (making a device node needs root on this tree).
-    return read_known_file(fd.get(), kMaxFileBytes, path, !(live_ && path.starts_with("/proc/")));
+    // The size lstat just gave is all of it where it is not 0 (procfs): exact for a file on disk,
+    // and a sysfs attribute holds at most its st_size (binary ones exactly, text ones less).
+    std::uint64_t whole = stat_path_ == path ? stat_size_ : 0;
+    stat_path_.clear();
+    return read_known_file(fd.get(), kMaxFileBytes, path, !(live_ && path.starts_with("/proc/")), whole);
   }
 
   std::vector<std::string> node_list(const std::string& path) override {
@@ -178,6 +188,9 @@ class TreeSource : public Source {
   std::vector<OpenDir> open_dirs_;    // dir_fd()'s, at most kMaxOpenDirs
   std::size_t last_slot_ = SIZE_MAX;  // the one dir_fd() returned last (its path says if it still is)
   std::uint64_t clock_ = 0;
+  // The regular file node_type() looked at last and its st_size, for the read that follows it.
+  std::string stat_path_;
+  std::uint64_t stat_size_ = 0;
 };
 
 }  // namespace

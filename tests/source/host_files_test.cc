@@ -86,11 +86,30 @@ TEST(ReadKnownFile, ReadsWholeFilesAroundItsBufferSizeAndAPageWithoutFstat) {
       FileRead r = read_known_file(f.get(), 1 << 20, "f", short_read_ends);
       EXPECT_TRUE(r.ok());
       EXPECT_EQ(r.bytes, bytes) << size;
+      Fd sized(open((dir.path() + "/f").c_str(), O_RDONLY));  // with its st_size, as a tree's read has it
+      FileRead s = read_known_file(sized.get(), 1 << 20, "f", short_read_ends, size);
+      EXPECT_TRUE(s.ok());
+      EXPECT_EQ(s.bytes, bytes) << size;
     }
   }
   dir.write("big", std::string(3000, 'x'));
   Fd big(open((dir.path() + "/big").c_str(), O_RDONLY));
   EXPECT_THROW(read_known_file(big.get(), 1000, "big", true), Error);
+}
+
+TEST(ReadKnownFile, StopsAtAKnownSizeWithoutAReadForTheEnd) {
+  // A pipe whose writer stays: a read past its 4096 bytes finds nothing yet (EAGAIN), where a
+  // file's read would find its end. With the size known, that read is not made.
+  int ends[2];
+  ASSERT_EQ(pipe2(ends, O_NONBLOCK), 0);
+  Fd out(ends[0]), in(ends[1]);
+  const std::string page(4096, 'p');
+  ASSERT_EQ(write(in.get(), page.data(), page.size()), 4096);
+  FileRead sized = read_known_file(out.get(), 1 << 20, "pipe", false, page.size());
+  EXPECT_TRUE(sized.ok()) << sized.error;
+  EXPECT_EQ(sized.bytes, page);
+  ASSERT_EQ(write(in.get(), page.data(), page.size()), 4096);
+  EXPECT_EQ(read_known_file(out.get(), 1 << 20, "pipe", false).status, ReadStatus::kFailed);
 }
 
 TEST(ReadKnownFile, ReadsALiveProcSeqFileToItsEnd) {

@@ -120,6 +120,19 @@ TEST(TreeSource, RemembersPathsButReadsFreshBytesAndLogsEveryLookup) {
   EXPECT_EQ(src->list("/sys/bus/pci/devices/0000:00:01.0"), (std::vector<std::string>{"aer_dev_fatal", "ais"}));
 }
 
+TEST(TreeSource, AFileReadAtItsLookedUpSizeIsWholeAndALaterReadOfItGrownIsToo) {
+  // The first read of a file stops at the size its lookup's lstat gave; later reads (no lookup)
+  // read to the end, so a file that grew since is read whole.
+  TempDir dir;
+  const std::string page(4096, 'c');
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/config", page);
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/rom", std::string(70000, 'r'));
+  auto src = open_tree_source(dir.path());
+  EXPECT_EQ(src->read("/sys/devices/pci0000:00/0000:00:01.0/config").bytes, page);
+  EXPECT_EQ(src->read("/sys/devices/pci0000:00/0000:00:01.0/rom").bytes, std::string(70000, 'r'));
+  dir.write("sys/devices/pci0000:00/0000:00:01.0/config", page + page);
+  EXPECT_EQ(src->read("/sys/devices/pci0000:00/0000:00:01.0/config").bytes, page + page);
+}
 TEST(TreeSource, LinkErrorsRepeatOnceTheLinksAreKnown) {
   TempDir dir;
   dir.mkdir("sys");

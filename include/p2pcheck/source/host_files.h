@@ -56,8 +56,10 @@ FileRead read_capped(int fd, std::uint64_t cap, const std::string& where);
 // a read returning less than asked and less than a page is the end of the file (all of a regular
 // file's bytes come when asked for; a sysfs attribute comes whole, a binary one a page at a time).
 // `short_read_ends` false reads on to a read of 0, for a live /proc, whose seq files hand out
-// their records a page or so per read.
-FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends);
+// their records a page or so per read. `whole`, when not 0, is a size known to be all of the file
+// (an lstat's st_size): reading stops there without the read that would return 0.
+FileRead read_known_file(int fd, std::uint64_t cap, const std::string& where, bool short_read_ends,
+                         std::uint64_t whole = 0);
 
 // An entry of a directory with its type as getdents reported it: DT_REG, DT_DIR, DT_LNK ... where
 // the file system fills d_type (sysfs, procfs, tmpfs, ext4 do), DT_UNKNOWN where it does not.
