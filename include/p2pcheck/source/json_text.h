@@ -9,10 +9,10 @@
 
 namespace p2pcheck {
 
-template <typename Json>
-std::string json_text(const Json& j, int indent = 2) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// Byte for byte what j.dump(indent, ' ', false, error_handler_t::replace) writes (json_text.cc
+// says why it is not that call).
+std::string json_text(const nlohmann::json& j, int indent = 2);
+std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
 // Writes `doc` exactly as json_text(doc, indent) would, except that the value of its top-level member
 // `key` is the array of `count` elements made one at a time by `element(i)`: each is written and
