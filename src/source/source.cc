@@ -36,7 +36,7 @@ bool only_slashes(std::string_view rest) { return rest.find_first_not_of('/') ==
 }  // namespace
 
 std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type,
-                                                PathNode** node_out) {
+                                                PathNode** node_out, NodeType last_expected) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");
   // No Linux file has a path this long (archives refuse such names), and paths built from a dump's
   // text (a kernel release) may be megabytes: walking one would cost as much.
@@ -58,7 +58,7 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
     if (dir->path != "/") here = dir->path;
     here += '/';
     here += last;
-    node = child_of(*dir->node, last, here);
+    node = child_of(*dir->node, last, here, last_expected);
     if (!node) return std::nullopt;
     if (node->type != NodeType::kLink || !follow_last) {
       type = node->type;
@@ -86,7 +86,8 @@ std::optional<std::string> Source::canonicalize(std::string_view path, bool foll
       }
       here += '/';
       here += part;
-      PathNode* found = child_of(*node, part, here);
+      const bool last = std::all_of(todo.begin(), todo.end(), only_slashes);
+      PathNode* found = child_of(*node, part, here, last ? last_expected : NodeType::kDir);
       if (!found) return std::nullopt;
       node = found;
       if (found->type != NodeType::kLink) continue;
@@ -151,7 +152,7 @@ bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found)
   // child_of: a missing one may appear later.
   NodeType type;
   PathNode* node = nullptr;
-  std::optional<std::string> where = canonicalize(dir, true, type, &node);
+  std::optional<std::string> where = canonicalize(dir, true, type, &node, NodeType::kDir);
   if (!where) {
     dir_found = nullptr;
     return true;
@@ -161,7 +162,7 @@ bool Source::canonical_parent(std::string_view path, const FoundDir*& dir_found)
   return true;
 }
 
-Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const std::string& path) {
+Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const std::string& path, NodeType expected) {
   auto it = dir.children.find(name);
   if (it != dir.children.end()) return it->second.get();
   // What the directory's listing said the entry is, the backend need not be asked again: as an
@@ -169,7 +170,7 @@ Source::PathNode* Source::child_of(PathNode& dir, std::string_view name, const s
   auto listed = std::lower_bound(dir.listed.begin(), dir.listed.end(), name,
                                  [](const auto& entry, std::string_view n) { return entry.first < n; });
   bool known = listed != dir.listed.end() && listed->first == name;
-  NodeType type = known ? listed->second : node_type(path);
+  NodeType type = known ? listed->second : node_type_expecting(path, expected);
   // A capture's placeholder need not be stored: the manifest naming it says the file was there.
   if (type == NodeType::kMissing && !failures_.empty() && failures_.count(path)) type = NodeType::kFile;
   if (type == NodeType::kMissing) return nullptr;
@@ -201,8 +202,9 @@ EntryKind Source::entry_kind(NodeType type) {
   }
 }
 
-std::optional<std::string> Source::resolve_typed(std::string_view path, NodeType& type, PathNode** node) {
-  auto where = canonicalize(path, true, type, node);
+std::optional<std::string> Source::resolve_typed(std::string_view path, NodeType& type, PathNode** node,
+                                                 NodeType expected) {
+  auto where = canonicalize(path, true, type, node, expected);
   if (where && recording_) log_.found[*where] = entry_kind(type);
   return where;
 }
@@ -215,7 +217,7 @@ std::optional<std::string> Source::resolve(std::string_view path) {
 std::optional<std::string> Source::link_target(std::string_view path) {
   NodeType type;
   PathNode* node = nullptr;
-  auto where = canonicalize(path, false, type, &node);
+  auto where = canonicalize(path, false, type, &node, NodeType::kLink);
   if (!where || type != NodeType::kLink) return std::nullopt;
   const std::string& target = link_of(*node, *where);
   node->followed = true;
@@ -239,6 +241,8 @@ const AccessLog& Source::access_log() {
   }
   return log_;
 }
+
+Source::NodeType Source::node_type_expecting(const std::string& path, NodeType) { return node_type(path); }
 
 std::vector<Source::ListedEntry> Source::node_list_typed(const std::string& path) {
   std::vector<ListedEntry> entries;
@@ -316,7 +320,7 @@ FileRead Source::read(std::string_view path) {
 std::vector<std::string> Source::list(std::string_view path) {
   NodeType type;
   PathNode* dir = nullptr;
-  auto where = resolve_typed(path, type, &dir);
+  auto where = resolve_typed(path, type, &dir, NodeType::kDir);
   if (!where || type != NodeType::kDir) return {};
   ++dir->lists;
   const std::string base = *where == "/" ? "" : *where;

@@ -46,7 +46,31 @@ class TreeSource : public Source {
     return type_of_mode(st.st_mode);
   }
 
+  NodeType node_type_expecting(const std::string& path, NodeType expected) override {
+    if (path == "/" || (expected != NodeType::kDir && expected != NodeType::kLink)) return node_type(path);
+    if (expected == NodeType::kDir) {
+      // Opened as a directory following no link (what dir_fd() does for the reads below it): it
+      // is one then. Anything else (a link, a file) is looked at as node_type() looks.
+      if (dir_fd(path) >= 0) return NodeType::kDir;
+    } else {
+      char buf[kMaxPathBytes];
+      int parent = parent_of(path);
+      ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path), buf, sizeof buf) : -1;
+      if (n >= 0) {
+        link_path_ = path;  // for the node_link() that follows
+        link_text_.assign(buf, static_cast<size_t>(n));
+        return NodeType::kLink;
+      }
+    }
+    if (errno == ENOENT) return NodeType::kMissing;
+    return node_type(path);
+  }
+
   std::string node_link(const std::string& path) override {
+    if (path == link_path_) {
+      link_path_.clear();
+      return std::move(link_text_);
+    }
     // A stack buffer: a 4 KiB string per link, kept by the Source's cache, cost 15 MB at 1,000 devices.
     char buf[kMaxPathBytes];
     int parent = parent_of(path);
@@ -191,6 +215,9 @@ class TreeSource : public Source {
   // The regular file node_type() looked at last and its st_size, for the read that follows it.
   std::string stat_path_;
   std::uint64_t stat_size_ = 0;
+  // The link node_type_expecting() read last and its text, for the node_link() that follows it.
+  std::string link_path_;
+  std::string link_text_;
 };
 
 }  // namespace

@@ -120,6 +120,33 @@ TEST(TreeSource, RemembersPathsButReadsFreshBytesAndLogsEveryLookup) {
   EXPECT_EQ(src->list("/sys/bus/pci/devices/0000:00:01.0"), (std::vector<std::string>{"aer_dev_fatal", "ais"}));
 }
 
+TEST(TreeSource, LookupsExpectingADirectoryOrALinkAnswerAsAnyLookupWould) {
+  // list() expects a directory, link_target() a link, every component before the last a
+  // directory: each first lookup below meets something else, or nothing, where it expected one.
+  TempDir dir;
+  dir.write("sys/d/x", "x\n");
+  dir.write("sys/f", "f\n");
+  dir.link("sys/l", "d");
+  dir.link("sys/ll", "f");
+  auto fresh = [&] { return open_tree_source(dir.path()); };
+  EXPECT_EQ(fresh()->link_target("/sys/l"), "d");
+  EXPECT_EQ(fresh()->link_target("/sys/f"), std::nullopt);
+  EXPECT_EQ(fresh()->link_target("/sys/d"), std::nullopt);
+  EXPECT_EQ(fresh()->link_target("/sys/missing"), std::nullopt);
+  EXPECT_EQ(fresh()->list("/sys/l"), std::vector<std::string>{"x"});
+  EXPECT_EQ(fresh()->list("/sys/f"), std::vector<std::string>{});
+  EXPECT_EQ(fresh()->list("/sys/ll"), std::vector<std::string>{});
+  EXPECT_EQ(fresh()->list("/sys/missing"), std::vector<std::string>{});
+  EXPECT_EQ(fresh()->read("/sys/l/x").bytes, "x\n");
+  EXPECT_FALSE(fresh()->read("/sys/f/x").ok());
+  EXPECT_EQ(fresh()->resolve("/sys/ll"), "/sys/f");
+  // The text read with the lookup is the link's text in the access log, and it is followed.
+  auto src = fresh();
+  EXPECT_EQ(src->link_target("/sys/l"), "d");
+  EXPECT_EQ(src->access_log().links_followed.at("/sys/l"), "d");
+  EXPECT_EQ(src->read("/sys/l/x").bytes, "x\n");
+}
+
 TEST(TreeSource, AFileReadAtItsLookedUpSizeIsWholeAndALaterReadOfItGrownIsToo) {
   // The first read of a file stops at the size its lookup's lstat gave; later reads (no lookup)
   // read to the end, so a file that grew since is read whole.

@@ -131,6 +131,11 @@ class Source {
     std::optional<NodeType> type;
   };
   virtual std::vector<ListedEntry> node_list_typed(const std::string& path);
+  // node_type() for a lookup that expects a directory or a link (`expected` kDir or kLink; any other
+  // value expects nothing). A backend may answer it with the step that comes next: a tree opens an
+  // expected directory, keeping the descriptor for the reads below it, and reads an expected link,
+  // keeping the text for node_link(): one system call where lstat and then open or readlink were two.
+  virtual NodeType node_type_expecting(const std::string& path, NodeType expected);
 
  private:
   // Looked up by string_view: the path asked, or a prefix of it, without copying it first.
@@ -162,13 +167,17 @@ class Source {
 
   // Resolves every component; follow_last=false leaves a final symlink unresolved. `type` is set
   // to what the result is, and `node` (when given) to its node, so callers need not look it up again.
+  // `last_expected` is what the caller expects the path to be (kDir, kLink, else nothing): every
+  // component before the last is expected to be a directory.
   std::optional<std::string> canonicalize(std::string_view path, bool follow_last, NodeType& type,
-                                          PathNode** node = nullptr);
+                                          PathNode** node = nullptr, NodeType last_expected = NodeType::kMissing);
   // resolve() that also says what it found.
-  std::optional<std::string> resolve_typed(std::string_view path, NodeType& type, PathNode** node = nullptr);
-  // The entry `name` of `dir`, asking the backend (about `path`, its canonical path) only the first
-  // time; nullptr when it is missing.
-  PathNode* child_of(PathNode& dir, std::string_view name, const std::string& path);
+  std::optional<std::string> resolve_typed(std::string_view path, NodeType& type, PathNode** node = nullptr,
+                                           NodeType expected = NodeType::kMissing);
+  // The entry `name` of `dir`, asking the backend (about `path`, its canonical path, expected to be
+  // `expected`: node_type_expecting) only the first time; nullptr when it is missing.
+  PathNode* child_of(PathNode& dir, std::string_view name, const std::string& path,
+                     NodeType expected = NodeType::kMissing);
   // The root's node, its type asked of the backend once.
   PathNode& root_node();
   // A link node's target, read from the backend once (`path` is its canonical path).
