@@ -18,8 +18,10 @@ static int run_paths(const GlobalOptions& o) {
   if (!(o.json && o.json_schema == 2))
     for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
   if (o.json && o.json_schema == 2) {
-    write_paths_json_v2(std::cout, state.topo, state.inv, pairs, paths_json(state.topo, state.inv, {}), json_indent(o));
+    auto head = std::make_shared<nlohmann::ordered_json>(paths_json(state.topo, state.inv, {}));
+    write_paths_json_v2(std::cout, state.topo, state.inv, pairs, *head, json_indent(o));
     std::cout << "\n";
+    free_at_exit(head);
   } else if (o.json) {
     write_json_streamed(
         std::cout, paths_json(state.topo, state.inv, {}), "pairs", paths.size(),

@@ -21,15 +21,16 @@ using namespace report_detail;
 
 namespace {
 
-// `head` with its schema_version 2, and `tables` (name, value) inserted before its "pairs".
-json with_tables(json head, std::vector<std::pair<std::string, json>> tables) {
+// `head` given its schema_version 2 and `tables` (name, value) before its "pairs" (none when it has
+// no "pairs"), in place: the caller's document is the one written and kept.
+void add_tables(json& head, std::vector<std::pair<std::string, json>> tables) {
   json out = object_for(head.size() + tables.size());
   for (auto it = head.begin(); it != head.end(); ++it) {
     if (it.key() == "pairs")
       for (auto& [name, value] : tables) out[name] = std::move(value);
     out[it.key()] = it.key() == "schema_version" ? json(kCompactJsonSchemaVersion) : std::move(it.value());
   }
-  return out;
+  head = std::move(out);
 }
 
 constexpr std::uint32_t kNoDecision = UINT32_MAX;
@@ -201,7 +202,7 @@ void append_shifted(std::string& out, const json& value, int indent, const std::
 
 // write_json_streamed() (source/json_text.h) for several members, in the document's order: the
 // decisions of a fabric are as big as its pairs, and neither is held whole.
-void write_streamed(std::ostream& out, json doc, const std::vector<Streamed>& members, int indent) {
+void write_streamed(std::ostream& out, json& doc, const std::vector<Streamed>& members, int indent) {
   std::vector<std::string> markers;
   for (std::size_t m = 0; m < members.size(); ++m) {
     markers.push_back(json_text(json("\x01p2pcheck-streamed-" + std::to_string(m) + "\x01"), -1));
@@ -340,7 +341,7 @@ json pair_as_version_1(const json& functions, const json& decision, const std::s
   return out;
 }
 
-void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int indent) {
+void write_check_json_v2(std::ostream& out, const CheckReport& r, json& head, int indent) {
   // What decides everything a version 2 decision prints: the class PairDecider decides once
   // (rules/pair_classes.h: the walk's map type, the ports whose ACS could not be read, the host
   // bridges when the path reaches the root complex), and whether the walk met a common bridge and
@@ -361,14 +362,13 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json head, int
     }
     decision_of[i] = index[key];
   }
-  json doc =
-      with_tables(std::move(head),
-                  {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
-                   {"decisions", json::array()}});
+  add_tables(head,
+             {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
+              {"decisions", json::array()}});
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "decision");
   DecisionTexts decisions(record);
-  write_streamed(out, std::move(doc),
+  write_streamed(out, head,
                  {{"decisions", first_pair.size(),
                    [&](std::string& text, std::size_t k, const std::string& shift) {
                      append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, shift);
@@ -411,8 +411,8 @@ struct Routes {
   }
 };
 
-void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv, const Routes& routes, json head,
-                         int indent) {
+void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv, const Routes& routes,
+                         json& head, int indent) {
   // functions_json() puts them in BDF order with their upstream chains; a common bridge is on its
   // GPU's chain already, so it adds nothing there.
   std::vector<Bdf> devices;
@@ -420,11 +420,10 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
   json nvmes = json::array();
   for (const auto& c : inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
-  json doc =
-      with_tables(std::move(head), {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, devices)}});
+  add_tables(head, {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, devices)}});
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "common_bridge");
-  write_streamed(out, std::move(doc),
+  write_streamed(out, head,
                  {{"pairs", routes.list.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
                      const Routes::Route& route = routes.list[i];
@@ -444,17 +443,17 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
 }  // namespace
 
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<PairPath>& paths, json head, int indent) {
+                         const std::vector<PairPath>& paths, json& head, int indent) {
   Routes routes;
   routes.list.reserve(paths.size());
   for (const PairPath& p : paths)
     routes.list.push_back({routes.number(topo.at(p.pair.gpu)), routes.number(topo.at(p.pair.nvme)),
                            p.common ? routes.number(*p.common) : Routes::kNoCommon, p.distance});
-  write_paths_records(out, topo, inv, routes, std::move(head), indent);
+  write_paths_records(out, topo, inv, routes, head, indent);
 }
 
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<DevicePair>& pairs, json head, int indent) {
+                         const std::vector<DevicePair>& pairs, json& head, int indent) {
   // describe_path()'s common bridge and distance (meet_upstream), from each device's chain walked
   // once: the pairs' hop lists are not printed in version 2.
   struct Device {
@@ -491,7 +490,7 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
     }
     routes.list.push_back(route);
   }
-  write_paths_records(out, topo, inv, routes, std::move(head), indent);
+  write_paths_records(out, topo, inv, routes, head, indent);
 }
 
 }  // namespace p2pcheck

@@ -28,14 +28,16 @@ nlohmann::ordered_json pair_as_version_1(const nlohmann::ordered_json& functions
                                          const std::string& nvme);
 
 // check --json, version 2. `head` is check_json(report, false) with what the caller adds (capture,
-// plan); its schema_version becomes 2 and `functions` and `decisions` go before `pairs`.
-void write_check_json_v2(std::ostream& out, const CheckReport& report, nlohmann::ordered_json head, int indent);
+// plan); its schema_version becomes 2 and `functions` and `decisions` go before `pairs`. `head` is
+// left holding the document written but its streamed arrays, for the caller to free when it likes
+// (a fabric's document took as long to free as to write).
+void write_check_json_v2(std::ostream& out, const CheckReport& report, nlohmann::ordered_json& head, int indent);
 
-// paths --json, version 2. `head` is paths_json(topo, inv, {}).
+// paths --json, version 2. `head` is paths_json(topo, inv, {}), left as write_check_json_v2 leaves it.
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<PairPath>& paths, nlohmann::ordered_json head, int indent);
+                         const std::vector<PairPath>& paths, nlohmann::ordered_json& head, int indent);
 // The same from the pairs alone: their routes' common bridges and distances found here, each
 // device's chain walked once, no hop list made (a fabric's paths are not printed hop by hop).
 void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<DevicePair>& pairs, nlohmann::ordered_json head, int indent);
+                         const std::vector<DevicePair>& pairs, nlohmann::ordered_json& head, int indent);
 }  // namespace p2pcheck
