@@ -1,22 +1,28 @@
 // JSON text as nlohmann's dump() writes it, written here: dump() runs every byte of every string
 // through its UTF-8 decoder, which was most of the time `check --json` spent on its functions and
-// findings (34 instructions a byte). Plain strings are copied as they are; anything else (an
-// escape, a byte outside printable ASCII, a float) is handed to dump() itself, so the text stays
-// byte-identical to it, bad UTF-8 replaced as before.
+// findings (34 instructions a byte). Plain strings are copied as they are, floats get dump()'s own
+// digits; a string with anything else (an escape, a byte outside printable ASCII) is handed to
+// dump() itself, so the text stays byte-identical to it, bad UTF-8 replaced as before.
 #include "p2pcheck/source/json_text.h"
 
+#include <array>
 #include <charconv>
+#include <cmath>
 #include <string_view>
 
 namespace p2pcheck {
 namespace {
 
-// Printable ASCII without '"' and '\\': dump() writes such a string unchanged.
+// The bytes dump() copies as they are: printable ASCII but '"' and '\\'.
+constexpr std::array<bool, 256> kPlainBytes = [] {
+  std::array<bool, 256> plain{};
+  for (int byte = 0x20; byte <= 0x7e; ++byte) plain[static_cast<std::size_t>(byte)] = byte != '"' && byte != '\\';
+  return plain;
+}();
+
 bool plain(std::string_view text) {
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte > 0x7e || c == '"' || c == '\\') return false;
-  }
+  for (char c : text)
+    if (!kPlainBytes[static_cast<unsigned char>(c)]) return false;
   return true;
 }
 
@@ -34,7 +40,8 @@ class Writer {
       case nlohmann::json::value_t::null: out_ += "null"; return;
       case nlohmann::json::value_t::number_integer: return number(v.template get<std::int64_t>());
       case nlohmann::json::value_t::number_unsigned: return number(v.template get<std::uint64_t>());
-      default: out_ += v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // floats, binary
+      case nlohmann::json::value_t::number_float: return real(v.template get<double>());
+      default: out_ += v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // binary, discarded
     }
   }
 
@@ -50,8 +57,15 @@ class Writer {
       if (!first) out_ += ',';
       first = false;
       line_break(depth + 1);
-      string(it.key());
-      out_ += indent_ >= 0 ? ": " : ":";
+      const std::string& key = it.key();
+      if (plain(key)) {
+        out_ += '"';
+        out_ += key;
+        out_ += indent_ >= 0 ? "\": " : "\":";
+      } else {
+        string(key);
+        out_ += indent_ >= 0 ? ": " : ":";
+      }
       value(it.value(), depth + 1);
     }
     line_break(depth);
@@ -90,6 +104,18 @@ class Writer {
     out_ += '"';
     out_ += text;
     out_ += '"';
+  }
+
+  // dump()'s own float text: its shortest round-trip digits (nlohmann::detail::to_chars, what its
+  // serializer calls), and null for what JSON cannot hold.
+  void real(double x) {
+    if (!std::isfinite(x)) {
+      out_ += "null";
+      return;
+    }
+    char digits[64];
+    char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, x);
+    out_.append(digits, end);
   }
 
   template <typename Integer>
