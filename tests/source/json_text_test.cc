@@ -12,6 +12,7 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+using namespace std::string_literals;
 
 template <typename Json>
 std::string dumped(const Json& j, int indent) {
@@ -28,7 +29,7 @@ TEST(JsonText, IsWhatDumpWritesForEveryKindOfValue) {
                                  "plain 0000:00:01.0",
                                  "quote \" and backslash \\",
                                  "tab\tnewline\ncarriage\rbackspace\bformfeed\f",
-                                 std::string("nul \0 and \x01 and \x1f", 19),
+                                 "nul \0 and \x01 and \x1f"s,  // the s keeps the NUL
                                  "delete \x7f",
                                  "UTF-8 caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80",
                                  "bad UTF-8 \xff\xfe and \xc3 cut",
