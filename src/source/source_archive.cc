@@ -76,18 +76,22 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
   // link's copy of its target (a 5 KB archive of links to one large file once reached 1.3 GB), and
   // a node's worth for every entry and link target.
   std::uint64_t total = 0;
-  auto expand = [&](std::uint64_t bytes, const std::string& where) {
+  // `member` names the member in the messages (archive:member), made only when one is thrown.
+  auto expand = [&](std::uint64_t bytes, const std::string& member) {
     total += bytes;
     if (total > kMaxArchiveBytes)
-      throw Error(where, "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+      throw Error(file + ":" + member,
+                  "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
     // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
     std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar, -1), 0));
     if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
-      throw Error(where, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
-                             " times its compressed size (" + mib(total) + " from " + std::to_string(packed >> 10) +
-                             " KiB so far); refusing a compression bomb");
+      throw Error(file + ":" + member, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                                           " times its compressed size (" + mib(total) + " from " +
+                                           std::to_string(packed >> 10) + " KiB so far); refusing a compression bomb");
   };
-  std::string last;  // the member before a broken header, so the message says where it broke
+  // The member read last (kept across headers so a broken one is placed after it): one buffer
+  // for every name, as an archive has tens of thousands of members.
+  std::string last;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(ar, &entry);
@@ -100,17 +104,17 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
     if (raw && archive_filter_count(ar) <= 1)
       throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
     const char* raw_name = archive_entry_pathname(entry);
-    std::string member = raw ? "data" : raw_name ? raw_name : "";
+    last.assign(raw ? "data" : raw_name ? raw_name : "");
+    const std::string& member = last;
     std::string name = clean_member_name(file, member);
-    std::string where = file + ":" + member;
-    last = member;
+    auto where = [&] { return file + ":" + member; };
     if (name.empty()) continue;
-    expand(kEntryBytes + name.size(), where);
+    expand(kEntryBytes + name.size(), member);
     if (const char* hard = archive_entry_hardlink(entry)) {
       std::string target = clean_member_name(file, hard);
       const MemoryTree::Node* node = loaded.tree.find(target);
-      if (!node) throw Error(where, "hard link to a member that is not earlier in the archive");
-      expand(node->data.size(), where);
+      if (!node) throw Error(where(), "hard link to a member that is not earlier in the archive");
+      expand(node->data.size(), member);
       MemoryTree::Node copy = *node;
       if (copy.kind == EntryKind::kFile)
         loaded.tree.add_file(std::move(name), std::move(copy.data));
@@ -125,32 +129,33 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
       case AE_IFLNK: {
         std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
         if (target.size() >= kMaxPathBytes)
-          throw Error(where, "symlink target of " + std::to_string(target.size()) +
-                                 " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
-        expand(target.size(), where);
+          throw Error(where(), "symlink target of " + std::to_string(target.size()) +
+                                   " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
+        expand(target.size(), member);
         loaded.tree.add_link(std::move(name), std::move(target));
         break;
       }
       case AE_IFREG: {
         la_int64_t size = archive_entry_size(entry);
         if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
-          throw Error(
-              where, "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
+          throw Error(where(), "member is " + std::to_string(size) + " bytes; no captured file may exceed " +
+                                   mib(kMaxFileBytes));
         std::string data;
+        if (!raw) data.reserve(static_cast<std::size_t>(size));  // its header says how much comes
         char buf[65536];
         for (;;) {
           la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
-          if (n < 0) throw Error(where, "cannot read member data: " + archive_error_text(ar));
+          if (n < 0) throw Error(where(), "cannot read member data: " + archive_error_text(ar));
           if (n == 0) break;
           data.append(buf, static_cast<size_t>(n));
-          if (data.size() > kMaxFileBytes) throw Error(where, "member expands beyond " + mib(kMaxFileBytes));
-          expand(static_cast<std::uint64_t>(n), where);
+          if (data.size() > kMaxFileBytes) throw Error(where(), "member expands beyond " + mib(kMaxFileBytes));
+          expand(static_cast<std::uint64_t>(n), member);
         }
         loaded.tree.add_file(std::move(name), std::move(data));
         break;
       }
       default:
-        throw Error(where, "device node, fifo or socket in a dump; expected only files, directories and symlinks");
+        throw Error(where(), "device node, fifo or socket in a dump; expected only files, directories and symlinks");
     }
     if (raw) {
       loaded.raw = true;
