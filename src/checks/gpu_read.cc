@@ -84,7 +84,7 @@ LibraryScan scan_libraries(Source& src) {
   dirs.insert(dirs.begin(), std::begin(kLibDirs), std::end(kLibDirs));
   std::set<std::string> seen_dirs;
   for (const auto& dir : dirs) {
-    auto canonical = src.resolve(dir);
+    auto canonical = src.resolve_directory(dir);
     scan.looked.push_back(dir);
     if (!canonical) {
       auto why = src.not_carried(dir);

@@ -109,11 +109,11 @@ class BlockGraph {
   void add(const std::string& name, const std::string& link) {
     BlockDev d;
     d.name = name;
-    auto canonical = src_.resolve(link);
+    auto canonical = src_.resolve_directory(link);
     // Reads and listings only (no bare existence tests), so a capture of what was read replays the same.
     d.partition = src_.read(path_in(link, "partition")).ok();
     // Whole disks are read under /sys/block, the path people know; partitions only live in /sys/class/block.
-    d.dir = (!d.partition && src_.resolve("/sys/block/" + name)) ? "/sys/block/" + name : link;
+    d.dir = (!d.partition && src_.resolve_directory("/sys/block/" + name)) ? "/sys/block/" + name : link;
     if (d.partition && canonical) {
       size_t slash = canonical->rfind('/');
       if (slash != std::string::npos) d.parent = basename(canonical->substr(0, slash));

@@ -99,7 +99,7 @@ Inventory read_inventory(Source& source, const Topology& topo) {
   std::map<Bdf, NvmeController> controllers;
   for (const std::string& name : source.list("/sys/class/nvme")) {
     const std::string dir = "/sys/class/nvme/" + name;
-    auto device = source.resolve(path_in(dir, "device"));
+    auto device = source.resolve_directory(path_in(dir, "device"));
     if (!device) continue;  // fabrics controllers (TCP, RDMA) have no PCI function
     auto bdf = Bdf::parse(basename(*device));
     if (!bdf || !topo.find(*bdf)) continue;

@@ -236,7 +236,7 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
 
   for (const std::string& name : source.list(devices)) {
     std::string link = devices + "/" + name;
-    auto dir = source.resolve(link);
+    auto dir = source.resolve_directory(link);
     if (!dir)
       throw Error(link, "points at a device directory that does not exist (device removed, or an incomplete capture)");
     Function fn = read_function(source, decoder, name, *dir);

@@ -214,6 +214,11 @@ std::optional<std::string> Source::resolve(std::string_view path) {
   return resolve_typed(path, type);
 }
 
+std::optional<std::string> Source::resolve_directory(std::string_view path) {
+  NodeType type;
+  return resolve_typed(path, type, nullptr, NodeType::kDir);
+}
+
 std::optional<std::string> Source::link_target(std::string_view path) {
   NodeType type;
   PathNode* node = nullptr;

@@ -52,15 +52,11 @@ class TreeSource : public Source {
       // Opened as a directory following no link (what dir_fd() does for the reads below it): it
       // is one then. Anything else (a link, a file) is looked at as node_type() looks.
       if (dir_fd(path) >= 0) return NodeType::kDir;
-    } else {
-      char buf[kMaxPathBytes];
-      int parent = parent_of(path);
-      ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path), buf, sizeof buf) : -1;
-      if (n >= 0) {
-        link_path_ = path;  // for the node_link() that follows
-        link_text_.assign(buf, static_cast<size_t>(n));
-        return NodeType::kLink;
-      }
+      // A link met where a directory was expected (/sys/block/NAME): its text, which the walk
+      // reads next, says so in the one call an lstat would have taken.
+      if (errno == ELOOP && read_link_ahead(path)) return NodeType::kLink;
+    } else if (read_link_ahead(path)) {
+      return NodeType::kLink;
     }
     if (errno == ENOENT) return NodeType::kMissing;
     return node_type(path);
@@ -185,6 +181,17 @@ class TreeSource : public Source {
     slot->used = ++clock_;
     last_slot_ = static_cast<std::size_t>(slot - open_dirs_.data());
     return slot->fd.get();
+  }
+  // readlink of `path`, its text kept for the node_link() that follows; false (errno set) when
+  // it is not a link.
+  bool read_link_ahead(const std::string& path) {
+    char buf[kMaxPathBytes];
+    int parent = parent_of(path);
+    ssize_t n = parent >= 0 ? readlinkat(parent, last_part(path), buf, sizeof buf) : -1;
+    if (n < 0) return false;
+    link_path_ = path;
+    link_text_.assign(buf, static_cast<size_t>(n));
+    return true;
   }
   bool lstat_beneath(const std::string& path, struct stat& st) {
     if (path == "/") return fstat(root_fd_.get(), &st) == 0;

@@ -51,7 +51,7 @@ std::string devno(unsigned major, unsigned minor) { return std::to_string(major)
 
 std::optional<std::string> block_device_name(Source& source, unsigned major, unsigned minor) {
   const std::string mm = devno(major, minor);
-  if (auto canonical = source.resolve("/sys/dev/block/" + mm)) return basename(*canonical);
+  if (auto canonical = source.resolve_directory("/sys/dev/block/" + mm)) return basename(*canonical);
   for (const auto& name : source.list("/sys/class/block")) {
     FileRead r = source.read("/sys/class/block/" + name + "/dev");
     if (r.ok() && trim(r.bytes) == mm) return name;

@@ -94,6 +94,10 @@ class Source {
   std::vector<std::string> list(std::string_view path);
   // The canonical path (no links, no "..") or nullopt when some component does not exist.
   std::optional<std::string> resolve(std::string_view path);
+  // resolve() of a path the caller expects to be a directory (a device's link, /sys/block/NAME):
+  // the same answer whatever it turns out to be, in fewer system calls on a tree (the directory
+  // is opened to look at it, and its reads go through that descriptor).
+  std::optional<std::string> resolve_directory(std::string_view path);
   // The text of the symlink at `path` itself (parents resolved), or nullopt if it is not a link.
   std::optional<std::string> link_target(std::string_view path);
   bool exists(std::string_view path) { return resolve(path).has_value(); }
