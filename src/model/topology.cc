@@ -108,7 +108,8 @@ void take_known(LinkInfo& into, const LinkInfo& attributes) {
   if (attributes.max_width) into.max_width = attributes.max_width;
 }
 
-Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir) {
+Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir,
+                       FunctionDetail detail) {
   Function fn;
   fn.sysfs_path = dir;
   auto bdf = Bdf::parse(link_name);
@@ -150,9 +151,10 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.driver_not_carried = *why;
   if (auto group = src.link_target(path_in(dir, "iommu_group")))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
-  if (auto node = optional_dec(src, path_in(dir, "numa_node"))) fn.numa_node = static_cast<int>(*node);
-  const std::string resource_path = path_in(dir, "resource");
-  if (FileRead r = src.read(resource_path); r.ok()) fn.bars = parse_resource(resource_path, r.bytes);
+  if (detail == FunctionDetail::kAll) {
+    if (auto node = optional_dec(src, path_in(dir, "numa_node"))) fn.numa_node = static_cast<int>(*node);
+    read_function_bars(src, fn);
+  }
 
   if (config.ok()) {
     decoder.decode_config(fn, config.bytes);
@@ -170,6 +172,11 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
 }
 
 }  // namespace
+
+void read_function_bars(Source& source, Function& fn) {
+  const std::string resource_path = path_in(fn.sysfs_path, "resource");
+  if (FileRead r = source.read(resource_path); r.ok()) fn.bars = parse_resource(resource_path, r.bytes);
+}
 
 const Function* Topology::find(const Bdf& bdf) const {
   auto it = functions.find(bdf);
@@ -227,7 +234,7 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
   return check;
 }
 
-Topology read_topology(Source& source, const PciDecoder& decoder) {
+Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail detail) {
   Topology topo;
   topo.source_description = source.describe();
   const std::string devices = "/sys/bus/pci/devices";
@@ -239,7 +246,7 @@ Topology read_topology(Source& source, const PciDecoder& decoder) {
     auto dir = source.resolve_directory(link);
     if (!dir)
       throw Error(link, "points at a device directory that does not exist (device removed, or an incomplete capture)");
-    Function fn = read_function(source, decoder, name, *dir);
+    Function fn = read_function(source, decoder, name, *dir, detail);
 
     // /sys/devices/.../pci0000:40/0000:40:01.1/0000:41:00.0: host bridge, then one BDF per level.
     std::vector<std::string> parts;

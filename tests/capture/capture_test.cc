@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
 #include <sys/stat.h>
 
 #include "p2pcheck/checks/check.h"
@@ -485,7 +487,9 @@ TEST(Capture, EveryFixtureRoundTripsAndStaysSmall) {
 }
 
 // Capture records read_check_inputs(), not run_check(): the same reads must reach the source, so
-// the archive holds the same files as before capture stopped deciding the pairs. Every answer the
+// the archive holds the same files as before capture stopped deciding the pairs. The check compared
+// loads everything (Load::kEverything, as capture does): a check of its own skips what only topo
+// prints (every function's BARs and NUMA node), and a capture keeps those for topo. Every answer the
 // log keeps (what gather_entries stores) is compared, on every fixture tree, every lab capture
 // replayed with the selection it was taken for, and the real imports.
 void expect_same_log(const AccessLog& whole, const AccessLog& inputs, const std::string& what) {
@@ -517,7 +521,7 @@ void expect_inputs_read_what_check_reads(Open open, const PairSelection& selecti
   options.selection = selection;
   auto whole = open();
   whole->set_recording(true);
-  auto report = run_check(*whole, options);
+  auto report = run_check(load_machine_state(*whole, Load::kEverything), *whole, options);
   auto inputs = open();
   inputs->set_recording(true);
   CheckInputs in = read_check_inputs(*inputs, options);
@@ -530,6 +534,23 @@ void expect_inputs_read_what_check_reads(Open open, const PairSelection& selecti
   }
   EXPECT_EQ(in.state.topo.config_truncated, report->topo.config_truncated) << what;
   EXPECT_EQ(in.state.machine.kernel_release, report->machine.kernel_release) << what;
+
+  // The check of its own (Load::kForCheck) reads nothing the capture lacks, so a replay answers it
+  // as the machine did; of the functions' BARs and NUMA nodes it reads only the GPUs' BARs.
+  auto own = open();
+  own->set_recording(true);
+  auto own_report = run_check(*own, options);
+  const AccessLog& captured = inputs->access_log();
+  std::map<std::string, FileRead> captured_contents = captured.contents;
+  std::set<std::string> gpu_bars;
+  for (const Bdf& gpu : own_report->inv.gpus) gpu_bars.insert(own_report->topo.at(gpu).sysfs_path + "/resource");
+  for (const auto& [path, read] : own->access_log().contents) {
+    EXPECT_TRUE(captured_contents.count(path)) << what << ": " << path << " read by the check, not captured";
+    if (path.ends_with("/numa_node")) ADD_FAILURE() << what << ": the check read " << path;
+    if (path.ends_with("/resource") && path.starts_with("/sys/devices/") && !gpu_bars.count(path))
+      ADD_FAILURE() << what << ": the check read " << path << ", not a GPU's";
+  }
+  EXPECT_EQ(check_json(*own_report), check_json(*report)) << what;
 }
 
 TEST(Capture, RecordsEveryReadOfTheCheckWithoutDecidingThePairs) {

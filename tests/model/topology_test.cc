@@ -4,7 +4,9 @@
 #include <set>
 
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/report/common.h"
 #include "p2pcheck/source/error.h"
 #include "small_machine.h"
 
@@ -89,6 +91,34 @@ TEST_F(SmallMachine, EachFileIsReadOnce) {
   for (const auto& [bdf, f] : topo_.functions) EXPECT_TRUE(reads.count(f.sysfs_path + "/config")) << f.sysfs_path;
   EXPECT_TRUE(reads.count(fn("0000:04:00.0").sysfs_path + "/nvme/nvme0/model"));
   for (const auto& [path, count] : reads) EXPECT_EQ(count, 1) << path;
+}
+
+// The check's load (Load::kForCheck) reads every function as topo's does, less what only topo
+// prints: no function's NUMA node, and BARs for the GPUs alone (the checks judge theirs).
+TEST(Topology, TheChecksLoadLeavesOutOnlyTheBarsAndNumaNodesItDoesNotJudge) {
+  int gpus_with_bars = 0;
+  for (const char* fixture : {"epyc-mi300x-8gpu", "xeon-2socket-hostbridges", "opteron-6300-prezen"}) {
+    const std::string root = std::string(P2PCHECK_FIXTURES) + "/" + fixture + "/root";
+    auto all_source = open_tree_source(root), check_source = open_tree_source(root);
+    MachineState all = load_machine_state(*all_source, Load::kEverything);
+    MachineState check = load_machine_state(*check_source, Load::kForCheck);
+    ASSERT_EQ(all.topo.functions.size(), check.topo.functions.size()) << fixture;
+    std::set<Bdf> gpus(all.inv.gpus.begin(), all.inv.gpus.end());
+    EXPECT_EQ(std::set<Bdf>(check.inv.gpus.begin(), check.inv.gpus.end()), gpus) << fixture;
+    for (const auto& [bdf, fn] : all.topo.functions) {
+      auto a = function_json(all.topo, fn, all.inv), b = function_json(check.topo, check.topo.at(bdf), check.inv);
+      EXPECT_EQ(b["numa_node"], -1) << fixture << " " << bdf.str();
+      if (gpus.count(bdf)) {
+        EXPECT_EQ(b["bars"], a["bars"]) << fixture << " " << bdf.str();
+        gpus_with_bars += !a["bars"].empty();
+      } else {
+        EXPECT_TRUE(b["bars"].empty()) << fixture << " " << bdf.str();
+      }
+      for (auto* j : {&a, &b}) j->erase("numa_node"), j->erase("bars");
+      EXPECT_EQ(a, b) << fixture << " " << bdf.str();
+    }
+  }
+  EXPECT_GE(gpus_with_bars, 9);  // the fixtures' GPUs have BARs: the comparison saw some
 }
 
 TEST(Topology, BrokenInputGivesErrorsNamingTheFile) {

@@ -19,9 +19,12 @@ struct MachineState {
   Machine machine;  // with Load::kPciOnly only its identity
 };
 
-// topo and paths need only the PCI tree; reading /proc and /boot for them would make a replay of a
-// bare PCI dump (lspci) report files it never needed.
-enum class Load { kEverything, kPciOnly };
+// kEverything: every file any command reads (a capture records them all, so each command replays).
+// kForCheck: the check's: the facts outside the tree, and of each function what the decisions and
+// checks use (FunctionDetail::kForDecisions; BARs of the GPUs only). kPciOnly: topo and paths need
+// only the PCI tree; reading /proc and /boot for them would make a replay of a bare PCI dump
+// (lspci) report files it never needed.
+enum class Load { kEverything, kForCheck, kPciOnly };
 
 // Throws Error on unreadable input (naming the file), as the readers below it do.
 MachineState load_machine_state(Source& source, Load what = Load::kEverything);

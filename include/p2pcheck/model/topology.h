@@ -76,8 +76,17 @@ struct LinkCheck {
 };
 LinkCheck check_link(const Topology& topo, const Function& fn);
 
+// How much of each function read_topology() reads. kAll: every attribute a command prints (topo
+// shows each function's BARs and NUMA node). kForDecisions: what the decisions and checks use: no
+// NUMA node, and no BARs (read_function_bars() reads them for the few functions that need them):
+// on a fabric those two files were a third of the files read.
+enum class FunctionDetail { kAll, kForDecisions };
+
 // Walks /sys/bus/pci/devices of `source` and decodes every function. Throws Error for input that
 // is not a PCI tree at all (no /sys/bus/pci/devices, links that leave the root, bad attribute text).
-Topology read_topology(Source& source, const PciDecoder& decoder);
+Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail detail = FunctionDetail::kAll);
+// Sets fn.bars from its sysfs `resource` file (left empty when that cannot be read); throws Error
+// on text that is not a resource table.
+void read_function_bars(Source& source, Function& fn);
 
 }  // namespace p2pcheck
