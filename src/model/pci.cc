@@ -357,7 +357,7 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
   }
   // libpci reads the bytes where they are (anything past their end is 0xff, and we never ask for
   // it). Its cache pointer is not const, but only pci_write_*() would write through it, and the
-  // decoder never writes: a 4 KiB copy per function was a tenth of reading the topology's files.
+  // decoder never writes (a 4 KiB copy per function was an allocation and a copy for nothing).
   struct pci_dev* dev = pci_get_dev(access_, static_cast<int>(fn.bdf.domain), fn.bdf.bus, fn.bdf.dev, fn.bdf.fn);
   pci_setup_cache(dev, const_cast<u8*>(reinterpret_cast<const u8*>(config.data())), static_cast<int>(config.size()));
   fn.header_type = pci_read_byte(dev, PCI_HEADER_TYPE) & 0x7f;
