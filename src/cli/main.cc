@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "fleet_command.h"
+#include "heap.h"
 #include "kmod_command.h"
 #include "man_page.h"
 #include "options.h"
@@ -31,6 +32,7 @@ std::string input_named(const p2pcheck::cli::GlobalOptions& o) {
 int main(int argc, char** argv) {
   using namespace p2pcheck;
   using namespace p2pcheck::cli;
+  prefer_huge_pages_for_the_heap();
   CLI::App app{"p2pcheck: can each GPU move data straight to and from each NVMe drive by PCIe P2PDMA?"};
   app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(0, 1);
