@@ -140,6 +140,16 @@ TEST(TreeSource, LookupsExpectingADirectoryOrALinkAnswerAsAnyLookupWould) {
   EXPECT_EQ(fresh()->read("/sys/l/x").bytes, "x\n");
   EXPECT_FALSE(fresh()->read("/sys/f/x").ok());
   EXPECT_EQ(fresh()->resolve("/sys/ll"), "/sys/f");
+  // resolve_directory() answers as resolve() does, whatever the path is: a directory, a link to one
+  // (the link is read in the call that finds it), a link to a file, a file, a link to nowhere, nothing.
+  dir.link("sys/dangling", "nowhere");
+  for (const char* path : {"/sys/d", "/sys/l", "/sys/ll", "/sys/f", "/sys/dangling", "/sys/missing", "/sys/l/x"}) {
+    EXPECT_EQ(fresh()->resolve_directory(path), fresh()->resolve(path)) << path;
+    auto both = fresh();
+    EXPECT_EQ(both->resolve_directory(path), both->resolve(path)) << path;
+    EXPECT_EQ(both->link_target(path), fresh()->link_target(path)) << path;
+  }
+  EXPECT_EQ(fresh()->resolve_directory("/sys/l"), "/sys/d");
   // The text read with the lookup is the link's text in the access log, and it is followed.
   auto src = fresh();
   EXPECT_EQ(src->link_target("/sys/l"), "d");
