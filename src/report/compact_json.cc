@@ -183,12 +183,14 @@ json kernel_answer_json(const PairDecision& d) {
           {"agrees", d.kernel_agrees == Tri::kYes}};
 }
 
-// A top-level member whose array is written element by element: `element` appends element i,
-// each line after its first preceded by the given indentation.
+// A top-level member whose array (or, with `object`, whose object) is written element by element:
+// `element` appends element i (an object's `"key": value`), each line after its first preceded by
+// the given indentation.
 struct Streamed {
   std::string key;
   std::size_t count;
   std::function<void(std::string& out, std::size_t i, const std::string& inner)> element;
+  bool object = false;
 };
 
 // `value` as an element of a streamed array: nlohmann's text, each line after the first shifted.
@@ -200,8 +202,16 @@ void append_shifted(std::string& out, const json& value, int indent, const std::
   }
 }
 
+// `"key": value` as a member of a streamed object, laid out as append_shifted() lays out an element.
+void append_member(std::string& out, const std::string& key, const json& value, int indent, const std::string& inner) {
+  out += json_text(json(key), -1);
+  out += indent >= 0 ? ": " : ":";
+  append_shifted(out, value, indent, inner);
+}
+
 // write_json_streamed() (source/json_text.h) for several members, in the document's order: the
-// decisions of a fabric are as big as its pairs, and neither is held whole.
+// functions, decisions and pairs of a fabric are each written as they are made, none held whole
+// (the functions table was most of the memory a check --json touched beyond the check's).
 void write_streamed(std::ostream& out, json& doc, const std::vector<Streamed>& members, int indent) {
   std::vector<std::string> markers;
   for (std::size_t m = 0; m < members.size(); ++m) {
@@ -221,8 +231,10 @@ void write_streamed(std::ostream& out, json& doc, const std::vector<Streamed>& m
     if (at == std::string::npos) continue;
     at += found.size() - markers[m].size();
     out.write(text.data() + from, static_cast<std::streamsize>(at - from));
-    if (members[m].count == 0) out << "[]";
-    if (members[m].count > 0) out << (indent >= 0 ? "[\n" : "[");
+    const char* open = members[m].object ? "{" : "[";
+    const char* close = members[m].object ? "}" : "]";
+    if (members[m].count == 0) out << open << close;
+    if (members[m].count > 0) out << open << (indent >= 0 ? "\n" : "");
     for (std::size_t i = 0; i < members[m].count; ++i) {
       chunk += inner;
       members[m].element(chunk, i, inner);
@@ -235,33 +247,51 @@ void write_streamed(std::ostream& out, json& doc, const std::vector<Streamed>& m
     out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     chunk.clear();
     if (members[m].count > 0)
-      out << (indent >= 0 ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') + "]" : "]");
+      out << (indent >= 0 ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') : "") << close;
     from = at + markers[m].size();
   }
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
-}  // namespace
-
-json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices) {
+// The `functions` table's rows: every function on the upstream chain of each given device, in BDF order.
+std::vector<const Function*> functions_on_paths(const Topology& topo, const std::vector<Bdf>& devices) {
   std::set<const Function*, bool (*)(const Function*, const Function*)> on_paths(
       [](const Function* a, const Function* b) { return a->bdf < b->bdf; });
   for (const Bdf& b : devices)
     if (const Function* fn = topo.find(b))
       for (const Function* up : topo.upstream_chain(*fn)) on_paths.insert(up);
-  // Appended, not looked up: the set's BDFs are distinct, and a lookup per key made it quadratic.
-  json out = object_for(on_paths.size());
+  return {on_paths.begin(), on_paths.end()};
+}
+
+json function_row(const Topology& topo, const Inventory& inv, const Function& fn) {
+  json f = object_for(5);
+  f["role"] = role_of(fn, inv);
+  const Function* up = topo.upstream_bridge(fn);
+  f["upstream"] = up ? json(up->bdf.str()) : json(nullptr);
+  f["host_bridge"] = fn.host_bridge;
+  f["link"] = link_json(topo, fn);
+  f["acs"] = acs_json(fn.acs);
+  return f;
+}
+
+// `functions` as a streamed member: each row made, written and freed in turn.
+Streamed functions_streamed(const Topology& topo, const Inventory& inv, const std::vector<const Function*>& rows,
+                            int indent) {
+  return {"functions", rows.size(),
+          [&topo, &inv, &rows, indent](std::string& text, std::size_t k, const std::string& shift) {
+            append_member(text, rows[k]->bdf.str(), function_row(topo, inv, *rows[k]), indent, shift);
+          },
+          true};
+}
+
+}  // namespace
+
+json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices) {
+  std::vector<const Function*> rows = functions_on_paths(topo, devices);
+  // Appended, not looked up: the rows' BDFs are distinct, and a lookup per key made it quadratic.
+  json out = object_for(rows.size());
   auto& members = out.get_ref<json::object_t&>();
-  for (const Function* fn : on_paths) {
-    json f = object_for(5);
-    f["role"] = role_of(*fn, inv);
-    const Function* up = topo.upstream_bridge(*fn);
-    f["upstream"] = up ? json(up->bdf.str()) : json(nullptr);
-    f["host_bridge"] = fn->host_bridge;
-    f["link"] = link_json(topo, *fn);
-    f["acs"] = acs_json(fn->acs);
-    members.emplace_back(fn->bdf.str(), std::move(f));
-  }
+  for (const Function* fn : rows) members.emplace_back(fn->bdf.str(), function_row(topo, inv, *fn));
   return out;
 }
 
@@ -362,14 +392,15 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json& head, in
     }
     decision_of[i] = index[key];
   }
-  add_tables(head,
-             {{"functions", functions_json(r.topo, r.inv, {r.selected_devices.begin(), r.selected_devices.end()})},
-              {"decisions", json::array()}});
+  add_tables(head, {{"functions", json::object()}, {"decisions", json::array()}});
+  const std::vector<const Function*> rows =
+      functions_on_paths(r.topo, {r.selected_devices.begin(), r.selected_devices.end()});
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "decision");
   DecisionTexts decisions(record);
   write_streamed(out, head,
-                 {{"decisions", first_pair.size(),
+                 {functions_streamed(r.topo, r.inv, rows, indent),
+                  {"decisions", first_pair.size(),
                    [&](std::string& text, std::size_t k, const std::string& shift) {
                      append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, shift);
                    }},
@@ -420,11 +451,13 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
   json nvmes = json::array();
   for (const auto& c : inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
-  add_tables(head, {{"nvme", std::move(nvmes)}, {"functions", functions_json(topo, inv, devices)}});
+  add_tables(head, {{"nvme", std::move(nvmes)}, {"functions", json::object()}});
+  const std::vector<const Function*> rows = functions_on_paths(topo, devices);
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "common_bridge");
   write_streamed(out, head,
-                 {{"pairs", routes.list.size(),
+                 {functions_streamed(topo, inv, rows, indent),
+                  {"pairs", routes.list.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
                      const Routes::Route& route = routes.list[i];
                      text += record.gpu_head(*routes.devices[route.gpu], route.gpu);

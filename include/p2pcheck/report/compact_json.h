@@ -29,8 +29,9 @@ nlohmann::ordered_json pair_as_version_1(const nlohmann::ordered_json& functions
 
 // check --json, version 2. `head` is check_json(report, false) with what the caller adds (capture,
 // plan); its schema_version becomes 2 and `functions` and `decisions` go before `pairs`. `head` is
-// left holding the document written but its streamed arrays, for the caller to free when it likes
-// (a fabric's document took as long to free as to write).
+// left holding the document written but its streamed tables (functions, decisions, pairs: written
+// as they are made), for the caller to free when it likes (a fabric's document took as long to
+// free as to write).
 void write_check_json_v2(std::ostream& out, const CheckReport& report, nlohmann::ordered_json& head, int indent);
 
 // paths --json, version 2. `head` is paths_json(topo, inv, {}), left as write_check_json_v2 leaves it.
