@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
@@ -100,7 +101,8 @@ int VerifyCommand::run() {
 
   auto engines = open_live_engines(io);
   auto kmsg = open_live_kernel_log();
-  VerifyEnvironment env{*source, io, *engines, kmsg.get(), nullptr, nullptr};
+  VerifyEnvironment env{*source, io, *engines, kmsg.get(), nullptr, nullptr, nullptr};
+  env.pause = [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); };
   env.on_transfer_start = [](const PairPlan& pp, Direction d) {
     std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) << ": "
               << direction_label(pp, d) << " ..." << std::endl;

@@ -426,6 +426,20 @@ std::string devices_gone(Source& source, const PairPlan& pp) {
          "driver gave up on it)";
 }
 
+// devices_gone(), looked for again while a removal may still be on its way: the 0-byte device a
+// removed NVMe leaves answers ENOSPC (ENODEV, ENXIO once its queues are gone) before the PCI core
+// takes the function out of sysfs, which on a slow machine came after the error was reported.
+std::string devices_gone_after(VerifyEnvironment& env, const PairPlan& pp, const DirectionResult& d) {
+  std::string gone = devices_gone(env.source, pp);
+  const bool like_removal = d.error == -ENOSPC || d.error == -ENODEV || d.error == -ENXIO;
+  for (auto waited = std::chrono::milliseconds(0); gone.empty() && like_removal && env.pause && waited < kRemovalGrace;
+       waited += kRemovalPoll) {
+    env.pause(kRemovalPoll);
+    gone = devices_gone(env.source, pp);
+  }
+  return gone;
+}
+
 // The direction itself (run_direction below adds what is common to all outcomes).
 void run_direction_once(const VerifyPlan& plan, const PairPlan& pp, const EngineAvailability& engine,
                         TargetOpen& opened, const TransferRequest& base, Direction dir, VerifyEnvironment& env,
@@ -496,7 +510,7 @@ void run_direction(const VerifyPlan& plan, const PairPlan& pp, const EngineAvail
   }
   run_direction_once(plan, pp, engine, opened, base, dir, env, abandoned_at, d);
   if (d.outcome != Outcome::kPassed && d.outcome != Outcome::kRefused && d.outcome != Outcome::kNotRun) {
-    removed = devices_gone(env.source, pp);
+    removed = devices_gone_after(env, pp, d);
     if (!removed.empty()) d.reason = removed + "; " + d.reason;
   }
 }

@@ -52,8 +52,10 @@ struct VerifyRun {
     return dir.path();
   }
   std::unique_ptr<VerifyPlan> plan() { return plan_verify(*source, *io, options); }
+  // Called for each pause verify makes (none by default: its waits are the tests' to play out).
+  std::function<void(std::chrono::milliseconds)> pause;
   VerifyReport run() {
-    VerifyEnvironment env{*source, io, engines, &kmsg, nullptr, nullptr};
+    VerifyEnvironment env{*source, io, engines, &kmsg, nullptr, nullptr, pause};
     return run_verify(plan(), env);
   }
 };
@@ -519,6 +521,67 @@ TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
       << pr->directions[1].reason;
   EXPECT_EQ(report.result, Level::kFail);
   EXPECT_TRUE(pr->target_removed);  // the scratch file still goes
+}
+
+// The removal is still on its way when the 0-byte device answers: the function leaves sysfs only
+// after a while. Verify looks again while it may (kRemovalGrace) and names the vanished device; an
+// ENOSPC with the device staying is given as it is, after the grace; other errors wait for nothing.
+TEST(Verify, ANvmeLeavingSysfsAfterItsErrorIsStillNamedAsRemoved) {
+  namespace fs = std::filesystem;
+  for (int leaves_after : {1, 5, -1}) {  // pauses before the function leaves; -1: it never does
+    SCOPED_TRACE(leaves_after);
+    TempDir copy;
+    fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    VerifyRun r;
+    r.source = open_tree_source(copy.path());
+    r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+    r.options.engine = EngineKind::kKmod;
+    r.target_on(r.nvme1_dir, 259, 1);
+    std::chrono::milliseconds paused{0};
+    int pauses = 0;
+    r.pause = [&](std::chrono::milliseconds wait) {
+      paused += wait;
+      if (++pauses != leaves_after) return;
+      const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
+      fs::remove_all(fs::canonical(link));
+      fs::remove(link);
+    };
+    r.engines.add(EngineKind::kKmod, [&](const TransferRequest&) {
+      TransferResult t;
+      t.error = -ENOSPC;
+      return t;
+    });
+    VerifyReport report = r.run();
+    const PairResult* pr = ran(report);
+    ASSERT_TRUE(pr);
+    const std::string& reason = pr->directions[0].reason;
+    if (leaves_after > 0) {
+      EXPECT_EQ(reason.rfind("the NVMe 0000:06:00.0 (nvme1) is gone from /sys/bus/pci/devices", 0), 0u) << reason;
+      EXPECT_EQ(pauses, leaves_after);
+      EXPECT_EQ(pr->directions[1].outcome, Outcome::kNotRun);
+    } else {
+      EXPECT_EQ(reason.find("gone"), std::string::npos) << reason;
+      EXPECT_NE(reason.find("ENOSPC"), std::string::npos) << reason;
+      EXPECT_GE(paused, kRemovalGrace);  // each direction waited out the grace, and no longer
+      EXPECT_LE(paused, 2 * kRemovalGrace);
+    }
+  }
+  // An I/O error is no removal's answer: nothing waits.
+  VerifyRun r;
+  r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+  r.options.engine = EngineKind::kKmod;
+  r.target_on(r.nvme1_dir, 259, 1);
+  int pauses = 0;
+  r.pause = [&](std::chrono::milliseconds) { ++pauses; };
+  r.engines.add(EngineKind::kKmod, [](const TransferRequest&) {
+    TransferResult t;
+    t.error = -EIO;
+    return t;
+  });
+  VerifyReport report = r.run();
+  ASSERT_TRUE(ran(report));
+  EXPECT_EQ(pauses, 0);
 }
 
 TEST(Verify, RawModeWarnsFirstAndWritesOnlyItsRange) {

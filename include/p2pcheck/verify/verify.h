@@ -8,6 +8,7 @@
 // refusal; run_verify() moves the data. Nothing here prints.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -135,7 +136,15 @@ struct VerifyEnvironment {
   KernelLog* kernel_log = nullptr;  // null: not read
   std::function<void(const PairPlan&, Direction)> on_transfer_start;
   std::function<void(const PairPlan&, const PairResult&)> on_pair_done;
+  // Waits this long (the CLI sleeps); null: never waits. A removed NVMe answers as a 0-byte device
+  // before the kernel takes its function out of sysfs: a transfer that failed so looks again for a
+  // while (kRemovalGrace) before its error is taken for what it says.
+  std::function<void(std::chrono::milliseconds)> pause;
 };
+
+// How long a transfer that failed as a removed device fails (ENOSPC, ENODEV, ENXIO) looks for its
+// functions to leave /sys/bus/pci/devices, and how often.
+inline constexpr std::chrono::milliseconds kRemovalGrace{3000}, kRemovalPoll{100};
 
 struct VerifyReport {
   std::unique_ptr<VerifyPlan> plan;
