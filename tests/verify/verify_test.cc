@@ -66,6 +66,15 @@ const PairResult* ran(const VerifyReport& r) {
   return nullptr;
 }
 
+// An engine whose every transfer fails with `error` (a negative errno).
+std::function<TransferResult(const TransferRequest&)> failing_with(int error) {
+  return [error](const TransferRequest&) {
+    TransferResult t;
+    t.error = error;
+    return t;
+  };
+}
+
 TEST(Verify, OptionsSayWhereToWriteAndConfirmRawMode) {
   VerifyRun r;
   r.options.targets.clear();
@@ -467,11 +476,7 @@ TEST(Verify, SlowIoErrorNearIoTimeoutPointsAtADroppedTransfer) {
   r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
   r.options.engine = EngineKind::kKmod;
   r.target_on(r.nvme1_dir, 259, 1);
-  r.engines.add(EngineKind::kKmod, [](const TransferRequest&) {
-    TransferResult t;
-    t.error = -EIO;
-    return t;
-  });
+  r.engines.add(EngineKind::kKmod, failing_with(-EIO));
   VerifyReport report = r.run();
   const DirectionResult& d = ran(report)->directions[0];
   EXPECT_EQ(d.outcome, Outcome::kFailed);
@@ -483,23 +488,34 @@ TEST(Verify, SlowIoErrorNearIoTimeoutPointsAtADroppedTransfer) {
 // Issue 15: an NVMe removed during the transfer leaves a 0-byte block device behind, whose ENOSPC
 // and short reads read like a full file system. Verify names the vanished device instead, and does
 // not start the other direction.
-TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
-  namespace fs = std::filesystem;
-  TempDir copy;  // a writable copy of the machine, so that its NVMe can go away
-  fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+// A writable copy of the 8-GPU machine whose NVMe 0000:06:00.0 (nvme1) can go away, and a verify run
+// on it: the GPU 0000:05:00.0 to nvme1 by the kmod engine, on a directory of nvme1.
+struct RemovableNvme {
+  TempDir copy;
   VerifyRun r;
-  r.source = open_tree_source(copy.path());
-  r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
-  r.options.engine = EngineKind::kKmod;
-  r.target_on(r.nvme1_dir, 259, 1);
+  RemovableNvme() {
+    std::filesystem::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+    r.source = open_tree_source(copy.path());
+    r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
+    r.options.engine = EngineKind::kKmod;
+    r.target_on(r.nvme1_dir, 259, 1);
+  }
+  // Hot-unplugged: the device's directory and its link go.
+  void unplug() {
+    const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
+    if (std::filesystem::exists(link)) std::filesystem::remove_all(std::filesystem::canonical(link));
+    std::filesystem::remove(link);
+  }
+};
+
+TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
+  RemovableNvme m;
+  VerifyRun& r = m.r;
   int calls = 0;
   r.engines.add(EngineKind::kKmod, [&](const TransferRequest&) {
     ++calls;
-    // Hot-unplugged now: the device's directory and its link go.
-    const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
-    if (fs::exists(link)) fs::remove_all(fs::canonical(link));
-    fs::remove(link);
+    m.unplug();
     TransferResult t;
     t.error = -ENOSPC;
     return t;
@@ -527,31 +543,17 @@ TEST(Verify, ANvmeRemovedDuringTheTransferIsNamedAndNothingMoreRuns) {
 // after a while. Verify looks again while it may (kRemovalGrace) and names the vanished device; an
 // ENOSPC with the device staying is given as it is, after the grace; other errors wait for nothing.
 TEST(Verify, ANvmeLeavingSysfsAfterItsErrorIsStillNamedAsRemoved) {
-  namespace fs = std::filesystem;
   for (int leaves_after : {1, 5, -1}) {  // pauses before the function leaves; -1: it never does
     SCOPED_TRACE(leaves_after);
-    TempDir copy;
-    fs::copy(fixture_root("epyc-mi300x-8gpu"), copy.path(),
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    VerifyRun r;
-    r.source = open_tree_source(copy.path());
-    r.options.selection = {{"0000:05:00.0"}, {"nvme1"}};
-    r.options.engine = EngineKind::kKmod;
-    r.target_on(r.nvme1_dir, 259, 1);
+    RemovableNvme m;
+    VerifyRun& r = m.r;
     std::chrono::milliseconds paused{0};
     int pauses = 0;
     r.pause = [&](std::chrono::milliseconds wait) {
       paused += wait;
-      if (++pauses != leaves_after) return;
-      const std::string link = copy.path() + "/sys/bus/pci/devices/0000:06:00.0";
-      fs::remove_all(fs::canonical(link));
-      fs::remove(link);
+      if (++pauses == leaves_after) m.unplug();
     };
-    r.engines.add(EngineKind::kKmod, [&](const TransferRequest&) {
-      TransferResult t;
-      t.error = -ENOSPC;
-      return t;
-    });
+    r.engines.add(EngineKind::kKmod, failing_with(-ENOSPC));
     VerifyReport report = r.run();
     const PairResult* pr = ran(report);
     ASSERT_TRUE(pr);
@@ -574,11 +576,7 @@ TEST(Verify, ANvmeLeavingSysfsAfterItsErrorIsStillNamedAsRemoved) {
   r.target_on(r.nvme1_dir, 259, 1);
   int pauses = 0;
   r.pause = [&](std::chrono::milliseconds) { ++pauses; };
-  r.engines.add(EngineKind::kKmod, [](const TransferRequest&) {
-    TransferResult t;
-    t.error = -EIO;
-    return t;
-  });
+  r.engines.add(EngineKind::kKmod, failing_with(-EIO));
   VerifyReport report = r.run();
   ASSERT_TRUE(ran(report));
   EXPECT_EQ(pauses, 0);
