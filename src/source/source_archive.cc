@@ -76,45 +76,44 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
   // link's copy of its target (a 5 KB archive of links to one large file once reached 1.3 GB), and
   // a node's worth for every entry and link target.
   std::uint64_t total = 0;
-  // `member` names the member in the messages (archive:member), made only when one is thrown.
-  auto expand = [&](std::uint64_t bytes, const std::string& member) {
+  // The member read last (kept across headers so a broken one is placed after it): one buffer
+  // for every name, as an archive has tens of thousands of members. `where()` names it in a
+  // message (archive:member), made only when one is thrown.
+  std::string last;
+  auto where = [&] { return file + ":" + last; };
+  auto expand = [&](std::uint64_t bytes) {
     total += bytes;
     if (total > kMaxArchiveBytes)
-      throw Error(file + ":" + member,
+      throw Error(where(),
                   "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
     // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
     std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar, -1), 0));
     if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
-      throw Error(file + ":" + member, "archive expands more than " + std::to_string(kMaxExpansionRatio) +
-                                           " times its compressed size (" + mib(total) + " from " +
-                                           std::to_string(packed >> 10) + " KiB so far); refusing a compression bomb");
+      throw Error(where(), "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                               " times its compressed size (" + mib(total) + " from " + std::to_string(packed >> 10) +
+                               " KiB so far); refusing a compression bomb");
   };
-  // The member read last (kept across headers so a broken one is placed after it): one buffer
-  // for every name, as an archive has tens of thousands of members.
-  std::string last;
   archive_entry* entry = nullptr;
   for (;;) {
     int rc = archive_read_next_header(ar, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN)
-      throw Error(last.empty() ? file : file + ":" + last, std::string("broken or truncated archive") +
-                                                               (last.empty() ? "" : " after this member") + ": " +
-                                                               archive_error_text(ar));
+      throw Error(last.empty() ? file : where(), std::string("broken or truncated archive") +
+                                                     (last.empty() ? "" : " after this member") + ": " +
+                                                     archive_error_text(ar));
     bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
     if (raw && archive_filter_count(ar) <= 1)
       throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
     const char* raw_name = archive_entry_pathname(entry);
     last.assign(raw ? "data" : raw_name ? raw_name : "");
-    const std::string& member = last;
-    std::string name = clean_member_name(file, member);
-    auto where = [&] { return file + ":" + member; };
+    std::string name = clean_member_name(file, last);
     if (name.empty()) continue;
-    expand(kEntryBytes + name.size(), member);
+    expand(kEntryBytes + name.size());
     if (const char* hard = archive_entry_hardlink(entry)) {
       std::string target = clean_member_name(file, hard);
       const MemoryTree::Node* node = loaded.tree.find(target);
       if (!node) throw Error(where(), "hard link to a member that is not earlier in the archive");
-      expand(node->data.size(), member);
+      expand(node->data.size());
       MemoryTree::Node copy = *node;
       if (copy.kind == EntryKind::kFile)
         loaded.tree.add_file(std::move(name), std::move(copy.data));
@@ -131,7 +130,7 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
         if (target.size() >= kMaxPathBytes)
           throw Error(where(), "symlink target of " + std::to_string(target.size()) +
                                    " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
-        expand(target.size(), member);
+        expand(target.size());
         loaded.tree.add_link(std::move(name), std::move(target));
         break;
       }
@@ -149,7 +148,7 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
           if (n == 0) break;
           data.append(buf, static_cast<size_t>(n));
           if (data.size() > kMaxFileBytes) throw Error(where(), "member expands beyond " + mib(kMaxFileBytes));
-          expand(static_cast<std::uint64_t>(n), member);
+          expand(static_cast<std::uint64_t>(n));
         }
         loaded.tree.add_file(std::move(name), std::move(data));
         break;

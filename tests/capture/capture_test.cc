@@ -540,8 +540,7 @@ void expect_inputs_read_what_check_reads(Open open, const PairSelection& selecti
   auto own = open();
   own->set_recording(true);
   auto own_report = run_check(*own, options);
-  const AccessLog& captured = inputs->access_log();
-  std::map<std::string, FileRead> captured_contents = captured.contents;
+  const std::map<std::string, FileRead>& captured_contents = inputs->access_log().contents;
   std::set<std::string> gpu_bars;
   for (const Bdf& gpu : own_report->inv.gpus) gpu_bars.insert(own_report->topo.at(gpu).sysfs_path + "/resource");
   for (const auto& [path, read] : own->access_log().contents) {
