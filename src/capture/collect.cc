@@ -109,15 +109,15 @@ Gathered gather_entries(const AccessLog& log, const std::map<std::string, std::s
 }
 
 // Who took it, when, as root or not: the live machine's answers, or those of the capture replayed.
-struct Provenance {
+struct CaptureProvenance {
   std::optional<bool> as_root;
   std::optional<std::time_t> taken;
   std::string hostname;
   ordered_json source_manifest;  // the replayed capture's manifest, without its failure lists
 };
 
-Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& from) {
-  Provenance p;
+CaptureProvenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& from) {
+  CaptureProvenance p;
   if (actions) {
     p.as_root = actions->is_root();
     p.taken = actions->now();
@@ -135,7 +135,7 @@ Provenance provenance(DeviceActions* actions, const std::optional<CaptureInfo>& 
   return p;
 }
 
-std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const Provenance& p,
+std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const CaptureProvenance& p,
                                        const Analysed& analysed, const Gathered& g) {
   std::vector<std::string> notes;
   if (from)
@@ -158,7 +158,7 @@ std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, c
 // With --redact every identifier is replaced; without it the text passes unchanged.
 class Cleaner {
  public:
-  Cleaner(bool redact, const Gathered& g, const Provenance& p, const std::vector<std::string>& serials)
+  Cleaner(bool redact, const Gathered& g, const CaptureProvenance& p, const std::vector<std::string>& serials)
       : redact_(redact) {
     if (!redact) return;
     for (const auto& [path, e] : g.entries)
@@ -187,7 +187,7 @@ class Cleaner {
   Redactor redactor_;
 };
 
-ordered_json build_manifest(Source& source, const Analysed& analysed, const Provenance& p, const Gathered& g,
+ordered_json build_manifest(Source& source, const Analysed& analysed, const CaptureProvenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
                             const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
   ordered_json m;
@@ -272,7 +272,7 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, 
   }
 
   Gathered gathered = gather_entries(source.access_log(), live_files);
-  Provenance prov = provenance(actions, from);
+  CaptureProvenance prov = provenance(actions, from);
   set.mtime = prov.taken ? static_cast<std::int64_t>(*prov.taken) : 0;
 
   Cleaner clean(redact, gathered, prov, identify_serials);

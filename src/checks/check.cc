@@ -3,6 +3,7 @@
 #include "p2pcheck/checks/check.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "p2pcheck/checks/gpu.h"
 #include "p2pcheck/checks/iommu.h"
@@ -13,6 +14,7 @@
 #include "p2pcheck/checks/storage.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/rules/pair_classes.h"
+#include "p2pcheck/source/error.h"
 
 namespace p2pcheck {
 namespace {
@@ -56,35 +58,79 @@ Finding not_carried_finding(CheckArea area, const std::string& why, const std::s
       {CheckArea::kStorage, "storage.stack", "storage stack (namespaces, file systems, device mapper, multipath)"},
   };
   for (const auto& part : parts)
-    if (part.area == area)
-      return {part.id,
-              Level::kUnknown,
-              "",
-              std::string(part.what) + " unknown: " + why,
-              {{source, why}},
-              "run `p2pcheck check` on the machine once it is built"};
+    if (part.area == area) {
+      Finding f{part.id,
+                Level::kUnknown,
+                "",
+                std::string(part.what) + " unknown: " + why,
+                {{source, why}},
+                "run `p2pcheck check` on the machine once it is built"};
+      f.not_carried = why;
+      return f;
+    }
   return {};
 }
 
-// NO PAIRS without a pair; else FAIL if a pair is refused or a finding that concerns the pairs
-// fails; UNKNOWN if one of them is undecided; else PASS (WARN and INFO do not change it).
-Result overall_result(const CheckReport& report) {
-  if (report.pairs.empty()) return Result::kNoPairs;
-  bool unknown = false;
+ResultCounts count_results(const CheckReport& report) {
+  ResultCounts c;
+  c.pairs = report.pairs.size();
   for (std::size_t i = 0; i < report.pairs.size(); ++i) {
     Verdict verdict = report.pairs.shared(i).verdict;
-    if (verdict == Verdict::kNotSupported) return Result::kFail;
-    unknown = unknown || verdict == Verdict::kUnknown;
+    c.allowed += verdict == Verdict::kSupported;
+    c.refused += verdict == Verdict::kNotSupported;
+    c.undecided += verdict == Verdict::kUnknown;
   }
   for (const auto& f : report.findings) {
     if (!concerns_selected_pairs(f, report)) continue;
-    if (f.level == Level::kFail) return Result::kFail;
-    unknown = unknown || f.level == Level::kUnknown;
+    c.failing += f.level == Level::kFail;
+    c.unknown += f.level == Level::kUnknown;
+    c.warnings += f.level == Level::kWarn;
   }
-  return unknown ? Result::kUnknown : Result::kPass;
+  return c;
 }
 
 }  // namespace
+
+Result result_for(const ResultCounts& c, const FailPolicy& policy) {
+  if (c.pairs == 0) return Result::kNoPairs;
+  bool unknown = c.undecided > 0 || c.unknown > 0;
+  if ((policy.refused && c.refused > 0) || (policy.stack && c.failing > 0) || (policy.unknown && unknown) ||
+      (policy.warn && c.warnings > 0))
+    return Result::kFail;
+  return unknown ? Result::kUnknown : Result::kPass;
+}
+
+FailPolicy parse_fail_policy(const std::string& text) {
+  FailPolicy policy{false, false, false, false};
+  std::string_view rest = text;
+  while (true) {
+    std::string_view word = rest.substr(0, rest.find(','));
+    if (word == "refused")
+      policy.refused = true;
+    else if (word == "stack")
+      policy.stack = true;
+    else if (word == "unknown")
+      policy.unknown = true;
+    else if (word == "warn")
+      policy.warn = true;
+    else if (word == "default")
+      policy.refused = policy.stack = true;
+    else
+      throw UsageError("--fail-on " + text + ": expected a comma-separated list of refused, stack, unknown, warn");
+    if (word.size() == rest.size()) break;
+    rest.remove_prefix(word.size() + 1);
+  }
+  return policy;
+}
+
+std::vector<std::string> fail_policy_words(const FailPolicy& policy) {
+  std::vector<std::string> words;
+  if (policy.refused) words.push_back("refused");
+  if (policy.stack) words.push_back("stack");
+  if (policy.unknown) words.push_back("unknown");
+  if (policy.warn) words.push_back("warn");
+  return words;
+}
 
 const char* to_string(Result result) {
   switch (result) {
@@ -123,7 +169,8 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->inv = std::move(state.inv);
   report->machine = std::move(state.machine);
   report->inv.index();  // a plan fills the lists itself
-  report->rules = kernel_rules_for(report->machine, options.assume_kernel);
+  report->supplied = apply_supplied(report->machine, options.supplied);
+  report->rules = kernel_rules_for(report->machine, options.what_if_kernel);
   std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
   // decide_pair() for each, made once per class of pairs that read the same facts
   report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
@@ -153,7 +200,10 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   part(CheckArea::kGpuStack, [&] { return check_gpu(reads.gpu, report->machine, report->topo, report->inv); });
   part(CheckArea::kStorage, [&] { return check_storage(reads.storage); });
   if (reads.recorded_verify) add({check_recorded_verify(*reads.recorded_verify, report->pairs)});
-  report->result = overall_result(*report);
+  for (Finding& f : report->findings) finish_provenance(f);
+  report->fail_on = options.fail_on;
+  report->counts = count_results(*report);
+  report->result = result_for(report->counts, report->fail_on);
   return report;
 }
 

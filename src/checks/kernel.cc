@@ -13,80 +13,179 @@ std::string hex_family(int family) {
   return buf;
 }
 
-Finding release_finding(const Machine& m, const KernelRules& rules) {
-  Finding release{"kernel.release", Level::kInfo, "", "", {}, ""};
-  release.message =
-      "kernel " + (rules.release.empty() ? std::string("unknown") : rules.release) +
-      (rules.assumed ? " (assumed with --assume-kernel; " +
-                           (m.kernel_release.empty() ? std::string("the source does not say which it runs")
-                                                     : "the source runs " + m.kernel_release) +
-                           ")"
-                     : "") +
-      (m.os.pretty_name.empty() ? "" : ", " + m.os.pretty_name);
-  release.evidence.push_back({"/proc/sys/kernel/osrelease", m.kernel_release.empty() ? "(missing)" : m.kernel_release});
-  if (!m.os.file.empty()) release.evidence.push_back({m.os.file, "PRETTY_NAME=" + m.os.pretty_name});
-  if (rules.release.empty()) {
-    release.level = Level::kUnknown;
-    release.message = "kernel release unknown: /proc/sys/kernel/osrelease and /proc/version are missing";
-    if (std::string why = m.not_carried({"/proc/sys/kernel/osrelease"}); !why.empty()) {
-      release.not_carried = why;
-      release.message = "kernel release unknown: it is " + why;
-      release.evidence.front().value = why;
-      release.fix = "evaluate a release's rules with --assume-kernel REL (e.g. the one the machine runs)";
-    }
+// Where the judged release came from, as evidence: the input's file, or the option that gave it.
+Evidence release_evidence(const KernelRules& rules) {
+  switch (rules.origin) {
+    case KernelOrigin::kSupplied: return {"--kernel-release", rules.release};
+    case KernelOrigin::kWhatIf: return {"--what-if-kernel", rules.release};
+    case KernelOrigin::kInput: return {"/proc/sys/kernel/osrelease", rules.release};
+    case KernelOrigin::kUnknown: break;
   }
+  return {"/proc/sys/kernel/osrelease", "(missing)"};
+}
+
+Provenance kernel_state(const KernelRules& rules) {
+  return rules.what_if()                              ? Provenance::kWhatIf
+         : rules.origin == KernelOrigin::kSupplied ? Provenance::kSupplied
+                                                    : Provenance::kObserved;
+}
+
+// What to ask for when the kernel release is not in the input.
+constexpr const char* kReleaseFix =
+    "give the release the machine runs with --kernel-release REL (`uname -r` there), or replay a `p2pcheck capture` "
+    "of it; --what-if-kernel REL asks what another kernel would decide";
+
+Finding release_finding(const Machine& m, const KernelRules& rules) {
+  Finding release{"kernel.release", Level::kInfo, "", "", {release_evidence(rules)}, ""};
+  release.state = kernel_state(rules);
+  std::string os = m.os.pretty_name.empty() ? "" : ", " + m.os.pretty_name;
+  switch (rules.origin) {
+    case KernelOrigin::kInput: release.message = "kernel " + rules.release + os; break;
+    case KernelOrigin::kSupplied:
+      release.message = "kernel " + rules.release + " (supplied with --kernel-release; the input does not say)" + os;
+      break;
+    case KernelOrigin::kWhatIf:
+      release.message = "what-if: the rules of kernel " + rules.release + " (--what-if-kernel), not the kernel the " +
+                        (rules.input_release.empty() ? std::string("input runs (it does not say which)")
+                                                     : "input runs (" + rules.input_release + ")") +
+                        os;
+      break;
+    case KernelOrigin::kUnknown:
+      release.level = Level::kUnknown;
+      release.message = "kernel release unknown: /proc/sys/kernel/osrelease and /proc/version are missing";
+      release.fix = kReleaseFix;
+      if (std::string why = m.not_carried({"/proc/sys/kernel/osrelease"}); !why.empty()) {
+        release.not_carried = why;
+        release.message = "kernel release unknown: it is " + why;
+        release.evidence.front().value = why;
+      }
+      break;
+  }
+  if (!m.os.file.empty()) release.evidence.push_back({m.os.file, "PRETTY_NAME=" + m.os.pretty_name});
   return release;
 }
 
+// Distribution kernels known to have CONFIG_PCI_P2PDMA, for a fix that says which to boot.
+std::string kernels_with_p2pdma(const Machine& m) {
+  std::string out;
+  if (const DistroKernel* distro = find_distro_kernel(m.os); distro && !distro->p2pdma)
+    for (const auto& row : distro_kernels())
+      if (row.p2pdma && std::string(row.target).rfind(std::string(distro->target) + "-", 0) == 0)
+        out += " (e.g. " + std::string(row.os) + " kernel " + row.kernel + ")";
+  return out +
+         "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 SP7";
+}
+
 Finding config_finding(const Machine& m, const KernelRules& rules) {
-  const DistroKernel* distro = find_distro_kernel(m.os);
   Finding config{"kernel.config_p2pdma", Level::kPass, "", "", {}, ""};
-  if (rules.assumed) {
-    config.level = Level::kInfo;
-    config.message = "CONFIG_PCI_P2PDMA not checked: --assume-kernel evaluates another kernel's rules";
-  } else if (rules.p2pdma_enabled == Tri::kUnknown) {
-    config.level = Level::kUnknown;
-    std::string tried;
-    for (const auto& t : m.config.tried) tried += (tried.empty() ? "" : ", ") + t;
-    config.message = "CONFIG_PCI_P2PDMA unknown: no kernel configuration found (looked in " + tried + ")";
-    config.fix = "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
-                 "), or load configs.ko for /proc/config.gz";
-    if (std::string why = m.not_carried({"/proc/config.gz", "/boot"}); !why.empty() || rules.release.empty()) {
-      if (!why.empty()) config.not_carried = why;
-      config.message = "CONFIG_PCI_P2PDMA unknown: the kernel configuration is " +
-                       (why.empty() ? std::string("unknown without the kernel release") : why);
-      config.fix = "evaluate a release's rules with --assume-kernel REL, which takes its CONFIG_PCI_P2PDMA as set";
-    }
-  } else if (rules.p2pdma_enabled == Tri::kYes) {
-    config.message = "CONFIG_PCI_P2PDMA=y";
-    config.evidence.push_back({rules.config_file, "CONFIG_PCI_P2PDMA=y"});
-  } else {
-    config.level = Level::kFail;
-    config.message = "kernel built without CONFIG_PCI_P2PDMA: no P2P DMA at all (it cannot be enabled at run time)";
-    config.evidence.push_back({rules.config_file, "# CONFIG_PCI_P2PDMA is not set"});
-    config.fix = "boot a kernel built with CONFIG_PCI_P2PDMA=y";
-    if (distro && !distro->p2pdma) {
-      for (const auto& row : distro_kernels())
-        if (row.p2pdma && std::string(row.target).rfind(std::string(distro->target) + "-", 0) == 0)
-          config.fix += " (e.g. " + std::string(row.os) + " kernel " + row.kernel + ")";
-    }
-    config.fix +=
-        "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 SP7";
+  config.state = rules.config_supplied ? Provenance::kSupplied : kernel_state(rules);
+  const std::string boot = "boot a kernel built with CONFIG_PCI_P2PDMA=y" + kernels_with_p2pdma(m);
+  switch (rules.p2pdma_basis) {
+    case P2pdmaBasis::kConfig:
+      config.evidence.push_back({rules.config_file, rules.p2pdma_enabled == Tri::kYes
+                                                        ? "CONFIG_PCI_P2PDMA=y"
+                                                        : "# CONFIG_PCI_P2PDMA is not set"});
+      if (rules.p2pdma_enabled == Tri::kYes) {
+        config.message = "CONFIG_PCI_P2PDMA=y";
+        if (config.state != Provenance::kObserved) {
+          config.level = Level::kInfo;
+          config.message += rules.config_supplied ? " (supplied with --kernel-config)" : "";
+        }
+      } else {
+        config.level = Level::kFail;
+        config.message =
+            "kernel built without CONFIG_PCI_P2PDMA: no P2P DMA at all (it cannot be enabled at run time)" +
+            std::string(rules.config_supplied ? " (supplied with --kernel-config)" : "");
+        config.fix = boot;
+      }
+      return config;
+    case P2pdmaBasis::kBeforeP2pdma:
+      config.level = Level::kFail;
+      config.evidence.push_back(release_evidence(rules));
+      config.message = "kernel " + rules.release + " is older than " + kFirstP2pdmaRelease.str() +
+                       ", the first kernel with P2PDMA: no P2P DMA at all";
+      config.fix = boot;
+      return config;
+    case P2pdmaBasis::kDistroTable:
+      config.evidence.push_back(release_evidence(rules));
+      config.evidence.push_back({"hipFile's distribution table", std::string(rules.distro->target) + ": " +
+                                                                    rules.distro->kernel + ", CONFIG_PCI_P2PDMA " +
+                                                                    (rules.distro->p2pdma ? "=y" : "not set")});
+      config.message = "kernel " + rules.release + " is " + rules.distro->os + "'s series, whose default kernel " +
+                       (rules.distro->p2pdma ? "has CONFIG_PCI_P2PDMA=y" : "is built without CONFIG_PCI_P2PDMA") +
+                       " (hipFile's distribution table; this kernel's own config was not read)";
+      if (rules.distro->p2pdma) {
+        config.level = Level::kInfo;
+      } else {
+        config.level = Level::kFail;
+        config.fix = boot;
+      }
+      return config;
+    case P2pdmaBasis::kWhatIfAssumed:
+      config.level = Level::kInfo;
+      config.evidence.push_back(release_evidence(rules));
+      config.message = "what-if: kernel " + rules.release +
+                       " taken as built with CONFIG_PCI_P2PDMA=y (its release names no distribution kernel whose "
+                       "config is known)";
+      return config;
+    case P2pdmaBasis::kUnknown: break;
+  }
+  config.level = Level::kUnknown;
+  std::string tried;
+  for (const auto& t : m.config.tried) tried += (tried.empty() ? "" : ", ") + t;
+  config.message = "CONFIG_PCI_P2PDMA unknown: no kernel configuration found (looked in " + tried + ")";
+  config.evidence.push_back({tried.empty() ? "/proc/config.gz" : m.config.tried.front(), "not found"});
+  config.fix = "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
+               "), load configs.ko for /proc/config.gz, or give --kernel-config FILE|p2pdma=y";
+  if (std::string why = m.not_carried({"/proc/config.gz", "/boot"}); !why.empty() || rules.release.empty()) {
+    if (!why.empty()) config.not_carried = why;
+    config.message = "CONFIG_PCI_P2PDMA unknown: the kernel configuration is " +
+                     (why.empty() ? std::string("unknown without the kernel release") : why);
+    config.evidence.back() = {"/proc/config.gz", why.empty() ? "kernel release unknown" : why};
+    config.fix =
+        "give the machine's kernel config with --kernel-config FILE (ask for /boot/config-$(uname -r) or `zcat "
+        "/proc/config.gz`), or --kernel-config p2pdma=y|n if you know it";
   }
   return config;
 }
 
-Finding known_bad_finding(const KernelRules& rules) {
+Finding known_bad_finding(const Machine& m, const KernelRules& rules) {
   Finding bad{"kernel.known_bad", Level::kPass, "", "kernel not on the known-bad list (RHEL 9.8 / 10.2)", {}, ""};
+  bad.state = kernel_state(rules);
+  if (rules.release.empty()) {
+    bad.level = Level::kUnknown;
+    bad.message = "known-bad kernels (RHEL 9.8 / 10.2) cannot be ruled out: the kernel release is unknown";
+    bad.not_carried = m.not_carried({"/proc/sys/kernel/osrelease"});
+    bad.evidence.push_back({"/proc/sys/kernel/osrelease", bad.not_carried.empty() ? "(missing)" : bad.not_carried});
+    bad.fix = kReleaseFix;
+    return bad;
+  }
+  bad.evidence.push_back(release_evidence(rules));
   if (rules.known_bad) {
     bad.level = Level::kFail;
     bad.message =
         std::string(rules.known_bad->name) + " kernel: P2PDMA there can corrupt memory; never use the fastpath";
-    bad.evidence.push_back({"/proc/sys/kernel/osrelease", rules.release});
     bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA (source: " +
               std::string(rules.known_bad->source) + ")";
+  } else if (bad.state != Provenance::kObserved) {
+    bad.level = Level::kInfo;  // a release the input did not show cannot PASS
+    bad.message = "kernel " + rules.release + " is not on the known-bad list (RHEL 9.8 / 10.2)";
   }
   return bad;
+}
+
+// A what-if must not hide the danger of the kernel the machine really runs.
+std::optional<Finding> input_known_bad_finding(const KernelRules& rules) {
+  if (!rules.what_if() || !rules.input_known_bad) return std::nullopt;
+  Finding f{"kernel.input_known_bad",
+            Level::kWarn,
+            "",
+            "the machine runs " + rules.input_release + ", a " + rules.input_known_bad->name +
+                " kernel that can corrupt memory with P2PDMA; this answer is for kernel " + rules.release +
+                " (--what-if-kernel), not the one it runs",
+            {{"/proc/sys/kernel/osrelease", rules.input_release}},
+            "boot " + rules.release + " (or another kernel not on the known-bad list) before using P2PDMA"};
+  return f;
 }
 
 // hipFile's distribution table row for this OS, if it has one.
@@ -116,17 +215,21 @@ Finding cpu_finding(const Machine& m) {
                   "allowlisted host bridge";
   } else if (c.vendor_id.empty()) {
     cpu.level = Level::kUnknown;
+    cpu.evidence.push_back({"/proc/cpuinfo", "not present"});
     std::string not_carried = m.not_carried({"/proc/cpuinfo"});
     if (!not_carried.empty()) {
       cpu.not_carried = not_carried;
+      cpu.evidence.back().value = not_carried;
       cpu.message = "CPU vendor unknown (" + not_carried + "): the AMD Zen rule cannot be applied";
-      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or a /proc/cpuinfo file beside the dump";
+      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's /proc/cpuinfo";
     } else {
       cpu.message = "CPU vendor unknown (no /proc/cpuinfo): the AMD Zen rule cannot be applied";
+      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's /proc/cpuinfo";
     }
   } else {
     cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
                                                  " (" + hex_family(c.family) + "), model name " + c.model_name});
+    if (c.supplied) cpu.state = Provenance::kSupplied;
     if (cpu_supports_p2pdma(c) == Tri::kYes) {
       cpu.message =
           "AMD Zen or newer (family " + hex_family(c.family) + "): the kernel allows P2P through the root complex";
@@ -176,7 +279,8 @@ std::vector<Finding> check_kernel(const Machine& m, const KernelRules& rules) {
   std::vector<Finding> out;
   out.push_back(release_finding(m, rules));
   out.push_back(config_finding(m, rules));
-  out.push_back(known_bad_finding(rules));
+  out.push_back(known_bad_finding(m, rules));
+  if (auto input_bad = input_known_bad_finding(rules)) out.push_back(*input_bad);
   if (auto distro = distribution_finding(m)) out.push_back(*distro);
   out.push_back({"kernel.allowlist_table", Level::kInfo, "", allowlist_table_note(rules), {}, ""});
   out.push_back(cpu_finding(m));

@@ -17,8 +17,11 @@ struct CaptureOptions {
 };
 
 int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
-  if (!o.assume_kernel.empty())
-    throw UsageError("capture records the machine as it is; --assume-kernel applies when replaying it");
+  if (!o.what_if_kernel.empty() || !o.kernel_release.empty() || !o.kernel_config.empty() || !o.cpu.empty() ||
+      !o.fail_on.empty())
+    throw UsageError(
+        "capture records the machine as it is; --what-if-kernel, --kernel-release, --kernel-config, --cpu and "
+        "--fail-on apply when replaying it");
   capture_compression_for(c.output);  // a name the writer would refuse, refused before any reading
   auto source = open_source(o);
   std::unique_ptr<DeviceActions> actions;

@@ -73,15 +73,10 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
     throw UsageError(
         "fleet checks each machine's pairs (those its capture recorded with capture --gpu/--nvme, else every pair); "
         "--gpu and --nvme apply to one machine");
-  if (!o.cpu.empty()) throw UsageError("--cpu is for one lspci dump; fleet judges each input by what it carries");
   if (o.json && f.csv) throw UsageError("--json and --csv both print to stdout; pick one");
   FleetOptions options;
   options.jobs = f.jobs;
-  if (!o.assume_kernel.empty()) {
-    if (!parse_kernel_version(o.assume_kernel))
-      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
-    options.assume_kernel = o.assume_kernel;
-  }
+  options.check = check_options(o);
   std::vector<UnreadableInput> unreadable;
   std::vector<std::string> inputs = expand_inputs(f.inputs, unreadable);
   // Progress on stderr: rewritten in place on a terminal, about every tenth otherwise (logs).

@@ -1,6 +1,11 @@
 #include "options.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +16,7 @@
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/live/kmod_control.h"
 #include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/model/supplied.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -40,12 +46,20 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->delimiter(',');
   app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
-  app.add_option("--assume-kernel", o.assume_kernel, "evaluate the rules of another kernel release (e.g. 7.1)");
+  app.add_option("--what-if-kernel", o.what_if_kernel,
+                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so");
+  app.add_option("--assume-kernel", o.what_if_kernel, "the same as --what-if-kernel (its former name)");
+  app.add_option("--kernel-release", o.kernel_release,
+                 "the release the machine runs, for an input that does not say (used only then)");
+  app.add_option("--kernel-config", o.kernel_config,
+                 "the machine's kernel config (a file, or p2pdma=y|n), for an input without one (used only then)");
+  app.add_option("--fail-on", o.fail_on,
+                 "what makes check FAIL: a list of refused, stack, unknown, warn (default refused,stack)");
   app.add_option("--plan", o.plan,
                  "analyse a planned server described in a TOML file (docs/plan.md) instead of a machine");
-  app.add_option(
-      "--cpu", o.cpu,
-      "for --dump imports without the CPU (lspci dumps): amd-zen, amd-pre-zen, intel, hygon, or a /proc/cpuinfo file");
+  app.add_option("--cpu", o.cpu,
+                 "the machine's CPU, for an input without one (used only then): amd-zen, amd-pre-zen, intel, hygon, "
+                 "or a /proc/cpuinfo file");
 }
 
 void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands) {
@@ -110,8 +124,6 @@ std::unique_ptr<Source> open_source_and_manifest(const GlobalOptions& o, std::op
     throw UsageError(
         "--plan describes a server that is not built yet; this command needs a machine (--root, --dump or this one)");
   if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
-  if (!o.cpu.empty() && o.dump.empty())
-    throw UsageError("--cpu is for --dump imports that do not say which CPU the machine has (lspci dumps)");
   if (!o.dump.empty() && replay) {
     OpenedDump opened = open_dump(o.dump, ImportOptions{o.cpu});
     *replay = std::move(opened.info);
@@ -137,7 +149,6 @@ Input open_input(const GlobalOptions& o) {
   }
   if (!o.root.empty() || !o.dump.empty())
     throw UsageError("--plan and --root/--dump select different inputs; give one");
-  if (!o.cpu.empty()) throw UsageError("--cpu is for --dump imports; a plan names its CPU in [cpu]");
   input.plan = load_plan(o.plan);
   input.source = plan_source(*input.plan);
   return input;
@@ -246,18 +257,64 @@ int exit_for(Result result) {
 
 namespace {
 
-CheckOptions check_options(const GlobalOptions& o) {
-  CheckOptions options;
-  options.selection = o.selection;
-  if (!o.assume_kernel.empty()) {
-    if (!parse_kernel_version(o.assume_kernel))
-      throw UsageError("--assume-kernel " + o.assume_kernel + ": expected a release such as 6.8 or 7.1.0");
-    options.assume_kernel = o.assume_kernel;
+// A small file the user names on the command line (--kernel-config, --cpu): a regular file only,
+// opened without blocking (a FIFO would hang), read up to `cap` bytes.
+std::string read_option_file(const std::string& option, const std::string& file, std::size_t cap) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw UsageError(option + " " + file + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UsageError(option + " " + file + ": not a regular file");
   }
-  return options;
+  std::string bytes;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || bytes.size() + static_cast<std::size_t>(n) > cap) {
+      ::close(fd);
+      throw UsageError(option + " " + file + (n < 0 ? ": " + std::string(std::strerror(errno)) : ": too large"));
+    }
+    bytes.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+void check_release(const char* option, const std::string& release) {
+  if (!parse_kernel_version(release))
+    throw UsageError(std::string(option) + " " + release + ": expected a release such as 6.8 or 5.14.0-570.el9_6");
+  if (release.size() > kMaxReleaseBytes) throw UsageError(std::string(option) + ": longer than a kernel release");
 }
 
 }  // namespace
+
+CheckOptions check_options(const GlobalOptions& o) {
+  CheckOptions options;
+  options.selection = o.selection;
+  if (!o.what_if_kernel.empty()) {
+    check_release("--what-if-kernel", o.what_if_kernel);
+    options.what_if_kernel = o.what_if_kernel;
+  }
+  if (!o.kernel_release.empty()) {
+    check_release("--kernel-release", o.kernel_release);
+    options.supplied.kernel_release = o.kernel_release;
+  }
+  if (!o.kernel_config.empty()) {
+    std::string label = "--kernel-config " + o.kernel_config;
+    const bool keyword = o.kernel_config.rfind("p2pdma=", 0) == 0;
+    std::optional<std::string> bytes;
+    if (!keyword) bytes = read_option_file("--kernel-config", o.kernel_config, 16u << 20);
+    options.supplied.kernel_config = supplied_kernel_config(label, bytes);
+  }
+  if (!o.cpu.empty()) {
+    CpuInfo cpu = parse_cpuinfo(cpuinfo_for_option(o.cpu));
+    cpu.evidence_file = "--cpu " + o.cpu;
+    options.supplied.cpu = cpu;
+  }
+  if (!o.fail_on.empty()) options.fail_on = parse_fail_policy(o.fail_on);
+  return options;
+}
 
 std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o) {
   if (!input.plan) return checked(*input.source, o, selection_for(input, o));

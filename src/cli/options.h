@@ -42,8 +42,11 @@ struct GlobalOptions {
   bool verbose = false;  // check: also the checks that pass and the notes
   bool quiet = false;    // check: only the RESULT line
   PairSelection selection;
-  std::string assume_kernel;
-  std::string cpu;   // --cpu, for imports that lack the CPU
+  std::string what_if_kernel;  // --what-if-kernel (or its alias --assume-kernel)
+  std::string kernel_release;  // --kernel-release: supplied where the input has none
+  std::string kernel_config;   // --kernel-config FILE|p2pdma=y|n: supplied likewise
+  std::string cpu;             // --cpu: supplied likewise
+  std::string fail_on;         // --fail-on refused,stack,unknown,warn
   std::string plan;  // --plan FILE: a planned server instead of a machine
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
@@ -91,6 +94,9 @@ int json_indent(const GlobalOptions& o);  // json_output()'s indent: 2 for --jso
 // Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
 void print_text(const GlobalOptions& o, const std::string& text);
 int exit_for(Result result);
+// The check's options from the command line: the what-if kernel, supplied facts (files read here),
+// the --fail-on policy. Throws UsageError on a value it cannot take.
+CheckOptions check_options(const GlobalOptions& o);
 // run_check with the options given and those pairs; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection);

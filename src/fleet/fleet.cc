@@ -200,8 +200,10 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
   if (!is_dir(input) && looks_like_json(head_of(input, 4096))) {
-    if (options.assume_kernel)
-      throw Error(input, "a saved check --json was judged when it was made; --assume-kernel needs the capture");
+    if (options.check.what_if_kernel || !options.check.supplied.empty())
+      throw Error(input,
+                  "a saved check --json was judged when it was made; --what-if-kernel and supplied facts need the "
+                  "capture");
     auto doc = parse_outside_json(read_whole(input), input);
     if (!doc) throw Error(input, "not valid JSON; expected a saved `p2pcheck check --json`");
     return summarize_check_json(*doc, input);
@@ -210,8 +212,7 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
   OpenedDump opened = open_dump(input, ImportOptions{});
   Source& source = *opened.source;
   const std::optional<CaptureInfo>& info = opened.info;
-  CheckOptions check;
-  check.assume_kernel = options.assume_kernel;
+  CheckOptions check = options.check;
   // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would.
   if (info) check.selection = info->selection;
   auto report = run_check(source, check);

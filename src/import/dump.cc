@@ -135,11 +135,6 @@ std::optional<std::string> top_with(const MemoryTree& tree, const std::string& c
   return std::nullopt;
 }
 
-void no_cpu_option(const ImportOptions& options, const std::string& file) {
-  if (!options.cpu.empty())
-    throw UsageError("--cpu: " + file + " is a captured root with its own /proc/cpuinfo; --cpu is for lspci dumps");
-}
-
 // Compressed (gzip, xz, zstd, bzip2) or a tar header: libarchive reads it; anything else is text.
 bool looks_like_archive(const std::string& head) {
   bool compressed = starts_with(head, "\x1f\x8b", 2) ||
@@ -165,7 +160,6 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
   if (auto prefix = top_with(loaded.tree, "sos_commands"))
     return import_source(import_sosreport(std::move(loaded.tree).subtree(*prefix), file, options), "sosreport " + file);
   if (auto prefix = top_with(loaded.tree, "sys")) {
-    no_cpu_option(options, file);
     MemoryTree root = std::move(loaded.tree).subtree(*prefix);
     // A p2pcheck capture says which files could not be read on the machine: they replay as such
     // (the Source makes each a file of its directory; from schema 3 no member holds its place).
@@ -202,7 +196,6 @@ std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOpti
       return import_source(import_sosreport(sos, file, options), "sosreport " + file);
     }
     if (stat((file + "/sys").c_str(), &st) == 0) {
-      no_cpu_option(options, file);
       return with_capture_manifest(open_tree_source(file));
     }
     // An unpacked capture or tarball: the root inside its one top folder, as for archives.

@@ -142,22 +142,19 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   };
   std::string vendor = info("CPUVendor"), family = info("CPUFamilyNumber");
   if (!vendor.empty() && !family.empty()) {
-    if (!options.cpu.empty())
-      throw UsageError("--cpu: " + name + " says which CPU the machine has (CPUVendor " + vendor + ")");
     builder.set_file("/proc/cpuinfo",
                      "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
                          "\nmodel\t\t: " + (info("CPUModelNumber").empty() ? "0" : info("CPUModelNumber")) +
                          "\nmodel name\t: " + info("CPUModel") + "\n\n");
-  } else if (!options.cpu.empty()) {
-    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
-    builder.note("CPU assumed from --cpu " + options.cpu);
   } else if (std::string cpuinfo = non_x86_cpuinfo(info("Architecture"), info("CPUModel")); !cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);
     builder.note("CPU: a " + info("Architecture") +
                  " machine (hwloc's Architecture): not x86, so the kernel's AMD Zen rule cannot pass");
   } else {
     builder.not_carried("/proc/cpuinfo");
-    builder.note("CPU unknown: the hwloc XML has no CPUVendor/CPUFamilyNumber; pass --cpu");
+    // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
+    builder.note(options.cpu.empty() ? "CPU unknown: the hwloc XML has no CPUVendor/CPUFamilyNumber; pass --cpu"
+                                     : "CPU not in the hwloc XML: --cpu " + options.cpu + " supplies it");
   }
   if (std::string release = info("OSRelease"); !release.empty() && info("OSName") == "Linux")
     builder.set_file("/proc/sys/kernel/osrelease", release + "\n");

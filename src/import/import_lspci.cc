@@ -343,18 +343,15 @@ int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& confi
 void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
                        const std::string* tree_text, int disagreements, const std::string& cpuinfo,
                        const std::string& name, const ImportOptions& options) {
-  if (!cpuinfo.empty() && !options.cpu.empty())
-    throw UsageError("--cpu: " + name + " came with a cpuinfo file; give one of them");
+  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
   if (!cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);
-  } else if (!options.cpu.empty()) {
-    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
-    builder.note("CPU assumed from --cpu " + options.cpu);
   } else {
     builder.not_carried("/proc/cpuinfo");
-    builder.note(
-        "CPU unknown (lspci output does not carry it): pass --cpu amd-zen|amd-pre-zen|intel|hygon, or put "
-        "/proc/cpuinfo beside the dump in a directory");
+    builder.note(options.cpu.empty() ? "CPU unknown (lspci output does not carry it): pass --cpu "
+                                       "amd-zen|amd-pre-zen|intel|hygon, or put /proc/cpuinfo beside the dump in a "
+                                       "directory"
+                                     : "CPU not in lspci output: --cpu " + options.cpu + " supplies it");
   }
   for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
                            "/proc/mounts", "/sys/class/iommu"})
@@ -366,8 +363,8 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
   if (!have_drivers)
     for (const char* area : kDriverAreas) builder.not_carried(area);
   builder.note(
-      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): use --assume-kernel "
-      "to evaluate a release's rules");
+      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): give them with "
+      "--kernel-release REL and --kernel-config FILE|p2pdma=y (ask for `uname -r` and the kernel's config)");
   builder.note(tree_text
                    ? "hierarchy from lspci -t" + std::string(disagreements
                                                                  ? " (it disagrees with the bridge bus numbers for " +

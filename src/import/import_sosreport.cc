@@ -96,12 +96,10 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   for (auto& [path, bytes] : configs) builder.set_file(path, bytes);
 
   bool has_cpuinfo = file(sos, "/proc/cpuinfo") != nullptr;
-  if ((has_cpuinfo || cpu_from_udev) && !options.cpu.empty())
-    throw UsageError("--cpu: " + name + " says which CPU the machine has (proc/cpuinfo)");
-  if (has_cpuinfo)
-    builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
-  else if (!cpu_from_udev && !options.cpu.empty())
-    builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
+  if (has_cpuinfo) builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
+  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
+  if (!has_cpuinfo && !cpu_from_udev && !options.cpu.empty())
+    builder.note("CPU not in the sosreport: --cpu " + options.cpu + " supplies it");
 
   // uname -a: "Linux host 6.8.0-45-generic #45-Ubuntu SMP ..." -> the release is the third word.
   if (!file(sos, "/proc/sys/kernel/osrelease")) {

@@ -212,16 +212,11 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options) {
   SysfsBuilder builder("udev", name);
   bool cpu = add_udev_devices(parse_udev_db(db, name), name, builder);
-  if (cpu && !options.cpu.empty())
-    throw UsageError("--cpu: " + name + " says which CPU the machine has (CPU 0's modalias)");
+  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
   if (!cpu) {
-    if (!options.cpu.empty()) {
-      builder.set_file("/proc/cpuinfo", cpuinfo_for_option(options.cpu));
-      builder.note("CPU assumed from --cpu " + options.cpu);
-    } else {
-      builder.not_carried("/proc/cpuinfo");
-      builder.note("CPU unknown: the udev database has no CPU 0 modalias; pass --cpu");
-    }
+    builder.not_carried("/proc/cpuinfo");
+    builder.note(options.cpu.empty() ? "CPU unknown: the udev database has no CPU 0 modalias; pass --cpu"
+                                     : "CPU not in the udev database: --cpu " + options.cpu + " supplies it");
   }
   for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
                            "/proc/mounts", "/sys/class/iommu"})
@@ -233,8 +228,8 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
       "udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "
       "type are unknown; a pair whose verdict needs them stays unknown (ask for `lspci -xxxx` run as root)");
   builder.note(
-      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in the udev database): use "
-      "--assume-kernel to evaluate a release's rules");
+      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in the udev database): give them with "
+      "--kernel-release REL and --kernel-config FILE|p2pdma=y (ask for `uname -r` and the kernel's config)");
   return builder.finish();
 }
 

@@ -16,6 +16,24 @@ const char* to_string(Level level) {
   return "UNKNOWN";
 }
 
+const char* to_string(Provenance p) {
+  switch (p) {
+    case Provenance::kObserved: return "observed";
+    case Provenance::kNotCarried: return "not_carried";
+    case Provenance::kUnreadable: return "unreadable";
+    case Provenance::kSupplied: return "supplied";
+    case Provenance::kWhatIf: return "what_if";
+  }
+  return "observed";
+}
+
+void finish_provenance(Finding& finding) {
+  if (!finding.not_carried.empty())
+    finding.state = Provenance::kNotCarried;
+  else if (finding.level == Level::kUnknown && finding.state == Provenance::kObserved)
+    finding.state = Provenance::kUnreadable;
+}
+
 int severity(Level l) {
   switch (l) {
     case Level::kPass: return 0;

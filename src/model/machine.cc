@@ -15,6 +15,11 @@
 namespace p2pcheck {
 namespace {
 
+std::optional<std::string> gunzip(const std::string& in);
+void parse_config(KernelConfig& config, std::string_view text, const std::string& file);
+
+}  // namespace
+
 CpuInfo parse_cpuinfo(std::string_view text) {
   CpuInfo cpu;
   // CPU 0's block comes first and no kernel prints one of more than a few KB (x86's flags line is
@@ -55,6 +60,8 @@ CpuInfo parse_cpuinfo(std::string_view text) {
   }
   return cpu;
 }
+
+namespace {
 
 std::optional<std::string> gunzip(const std::string& data) {
   z_stream zs{};
@@ -123,6 +130,18 @@ KernelConfig read_kernel_config(Source& src, const std::string& release, std::ma
 }
 
 }  // namespace
+
+KernelConfig parse_kernel_config(std::string bytes, const std::string& file) {
+  KernelConfig config;
+  if (bytes.size() >= 2 && bytes[0] == '\x1f' && bytes[1] == '\x8b') {
+    auto plain = gunzip(bytes);
+    if (!plain) throw Error(file, "not a valid gzip stream; expected the kernel's compressed config");
+    bytes = std::move(*plain);
+  }
+  config.file = file;
+  parse_config(config, bytes, file);
+  return config;
+}
 
 std::optional<std::string> KernelConfig::get(const std::string& name) const {
   if (!known()) return std::nullopt;

@@ -216,7 +216,8 @@ json check_json(const CheckReport& r, bool with_pairs) {
   json j = json_envelope("p2pcheck.check", r.source);
   j["result"] = to_string(r.result);
   j["kernel"] = {{"release", r.rules.release},
-                 {"assumed", r.rules.assumed},
+                 {"origin", to_string(r.rules.origin)},
+                 {"assumed", r.rules.what_if()},
                  {"vendor_kernel", r.rules.vendor_kernel},
                  {"table", allowlist_table_note(r.rules)},
                  {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}};
@@ -244,44 +245,6 @@ json explain_json(const CheckReport& r, const PairDecision& d) {
 }
 
 namespace {
-
-const char* result_color(Result r) {
-  switch (r) {
-    case Result::kPass: return "32";
-    case Result::kFail: return "1;31";
-    case Result::kUnknown: return "35";
-    case Result::kNoPairs: return "33";
-  }
-  return "0";
-}
-
-// "storage.stack (nvme6n1, nvme7n1)": a failing or unknown check by its stable id and what it is about.
-std::string causes_text(const CheckReport& r, Level level) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> causes;  // id -> subjects, first seen first
-  for (const auto& f : r.findings) {
-    if (f.level != level || !concerns_selected_pairs(f, r)) continue;
-    auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == f.id; });
-    if (it == causes.end()) it = causes.insert(causes.end(), {f.id, {}});
-    // A finding about several devices (merged, not carried) names each of them.
-    std::vector<std::string> subjects;
-    if (!f.not_carried.empty() && f.devices.size() > 1)
-      for (const Bdf& b : f.devices) subjects.push_back(b.str());
-    else if (!f.subject.empty())
-      subjects.push_back(f.subject);
-    for (const std::string& s : subjects)
-      if (std::find(it->second.begin(), it->second.end(), s) == it->second.end()) it->second.push_back(s);
-  }
-  std::vector<std::string> parts;
-  for (const auto& [id, subjects] : causes) {
-    std::string part = id;
-    if (subjects.size() > 3)
-      part += " (" + subjects.front() + " and " + std::to_string(subjects.size() - 1) + " more)";
-    else if (!subjects.empty())
-      part += " (" + join(subjects, ", ") + ")";
-    parts.push_back(part);
-  }
-  return join(parts, ", ");
-}
 
 // The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, and the source.
 std::string banner_text(const CheckReport& r) {
@@ -576,37 +539,6 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
 }
 
 }  // namespace
-
-std::string result_line(const CheckReport& r, const TextStyle& style) {
-  std::string head = colored(style, result_color(r.result), std::string("RESULT: ") + to_string(r.result)) + " — ";
-  if (r.result == Result::kNoPairs)
-    return head + "no GPU–NVMe pair in " + r.source + " (" + std::to_string(r.inv.gpus.size()) + " GPU(s), " +
-           std::to_string(r.inv.nvmes.size()) + " NVMe); name any two functions with --gpu and --nvme\n";
-  size_t ok = 0, refused = 0;
-  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    ok += r.pairs.shared(i).verdict == Verdict::kSupported;
-    refused += r.pairs.shared(i).verdict == Verdict::kNotSupported;
-  }
-  std::string line =
-      head + std::to_string(ok) + " of " + std::to_string(r.pairs.size()) + " GPU–NVMe pair(s) can use P2P DMA";
-  std::vector<std::string> why;
-  if (refused) why.push_back(std::to_string(refused) + " refused");
-  if (std::string failing = causes_text(r, Level::kFail); !failing.empty()) why.push_back("failing: " + failing);
-  if (r.result != Result::kFail)
-    if (std::string unknown = causes_text(r, Level::kUnknown); !unknown.empty()) {
-      // When every unknown cause is a fact the input's format cannot carry, say so once.
-      std::string phrase;
-      bool all_not_carried = true;
-      for (const auto& f : r.findings)
-        if (f.level == Level::kUnknown && concerns_selected_pairs(f, r)) {
-          all_not_carried = all_not_carried && !f.not_carried.empty();
-          if (phrase.empty()) phrase = f.not_carried;
-        }
-      why.push_back("unknown: " + unknown + (all_not_carried && !phrase.empty() ? " (" + phrase + ")" : ""));
-    }
-  if (!why.empty()) line += "; " + join(why, "; ");
-  return line + "\n";
-}
 
 std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose) {
   std::string out = banner_text(r) + "\n" + result_line(r, style) + limits_text(r);

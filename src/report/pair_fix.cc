@@ -45,10 +45,11 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
       phrase = why;
     }
   }
-  if (has_unknown(d, UnknownFact::kP2pdmaConfig) && !rules.assumed) {
+  if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
     std::string why = machine.not_carried({"/proc/config.gz", "/proc/sys/kernel/osrelease"});
     if (!why.empty() || rules.release.empty()) {
-      options.push_back("--assume-kernel REL");
+      options.push_back("--kernel-config FILE|p2pdma=y");
+      if (rules.release.empty()) options.push_back("--kernel-release REL");
       facts.push_back("the kernel");
       if (phrase.empty()) phrase = why.empty() ? "unknown" : why;
     }
@@ -57,7 +58,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
   PairFix fix;
   fix.kind = "supply_facts";
   fix.text = join(facts, " and ") + " " + (facts.size() > 1 ? "are " : "is ") + phrase + ": give " +
-             join(options, " ") + " (the release it runs, e.g. 6.8)";
+             join(options, " ") + " (ask for `uname -r` and /boot/config-$(uname -r) or `zcat /proc/config.gz`)";
   if (options.size() == 1 && facts.front() == "the CPU")
     fix.text = "the CPU is " + phrase + ": give " + options.front();
   return fix;
@@ -121,8 +122,8 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
     fix.kind = "kernel_config";
     fix.text =
-        "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or evaluate a "
-        "release with --assume-kernel";
+        "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or give it with "
+        "--kernel-config FILE|p2pdma=y";
     return fix;
   }
   return fix;

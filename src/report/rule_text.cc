@@ -80,11 +80,26 @@ std::vector<std::string> unknown_texts(const PairDecision& d) {
   return out;
 }
 
+std::string no_p2pdma_text(const NoP2pdma& why) {
+  switch (why.basis) {
+    case P2pdmaBasis::kBeforeP2pdma:
+      return "kernel " + why.release + " is older than " + kFirstP2pdmaRelease.str() +
+             ", the first kernel with P2PDMA: there is no P2P DMA at all";
+    case P2pdmaBasis::kDistroTable:
+      return "kernel " + why.release + " is " + why.distro->os + "'s (" + why.distro->target +
+             "), whose default kernel hipFile's distribution table shows built without CONFIG_PCI_P2PDMA: every "
+             "P2PDMA call is a stub";
+    case P2pdmaBasis::kConfig:
+    case P2pdmaBasis::kWhatIfAssumed:
+    case P2pdmaBasis::kUnknown: break;
+  }
+  return "kernel built without CONFIG_PCI_P2PDMA (" + why.config_file + "): every P2PDMA call is a stub";
+}
+
 std::string rule_text(const PairDecision& d) {
   std::string rule;
   switch (d.decided_by) {
-    case DecidedBy::kNoP2pdmaConfig:
-      return "kernel built without CONFIG_PCI_P2PDMA (" + d.config_file + "): every P2PDMA call is a stub";
+    case DecidedBy::kNoP2pdmaConfig: return no_p2pdma_text(*d.no_p2pdma);
     case DecidedBy::kCommonBridge:
       rule = "common upstream bridge " + d.walk.common->bdf.str() +
              " and no ACS redirect on the path: traffic stays below it";

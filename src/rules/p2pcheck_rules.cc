@@ -19,32 +19,6 @@ bool cpu_is_pre_zen_amd(const CpuInfo& cpu) {
   return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17;
 }
 
-KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release) {
-  KernelRules rules;
-  rules.release = assume_release ? *assume_release : machine.kernel_release;
-  rules.assumed = assume_release.has_value();
-  rules.version = parse_kernel_version(rules.release);
-  // el8/el9/el10 and SLES "-default" kernels carry backports their version number does not show.
-  rules.vendor_kernel =
-      rules.release.find(".el") != std::string::npos || rules.release.find("-default") != std::string::npos;
-  if (!rules.version)
-    rules.table_basis = TableBasis::kReleaseUnknown;
-  else if (*rules.version < kOldestVerifiedTable)
-    rules.table_basis = TableBasis::kOlderThanVerified;
-  else if (*rules.version <= KernelVersion{6, 12, 999})
-    rules.table_basis = TableBasis::kVerified;
-  else
-    rules.table_basis = TableBasis::kNewerRowsReported;
-  // --assume-kernel evaluates another kernel's rules: this machine's config says nothing about it.
-  if (!rules.assumed) {
-    rules.config_file = machine.config.file;
-    if (auto value = machine.config.get("CONFIG_PCI_P2PDMA")) rules.p2pdma_enabled = tri(*value == "y");
-    rules.config_not_carried = machine.not_carried({"/proc/config.gz", "/boot"});
-  }
-  rules.known_bad = find_known_bad_kernel(rules.release);
-  return rules;
-}
-
 namespace {
 
 // The kernel's answer: the walk, the host check where the path reaches the root complex, the map type.
@@ -110,14 +84,14 @@ void apply_kernel_support(const KernelRules& rules, PairDecision& d) {
     d.distance = -1;
     d.map_type = MapType::kNotSupported;
     d.decided_by = DecidedBy::kNoP2pdmaConfig;
-    d.config_file = rules.config_file;
+    d.no_p2pdma = NoP2pdma{rules.p2pdma_basis, rules.config_file, rules.release, rules.distro};
     d.to_gpu = d.from_gpu = {Verdict::kNotSupported, FlowReason::kSameAsRule, Hardware::kAsTheKernelSays};
   } else if (rules.known_bad) {
     // The path rules stand (map type, distance); the data must not move.
     d.verdict = Verdict::kNotSupported;
     d.known_bad = rules.known_bad;
     d.to_gpu = d.from_gpu = {Verdict::kNotSupported, FlowReason::kKnownBadKernel, Hardware::kAsTheKernelSays};
-  } else if (rules.p2pdma_enabled == Tri::kUnknown && !rules.assumed) {
+  } else if (rules.p2pdma_enabled == Tri::kUnknown) {
     d.unknowns.push_back({UnknownFact::kP2pdmaConfig, nullptr, "", rules.config_not_carried});
     if (d.verdict == Verdict::kSupported) {
       d.verdict = Verdict::kUnknown;

@@ -74,23 +74,23 @@ const KnownBadKernel* find_known_bad_kernel(const std::string& release) {
 const std::vector<DistroKernel>& distro_kernels() {
   // seeds/hipfile-kernel-p2pdma-support.txt: default kernels inspected by the hipFile team.
   static const std::vector<DistroKernel> table = {
-      {"debian-12", "Debian GNU/Linux 12 (bookworm)", "6.1.0-53-amd64", false},
-      {"debian-13", "Debian GNU/Linux 13 (trixie)", "6.12.107+deb13-amd64", false},
-      {"oracle-10", "Oracle Linux Server 10.1", "6.12.0-109.67.6.el10uek.x86_64", false},
-      {"oracle-9", "Oracle Linux Server 9.8", "6.12.0-1.23.3.2.el9uek.x86_64", false},
-      {"rhel-10.0", "Rocky Linux 10.0", "6.12.0-55.41.1.el10_0.x86_64", true},
-      {"rhel-10.2", "Rocky Linux 10.2", "6.12.0-211.58.1.el10_2.x86_64", true},
-      {"rhel-8.10", "Rocky Linux 8.10", "4.18.0-553.166.1.el8_10.x86_64", false},
-      {"rhel-9.4", "Rocky Linux 9.4", "5.14.0-427.42.1.el9_4.x86_64", true},
-      {"rhel-9.6", "Rocky Linux 9.6", "5.14.0-570.58.1.el9_6.x86_64", true},
-      {"rhel-9.8", "Rocky Linux 9.8", "5.14.0-687.49.1.el9_8.x86_64", true},
-      {"sles-15.7", "SLES 15 SP7", "6.4.0-150700.53.81-default", true},
-      {"sles-16.0", "openSUSE Leap 16.0", "6.12.0-160000.37-default", true},
-      {"ubuntu-2204", "Ubuntu 22.04.5 LTS", "5.15.0-194-generic", false},
-      {"ubuntu-2204-hwe", "Ubuntu 22.04.5 LTS (HWE)", "6.8.0-138-generic", true},
-      {"ubuntu-2404", "Ubuntu 24.04.4 LTS", "6.8.0-142-generic", true},
-      {"ubuntu-2404-hwe", "Ubuntu 24.04.4 LTS (HWE)", "7.0.0-34-generic", true},
-      {"ubuntu-2604", "Ubuntu 26.04 LTS", "7.0.0-34-generic", true},
+      {"debian-12", "Debian GNU/Linux 12 (bookworm)", "6.1.0-53-amd64", false, "6.1.0-", "-amd64"},
+      {"debian-13", "Debian GNU/Linux 13 (trixie)", "6.12.107+deb13-amd64", false, "6.12.", "+deb13-amd64"},
+      {"oracle-10", "Oracle Linux Server 10.1", "6.12.0-109.67.6.el10uek.x86_64", false, "6.12.0-", ".el10uek"},
+      {"oracle-9", "Oracle Linux Server 9.8", "6.12.0-1.23.3.2.el9uek.x86_64", false, "6.12.0-", ".el9uek"},
+      {"rhel-10.0", "Rocky Linux 10.0", "6.12.0-55.41.1.el10_0.x86_64", true, "6.12.0-", ".el10_0"},
+      {"rhel-10.2", "Rocky Linux 10.2", "6.12.0-211.58.1.el10_2.x86_64", true, "6.12.0-", ".el10_2"},
+      {"rhel-8.10", "Rocky Linux 8.10", "4.18.0-553.166.1.el8_10.x86_64", false, "4.18.0-", ".el8_10"},
+      {"rhel-9.4", "Rocky Linux 9.4", "5.14.0-427.42.1.el9_4.x86_64", true, "5.14.0-", ".el9_4"},
+      {"rhel-9.6", "Rocky Linux 9.6", "5.14.0-570.58.1.el9_6.x86_64", true, "5.14.0-", ".el9_6"},
+      {"rhel-9.8", "Rocky Linux 9.8", "5.14.0-687.49.1.el9_8.x86_64", true, "5.14.0-", ".el9_8"},
+      {"sles-15.7", "SLES 15 SP7", "6.4.0-150700.53.81-default", true, "6.4.0-150700.", "-default"},
+      {"sles-16.0", "openSUSE Leap 16.0", "6.12.0-160000.37-default", true, "6.12.0-160000.", "-default"},
+      {"ubuntu-2204", "Ubuntu 22.04.5 LTS", "5.15.0-194-generic", false, "5.15.0-", "-generic"},
+      {"ubuntu-2204-hwe", "Ubuntu 22.04.5 LTS (HWE)", "6.8.0-138-generic", true, "6.8.0-", "-generic"},
+      {"ubuntu-2404", "Ubuntu 24.04.4 LTS", "6.8.0-142-generic", true, "6.8.0-", "-generic"},
+      {"ubuntu-2404-hwe", "Ubuntu 24.04.4 LTS (HWE)", "7.0.0-34-generic", true, "7.0.0-", "-generic"},
+      {"ubuntu-2604", "Ubuntu 26.04 LTS", "7.0.0-34-generic", true, "7.0.0-", "-generic"},
   };
   return table;
 }
@@ -113,6 +113,18 @@ const DistroKernel* find_distro_kernel(const OsRelease& os) {
     key = "sles-" + version;
   for (const auto& row : distro_kernels())
     if (key == row.target) return &row;
+  return nullptr;
+}
+
+const DistroKernel* find_distro_kernel_by_release(const std::string& release) {
+  for (const auto& row : distro_kernels()) {
+    if (release.rfind(row.release_prefix, 0) != 0) continue;
+    const std::string marker = row.release_marker;
+    for (std::size_t at = release.find(marker); at != std::string::npos; at = release.find(marker, at + 1)) {
+      std::size_t end = at + marker.size();
+      if (end == release.size() || release[end] == '.') return &row;
+    }
+  }
   return nullptr;
 }
 

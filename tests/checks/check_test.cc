@@ -41,10 +41,20 @@ TEST(CheckKernel, ConfigSetMissingOrUnknown) {
   EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kFail);
   EXPECT_FALSE(find(f, "kernel.config_p2pdma")->fix.empty());
 
-  Machine unknown = machine_with("6.1.0-31-amd64", "");
+  Machine unknown = machine_with("6.1.55-custom", "");
   f = check_kernel(unknown, kernel_rules_for(unknown, std::nullopt));
   EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kUnknown);
-  EXPECT_NE(find(f, "kernel.config_p2pdma")->message.find("/boot/config-6.1.0-31-amd64"), std::string::npos);
+  EXPECT_NE(find(f, "kernel.config_p2pdma")->message.find("/boot/config-6.1.55-custom"), std::string::npos);
+
+  // Without a config, a release hipFile's table names says what its default kernel has.
+  Machine debian = machine_with("6.1.0-31-amd64", "");
+  f = check_kernel(debian, kernel_rules_for(debian, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kFail);
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->evidence.at(1).value, "debian-12: 6.1.0-53-amd64, CONFIG_PCI_P2PDMA not set");
+  Machine ubuntu = machine_with("6.8.0-90-generic", "");
+  f = check_kernel(ubuntu, kernel_rules_for(ubuntu, std::nullopt));
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kInfo);  // a table row is not this kernel's config
+  EXPECT_EQ(kernel_rules_for(ubuntu, std::nullopt).p2pdma_enabled, Tri::kYes);
 }
 
 TEST(CheckKernel, KnownBadKernelFailsWhateverElsePasses) {

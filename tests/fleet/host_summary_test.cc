@@ -118,7 +118,7 @@ TEST(FleetHostSummary, SchemaTwoOfEveryFixtureReadsAsSchemaOne) {
     for (const char* kernel : {"", "5.4.0"}) {
       auto source = open_tree_source((entry.path() / "root").string());
       CheckOptions options;
-      if (*kernel) options.assume_kernel = kernel;
+      if (*kernel) options.what_if_kernel = kernel;
       auto report = run_check(*source, options);
       std::ostringstream v2;
       ordered_json head = check_json(*report, false);

@@ -184,7 +184,7 @@ TEST(Plan, UnknownAcsStaysUnknown) {
   auto source = plan_source(plan);
   CheckOptions options;
   options.not_carried = plan_not_carried();
-  options.assume_kernel = "6.8";
+  options.what_if_kernel = "6.8";
   auto report = run_check(plan.state, *source, options);
   // Zen passes the host check, so the pair is allowed either way; the map type stays open.
   EXPECT_EQ(report->pairs[0].map_type, MapType::kUnknown);

@@ -105,7 +105,7 @@ TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
     for (std::optional<std::string> kernel : {std::optional<std::string>(), std::optional<std::string>("5.4.0")}) {
       auto source = open_tree_source((entry.path() / "root").string());
       CheckOptions options;
-      options.assume_kernel = kernel;
+      options.what_if_kernel = kernel;
       auto report = run_check(*source, options);
       expect_same_content(*report, entry.path().filename().string() + " " + kernel.value_or("own kernel"));
     }

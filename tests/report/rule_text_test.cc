@@ -141,11 +141,23 @@ TEST_F(RuleText, EitherWay) {
 TEST_F(RuleText, NoP2pdmaConfigHasNoAcsPrefix) {
   d_.decided_by = DecidedBy::kNoP2pdmaConfig;
   d_.map_type = MapType::kNotSupported;
-  d_.config_file = "/boot/config-6.1.0-53-amd64";
+  d_.no_p2pdma = NoP2pdma{P2pdmaBasis::kConfig, "/boot/config-6.1.0-53-amd64", "6.1.0-53-amd64", nullptr};
   d_.walk.common = &switch_;
   d_.walk.acs_redirect = {&port_};
   EXPECT_EQ(rule_text(d_),
             "kernel built without CONFIG_PCI_P2PDMA (/boot/config-6.1.0-53-amd64): every P2PDMA call is a stub");
+}
+
+TEST_F(RuleText, NoP2pdmaSaysWhetherTheReleaseOrTheTableDecided) {
+  d_.decided_by = DecidedBy::kNoP2pdmaConfig;
+  d_.no_p2pdma = NoP2pdma{P2pdmaBasis::kBeforeP2pdma, "", "3.10.0-1160.el7.x86_64", nullptr};
+  EXPECT_EQ(rule_text(d_),
+            "kernel 3.10.0-1160.el7.x86_64 is older than 4.20, the first kernel with P2PDMA: there is no P2P DMA at all");
+  d_.no_p2pdma = NoP2pdma{P2pdmaBasis::kDistroTable, "", "4.18.0-553.el8_10.x86_64",
+                          find_distro_kernel_by_release("4.18.0-553.el8_10.x86_64")};
+  EXPECT_EQ(rule_text(d_),
+            "kernel 4.18.0-553.el8_10.x86_64 is Rocky Linux 8.10's (rhel-8.10), whose default kernel hipFile's "
+            "distribution table shows built without CONFIG_PCI_P2PDMA: every P2PDMA call is a stub");
 }
 
 TEST_F(RuleText, UnknownFacts) {

@@ -76,7 +76,11 @@ void expect_same(const PairDecision& a, const PairDecision& b, const std::string
   EXPECT_EQ(flow(a.from_gpu), flow(b.from_gpu));
   EXPECT_EQ(unknowns(a.unknowns), unknowns(b.unknowns));
   EXPECT_EQ(a.later, b.later);
-  EXPECT_EQ(a.config_file, b.config_file);
+  EXPECT_EQ(a.no_p2pdma.has_value(), b.no_p2pdma.has_value());
+  if (a.no_p2pdma && b.no_p2pdma) {
+    EXPECT_EQ(a.no_p2pdma->basis, b.no_p2pdma->basis);
+    EXPECT_EQ(a.no_p2pdma->config_file, b.no_p2pdma->config_file);
+  }
   EXPECT_EQ(a.known_bad, b.known_bad);
 }
 

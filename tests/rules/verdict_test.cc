@@ -368,7 +368,8 @@ TEST_F(Machine, KernelWithoutP2pdmaRefusesEverything) {
   EXPECT_EQ(d.distance, -1);
   EXPECT_EQ(d.map_type, MapType::kNotSupported);
   EXPECT_EQ(d.decided_by, DecidedBy::kNoP2pdmaConfig);
-  EXPECT_EQ(d.config_file, "/boot/config");
+  ASSERT_TRUE(d.no_p2pdma);
+  EXPECT_EQ(d.no_p2pdma->config_file, "/boot/config");
   EXPECT_EQ(d.to_gpu.verdict, Verdict::kNotSupported);
   // The first level still says what the path alone would do under this kernel's rules.
   EXPECT_EQ(d.path_map_type, MapType::kBusAddr);
@@ -425,7 +426,8 @@ TEST_F(Machine, NoKernelConfigMakesAnAllowedPairUnknown) {
   switch_machine(kNoAcs, kNoAcs, kNoAcs, kNoAcs);
   cpu("AuthenticAMD", 0x19);
   p2pdma_ = "";
-  PairDecision d = decide("0000:03:00.0", "0000:04:00.0");
+  // A release that names no distribution kernel: nothing says whether it has P2PDMA.
+  PairDecision d = decide("0000:03:00.0", "0000:04:00.0", "6.8.12-custom");
   EXPECT_EQ(d.map_type, MapType::kBusAddr);
   EXPECT_EQ(d.verdict, Verdict::kUnknown);
   EXPECT_EQ(d.to_gpu.verdict, Verdict::kUnknown);
@@ -434,7 +436,7 @@ TEST_F(Machine, NoKernelConfigMakesAnAllowedPairUnknown) {
   EXPECT_EQ(d.path_map_type, MapType::kBusAddr);
   ASSERT_EQ(d.unknowns.size(), 1u);
   EXPECT_EQ(d.unknowns[0].fact, UnknownFact::kP2pdmaConfig);
-  // --assume-kernel: this machine's config says nothing about that kernel, so it is not asked.
+  // --what-if-kernel: this machine's config says nothing about that kernel, so it is not asked.
   assume_ = "6.12";
   PairDecision assumed = decide("0000:03:00.0", "0000:04:00.0");
   EXPECT_EQ(assumed.verdict, Verdict::kSupported);
@@ -447,7 +449,7 @@ TEST_F(Machine, NoKernelConfigLeavesARefusalRefused) {
   endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
   cpu("GenuineIntel", 6);
   p2pdma_ = "";
-  PairDecision d = decide("0000:01:00.0", "0000:02:00.0");
+  PairDecision d = decide("0000:01:00.0", "0000:02:00.0", "6.8.12-custom");
   EXPECT_EQ(d.verdict, Verdict::kNotSupported);
   EXPECT_EQ(d.decided_by, DecidedBy::kHostCheckFails);
   ASSERT_EQ(d.unknowns.size(), 1u);

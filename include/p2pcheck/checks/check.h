@@ -13,6 +13,7 @@
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/model/supplied.h"
 #include "p2pcheck/model/topology.h"
 #include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
@@ -38,9 +39,24 @@ struct UncarriedAreas {
   bool has(CheckArea area) const;
 };
 
+// What makes the run FAIL (--fail-on): refused pairs, failing checks (the stack), anything unknown,
+// warnings. The default, refused and stack, leaves unknowns UNKNOWN and warnings a note.
+struct FailPolicy {
+  bool refused = true;
+  bool stack = true;
+  bool unknown = false;
+  bool warn = false;
+  bool operator==(const FailPolicy&) const = default;
+};
+// "refused,stack" -> the policy; throws UsageError naming what it did not expect.
+FailPolicy parse_fail_policy(const std::string& text);
+std::vector<std::string> fail_policy_words(const FailPolicy& policy);  // {"refused", "stack"}
+
 struct CheckOptions {
   PairSelection selection;
-  std::optional<std::string> assume_kernel;  // evaluate for this release instead of the source's
+  std::optional<std::string> what_if_kernel;  // --what-if-kernel: this release's rules instead of the input's
+  SuppliedFacts supplied;                     // facts for what the input lacks (model/supplied.h)
+  FailPolicy fail_on;
   // The running kernel's own answers (live only); null when the module is absent or not asked.
   P2pprobeClient* kernel_module = nullptr;
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
@@ -56,6 +72,12 @@ enum class Result {
 };
 const char* to_string(Result result);  // "PASS", "FAIL", "UNKNOWN", "NO PAIRS"
 
+// The RESULT's numbers: the selected pairs by verdict, and the findings that concern them by level.
+struct ResultCounts {
+  std::size_t pairs = 0, allowed = 0, refused = 0, undecided = 0;
+  std::size_t failing = 0, unknown = 0, warnings = 0;
+};
+
 struct CheckReport {
   std::string source;
   Topology topo;
@@ -65,8 +87,15 @@ struct CheckReport {
   std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
   PairList pairs;                    // point into `topo` and `inv`: keep the report in one place
   std::set<Bdf> selected_devices;    // the GPUs and NVMe of `pairs`, for concerns_selected_pairs
+  std::vector<SuppliedUse> supplied;  // what became of each --kernel-release, --kernel-config, --cpu
+  FailPolicy fail_on;
+  ResultCounts counts;
   Result result = Result::kNoPairs;  // over the selected pairs and the findings that concern them
 };
+
+// The result under a policy: NO PAIRS without a pair; FAIL when the policy counts something
+// present; else UNKNOWN when a pair is undecided or a finding unknown; else PASS.
+Result result_for(const ResultCounts& counts, const FailPolicy& policy);
 
 // Whether a finding bears on the selected pairs: machine-wide findings always do; a finding about
 // particular devices (a GPU, an NVMe's storage stack) only when one of them is in a selected pair.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/checks/check.h"
 #include "p2pcheck/fleet/host_summary.h"
 
 namespace p2pcheck {
@@ -28,7 +29,9 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std
 
 struct FleetOptions {
   unsigned jobs = 0;                         // worker threads; 0: std::thread::hardware_concurrency()
-  std::optional<std::string> assume_kernel;  // as for check; saved check --json files cannot be re-judged
+  // As for check: the what-if kernel, supplied facts (each used only on hosts whose input lacks the
+  // fact), --fail-on. A saved check --json was judged when it was made and cannot take the first two.
+  CheckOptions check;
   // Called after each input, from the worker that read it, one call at a time: inputs done, total.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };

@@ -11,6 +11,16 @@ namespace p2pcheck {
 enum class Level { kPass, kInfo, kWarn, kFail, kUnknown };
 const char* to_string(Level level);  // "PASS", "INFO", "WARN", "FAIL", "UNKNOWN"
 
+// Where a finding's level came from (JSON `state`). Only kObserved, with evidence, may PASS.
+enum class Provenance {
+  kObserved,    // what the input showed (its evidence says which file and value)
+  kNotCarried,  // the input's format cannot carry the fact (`not_carried` names the format)
+  kUnreadable,  // the input should hold it but it could not be read (permission, missing file)
+  kSupplied,    // a value the user gave for what the input lacks (--kernel-release, --kernel-config, --cpu)
+  kWhatIf,      // about a what-if kernel (--what-if-kernel), not the one the input runs
+};
+const char* to_string(Provenance p);  // "observed", "not_carried", "unreadable", "supplied", "what_if"
+
 struct Evidence {
   std::string file;   // the file read, as a path inside the source ("/proc/cmdline")
   std::string value;  // what it said that matters ("intel_iommu=on")
@@ -29,7 +39,13 @@ struct Finding {
   // format cannot carry ("not in this lspci output"). Such a finding is UNKNOWN (or INFO where the
   // check could at most warn), never FAIL or WARN (JSON `state`: observed / not_carried).
   std::string not_carried;
+  // kObserved unless the producer says otherwise; finish_provenance() settles not_carried and unreadable.
+  Provenance state = Provenance::kObserved;
 };
+
+// A finding's state made consistent: kNotCarried when `not_carried` is set, kUnreadable for an
+// UNKNOWN that claims to be observed (nothing observed makes a fact unknown), else as given.
+void finish_provenance(Finding& finding);
 
 // What to do about a fact a dump or plan cannot carry: look at the machine itself.
 inline constexpr const char* kNotCarriedFix =

@@ -27,7 +27,8 @@ struct CpuInfo {
   // "x86", "powerpc", "arm64", "riscv", "s390" from the shape of /proc/cpuinfo (each architecture
   // prints its own keys); empty when unknown. The kernel's CPU rule exists only on x86.
   std::string architecture;
-  std::string evidence_file;  // "/proc/cpuinfo" when read
+  std::string evidence_file;  // "/proc/cpuinfo" when read; the option when supplied ("--cpu amd-zen")
+  bool supplied = false;      // given by the user (--cpu), not read from the input
 };
 
 struct KernelConfigValue {
@@ -39,6 +40,7 @@ struct KernelConfig {
   std::string file;                            // the config file found; empty when none could be read
   std::map<std::string, std::string> options;  // CONFIG_X -> value for set options
   std::vector<std::string> tried;              // every place looked at, in order
+  bool supplied = false;                       // given by the user (--kernel-config): `file` is the option
   bool known() const { return !file.empty(); }
   // nullopt when the config is unknown; "n" when not set.
   std::optional<std::string> get(const std::string& name) const;
@@ -69,6 +71,7 @@ struct Machine {
   CpuInfo cpu;
   MachineIdentity identity;
   std::string kernel_release;  // /proc/sys/kernel/osrelease
+  bool kernel_release_supplied = false;  // given with --kernel-release: the input does not say
   std::string kernel_version;  // /proc/version
   std::string cmdline;         // /proc/cmdline
   OsRelease os;
@@ -87,6 +90,11 @@ struct Machine {
 
 // Why a read gave nothing, for evidence: "not present", "needs root (...)", "not in this lspci output".
 std::string why_unread(const FileRead& read);
+
+// /proc/cpuinfo's CPU 0 (vendor, family, model, architecture); also --cpu's file.
+CpuInfo parse_cpuinfo(std::string_view text);
+// A kernel config's text (plain, or gzip as /proc/config.gz); `file` names it in errors and evidence.
+KernelConfig parse_kernel_config(std::string bytes, const std::string& file);
 
 // Everything above, the identity included.
 Machine read_machine(Source& source);

@@ -15,8 +15,13 @@ namespace p2pcheck {
 nlohmann::ordered_json check_json(const CheckReport& report, bool pairs = true);
 // Problems first; PASS and INFO findings only when `verbose`.
 std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
-// "RESULT: FAIL — 0 of 4 GPU–NVMe pair(s) can use P2P DMA; 4 refused; failing: ..." and a newline.
+// "RESULT: FAIL — 4 refused of 4 GPU–NVMe pair(s); failing: ..." and a newline: what decided the
+// result first, then the pairs' tally, what is unknown and how to give it, what --fail-on left out.
 std::string result_line(const CheckReport& report, const TextStyle& style);
+// "storage.stack (nvme6n1, nvme7n1)": the findings of `level` that concern the pairs, by id and subject.
+std::string causes_text(const CheckReport& report, Level level);
+// "if booted with kernel 6.8: " for a what-if, else "".
+std::string what_if_prefix(const KernelRules& rules);
 // One pair's decision in the check document's "pairs", with its fix and rule_id.
 nlohmann::ordered_json decision_json(const CheckReport& report, const PairDecision& d);
 nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv,

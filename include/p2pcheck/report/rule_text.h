@@ -10,6 +10,8 @@
 
 namespace p2pcheck {
 
+// Why a kernel has no P2PDMA, in one clause (a pair decided by DecidedBy::kNoP2pdmaConfig).
+std::string no_p2pdma_text(const NoP2pdma& why);
 // The rule that decided, one line.
 std::string rule_text(const PairDecision& d);
 // Why one direction (d.to_gpu or d.from_gpu) got its verdict.

@@ -118,6 +118,7 @@ class PairList {
   const PairDecision& shared(std::size_t i) const { return classes_[records_[i].cls].decision; }
   std::uint32_t class_index(std::size_t i) const { return records_[i].cls; }
   std::size_t classes() const { return classes_.size(); }
+  const PairDecision& class_decision(std::uint32_t k) const { return classes_[k].decision; }
   // Where the pair's chains meet (nullptr when they do not), and whether ACS redirect sends the
   // switch-local pair up through the root complex (the walk's common bridge and redirect ports).
   const Function* common(std::size_t i) const { return records_[i].common; }

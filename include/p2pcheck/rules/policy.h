@@ -42,15 +42,25 @@ struct KnownBadKernel {
 const std::vector<KnownBadKernel>& known_bad_kernels();
 const KnownBadKernel* find_known_bad_kernel(const std::string& release);
 
+// The first upstream release with P2PDMA: commit 52916982af48 ("PCI/P2PDMA: Support peer-to-peer
+// memory") was merged for 4.20; before it the kernel has no CONFIG_PCI_P2PDMA to set.
+inline constexpr KernelVersion kFirstP2pdmaRelease{4, 20, 0};
+
 struct DistroKernel {
   const char* target;  // ROCm matrix name: "ubuntu-2404"
   const char* os;      // what was inspected: "Ubuntu 24.04.4 LTS"
   const char* kernel;  // "6.8.0-142-generic"
   bool p2pdma;         // CONFIG_PCI_P2PDMA=y in its default kernel
+  // How a release string names this distribution's kernel series: it starts with `release_prefix`
+  // and has `release_marker` followed by its end or a '.' ("4.18.0-" ... ".el8_10" ".x86_64").
+  const char* release_prefix;
+  const char* release_marker;
 };
 // hipFile's inspected table (seeds/hipfile-kernel-p2pdma-support.txt).
 const std::vector<DistroKernel>& distro_kernels();
 // The row for an os-release ID/VERSION_ID, if the seed inspected that distribution.
 const DistroKernel* find_distro_kernel(const OsRelease& os);
+// The row whose kernel series a release string names ("5.14.0-570.12.1.el9_6.x86_64" -> rhel-9.6), if any.
+const DistroKernel* find_distro_kernel_by_release(const std::string& release);
 
 }  // namespace p2pcheck

@@ -10,34 +10,12 @@
 
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/kernel_rules.h"
 #include "p2pcheck/rules/p2pdma.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/rules/tri.h"
 
 namespace p2pcheck {
-
-// Which host bridge allowlist the verdict uses for a kernel release.
-enum class TableBasis {
-  kReleaseUnknown,     // no parseable release: the 6.1-6.12 table
-  kOlderThanVerified,  // before 6.1: 6.1's algorithm with rows dated by release, history unverified
-  kVerified,           // 6.1-6.12: the table verified from source
-  kNewerRowsReported,  // after 6.12: rows added later come from reports
-};
-
-// The kernel the verdict is evaluated for: the source's running kernel, or --assume-kernel.
-struct KernelRules {
-  std::string release;                   // "6.8.0-142-generic"; empty when unknown
-  std::optional<KernelVersion> version;  // parsed upstream version
-  bool assumed = false;                  // from --assume-kernel, not the source
-  bool vendor_kernel = false;            // RHEL/SLES-style release: backports make the number unreliable
-  // Which allowlist table was assumed, and how sure that is (checks/kernel.h says it in words).
-  TableBasis table_basis = TableBasis::kReleaseUnknown;
-  Tri p2pdma_enabled = Tri::kUnknown;  // CONFIG_PCI_P2PDMA; unknown when no config could be read
-  std::string config_file;
-  std::string config_not_carried;  // the source's phrase when its format holds no kernel config
-  const KnownBadKernel* known_bad = nullptr;
-};
-KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& assume_release);
 
 enum class Verdict { kSupported, kNotSupported, kUnknown };
 const char* to_string(Verdict v);  // "supported", "not_supported", "unknown"
@@ -125,6 +103,15 @@ class HeapOptional {
   std::unique_ptr<T> value_;
 };
 
+// Why a kernel has no P2PDMA (DecidedBy::kNoP2pdmaConfig): its config, its release's age, or the
+// distribution-table row its release names.
+struct NoP2pdma {
+  P2pdmaBasis basis = P2pdmaBasis::kConfig;
+  std::string config_file;               // kConfig: the file (or --kernel-config) that says so
+  std::string release;                   // the release judged
+  const DistroKernel* distro = nullptr;  // kDistroTable
+};
+
 struct PairDecision {
   PairPath path;  // the route, hop by hop (model/route.h)
   P2pWalk walk;   // calc_map_type_and_dist(): provider = GPU, client = NVMe
@@ -144,7 +131,7 @@ struct PairDecision {
   std::vector<Unknown> unknowns;  // what could not be read and would decide it
   // A refused pair's allowlist row that only a newer (or a pending) kernel has.
   const AllowlistEntry* later = nullptr;
-  std::string config_file;                    // kNoP2pdmaConfig: the config that says so
+  HeapOptional<NoP2pdma> no_p2pdma;           // kNoP2pdmaConfig: what says the kernel has no P2PDMA
   const KnownBadKernel* known_bad = nullptr;  // the flows are refused: this kernel corrupts memory
   HeapOptional<KernelVerdict> kernel;         // when the p2pprobe module answered
   Tri kernel_agrees = Tri::kUnknown;          // ours vs the kernel's (distance, supported, map type)
