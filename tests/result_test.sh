@@ -2,7 +2,9 @@
 # One result model: for every input we have (each fixture tree, the lspci / lspci -k / udev / hwloc
 # imports made from it with the real tools, every QEMU lab capture, the real imports in
 # tests/imports/real), the text's RESULT line, --quiet, the JSON `result` and the exit code say
-# the same thing: PASS 0, FAIL 1, UNKNOWN 2, NO PAIRS 4.
+# the same thing: PASS 0, FAIL 1, UNKNOWN 2, NO PAIRS 4; its JSON holds no PASS without observed
+# evidence and a result its counts give (tests/result_json_check.py), and --fail-on with every
+# category fails whatever is not a clean pass.
 # Usage: tests/result_test.sh BINARY [TREES]   (TREES as in tests/golden.sh; default build/fixtures)
 set -u
 bin=$(realpath "$1")
@@ -32,6 +34,17 @@ agree() {  # NAME ARGS... : the four answers for one input must agree
   [ -z "$why" ] && [ "$json_rc" -ne "$text_rc" ] && why="--json exits $json_rc, text $text_rc"
   [ -z "$why" ] && [ "$quiet_rc" -ne "$text_rc" ] && why="--quiet exits $quiet_rc, text $text_rc"
   [ -z "$why" ] && [ "$(cat "$tmp/quiet")" != "$line" ] && why="--quiet prints '$(head -c 200 "$tmp/quiet")'"
+  [ -z "$why" ] && ! python3 tests/result_json_check.py "$tmp/json" > "$tmp/problems" &&
+    why="$(head -3 "$tmp/problems" | tr '\n' ' ')"
+  # The strictest policy fails on anything that is not a clean pass, and says so in every form.
+  if [ -z "$why" ] && [ "$word" != "NO PAIRS" ]; then
+    "$bin" "$@" check --json --fail-on refused,stack,unknown,warn > "$tmp/strict" 2> /dev/null; local strict_rc=$?
+    python3 tests/result_json_check.py "$tmp/strict" > "$tmp/problems" || why="--fail-on all: $(head -3 "$tmp/problems" | tr '\n' ' ')"
+    local strict_word
+    strict_word=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"])' "$tmp/strict" 2> /dev/null)
+    [ -z "$why" ] && [ "$strict_rc" -ne "${code[$strict_word]:-9}" ] && why="--fail-on all exits $strict_rc, says $strict_word"
+    [ -z "$why" ] && [ "$word" = FAIL ] && [ "$strict_word" != FAIL ] && why="--fail-on all turned FAIL into $strict_word"
+  fi
   echo "$word" >> "$tmp/seen"
   if [ -z "$why" ]; then passed=$((passed + 1)); else echo "FAIL $name: $why"; failed=$((failed + 1)); fi
 }
@@ -46,7 +59,10 @@ for dir in "$fx"/*/; do
   agree "$name tree, first NVMe only" --root "$root" --nvme "$(ls "$root/sys/class/nvme" 2> /dev/null | head -1 || echo nvme0)"
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -xxxx > "$w/lspci.txt" 2> /dev/null
   agree "$name lspci -xxxx" --dump "$w/lspci.txt"
-  agree "$name lspci -xxxx --cpu amd-zen --assume-kernel $rel" --dump "$w/lspci.txt" --cpu amd-zen --assume-kernel "$rel"
+  agree "$name lspci -xxxx --cpu amd-zen --kernel-release $rel" --dump "$w/lspci.txt" --cpu amd-zen --kernel-release "$rel"
+  agree "$name lspci -xxxx --cpu amd-zen --kernel-release $rel --kernel-config p2pdma=y" --dump "$w/lspci.txt" \
+    --cpu amd-zen --kernel-release "$rel" --kernel-config p2pdma=y
+  agree "$name tree, what-if 6.8" --root "$root" --what-if-kernel 6.8
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -k -xxxx > "$w/bundle/lspci-xxxx.txt" 2> /dev/null
   cp "$root/proc/cpuinfo" "$w/bundle/cpuinfo"
   agree "$name lspci -k bundle" --dump "$w/bundle"

@@ -45,9 +45,15 @@ std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, con
     auto end = common ? std::find(down.begin(), down.end(), common) : down.end();
     for (auto it = std::make_reverse_iterator(end); it != down.rend(); ++it) visit(*it);
   }
+  std::size_t known = 0, unknown = 0;
+  const Function* first_known = nullptr;
   for (const Function* hop : order) {
     const Function& fn = *hop;
     LinkCheck link = check_link(topo, fn);
+    if (link.applies && !link.downtrained) {
+      link.known ? ++known : ++unknown;
+      if (link.known && !first_known) first_known = &fn;
+    }
     if (!link.downtrained) continue;
     Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
     f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
@@ -62,8 +68,24 @@ std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, con
         "transfer through it";
     out.push_back(f);
   }
-  if (out.empty() && !pairs.empty())
-    out.push_back({"link.health", Level::kPass, "", "no downtrained link on any GPU–NVMe path", {}, ""});
+  if (!out.empty() || pairs.empty() || known + unknown == 0) return out;
+  // "Not downtrained" is only a PASS where every link's speeds were read; unread ones are no evidence.
+  Finding health{"link.health", Level::kPass, "", "no downtrained link on any GPU–NVMe path", {}, ""};
+  if (first_known)
+    health.evidence.push_back({first_known->sysfs_path + "/current_link_speed",
+                               format_speed(*first_known->link.cur_speed) + " x" +
+                                   std::to_string(*first_known->link.cur_width) + "; " + std::to_string(known) +
+                                   " link(s) on the paths at the speed and width both ends can do"});
+  if (unknown) {
+    health.level = Level::kInfo;
+    health.state = Provenance::kUnreadable;
+    health.message = "link speed and width unknown on " + std::to_string(unknown) + " of " +
+                     std::to_string(known + unknown) +
+                     " link(s) on the GPU–NVMe paths (not in this input or not readable)" +
+                     (known ? "; none of the other " + std::to_string(known) + " is downtrained" : "");
+    if (health.evidence.empty()) health.evidence.push_back({"current_link_speed", "not read"});
+  }
+  out.push_back(health);
   return out;
 }
 

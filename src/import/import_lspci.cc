@@ -342,7 +342,7 @@ int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& confi
 // The CPU from a cpuinfo file or --cpu, and what lspci output cannot tell.
 void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
                        const std::string* tree_text, int disagreements, const std::string& cpuinfo,
-                       const std::string& name, const ImportOptions& options) {
+                       const std::string& /*name*/, const ImportOptions& options) {
   // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
   if (!cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);

@@ -223,6 +223,7 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
   if (fn.port_type == PortType::kUnknown && fn.is_bridge()) return check;
   const Function* port = topo.find(*fn.parent);
   if (!port) return check;
+  check.applies = true;
   auto lower = [](auto a, auto b) -> decltype(a) {
     if (a && b) return std::min(*a, *b);
     return a ? a : b;
@@ -231,6 +232,7 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
   check.capable_width = lower(fn.link.max_width, port->link.max_width);
   check.downtrained = (check.capable_speed && fn.link.cur_speed && *fn.link.cur_speed < *check.capable_speed) ||
                       (check.capable_width && fn.link.cur_width && *fn.link.cur_width < *check.capable_width);
+  check.known = check.capable_speed && check.capable_width && fn.link.cur_speed && fn.link.cur_width;
   return check;
 }
 

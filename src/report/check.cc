@@ -7,6 +7,7 @@
 
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
+#include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/report/pair_fix.h"
 #include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/version.h"
@@ -39,7 +40,7 @@ json finding_json(const Finding& f, bool concerns) {
   j["message"] = f.message;
   j["evidence"] = std::move(ev);
   j["fix"] = f.fix.empty() ? json(nullptr) : json(f.fix);
-  j["state"] = f.not_carried.empty() ? "observed" : "not_carried";
+  j["state"] = to_string(f.state);
   return j;
 }
 
@@ -202,6 +203,16 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   return out;
 }
 
+json counts_json(const ResultCounts& c) {
+  json j = object_for(5);
+  j["pairs"] = c.pairs;
+  j["allowed"] = c.allowed;
+  j["refused"] = c.refused;
+  j["undecided"] = c.undecided;
+  j["checks"] = {{"failing", c.failing}, {"unknown", c.unknown}, {"warn", c.warnings}};
+  return j;
+}
+
 json check_json(const CheckReport& r, bool with_pairs) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
@@ -215,12 +226,35 @@ json check_json(const CheckReport& r, bool with_pairs) {
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json j = json_envelope("p2pcheck.check", r.source);
   j["result"] = to_string(r.result);
+  j["result_line"] = result_line(r, TextStyle{false, true});
+  j["counts"] = counts_json(r.counts);
+  json fail_on = json::array();
+  for (const std::string& word : fail_policy_words(r.fail_on)) fail_on.push_back(word);
+  j["fail_on"] = std::move(fail_on);
+  json supplied = json::array();
+  for (const SuppliedUse& use : r.supplied)
+    supplied.push_back({{"option", use.option},
+                        {"value", use.value},
+                        {"used", use.used},
+                        {"why_not_used", use.used ? json(nullptr) : json(use.why_not_used)}});
+  j["supplied"] = std::move(supplied);
   j["kernel"] = {{"release", r.rules.release},
                  {"origin", to_string(r.rules.origin)},
                  {"assumed", r.rules.what_if()},
+                 {"what_if", r.rules.what_if() ? json({{"release", r.rules.release},
+                                                       {"input_release", r.rules.input_release.empty()
+                                                                             ? json(nullptr)
+                                                                             : json(r.rules.input_release)},
+                                                       {"input_known_bad", r.rules.input_known_bad
+                                                                               ? json(r.rules.input_known_bad->name)
+                                                                               : json(nullptr)}})
+                                               : json(nullptr)},
                  {"vendor_kernel", r.rules.vendor_kernel},
                  {"table", allowlist_table_note(r.rules)},
-                 {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)}};
+                 {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)},
+                 {"p2pdma_basis", to_string(r.rules.p2pdma_basis)},
+                 {"distro_row", r.rules.distro ? json(r.rules.distro->target) : json(nullptr)},
+                 {"known_bad", r.rules.known_bad ? json(r.rules.known_bad->name) : json(nullptr)}};
   j["cpu"] = {{"vendor", r.machine.cpu.vendor_id},
               {"family", r.machine.cpu.family},
               {"model", r.machine.cpu.model},
@@ -228,10 +262,19 @@ json check_json(const CheckReport& r, bool with_pairs) {
               {"hypervisor", r.machine.cpu.hypervisor},
               {"architecture", r.machine.cpu.architecture.empty() ? json(nullptr) : json(r.machine.cpu.architecture)}};
   j["identity"] = identity_json(r.machine.identity);
+  // Whose GPU-direct stack the verdicts speak for: hipFile (AMD), GDS in P2PDMA mode (NVIDIA).
+  json stacks = json::array();
+  for (const Bdf& b : r.inv.gpus)
+    if (const Function* fn = r.topo.find(b)) {
+      const char* stack = fn->vendor == kPciVendorAmd ? "hipfile" : fn->vendor == kPciVendorNvidia ? "gds_p2pdma" : nullptr;
+      if (stack && std::find(stacks.begin(), stacks.end(), stack) == stacks.end()) stacks.push_back(stack);
+    }
+  j["gpu_stacks"] = std::move(stacks);
   j["config_space_complete"] = !r.topo.config_truncated;
   j["gpus"] = std::move(gpus);
   j["nvme"] = std::move(nvmes);
   j["findings"] = std::move(findings);
+  j["host_fix"] = host_fix_json(host_fix(r));
   j["pairs"] = std::move(pairs);
   return j;
 }
@@ -246,15 +289,32 @@ json explain_json(const CheckReport& r, const PairDecision& d) {
 
 namespace {
 
+bool has_nvidia_gpu(const CheckReport& r) {
+  for (const Bdf& b : r.inv.gpus)
+    if (const Function* fn = r.topo.find(b); fn && fn->vendor == kPciVendorNvidia) return true;
+  return false;
+}
+
 // The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, and the source.
 std::string banner_text(const CheckReport& r) {
   const Machine& m = r.machine;
-  std::string out =
-      "p2pcheck " + std::string(kToolVersion) + " — kernel " + (r.rules.release.empty() ? "unknown" : r.rules.release);
+  std::string kernel = r.rules.release.empty() ? "unknown" : r.rules.release;
+  if (r.rules.origin == KernelOrigin::kSupplied) kernel += " (supplied)";
+  if (r.rules.what_if())
+    kernel += " (what-if; the machine runs " + (r.rules.input_release.empty() ? "an unknown kernel" : r.rules.input_release) + ")";
+  std::string out = "p2pcheck " + std::string(kToolVersion) + " — kernel " + kernel;
   if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
-  if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name;
+  if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name + (m.cpu.supplied ? " (supplied)" : "");
   out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
-  return out + "source: " + r.source + "\n";
+  out += "source: " + r.source + "\n";
+  if (has_nvidia_gpu(r))
+    out +=
+        "scope: NVIDIA GPUs — the verdicts are the kernel's P2PDMA path, which GPUDirect Storage uses only in its "
+        "P2PDMA mode (open kernel module >= 565, use_pci_p2pdma in cufile.json); GDS's nvidia-fs path is not judged "
+        "here, and the storage rules are hipFile's\n";
+  for (const SuppliedUse& use : r.supplied)
+    if (!use.used) out += "note: " + use.option + " " + use.value + " not used: " + use.why_not_used + "\n";
+  return out;
 }
 
 // The notes that limit the whole answer, under the RESULT line.
@@ -542,7 +602,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
 
 std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose) {
   std::string out = banner_text(r) + "\n" + result_line(r, style) + limits_text(r);
-  return out + findings_text(r, style, verbose) + matrix_text(r, style) + problem_pairs_text(r, style);
+  return out + findings_text(r, style, verbose) + matrix_text(r, style) + problem_pairs_text(r, style) +
+         host_fix_text(host_fix(r));
 }
 
 }  // namespace p2pcheck

@@ -13,6 +13,9 @@ struct pci_access;  // libpci's handle, kept out of our headers
 
 namespace p2pcheck {
 
+// GPU vendors whose GPU-direct storage stacks p2pcheck speaks for: AMD (hipFile), NVIDIA (GDS).
+inline constexpr std::uint16_t kPciVendorAmd = 0x1002, kPciVendorNvidia = 0x10de;
+
 // Domain:bus:device.function, printed as the kernel does ("0000:41:00.0").
 struct Bdf {
   std::uint32_t domain = 0;

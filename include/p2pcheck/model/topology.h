@@ -70,9 +70,12 @@ UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Functio
 // The link between a function and the port above it, judged from both ends: it is downtrained
 // only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).
 struct LinkCheck {
+  bool applies = false;  // an upstream-facing function with its port: the link is judged here
   std::optional<double> capable_speed;
   std::optional<int> capable_width;
   bool downtrained = false;
+  // Both the current and the capable speed and width were read: "not downtrained" is then a fact.
+  bool known = false;
 };
 LinkCheck check_link(const Topology& topo, const Function& fn);
 
