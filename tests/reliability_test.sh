@@ -99,6 +99,13 @@ one_result nvme_name_newline -- "$bin" --root "$tmp/nvme-root" check -v
 one_result nvme_name_newline_topo -- bash -c "\"$bin\" --root \"$tmp/nvme-root\" topo; echo RESULT: the shell own line"
 one_result nvme_name_newline_fleet -- "$bin" fleet "$tmp/nvme-root"
 
+# A GPU's driver link whose name holds a newline: every finding text is escaped (check -v lists them all).
+cp -a "$broadwell" "$tmp/driver-root"
+gpu_dir=$(readlink -f "$tmp/driver-root/sys/bus/pci/devices/0000:02:00.0")
+ln -sfn "$(readlink "$gpu_dir/driver")
+RESULT: PASS" "$gpu_dir/driver"
+one_result driver_name_newline -- "$bin" --root "$tmp/driver-root" check -v
+
 # 6. Saved results are judged again: a PASS whose pairs are all refused is a FAIL.
 python3 - "$tmp/rack/n1/saved.json" "$tmp/forged.json" << 'PY'
 import json, sys

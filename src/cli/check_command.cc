@@ -11,6 +11,7 @@ namespace p2pcheck::cli {
 static int run_check_command(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = checked(input, o);
+  make_printable(report->findings);  // names from input in messages (a driver, a mount point) escaped
   if (o.json) {
     auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report, false));
     nlohmann::ordered_json& j = *kept;
