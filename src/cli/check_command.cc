@@ -11,6 +11,8 @@ namespace p2pcheck::cli {
 static int run_check_command(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = checked(input, o);
+  // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
+  if (!o.json) make_printable(report->findings);
   if (o.json) {
     auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report, false));
     nlohmann::ordered_json& j = *kept;

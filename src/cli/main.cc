@@ -1,6 +1,9 @@
 // The p2pcheck command: registers the global options and each subcommand, parses, and runs the one
 // chosen (check when none is). Commands print and pick exit codes; main turns errors into 3 and 5.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -14,6 +17,7 @@
 #include "man_page.h"
 #include "options.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "verify_command.h"
 #include "version.h"
 
@@ -27,9 +31,20 @@ std::string input_named(const p2pcheck::cli::GlobalOptions& o) {
   return "";
 }
 
-}  // namespace
+// A write that failed (a full disk, /dev/full, a closed stdout) is exit 5 with a message, never
+// success: std::cout only fails at the flush when its buffer held everything.
+int checked_exit(int rc) {
+  errno = 0;
+  std::cout.flush();
+  bool failed = !std::cout;
+  failed = std::fflush(stdout) != 0 || failed || std::ferror(stdout);
+  if (!failed) return rc;
+  std::cerr << "p2pcheck: cannot write the output to standard output: "
+            << (errno ? std::strerror(errno) : "write error") << "\n";
+  return p2pcheck::cli::kExitInput;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   using namespace p2pcheck;
   using namespace p2pcheck::cli;
   prefer_huge_pages_for_the_heap();
@@ -73,18 +88,22 @@ int main(int argc, char** argv) {
       if (command.app->parsed()) return command.run();
     return commands.front().run();  // check is the default
   } catch (const UsageError& e) {
-    std::cerr << "p2pcheck: " << e.what() << "\n";
+    std::cerr << "p2pcheck: " << printable(e.what()) << "\n";
     return kExitUsage;
   } catch (const Error& e) {
-    std::cerr << "p2pcheck: " << e.what() << "\n";
+    std::cerr << "p2pcheck: " << printable(e.what()) << "\n";
     return kExitInput;
   } catch (const std::exception& e) {
     // A last resort, not the way errors are reported: the library throws Error naming the file.
     // Anything else that escapes still ends as bad input (exit 5), never std::terminate's abort.
-    std::cerr << "p2pcheck: " << input_named(o) << "unexpected error: " << e.what() << "\n";
+    std::cerr << "p2pcheck: " << printable(input_named(o) + "unexpected error: " + e.what()) << "\n";
     return kExitInput;
   } catch (...) {
-    std::cerr << "p2pcheck: " << input_named(o) << "unexpected error\n";
+    std::cerr << "p2pcheck: " << printable(input_named(o)) << "unexpected error\n";
     return kExitInput;
   }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return checked_exit(run(argc, argv)); }

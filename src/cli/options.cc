@@ -19,6 +19,7 @@
 #include "p2pcheck/model/supplied.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck::cli {
@@ -201,8 +202,9 @@ bool replay_redacted(const CaptureInfo& info) {
 std::string replay_text(const std::optional<CaptureInfo>& info) {
   if (!info) return "";
   const auto& m = info->manifest;
+  // The manifest's words come from the input: escaped as every name from input (printable.h).
   auto str = [&](const char* key) {
-    return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
+    return m.contains(key) && m[key].is_string() ? printable(m[key].get<std::string>()) : std::string();
   };
   std::string out;
   if (info->format == "capture") {
@@ -215,8 +217,9 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
     out = "imported from " + info->format + " input: " + str("source") + "\n";
   }
   if (!info->selection.gpu.empty() || !info->selection.nvme.empty())
-    out += "  pairs recorded in the capture: " + selection_args(info->selection) + " (--gpu/--nvme choose others)\n";
-  for (const auto& n : info->notes) out += "  note: " + n + "\n";
+    out += "  pairs recorded in the capture: " + printable(selection_args(info->selection)) +
+           " (--gpu/--nvme choose others)\n";
+  for (const auto& n : info->notes) out += "  note: " + printable(n) + "\n";
   return out + "\n";
 }
 

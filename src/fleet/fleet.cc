@@ -8,17 +8,20 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <thread>
 #include <variant>
 
 #include "p2pcheck/capture/format.h"
+#include "p2pcheck/fleet/printable_summary.h"
+#include "p2pcheck/fleet/saved_result.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"
 
 namespace p2pcheck {
@@ -47,14 +50,9 @@ std::optional<std::vector<std::string>> entries_of(const std::string& dir) {
   return names;
 }
 
-// The first bytes of a file: enough to tell a JSON document or a cpuinfo from anything else.
-std::string head_of(const std::string& file, std::size_t bytes) {
-  std::ifstream in(file, std::ios::binary);
-  std::string head(bytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(bytes));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return head;
-}
+// The first bytes of a file: enough to tell a JSON document or a cpuinfo from anything else ("" for
+// a FIFO or device, which is never opened blocking).
+std::string head_of(const std::string& file, std::size_t bytes) { return read_input_head(file, bytes); }
 
 // A directory that is one machine for --dump: a captured root or a sosreport (at the top or in its
 // one folder), or an lspci bundle, whose cpuinfo or lspci -t file is never an input alone.
@@ -73,35 +71,59 @@ bool is_one_machine(const std::string& dir, const std::vector<std::string>& name
   return bundle_part;
 }
 
-void expand(const std::string& path, int depth, std::vector<std::string>& out, std::vector<UnreadableInput>& bad) {
+// The directories a walk has entered, by device and inode: links may lead back up (ten links to
+// "." made 10^8 inputs) or to a directory already read.
+struct Walk {
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;  // -> the path it was first reached by
+  std::set<std::pair<dev_t, ino_t>> open;               // the directories being walked now
+  std::set<std::pair<dev_t, ino_t>> reported;           // loops already listed, each once
+  std::vector<std::string>& out;
+  std::vector<UnreadableInput>& bad;
+};
+
+void expand(const std::string& path, int depth, Walk& walk) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    bad.push_back({path, std::string("cannot open: ") + std::strerror(errno)});
+    walk.bad.push_back({path, std::string("cannot open: ") + std::strerror(errno)});
+    return;
+  }
+  if (S_ISREG(st.st_mode)) {
+    walk.out.push_back(path);
     return;
   }
   if (!S_ISDIR(st.st_mode)) {
-    out.push_back(path);
+    // A FIFO would block the read forever; devices and sockets are no input either.
+    walk.bad.push_back({path, std::string(file_type_name(st.st_mode)) + ", not a regular file or directory"});
+    return;
+  }
+  std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
+  if (auto [it, fresh] = walk.seen.emplace(key, path); !fresh) {
+    // A loop is listed once; a second way into a directory outside the walk reads it once.
+    if (walk.open.count(key) && walk.reported.insert(key).second)
+      walk.bad.push_back({path, "a link back to " + it->second + ", which is being read: a loop, not followed"});
     return;
   }
   auto names = entries_of(path);
   if (!names) {
-    bad.push_back({path, std::string("cannot list the directory: ") + std::strerror(errno)});
+    walk.bad.push_back({path, std::string("cannot list the directory: ") + std::strerror(errno)});
     return;
   }
   if (is_one_machine(path, *names)) {
-    out.push_back(path);
+    walk.out.push_back(path);
     return;
   }
   if (depth >= kMaxInputDepth) {
-    bad.push_back({path, "directories nested deeper than " + std::to_string(kMaxInputDepth) + " levels"});
+    walk.bad.push_back({path, "directories nested deeper than " + std::to_string(kMaxInputDepth) + " levels"});
     return;
   }
-  std::size_t before = out.size() + bad.size();
+  std::size_t before = walk.out.size() + walk.bad.size();
   std::string prefix = path.back() == '/' ? path : path + "/";
+  walk.open.insert(key);
   for (const auto& name : *names)
-    if (name[0] != '.') expand(prefix + name, depth + 1, out, bad);
-  if (out.size() + bad.size() == before)
-    bad.push_back({path, "an empty directory: no capture, dump or check --json file in it"});
+    if (name[0] != '.') expand(prefix + name, depth + 1, walk);
+  walk.open.erase(key);
+  if (walk.out.size() + walk.bad.size() == before)
+    walk.bad.push_back({path, "an empty directory: no capture, dump or check --json file in it"});
 }
 
 // A saved report is text starting with '{'. JSON cannot hold raw control bytes, so a binary file
@@ -118,16 +140,7 @@ bool looks_like_json(const std::string& head) {
 
 // The whole file, at most kMaxFileBytes (no saved report is near that).
 std::string read_whole(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file, std::string("cannot open: ") + std::strerror(errno));
-  std::string bytes;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    bytes.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (bytes.size() > kMaxFileBytes)
-      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB; no check --json is that large");
-  }
-  return bytes;
+  return read_input_file(file, kMaxFileBytes, "the file", "no check --json is that large");
 }
 
 // An exception's message without the input's own name in front (the report names the input).
@@ -188,12 +201,13 @@ std::string pair_cause_fix(const std::string& cause) {
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable) {
   std::vector<std::string> out;
+  Walk walk{{}, {}, {}, out, unreadable};
   for (const auto& arg : args) {
     if (arg.empty()) {
       unreadable.push_back({arg, "an empty name"});
       continue;
     }
-    expand(arg, 0, out, unreadable);
+    expand(arg, 0, walk);
   }
   return out;
 }
@@ -206,7 +220,9 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
                   "capture");
     auto doc = parse_outside_json(read_whole(input), input);
     if (!doc) throw Error(input, "not valid JSON; expected a saved `p2pcheck check --json`");
-    return summarize_check_json(*doc, input);
+    HostSummary saved = summarize_check_json(*doc, input);
+    recompute_saved_result(saved);  // judged again from its pairs and findings, not taken as written
+    return saved;
   }
   // The manifest parsed once, as the dump is opened (a replay's banner reads it the same way).
   OpenedDump opened = open_dump(input, ImportOptions{});
@@ -257,6 +273,9 @@ FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<Unread
     if (auto* h = std::get_if<HostSummary>(&o)) hosts.push_back(std::move(*h));
     if (auto* u = std::get_if<UnreadableInput>(&o)) unreadable.push_back(std::move(*u));
   }
+  // Names from input escaped once here, for every output (printable_summary.h).
+  for (auto& h : hosts) make_printable(h);
+  for (auto& u : unreadable) make_printable(u);
   return build_fleet_report(std::move(hosts), std::move(unreadable), inputs.size());
 }
 

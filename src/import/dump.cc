@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <sys/stat.h>
 
@@ -15,6 +14,7 @@
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/host_files.h"
+#include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -25,17 +25,7 @@ bool starts_with(const std::string& bytes, const char* magic, size_t len, size_t
 }
 
 std::string read_host_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
-  std::string bytes;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    bytes.append(buf, static_cast<size_t>(in.gcount()));
-    if (bytes.size() > kMaxFileBytes)
-      throw Error(file, "larger than " + std::to_string(kMaxFileBytes >> 20) +
-                            " MiB; no dump format p2pcheck reads is that large");
-  }
-  return bytes;
+  return read_input_file(file, kMaxFileBytes, "dump", "no dump format p2pcheck reads is that large");
 }
 
 const char* kExpected =
@@ -187,8 +177,8 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
 
 std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOptions& options, Manifest* manifest) {
   struct stat st;
-  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) {
+  // A FIFO, device or socket is refused here: a blocking read of one never returns.
+  if (input_type(file, "dump") == InputType::kDirectory) {
     // A sosreport copies parts of /sys too: its sos_commands/ decides.
     if (stat((file + "/sos_commands").c_str(), &st) == 0) {
       MemoryTree sos;
@@ -211,12 +201,7 @@ std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOpti
     }
     return open_bundle(file, options);
   }
-  std::string head(512, '\0');
-  {
-    std::ifstream in(file, std::ios::binary);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-  }
+  std::string head = read_input_head(file, 512);
   if (!looks_like_archive(head)) return open_text(read_host_file(file), file, options);
   return open_loaded_archive(load_archive(file), file, options, manifest);
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "p2pcheck/source/printable.h"
+
 namespace p2pcheck {
 
 const char* to_string(Level level) {
@@ -73,6 +75,19 @@ std::vector<Finding> merge_not_carried(std::vector<Finding> findings) {
         it->evidence.push_back(std::move(e));
   }
   return out;
+}
+
+void make_printable(std::vector<Finding>& findings) {
+  auto escape = [](std::string& text) {
+    if (!is_printable(text)) text = printable(text);
+  };
+  for (Finding& f : findings) {
+    for (std::string* text : {&f.subject, &f.message, &f.fix, &f.not_carried}) escape(*text);
+    for (Evidence& e : f.evidence) {
+      escape(e.file);
+      escape(e.value);
+    }
+  }
 }
 
 }  // namespace p2pcheck

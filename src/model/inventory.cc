@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -104,11 +105,12 @@ Inventory read_inventory(Source& source, const Topology& topo) {
     auto bdf = Bdf::parse(basename(*device));
     if (!bdf || !topo.find(*bdf)) continue;
     NvmeController c;
-    c.name = name;
+    // Shown as any name from input (printable.h); no path is made from them again.
+    c.name = printable(name);
     c.bdf = *bdf;
-    c.model = read_text(source, path_in(dir, "model"));
-    c.serial = read_text(source, path_in(dir, "serial"));
-    c.firmware = read_text(source, path_in(dir, "firmware_rev"));
+    c.model = printable(read_text(source, path_in(dir, "model")));
+    c.serial = printable(read_text(source, path_in(dir, "serial")));
+    c.firmware = printable(read_text(source, path_in(dir, "firmware_rev")));
     for (const std::string& entry : source.list(dir)) {
       auto nvme = parse_nvme_name(entry);
       if (nvme && nvme->kind == NvmeName::Kind::kNamespace) {

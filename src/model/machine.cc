@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/source/table_text.h"
 
@@ -45,13 +46,13 @@ CpuInfo parse_cpuinfo(std::string_view text) {
     else if (key == "isa" && value.substr(0, 2) == "rv")
       cpu.architecture = "riscv";
     if (key == "vendor_id")
-      cpu.vendor_id = value;
+      cpu.vendor_id = printable(value);  // shown as any name from input (printable.h)
     else if (key == "cpu family")
       cpu.family = static_cast<int>(parse_dec(value).value_or(-1));
     else if (key == "model")
       cpu.model = static_cast<int>(parse_dec(value).value_or(-1));
     else if (key == "model name")
-      cpu.model_name = value;
+      cpu.model_name = printable(value);
     else if (key == "flags") {
       cpu.flags_read = true;
       for (std::string_view flag = next_word(value); !flag.empty(); flag = next_word(value))
@@ -212,7 +213,7 @@ MachineIdentity read_identity(Source& source) {
                                                                            : &id.dmi_serial;
     // Never an empty string: an empty or unreadable value is null with the reason.
     if (!text.empty())
-      *slot = text;
+      *slot = printable(text);
     else
       id.why[key] = r.ok() ? "empty" : why_unread(r);
   }
@@ -246,6 +247,9 @@ Machine read_machine(Source& source) {
   if (m.kernel_release.size() > kMaxReleaseBytes)
     throw Error(release_file, "kernel release of " + std::to_string(m.kernel_release.size()) +
                                   " bytes; a kernel's is at most " + std::to_string(kMaxReleaseBytes));
+  if (!is_printable(m.kernel_release))
+    throw Error(release_file, "kernel release '" + printable(m.kernel_release) +
+                                  "' holds control characters; a kernel's is printable text");
   m.cmdline = read_text(source, "/proc/cmdline", &raw);
   note("/proc/cmdline", raw);
   if (m.cmdline.size() > kMaxCmdlineBytes)
@@ -268,7 +272,7 @@ Machine read_machine(Source& source) {
       else if (key == "VERSION_ID")
         m.os.version_id = value;
       else if (key == "PRETTY_NAME")
-        m.os.pretty_name = value;
+        m.os.pretty_name = printable(value);
     }
     break;
   }

@@ -283,9 +283,13 @@ Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail
     topo.functions.emplace(fn.bdf, std::move(fn));
   }
 
+  // Each function to its bridge in one pass: a udev database with a root bus per function has as
+  // many bridges as functions, and a pass over the functions per bridge took 12 s at 20k.
+  for (const auto& [bdf, fn] : topo.functions)
+    if (!fn.parent && !fn.physfn)
+      if (auto it = topo.host_bridges.find(fn.host_bridge); it != topo.host_bridges.end())
+        it->second.root_devices.push_back(bdf);
   for (auto& [id, bridge] : topo.host_bridges) {
-    for (const auto& [bdf, fn] : topo.functions)
-      if (fn.host_bridge == id && !fn.parent && !fn.physfn) bridge.root_devices.push_back(bdf);
     std::sort(bridge.root_devices.begin(), bridge.root_devices.end(),
               [](const Bdf& a, const Bdf& b) { return a.bus != b.bus ? a.bus < b.bus : a.devfn() < b.devfn(); });
     if (!bridge.root_devices.empty()) {

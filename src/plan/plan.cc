@@ -3,7 +3,6 @@
 #include "p2pcheck/plan/plan.h"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -13,8 +12,11 @@
 #include <vector>
 
 #include "p2pcheck/model/pci.h"
+#include "p2pcheck/plan/toml_bounds.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/memory_source.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -276,8 +278,9 @@ class PlanBuilder {
     r_.only_keys(doc_, "the plan",
                  {"description", "cpu", "kernel", "host_bridge", "root_port", "switch", "gpu", "nvme", "device"});
     Plan plan;
-    plan.file = r_.name();
-    plan.description = r_.text(doc_, "description", "the plan").value_or("");
+    // Shown in the banner and reports: escaped as every name from input (printable.h).
+    plan.file = printable(r_.name());
+    plan.description = printable(r_.text(doc_, "description", "the plan").value_or(""));
     read_machine(plan.state.machine);
     read_host_bridges();
     read_root_ports();
@@ -304,7 +307,7 @@ class PlanBuilder {
       r_.fail(cpu.source().begin.line, "[cpu]: 'family' is required (decimal as /proc/cpuinfo prints it, or 0x19)");
     m.cpu.family = static_cast<int>(*family);
     m.cpu.model = static_cast<int>(r_.integer(cpu, "model", "[cpu]", 0, 0xff).value_or(-1));
-    m.cpu.model_name = r_.text(cpu, "model_name", "[cpu]").value_or("");
+    m.cpu.model_name = printable(r_.text(cpu, "model_name", "[cpu]").value_or(""));
     m.cpu.evidence_file = r_.name() + " [cpu]";
 
     const toml::node* kernel_node = doc_.get("kernel");
@@ -312,7 +315,7 @@ class PlanBuilder {
     const toml::table& kernel = kernel_node ? r_.table_of(*kernel_node, "[kernel]") : empty;
     r_.only_keys(kernel, "[kernel]", {"release", "p2pdma"});
     m.kernel_release = r_.text(kernel, "release", "[kernel]").value_or("");
-    if (!m.kernel_release.empty() && !parse_kernel_version(m.kernel_release))
+    if (!m.kernel_release.empty() && (!parse_kernel_version(m.kernel_release) || !is_printable(m.kernel_release)))
       r_.fail(*kernel.get("release"),
               "[kernel].release '" + m.kernel_release + "': expected a release such as 6.8.0-142-generic");
     std::string p2pdma = r_.text(kernel, "p2pdma", "[kernel]").value_or("unknown");
@@ -775,6 +778,7 @@ class PlanBuilder {
 
 Plan parse_plan(std::string_view text, const std::string& name) {
   if (text.size() > kMaxPlanBytes) throw Error(name, "larger than 1 MiB; a plan is a few kilobytes");
+  check_toml_bounds(text, name);
   toml::table doc;
   try {
     doc = toml::parse(text, name);
@@ -787,14 +791,8 @@ Plan parse_plan(std::string_view text, const std::string& name) {
 }
 
 Plan load_plan(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file, "cannot open the plan file");
-  std::string text;
-  text.resize(kMaxPlanBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw Error(file, "cannot read the plan file");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_plan(text, file);
+  // Only a regular file: a FIFO would block the read forever.
+  return parse_plan(read_input_file(file, kMaxPlanBytes, "the plan file", "a plan is a few kilobytes"), file);
 }
 
 UncarriedAreas plan_not_carried() {

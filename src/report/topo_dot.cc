@@ -7,6 +7,7 @@
 #include <set>
 
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -30,13 +31,13 @@ struct Tally {
   }
 };
 
-// A DOT string literal: quotes and backslashes escaped, newlines from the input dropped, bounded
-// (names can come from a dump).
+// A DOT string literal: bounded at 200 bytes without cutting a UTF-8 character (Graphviz reads a
+// file with one broken character as Latin-1), control characters escaped as every output shows
+// names from input (printable.h), then quotes and backslashes escaped for DOT.
 std::string dot_string(const std::string& text) {
   std::string out = "\"";
-  for (char c : text.substr(0, 200)) {
+  for (char c : printable(utf8_prefix(text, 200))) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n' || c == '\r') c = ' ';
     out += c;
   }
   return out + "\"";
@@ -70,7 +71,7 @@ std::string ids(const Function& fn) { return hex(fn.vendor, 4) + ":" + hex(fn.de
 std::string short_name(const Function& fn) {
   std::string name = pci_device_name(fn.vendor, fn.device);
   if (name.empty()) name = ids(fn);
-  return name.size() > 40 ? name.substr(0, 37) + "..." : name;
+  return name.size() > 40 ? std::string(utf8_prefix(name, 37)) + "..." : name;
 }
 
 std::string verdict_word(Verdict v) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "p2pcheck/source/printable.h"
+
 namespace p2pcheck {
 
 namespace {
@@ -163,7 +165,7 @@ namespace {
 class MemorySource : public Source {
  public:
   MemorySource(std::shared_ptr<const MemoryTree> tree, std::string description)
-      : tree_(std::move(tree)), description_(std::move(description)) {
+      : tree_(std::move(tree)), description_(printable(description)) {  // names a file from input
     if (!tree_->failures().empty()) set_recorded_failures(tree_->failures());
     if (!tree_->not_carried().empty()) set_not_carried(tree_->not_carried());
   }

@@ -9,6 +9,7 @@
 
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
@@ -167,11 +168,11 @@ LoadedArchive read_members(archive* ar, const std::string& file) {
 }  // namespace
 
 LoadedArchive load_archive(const std::string& file) {
-  struct stat st;
-  if (stat(file.c_str(), &st) != 0) throw Error(file, std::string("cannot open dump: ") + std::strerror(errno));
+  // Through a descriptor checked to be a regular file: libarchive would block on a FIFO's open.
+  Fd fd = open_input_file(file, "dump");
   Reader reader;
   support_dump_formats(reader.ar);
-  if (archive_read_open_filename(reader.ar, file.c_str(), 1 << 16) != ARCHIVE_OK) refuse_unopened(reader.ar, file);
+  if (archive_read_open_fd(reader.ar, fd.get(), 1 << 16) != ARCHIVE_OK) refuse_unopened(reader.ar, file);
   return read_members(reader.ar, file);
 }
 

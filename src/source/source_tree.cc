@@ -15,6 +15,7 @@
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/host_files.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
@@ -30,7 +31,7 @@ class TreeSource : public Source {
     if (!root_fd_.ok()) throw Error(root_, std::string("cannot open root directory: ") + std::strerror(errno));
   }
 
-  std::string describe() const override { return live_ ? "live /" : "tree " + root_; }
+  std::string describe() const override { return live_ ? "live /" : "tree " + printable(root_); }
   bool is_live() const override { return live_; }
 
  protected:

@@ -245,6 +245,20 @@ def from_hostile(tmp):
                 seed("pci_config", content)
 
 
+def from_plans_and_reports():
+    """Plans (fixtures/plans) for `plan`; the fixtures' and lab's saved check --json for `saved_report`."""
+    plans = os.path.join(REPO, "fixtures", "plans")
+    for f in sorted(os.listdir(plans)):
+        if f.endswith(".toml"):
+            seed("plan", read(os.path.join(plans, f)))
+    seed("plan", b"[cpu]\nvendor = 'AuthenticAMD'\nfamily = 0x19\n[a.b.c]\nd = { e.f = 1 }\n")
+    for dirpath, _, filenames in sorted(os.walk(os.path.join(REPO, "fixtures"))):
+        if os.path.basename(dirpath) == "expected" and "check.json" in filenames:
+            data = read(os.path.join(dirpath, "check.json"))
+            if len(data) <= MAX_SEED:
+                seed("saved_report", data)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -254,6 +268,7 @@ def main():
         from_fixtures(tmp)
         from_imports()
         from_hostile(tmp)
+        from_plans_and_reports()
     for word in ("0x1002", "0x030000", "16.0 GT/s PCIe", "8.0 GT/s", "2.5 GT/s PCIe", "Unknown", "-1", "0000:41:00.0",
                  "41:00.0", "nvme0c1n1", "nvme0n1p2", "6.8.0-142-generic", "2026-11-30T09:13:54Z",
                  "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt amd_iommu=on pci=disable_acs_redir=0000:00:01.1"):

@@ -56,6 +56,11 @@ inline constexpr const char* kNotCarriedFix =
 // finding naming every device. Findings seen in the source are left as they are.
 std::vector<Finding> merge_not_carried(std::vector<Finding> findings);
 
+// Every text of the findings (subject, message, evidence, fix) escaped as any name from input
+// (source/printable.h): a driver name, mount point or model string in a message cannot add a line
+// to the output. What the checks write themselves is printable already and stays as it is.
+void make_printable(std::vector<Finding>& findings);
+
 // Orders levels: PASS 0 < INFO 1 < WARN 2 < UNKNOWN 3 < FAIL 4.
 int severity(Level level);
 // The worst level among findings, in the order FAIL > UNKNOWN > WARN > INFO > PASS.

@@ -1,0 +1,24 @@
+// A --plan file (TOML through toml++, bounded first by check_toml_bounds), then the whole check on
+// the planned machine as `p2pcheck --plan FILE check` and `topo --dot` render it.
+#include "fuzz.h"
+#include "p2pcheck/checks/check.h"
+#include "p2pcheck/plan/plan.h"
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/report/topo_dot.h"
+#include "p2pcheck/source/json_text.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace p2pcheck;
+  fuzz::rejecting_bad_input([&] {
+    Plan plan = parse_plan(fuzz::as_text(data, size), "plan.toml");
+    (void)json_text(plan_summary_json(plan));
+    auto source = plan_source(plan);
+    CheckOptions options;
+    options.not_carried = plan_not_carried();
+    auto report = run_check(plan.state, *source, options);
+    (void)check_text(*report, TextStyle{false, true}, true);
+    (void)json_text(check_json(*report));
+    (void)topology_dot(*report);
+  });
+  return 0;
+}
