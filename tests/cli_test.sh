@@ -65,10 +65,10 @@ expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx
 # Problems first: PASS and INFO only with -v; --quiet is the RESULT line alone; --ascii is ASCII.
 expect epyc_problems_first 1 "and [0-9]+ passed, [0-9]+ for information \(-v lists them\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check
 expect epyc_verbose 1 "^  PASS    CONFIG_PCI_P2PDMA=y" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check -v
-expect epyc_quiet 1 "^RESULT: FAIL — 72 of 72 GPU–NVMe pair\(s\) can use P2P DMA; failing: storage.stack \(nvme6n1, nvme7n1\)$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet
+expect epyc_quiet 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1\); all 72 GPU–NVMe pairs allowed$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet
 [ "$(wc -l < "$tmp/out")" -eq 1 ] && passed=$((passed + 1)) || { echo "FAIL epyc_quiet_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); }
 # --nvme narrows the result to the selected pairs: md0's members are not among them.
-expect selection_scopes_result 0 "^RESULT: PASS — 8 of 8 " -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
+expect selection_scopes_result 0 "^RESULT: PASS — all 8 GPU–NVMe pairs allowed" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
 for cmd in "check -v" topo paths "explain 0000:03:00.0 nvme0"; do
   # shellcheck disable=SC2086
   "$bin" --root "$fx/epyc-mi300x-8gpu/root" --ascii $cmd > "$tmp/ascii" 2>&1
@@ -93,7 +93,11 @@ expect nonroot_unknown 0 "run as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-no
 expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 77:00.0
 expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme42
 expect bad_subcommand 3 "" -- "$bin" frobnicate
-expect bad_kernel 3 "--assume-kernel banana" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --assume-kernel banana
+expect bad_kernel 3 "kernel banana: expected a release" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --assume-kernel banana
+expect what_if_labelled 1 "^RESULT: FAIL — if booted with kernel 4.18.0-553.el8_10.x86_64: 72 refused of 72 GPU–NVMe pair\(s\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --what-if-kernel 4.18.0-553.el8_10.x86_64
+expect fail_on_refused_only 0 "not counted \(--fail-on refused\): failing: storage.stack" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --fail-on refused
+expect fail_on_bad_word 3 "--fail-on nope: expected" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on nope
+expect supplied_not_used 1 "--kernel-release 6.8 not used: the input shows its own kernel release" -- "$bin" --root "$fx/rhel98-epyc/root" check --kernel-release 6.8
 expect root_and_dump 3 "give one" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
 
 # Bad input: exit 5, naming the file and what was expected.

@@ -144,11 +144,11 @@ Finding nvidia_finding(const GpuState& gpu, const Machine& machine, const std::v
                      ": hipFile is AMD-only; for NVIDIA GPUDirect Storage this verdict holds only in GDS's P2PDMA mode "
                      "(open kernel module >= 565, use_pci_p2pdma in cufile.json), not on the nvidia-fs path";
   // Absent is a fact only where the input could show the driver: a dump without drivers says nothing.
-  std::string state = vr.ok() ? "driver " + version +
-                                    (pr.ok() ? (open_module ? " (open kernel module)" : " (proprietary kernel module)")
-                                             : "")
-                      : vr.status == ReadStatus::kMissing ? "no nvidia driver loaded"
-                                                          : "driver unknown (" + why_unread(vr.status, vr.error) + ")";
+  std::string state =
+      vr.ok() ? "driver " + version +
+                    (pr.ok() ? (open_module ? " (open kernel module)" : " (proprietary kernel module)") : "")
+      : vr.status == ReadStatus::kMissing ? "no nvidia driver loaded"
+                                          : "driver unknown (" + why_unread(vr.status, vr.error) + ")";
   if (vr.status == ReadStatus::kNotCarried) f.not_carried = vr.error;
   if (nvidia_fs) state += ", nvidia_fs loaded";
   f.message = base + "; " + state;

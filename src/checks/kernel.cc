@@ -25,9 +25,9 @@ Evidence release_evidence(const KernelRules& rules) {
 }
 
 Provenance kernel_state(const KernelRules& rules) {
-  return rules.what_if()                              ? Provenance::kWhatIf
+  return rules.what_if()                           ? Provenance::kWhatIf
          : rules.origin == KernelOrigin::kSupplied ? Provenance::kSupplied
-                                                    : Provenance::kObserved;
+                                                   : Provenance::kObserved;
 }
 
 // What to ask for when the kernel release is not in the input.
@@ -73,7 +73,8 @@ std::string kernels_with_p2pdma(const Machine& m) {
       if (row.p2pdma && std::string(row.target).rfind(std::string(distro->target) + "-", 0) == 0)
         out += " (e.g. " + std::string(row.os) + " kernel " + row.kernel + ")";
   return out +
-         "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 SP7";
+         "; distribution kernels known to have it: Ubuntu 22.04 HWE / 24.04 (6.8), RHEL 9.4/9.6, RHEL 10.0, SLES 15 "
+         "SP7";
 }
 
 Finding config_finding(const Machine& m, const KernelRules& rules) {
@@ -109,8 +110,8 @@ Finding config_finding(const Machine& m, const KernelRules& rules) {
     case P2pdmaBasis::kDistroTable:
       config.evidence.push_back(release_evidence(rules));
       config.evidence.push_back({"hipFile's distribution table", std::string(rules.distro->target) + ": " +
-                                                                    rules.distro->kernel + ", CONFIG_PCI_P2PDMA " +
-                                                                    (rules.distro->p2pdma ? "=y" : "not set")});
+                                                                     rules.distro->kernel + ", CONFIG_PCI_P2PDMA " +
+                                                                     (rules.distro->p2pdma ? "=y" : "not set")});
       config.message = "kernel " + rules.release + " is " + rules.distro->os + "'s series, whose default kernel " +
                        (rules.distro->p2pdma ? "has CONFIG_PCI_P2PDMA=y" : "is built without CONFIG_PCI_P2PDMA") +
                        " (hipFile's distribution table; this kernel's own config was not read)";

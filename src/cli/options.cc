@@ -1,16 +1,15 @@
 #include "options.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"

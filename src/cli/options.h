@@ -47,7 +47,7 @@ struct GlobalOptions {
   std::string kernel_config;   // --kernel-config FILE|p2pdma=y|n: supplied likewise
   std::string cpu;             // --cpu: supplied likewise
   std::string fail_on;         // --fail-on refused,stack,unknown,warn
-  std::string plan;  // --plan FILE: a planned server instead of a machine
+  std::string plan;            // --plan FILE: a planned server instead of a machine
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
 // Each of these subcommands' --help ends with the global options, which apply to them too.

@@ -226,7 +226,6 @@ json check_json(const CheckReport& r, bool with_pairs) {
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json j = json_envelope("p2pcheck.check", r.source);
   j["result"] = to_string(r.result);
-  j["result_line"] = result_line(r, TextStyle{false, true});
   j["counts"] = counts_json(r.counts);
   json fail_on = json::array();
   for (const std::string& word : fail_policy_words(r.fail_on)) fail_on.push_back(word);
@@ -238,23 +237,22 @@ json check_json(const CheckReport& r, bool with_pairs) {
                         {"used", use.used},
                         {"why_not_used", use.used ? json(nullptr) : json(use.why_not_used)}});
   j["supplied"] = std::move(supplied);
-  j["kernel"] = {{"release", r.rules.release},
-                 {"origin", to_string(r.rules.origin)},
-                 {"assumed", r.rules.what_if()},
-                 {"what_if", r.rules.what_if() ? json({{"release", r.rules.release},
-                                                       {"input_release", r.rules.input_release.empty()
-                                                                             ? json(nullptr)
-                                                                             : json(r.rules.input_release)},
-                                                       {"input_known_bad", r.rules.input_known_bad
-                                                                               ? json(r.rules.input_known_bad->name)
-                                                                               : json(nullptr)}})
-                                               : json(nullptr)},
-                 {"vendor_kernel", r.rules.vendor_kernel},
-                 {"table", allowlist_table_note(r.rules)},
-                 {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)},
-                 {"p2pdma_basis", to_string(r.rules.p2pdma_basis)},
-                 {"distro_row", r.rules.distro ? json(r.rules.distro->target) : json(nullptr)},
-                 {"known_bad", r.rules.known_bad ? json(r.rules.known_bad->name) : json(nullptr)}};
+  j["kernel"] = {
+      {"release", r.rules.release},
+      {"origin", to_string(r.rules.origin)},
+      {"assumed", r.rules.what_if()},
+      {"what_if",
+       r.rules.what_if()
+           ? json({{"release", r.rules.release},
+                   {"input_release", r.rules.input_release.empty() ? json(nullptr) : json(r.rules.input_release)},
+                   {"input_known_bad", r.rules.input_known_bad ? json(r.rules.input_known_bad->name) : json(nullptr)}})
+           : json(nullptr)},
+      {"vendor_kernel", r.rules.vendor_kernel},
+      {"table", allowlist_table_note(r.rules)},
+      {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)},
+      {"p2pdma_basis", to_string(r.rules.p2pdma_basis)},
+      {"distro_row", r.rules.distro ? json(r.rules.distro->target) : json(nullptr)},
+      {"known_bad", r.rules.known_bad ? json(r.rules.known_bad->name) : json(nullptr)}};
   j["cpu"] = {{"vendor", r.machine.cpu.vendor_id},
               {"family", r.machine.cpu.family},
               {"model", r.machine.cpu.model},
@@ -266,7 +264,9 @@ json check_json(const CheckReport& r, bool with_pairs) {
   json stacks = json::array();
   for (const Bdf& b : r.inv.gpus)
     if (const Function* fn = r.topo.find(b)) {
-      const char* stack = fn->vendor == kPciVendorAmd ? "hipfile" : fn->vendor == kPciVendorNvidia ? "gds_p2pdma" : nullptr;
+      const char* stack = fn->vendor == kPciVendorAmd      ? "hipfile"
+                          : fn->vendor == kPciVendorNvidia ? "gds_p2pdma"
+                                                           : nullptr;
       if (stack && std::find(stacks.begin(), stacks.end(), stack) == stacks.end()) stacks.push_back(stack);
     }
   j["gpu_stacks"] = std::move(stacks);
@@ -301,7 +301,8 @@ std::string banner_text(const CheckReport& r) {
   std::string kernel = r.rules.release.empty() ? "unknown" : r.rules.release;
   if (r.rules.origin == KernelOrigin::kSupplied) kernel += " (supplied)";
   if (r.rules.what_if())
-    kernel += " (what-if; the machine runs " + (r.rules.input_release.empty() ? "an unknown kernel" : r.rules.input_release) + ")";
+    kernel += " (what-if; the machine runs " +
+              (r.rules.input_release.empty() ? "an unknown kernel" : r.rules.input_release) + ")";
   std::string out = "p2pcheck " + std::string(kToolVersion) + " — kernel " + kernel;
   if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
   if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name + (m.cpu.supplied ? " (supplied)" : "");

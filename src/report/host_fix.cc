@@ -79,9 +79,8 @@ HostFix host_fix(const CheckReport& r) {
   // The findings' fixes, problems first (FAIL, then UNKNOWN, then WARN), each cause once.
   for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
     for (const Finding& f : r.findings)
-      // iommu.state's fix is the ACS list the command line above already gives.
-      if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) &&
-          !(f.id == "iommu.state" && !fix.acs_ports.empty()))
+      // iommu.state's fix is the ACS list the command line above gives when a pair needs it.
+      if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) && f.id != "iommu.state")
         add_step(fix.steps, {f.id, f.subject, f.fix, ""});
   return fix;
 }

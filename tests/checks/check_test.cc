@@ -50,7 +50,8 @@ TEST(CheckKernel, ConfigSetMissingOrUnknown) {
   Machine debian = machine_with("6.1.0-31-amd64", "");
   f = check_kernel(debian, kernel_rules_for(debian, std::nullopt));
   EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kFail);
-  EXPECT_EQ(find(f, "kernel.config_p2pdma")->evidence.at(1).value, "debian-12: 6.1.0-53-amd64, CONFIG_PCI_P2PDMA not set");
+  EXPECT_EQ(find(f, "kernel.config_p2pdma")->evidence.at(1).value,
+            "debian-12: 6.1.0-53-amd64, CONFIG_PCI_P2PDMA not set");
   Machine ubuntu = machine_with("6.8.0-90-generic", "");
   f = check_kernel(ubuntu, kernel_rules_for(ubuntu, std::nullopt));
   EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kInfo);  // a table row is not this kernel's config

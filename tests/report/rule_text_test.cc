@@ -151,8 +151,9 @@ TEST_F(RuleText, NoP2pdmaConfigHasNoAcsPrefix) {
 TEST_F(RuleText, NoP2pdmaSaysWhetherTheReleaseOrTheTableDecided) {
   d_.decided_by = DecidedBy::kNoP2pdmaConfig;
   d_.no_p2pdma = NoP2pdma{P2pdmaBasis::kBeforeP2pdma, "", "3.10.0-1160.el7.x86_64", nullptr};
-  EXPECT_EQ(rule_text(d_),
-            "kernel 3.10.0-1160.el7.x86_64 is older than 4.20, the first kernel with P2PDMA: there is no P2P DMA at all");
+  EXPECT_EQ(
+      rule_text(d_),
+      "kernel 3.10.0-1160.el7.x86_64 is older than 4.20, the first kernel with P2PDMA: there is no P2P DMA at all");
   d_.no_p2pdma = NoP2pdma{P2pdmaBasis::kDistroTable, "", "4.18.0-553.el8_10.x86_64",
                           find_distro_kernel_by_release("4.18.0-553.el8_10.x86_64")};
   EXPECT_EQ(rule_text(d_),

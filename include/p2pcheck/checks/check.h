@@ -84,9 +84,9 @@ struct CheckReport {
   Inventory inv;
   Machine machine;
   KernelRules rules;
-  std::vector<Finding> findings;     // kernel, CPU, IOMMU, GPU stack, storage, links
-  PairList pairs;                    // point into `topo` and `inv`: keep the report in one place
-  std::set<Bdf> selected_devices;    // the GPUs and NVMe of `pairs`, for concerns_selected_pairs
+  std::vector<Finding> findings;      // kernel, CPU, IOMMU, GPU stack, storage, links
+  PairList pairs;                     // point into `topo` and `inv`: keep the report in one place
+  std::set<Bdf> selected_devices;     // the GPUs and NVMe of `pairs`, for concerns_selected_pairs
   std::vector<SuppliedUse> supplied;  // what became of each --kernel-release, --kernel-config, --cpu
   FailPolicy fail_on;
   ResultCounts counts;

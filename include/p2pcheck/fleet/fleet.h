@@ -28,7 +28,7 @@ struct UnreadableInput {
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable);
 
 struct FleetOptions {
-  unsigned jobs = 0;                         // worker threads; 0: std::thread::hardware_concurrency()
+  unsigned jobs = 0;  // worker threads; 0: std::thread::hardware_concurrency()
   // As for check: the what-if kernel, supplied facts (each used only on hosts whose input lacks the
   // fact), --fail-on. A saved check --json was judged when it was made and cannot take the first two.
   CheckOptions check;

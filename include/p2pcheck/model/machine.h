@@ -70,10 +70,10 @@ struct MachineIdentity {
 struct Machine {
   CpuInfo cpu;
   MachineIdentity identity;
-  std::string kernel_release;  // /proc/sys/kernel/osrelease
+  std::string kernel_release;            // /proc/sys/kernel/osrelease
   bool kernel_release_supplied = false;  // given with --kernel-release: the input does not say
-  std::string kernel_version;  // /proc/version
-  std::string cmdline;         // /proc/cmdline
+  std::string kernel_version;            // /proc/version
+  std::string cmdline;                   // /proc/cmdline
   OsRelease os;
   KernelConfig config;
   std::map<std::string, std::string> modules;  // /proc/modules: name -> state ("Live")

@@ -21,11 +21,11 @@ struct HostFixStep {
 };
 
 struct HostFix {
-  std::vector<Bdf> acs_ports;                // pci=disable_acs_redir=: every port any refused pair needs
-  std::vector<std::string> cmdline_params;   // "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"
-  std::string kernel_cmdline;                // the parameters to add, space-separated; "" when none
-  std::string cmdline_cost;                  // what the command line costs
-  std::vector<HostFixStep> steps;            // everything else, in the order the report lists problems
+  std::vector<Bdf> acs_ports;               // pci=disable_acs_redir=: every port any refused pair needs
+  std::vector<std::string> cmdline_params;  // "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"
+  std::string kernel_cmdline;               // the parameters to add, space-separated; "" when none
+  std::string cmdline_cost;                 // what the command line costs
+  std::vector<HostFixStep> steps;           // everything else, in the order the report lists problems
   bool empty() const { return cmdline_params.empty() && steps.empty(); }
 };
 

@@ -32,11 +32,11 @@ const char* to_string(KernelOrigin origin);  // "input", "supplied", "what_if", 
 
 // Why the kernel has CONFIG_PCI_P2PDMA or not, or why that is unknown.
 enum class P2pdmaBasis {
-  kConfig,          // a kernel config: the input's (observed) or --kernel-config (supplied)
-  kBeforeP2pdma,    // the release is older than the first kernel with P2PDMA (kFirstP2pdmaRelease)
-  kDistroTable,     // the release names a row of hipFile's distribution table (its default kernel)
-  kWhatIfAssumed,   // a what-if release that names no row: taken as built with CONFIG_PCI_P2PDMA=y
-  kUnknown,         // no config, and the release does not settle it
+  kConfig,         // a kernel config: the input's (observed) or --kernel-config (supplied)
+  kBeforeP2pdma,   // the release is older than the first kernel with P2PDMA (kFirstP2pdmaRelease)
+  kDistroTable,    // the release names a row of hipFile's distribution table (its default kernel)
+  kWhatIfAssumed,  // a what-if release that names no row: taken as built with CONFIG_PCI_P2PDMA=y
+  kUnknown,        // no config, and the release does not settle it
 };
 const char* to_string(P2pdmaBasis basis);  // "config", "before_p2pdma", "distro_table", "what_if_assumed", "unknown"
 
@@ -51,9 +51,9 @@ struct KernelRules {
   TableBasis table_basis = TableBasis::kReleaseUnknown;
   Tri p2pdma_enabled = Tri::kUnknown;  // CONFIG_PCI_P2PDMA
   P2pdmaBasis p2pdma_basis = P2pdmaBasis::kUnknown;
-  bool config_supplied = false;    // kConfig from --kernel-config, not the input
-  std::string config_file;         // kConfig: the file (or the option) that says so
-  std::string config_not_carried;  // the source's phrase when its format holds no kernel config
+  bool config_supplied = false;          // kConfig from --kernel-config, not the input
+  std::string config_file;               // kConfig: the file (or the option) that says so
+  std::string config_not_carried;        // the source's phrase when its format holds no kernel config
   const DistroKernel* distro = nullptr;  // the distribution-table row the release names, if any
   const KnownBadKernel* known_bad = nullptr;
   // A what-if's starting point: the kernel the input itself runs, and whether that one is known-bad.
