@@ -252,8 +252,14 @@ check "--dump with fleet: usage, exit 3" [ $? -eq 3 ]
 check "--assume-kernel: saved reports cannot be re-judged, captures are" python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["summary"]["unreadable"] == 2 and all("--assume-kernel needs the capture" in u["reason"] for u in j["unreadable"])
+assert j["summary"]["unreadable"] == 2 and all("--what-if-kernel and supplied facts need the capture" in u["reason"] for u in j["unreadable"])
 assert j["summary"]["hosts"] == 1' "$tmp/assumed.json"
+# The same for a supplied fact: a saved report was judged when it was made.
+"$bin" fleet --kernel-config p2pdma=y --json "$c/saved" > "$tmp/supplied.json" 2> /dev/null
+check "--kernel-config: saved reports cannot take supplied facts" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["summary"]["unreadable"] == 2 and j["summary"]["hosts"] == 0' "$tmp/supplied.json"
 
 echo "fleet_test: $((checks - failed)) of $checks checks passed"
 [ "$failed" -eq 0 ]

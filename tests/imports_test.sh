@@ -117,15 +117,31 @@ mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"
 "$bin" --dump "$tmp/sos/$(ls "$tmp/sos")" topo --json > "$tmp/real-sosdir.json" 2>/dev/null
 check "real sosreport directory" topo-config "$tmp/real.json" "$tmp/real-sosdir.json"
 
-# --cpu only where the input lacks the CPU.
-expect_usage() {  # name args...
+# --cpu is a supplied fact: used only where the input lacks the CPU; where the input has one, it wins
+# and check says the supplied value was not used. A value that is no CPU is a usage error.
+expect_unused() {  # name args...
   local name=$1; shift
-  if "$bin" "$@" topo > /dev/null 2>&1; [ $? -eq 3 ]; then passed=$((passed + 1)); else echo "FAIL $name: expected exit 3"; failed=$((failed + 1)); fi
+  if "$bin" "$@" check --color never 2> /dev/null | grep -q -- "^note: --cpu intel not used: the input shows its own CPU"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name: no 'not used' note"; failed=$((failed + 1))
+  fi
 }
-expect_usage "--cpu with --root" --root "$fx/intel-xeon-broadwell/root" --cpu intel
-expect_usage "--cpu on a udev database that has the CPU" --dump "$real/udev.txt.xz" --cpu intel
-expect_usage "--cpu unknown keyword" --dump "$real/lspci-xxxx.txt.xz" --cpu sparc
-expect_usage "--cpu on a capture" --dump "$real/capture.tar.zst" --cpu intel
+expect_unused "--cpu with --root" --root "$fx/intel-xeon-broadwell/root" --cpu intel
+expect_unused "--cpu on a udev database that has the CPU" --dump "$real/udev.txt.xz" --cpu intel
+expect_unused "--cpu on a capture" --dump "$real/capture.tar.zst" --cpu intel
+if "$bin" --dump "$real/lspci-xxxx.txt.xz" --cpu sparc check > /dev/null 2>&1; [ $? -eq 3 ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL --cpu unknown keyword: expected exit 3"; failed=$((failed + 1))
+fi
+# On an lspci dump without the CPU it is used, and the CPU finding says it was supplied.
+if "$bin" --dump "$real/lspci-xxxx.txt.xz" --cpu amd-zen check --json 2> /dev/null |
+   python3 -c 'import json,sys; j=json.load(sys.stdin); f=[f for f in j["findings"] if f["id"]=="cpu.p2pdma_rule"][0]; assert f["state"]=="supplied", f; assert j["supplied"][0]["used"]'; then
+  passed=$((passed + 1))
+else
+  echo "FAIL --cpu on an lspci dump: not used, or not labelled supplied"; failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -308,11 +308,13 @@ CheckOptions check_options(const GlobalOptions& o) {
     std::optional<std::string> bytes;
     if (!keyword) bytes = read_option_file("--kernel-config", o.kernel_config, 16u << 20);
     options.supplied.kernel_config = supplied_kernel_config(label, bytes);
+    options.supplied.kernel_config_given = o.kernel_config;
   }
   if (!o.cpu.empty()) {
     CpuInfo cpu = parse_cpuinfo(cpuinfo_for_option(o.cpu));
     cpu.evidence_file = "--cpu " + o.cpu;
     options.supplied.cpu = cpu;
+    options.supplied.cpu_given = o.cpu;
   }
   if (!o.fail_on.empty()) options.fail_on = parse_fail_policy(o.fail_on);
   return options;

@@ -19,7 +19,7 @@ std::vector<SuppliedUse> apply_supplied(Machine& machine, const SuppliedFacts& s
     uses.push_back(use);
   }
   if (supplied.kernel_config) {
-    SuppliedUse use{"--kernel-config", supplied.kernel_config->file, false, ""};
+    SuppliedUse use{"--kernel-config", supplied.kernel_config_given, false, ""};
     if (!machine.config.known()) {
       std::vector<std::string> tried = machine.config.tried;
       machine.config = *supplied.kernel_config;
@@ -32,7 +32,7 @@ std::vector<SuppliedUse> apply_supplied(Machine& machine, const SuppliedFacts& s
     uses.push_back(use);
   }
   if (supplied.cpu) {
-    SuppliedUse use{"--cpu", supplied.cpu->evidence_file, false, ""};
+    SuppliedUse use{"--cpu", supplied.cpu_given, false, ""};
     if (machine.cpu.vendor_id.empty() && machine.cpu.architecture.empty()) {
       machine.cpu = *supplied.cpu;
       machine.cpu.supplied = true;

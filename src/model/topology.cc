@@ -223,7 +223,7 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
   if (fn.port_type == PortType::kUnknown && fn.is_bridge()) return check;
   const Function* port = topo.find(*fn.parent);
   if (!port) return check;
-  check.applies = true;
+  check.applies = fn.port_type != PortType::kNotPcie;  // conventional PCI: no PCIe link of its own
   auto lower = [](auto a, auto b) -> decltype(a) {
     if (a && b) return std::min(*a, *b);
     return a ? a : b;

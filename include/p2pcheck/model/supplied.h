@@ -17,6 +17,8 @@ struct SuppliedFacts {
   // --kernel-config FILE or p2pdma=y|n; `file` is the label the report cites ("--kernel-config p2pdma=y").
   std::optional<KernelConfig> kernel_config;
   std::optional<CpuInfo> cpu;  // --cpu; `evidence_file` is the label ("--cpu amd-zen")
+  // What the user typed after --kernel-config and --cpu ("p2pdma=y", "amd-zen"), for the report.
+  std::string kernel_config_given, cpu_given;
   bool empty() const { return !kernel_release && !kernel_config && !cpu; }
 };
 
