@@ -115,5 +115,20 @@ cp -r "$fx/opteron-6300-prezen/root" "$tmp/vanished"
 rm -rf "$tmp/vanished/sys/devices/pci0000:00/0000:00:02.0"
 expect vanished_device 5 "does not exist" -- "$bin" --root "$tmp/vanished" topo
 
+# One fix per host: every refused pair's ACS ports in one command line, resolved (no placeholder),
+# merged with what the machine already boots with (addresses and vendor:device entries kept).
+host_fix() {  # root -> the host fix's kernel command line
+  "$bin" --root "$1" check --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert "{acs_redirect}" not in json.dumps(j["host_fix"]) and "{common_bridge}" not in json.dumps(j["host_fix"])
+print(j["host_fix"]["kernel_cmdline"])'
+}
+expect host_fix_acs 0 "^pci=disable_acs_redir=0000:03:09.0;0000:03:11.0$" -- host_fix "$fx/xeon-broadwell-switch-acs/root"
+cp -r "$fx/xeon-broadwell-switch-acs/root" "$tmp/booted"
+echo "ro intel_iommu=on pci=disable_acs_redir=0000:00:01.0;pci:10b5:8747" > "$tmp/booted/proc/cmdline"
+expect host_fix_merges_the_booted_list 0 "^pci=disable_acs_redir=0000:00:01.0;0000:03:09.0;0000:03:11.0;pci:10b5:8747$" -- host_fix "$tmp/booted"
+expect host_fix_text 1 "kernel command line: pci=disable_acs_redir=0000:03:09.0;0000:03:11.0" -- "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

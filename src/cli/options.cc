@@ -1,15 +1,11 @@
 #include "options.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
@@ -17,6 +13,7 @@
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/supplied.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -259,30 +256,6 @@ int exit_for(Result result) {
 
 namespace {
 
-// A small file the user names on the command line (--kernel-config, --cpu): a regular file only,
-// opened without blocking (a FIFO would hang), read up to `cap` bytes.
-std::string read_option_file(const std::string& option, const std::string& file, std::size_t cap) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw UsageError(option + " " + file + ": " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw UsageError(option + " " + file + ": not a regular file");
-  }
-  std::string bytes;
-  char buf[65536];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || bytes.size() + static_cast<std::size_t>(n) > cap) {
-      ::close(fd);
-      throw UsageError(option + " " + file + (n < 0 ? ": " + std::string(std::strerror(errno)) : ": too large"));
-    }
-    bytes.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return bytes;
-}
-
 void check_release(const char* option, const std::string& release) {
   if (!parse_kernel_version(release))
     throw UsageError(std::string(option) + " " + release + ": expected a release such as 6.8 or 5.14.0-570.el9_6");
@@ -306,7 +279,8 @@ CheckOptions check_options(const GlobalOptions& o) {
     std::string label = "--kernel-config " + o.kernel_config;
     const bool keyword = o.kernel_config.rfind("p2pdma=", 0) == 0;
     std::optional<std::string> bytes;
-    if (!keyword) bytes = read_option_file("--kernel-config", o.kernel_config, 16u << 20);
+    // An allyesconfig is ~300 KB; 16 MiB is no kernel's config.
+    if (!keyword) bytes = read_input_file(o.kernel_config, 16u << 20, "--kernel-config", "expected a kernel config");
     options.supplied.kernel_config = supplied_kernel_config(label, bytes);
     options.supplied.kernel_config_given = o.kernel_config;
   }

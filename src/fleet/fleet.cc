@@ -50,10 +50,6 @@ std::optional<std::vector<std::string>> entries_of(const std::string& dir) {
   return names;
 }
 
-// The first bytes of a file: enough to tell a JSON document or a cpuinfo from anything else ("" for
-// a FIFO or device, which is never opened blocking).
-std::string head_of(const std::string& file, std::size_t bytes) { return read_input_head(file, bytes); }
-
 // A directory that is one machine for --dump: a captured root or a sosreport (at the top or in its
 // one folder), or an lspci bundle, whose cpuinfo or lspci -t file is never an input alone.
 bool is_one_machine(const std::string& dir, const std::vector<std::string>& names) {
@@ -65,7 +61,7 @@ bool is_one_machine(const std::string& dir, const std::vector<std::string>& name
   for (const auto& name : names) {
     std::string path = dir + "/" + name;
     if (is_dir(path)) return false;
-    TextFormat f = sniff_text(head_of(path, 16384));
+    TextFormat f = sniff_text(read_input_head(path, 16384));
     bundle_part = bundle_part || f == TextFormat::kCpuinfo || f == TextFormat::kLspciTree;
   }
   return bundle_part;
@@ -138,11 +134,6 @@ bool looks_like_json(const std::string& head) {
   });
 }
 
-// The whole file, at most kMaxFileBytes (no saved report is near that).
-std::string read_whole(const std::string& file) {
-  return read_input_file(file, kMaxFileBytes, "the file", "no check --json is that large");
-}
-
 // An exception's message without the input's own name in front (the report names the input).
 std::string reason_of(const std::string& input, const std::string& what) {
   std::string prefix = input + ": ";
@@ -213,12 +204,13 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std
 }
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
-  if (!is_dir(input) && looks_like_json(head_of(input, 4096))) {
+  if (!is_dir(input) && looks_like_json(read_input_head(input, 4096))) {
     if (options.check.what_if_kernel || !options.check.supplied.empty())
       throw Error(input,
                   "a saved check --json was judged when it was made; --what-if-kernel and supplied facts need the "
                   "capture");
-    auto doc = parse_outside_json(read_whole(input), input);
+    auto doc =
+        parse_outside_json(read_input_file(input, kMaxFileBytes, "the file", "no check --json is that large"), input);
     if (!doc) throw Error(input, "not valid JSON; expected a saved `p2pcheck check --json`");
     HostSummary saved = summarize_check_json(*doc, input);
     recompute_saved_result(saved);  // judged again from its pairs and findings, not taken as written

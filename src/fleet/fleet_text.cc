@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "p2pcheck/report/check.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/source/version.h"
 
@@ -13,16 +14,6 @@ using report_detail::colored;
 using report_detail::pad;
 
 namespace {
-
-const char* result_color(Result r) {
-  switch (r) {
-    case Result::kPass: return "32";
-    case Result::kFail: return "1;31";
-    case Result::kUnknown: return "35";
-    case Result::kNoPairs: return "33";
-  }
-  return "0";
-}
 
 const char* fleet_color(FleetResult r) {
   switch (r) {

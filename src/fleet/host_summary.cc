@@ -160,6 +160,16 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
   s.input = file;
   s.format = "check --json";
   s.result = result_named(doc, "result");
+  // Reports before `fail_on` existed were judged under the default policy.
+  if (doc.array("fail_on")) {
+    std::vector<std::string> words = strings(doc, "fail_on");
+    if (words.empty()) doc.fail("fail_on", "refused, stack, unknown or warn");
+    try {
+      s.fail_on = parse_fail_policy(join(words, ","));
+    } catch (const UsageError&) {
+      doc.fail("fail_on", "refused, stack, unknown or warn");
+    }
+  }
   if (const ordered_json* kernel = doc.object("kernel"))
     s.kernel = JsonFields(*kernel, file, "kernel").text("release").value_or("");
   if (const ordered_json* cpu = doc.object("cpu"))

@@ -4,18 +4,21 @@
 namespace p2pcheck {
 
 Result result_from_pairs_and_findings(const HostSummary& host) {
-  if (host.pairs.empty()) return Result::kNoPairs;
-  bool unknown = false;
+  // The check's own rule (result_for) over the report's pairs and findings, under its own fail_on.
+  ResultCounts counts;
+  counts.pairs = host.pairs.size();
   for (const auto& p : host.pairs) {
-    if (p.verdict == Verdict::kNotSupported) return Result::kFail;
-    unknown = unknown || p.verdict == Verdict::kUnknown;
+    counts.allowed += p.verdict == Verdict::kSupported;
+    counts.refused += p.verdict == Verdict::kNotSupported;
+    counts.undecided += p.verdict == Verdict::kUnknown;
   }
   for (const auto& f : host.findings) {
     if (!f.concerns) continue;
-    if (f.level == Level::kFail) return Result::kFail;
-    unknown = unknown || f.level == Level::kUnknown;
+    counts.failing += f.level == Level::kFail;
+    counts.unknown += f.level == Level::kUnknown;
+    counts.warnings += f.level == Level::kWarn;
   }
-  return unknown ? Result::kUnknown : Result::kPass;
+  return result_for(counts, host.fail_on);
 }
 
 void recompute_saved_result(HostSummary& host) {

@@ -3,8 +3,12 @@
 #include "p2pcheck/report/host_fix.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <set>
+#include <utility>
 
+#include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/report/pair_fix.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -19,19 +23,16 @@ constexpr const char* kAcsCost =
     "IOMMU isolation for the devices below those ports (they may share an IOMMU group; VFIO passthrough loses "
     "isolation)";
 
-// The ports the machine already boots with in pci=disable_acs_redir= (kept: the new list replaces it).
-std::set<Bdf> acs_ports_on_cmdline(const std::string& cmdline) {
-  std::set<Bdf> ports;
-  for (const auto& [key, value] : parse_cmdline(cmdline)) {
-    if (key != "pci") continue;
-    for (const std::string& option : split(value, ',')) {
-      const std::string prefix = "disable_acs_redir=";
-      if (option.rfind(prefix, 0) != 0) continue;
-      for (const std::string& port : split(std::string_view(option).substr(prefix.size()), ';'))
-        if (auto bdf = Bdf::parse(port)) ports.insert(*bdf);
-    }
+// The ACS list as a command line names it: addresses, then vendor:device entries ("pci:10b5:8747").
+std::string acs_list_text(const std::vector<Bdf>& ports, const std::set<std::pair<unsigned, unsigned>>& ids) {
+  std::string list;
+  for (const Bdf& b : ports) list += (list.empty() ? "" : ";") + b.str();
+  for (const auto& [vendor, device] : ids) {
+    char id[24];
+    std::snprintf(id, sizeof id, "pci:%04x:%04x", vendor, device);
+    list += (list.empty() ? "" : ";") + std::string(id);
   }
-  return ports;
+  return list;
 }
 
 void add_step(std::vector<HostFixStep>& steps, HostFixStep step) {
@@ -49,30 +50,28 @@ void add_step(std::vector<HostFixStep>& steps, HostFixStep step) {
 HostFix host_fix(const CheckReport& r) {
   HostFix fix;
   std::set<Bdf> ports;
-  // Each class's fix once; the ports of each redirected pair, which differ within a class.
-  std::set<std::uint32_t> classes_seen;
+  // pair_fix() once per class and redirect (what decides a pair's fix); the ports per pair, since
+  // they differ within a class.
+  std::map<std::pair<std::uint32_t, bool>, PairFix> fixes;
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    const PairDecision& shared = r.pairs.shared(i);
-    if (shared.verdict == Verdict::kSupported) continue;
-    if (r.pairs.acs_redirected(i) && shared.map_type == MapType::kNotSupported && !shared.known_bad &&
-        shared.decided_by != DecidedBy::kNoP2pdmaConfig) {
+    if (r.pairs.shared(i).verdict == Verdict::kSupported) continue;
+    auto [at, made] = fixes.try_emplace({r.pairs.class_index(i), r.pairs.acs_redirected(i)});
+    if (made) at->second = pair_fix(r.pairs[i], r.rules, r.machine);
+    const PairFix& pf = at->second;
+    if (pf.kind == "disable_acs_redir") {
       for (const Function* port : r.pairs.walk(i).acs_redirect) ports.insert(port->bdf);
       continue;
     }
-    if (!classes_seen.insert(r.pairs.class_index(i)).second) continue;
-    PairFix pf = pair_fix(r.pairs[i], r.rules, r.machine);
     // The kernel's own fixes (another kernel, one with P2PDMA) are the kernel findings' steps.
-    if (pf.empty() || pf.kind == "other_kernel" || pf.kind == "kernel_with_p2pdma" || pf.kind == "disable_acs_redir")
-      continue;
-    add_step(fix.steps, {pf.kind, "", pf.text, ""});
+    if (made && !pf.empty() && pf.kind != "other_kernel" && pf.kind != "kernel_with_p2pdma")
+      add_step(fix.steps, {pf.kind, "", pf.text, ""});
   }
   if (!ports.empty()) {
-    std::set<Bdf> all = acs_ports_on_cmdline(r.machine.cmdline);
-    all.insert(ports.begin(), ports.end());
-    fix.acs_ports.assign(all.begin(), all.end());
-    std::string list;
-    for (const Bdf& b : fix.acs_ports) list += (list.empty() ? "" : ";") + b.str();
-    fix.cmdline_params.push_back("pci=disable_acs_redir=" + list);
+    // The list replaces the one the machine boots with: what that one names stays in it.
+    AcsDeviceList booted = parse_acs_overrides(r.machine.cmdline).redirect_disabled;
+    ports.insert(booted.addresses.begin(), booted.addresses.end());
+    fix.acs_ports.assign(ports.begin(), ports.end());
+    fix.cmdline_params.push_back("pci=disable_acs_redir=" + acs_list_text(fix.acs_ports, booted.ids));
     fix.cmdline_cost = kAcsCost;
   }
   fix.kernel_cmdline = join(fix.cmdline_params, " ");

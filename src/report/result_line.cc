@@ -10,8 +10,6 @@ namespace p2pcheck {
 
 using namespace report_detail;
 
-namespace {
-
 const char* result_color(Result r) {
   switch (r) {
     case Result::kPass: return "32";
@@ -21,6 +19,8 @@ const char* result_color(Result r) {
   }
   return "0";
 }
+
+namespace {
 
 // "all 72 GPU–NVMe pairs allowed", or "64 allowed, 8 refused of 72 GPU–NVMe pair(s)".
 std::string pairs_text(const ResultCounts& c) {
@@ -115,10 +115,11 @@ std::string result_line(const CheckReport& r, const TextStyle& style) {
   const FailPolicy& policy = r.fail_on;
   std::string failing = causes_text(r, Level::kFail);
   std::vector<std::string> counted, not_counted;
-  // What decides a FAIL comes first: refused pairs, then failing checks; the pairs' tally either way.
-  if (c.refused && policy.refused) counted.push_back(pairs_text(c));
+  // What decides a FAIL comes first: refused pairs (then the tally is that), then failing checks.
+  const bool refusals_count = c.refused && policy.refused;
+  if (refusals_count) counted.push_back(pairs_text(c));
   if (!failing.empty()) (policy.stack ? counted : not_counted).push_back("failing: " + failing);
-  if (!(c.refused && policy.refused)) counted.push_back(pairs_text(c));
+  if (!refusals_count) counted.push_back(pairs_text(c));
   if (c.refused && !policy.refused) not_counted.push_back(std::to_string(c.refused) + " refused");
   if (r.result != Result::kFail || policy.unknown) {
     if (std::string unknown = unknown_text(r); !unknown.empty()) counted.push_back(unknown);

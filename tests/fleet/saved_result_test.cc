@@ -54,6 +54,17 @@ TEST(SavedResult, TheResultTable) {
             Result::kFail);
 }
 
+// A report judged under --fail-on is judged again under the same policy, not the default.
+TEST(SavedResult, UnderTheReportsOwnFailOn) {
+  HostSummary s = summary({pair_of(Verdict::kSupported)}, {finding_of(Level::kFail)});
+  EXPECT_EQ(result_from_pairs_and_findings(s), Result::kFail);
+  s.fail_on = parse_fail_policy("refused");
+  EXPECT_EQ(result_from_pairs_and_findings(s), Result::kPass);
+  s = summary({pair_of(Verdict::kSupported)}, {finding_of(Level::kWarn)});
+  s.fail_on = parse_fail_policy("refused,stack,warn");
+  EXPECT_EQ(result_from_pairs_and_findings(s), Result::kFail);
+}
+
 TEST(SavedResult, ADisagreementIsSaidAsAFinding) {
   HostSummary s = summary({pair_of(Verdict::kNotSupported)});
   s.input = "n1.json";

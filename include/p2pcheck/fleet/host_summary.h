@@ -42,6 +42,7 @@ struct HostSummary {
   std::string format;  // capture, lspci, udev, hwloc, sosreport, tree, check --json
   std::optional<bool> redacted;
   Result result = Result::kNoPairs;
+  FailPolicy fail_on;  // the --fail-on the report was judged under (check --json `fail_on`)
   std::string kernel, cpu;
   std::size_t gpus = 0, nvmes = 0;
   std::vector<HostFinding> findings;

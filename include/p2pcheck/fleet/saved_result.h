@@ -10,8 +10,8 @@ namespace p2pcheck {
 // fleet's own finding (not a check's: docs/json.md, fleet): the stored result disagreed.
 inline constexpr const char* kSavedResultFinding = "fleet.saved_result";
 
-// The RESULT table: NO PAIRS without a pair; else FAIL when a pair is not_supported or a finding
-// that concerns the pairs fails; else UNKNOWN when a pair or such a finding is unknown; else PASS.
+// The check's RESULT rule (checks/check.h result_for) over the saved pairs and the findings that
+// concern them, under the report's own fail_on.
 Result result_from_pairs_and_findings(const HostSummary& host);
 
 // Sets host.result to result_from_pairs_and_findings(); when the stored one said otherwise, adds

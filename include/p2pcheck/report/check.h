@@ -20,6 +20,8 @@ std::string check_text(const CheckReport& report, const TextStyle& style, bool v
 std::string result_line(const CheckReport& report, const TextStyle& style);
 // "storage.stack (nvme6n1, nvme7n1)": the findings of `level` that concern the pairs, by id and subject.
 std::string causes_text(const CheckReport& report, Level level);
+// The RESULT word's terminal colour (check's line, fleet's per-host results).
+const char* result_color(Result result);
 // "if booted with kernel 6.8: " for a what-if, else "".
 std::string what_if_prefix(const KernelRules& rules);
 // One pair's decision in the check document's "pairs", with its fix and rule_id.
