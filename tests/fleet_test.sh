@@ -100,7 +100,7 @@ def expect(cond, what):
 j = json.load(open(f"{tmp}/fleet.json"))
 s = j["summary"]
 for key in ("schema", "schema_version", "tool_version", "result", "summary", "failures", "unknowns", "topologies",
-            "hosts", "unreadable"):
+            "fixes", "without_fix", "hosts", "unreadable"):
     expect(key in j, f"JSON has no {key}")
     expect(f"`{key}`" in doc or f"`{key}[]`" in doc, f"docs/json.md does not document the fleet field `{key}`")
 expect(j["schema"] == "p2pcheck.fleet" and j["schema_version"] == 1, "schema envelope")
@@ -138,6 +138,24 @@ expect(causes.get("pair.acs_redirect", {}).get("fix", "").startswith("boot with 
 for h in j["hosts"]:
     if h["result"] == "FAIL":
         expect(any(h["host"] in g["hosts"] for g in j["failures"]), f"{h['host']} fails with no cause")
+# Fixes: every failing host is in exactly one fix group, named in its row; the ACS host's group (its
+# capture and its saved report alike) carries one command line with both ports, resolved.
+fix_of = {}
+for f in j["fixes"]:
+    expect(f["host_count"] == len(f["hosts"]) and f["id"].startswith("F"), f"fix group {f['id']}")
+    expect(f["host_fix"]["kernel_cmdline"] or f["host_fix"]["steps"], f"{f['id']}: an empty fix")
+    expect("{acs_redirect}" not in json.dumps(f["host_fix"]) and "{common_bridge}" not in json.dumps(f["host_fix"]),
+           f"{f['id']}: a placeholder in {f['host_fix']}")
+    for name in f["hosts"]:
+        expect(name not in fix_of, f"{name} is in two fix groups")
+        fix_of[name] = f
+for h in j["hosts"]:
+    if h["result"] == "FAIL":
+        expect(h["fix"] is not None and fix_of.get(h["host"], {}).get("id") == h["fix"], f"{h['host']}: fix {h['fix']}")
+for name in ("xeon-broadwell-switch-acs", "acs-saved"):
+    expect(fix_of.get(name, {}).get("host_fix", {}).get("kernel_cmdline") ==
+           "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0", f"{name}: {fix_of.get(name)}")
+expect(fix_of.get("epyc-r1") is fix_of.get("epyc-r2"), "the same machine twice needs the same fix")
 # Topology: the EPYC server and its three redacted copies are one group, named after the first.
 group = [t for t in j["topologies"] if "epyc-r1" in t["hosts"]]
 expect(len(group) == 1 and set(group[0]["hosts"]) >= {"epyc-mi300x-8gpu", "epyc-r1", "epyc-r2", "epyc-r3"}

@@ -79,6 +79,8 @@ expect color_equals "p2pcheck --color=al" always
 expect engine "p2pcheck verify --engine " auto hipfile kmod p2pmem
 expect direction "p2pcheck verify --direction to-" to-device to-storage
 expect numbers "p2pcheck verify --size "
+expect fail_on "p2pcheck check --fail-on " refused stack unknown warn
+expect what_if_release "p2pcheck --what-if-kernel "
 
 # Devices of the fixture, as its topology names them.
 topo=$("$bin" --root "$root" topo --json)

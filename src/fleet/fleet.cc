@@ -146,10 +146,22 @@ std::string fix_for(const HostSummary& host, const std::string& cause, bool is_f
       if (f.id == cause && !f.fix.empty()) return f.fix;
     return pair_cause_fix(cause);
   }
-  if (cause == "pair.acs_redirect")
+  if (cause == "pair.acs_redirect") {
+    // The host's one parameter with every refused pair's ports (a pair's own names only its ports).
+    if (host.fix)
+      for (const auto& param : host.fix->cmdline_params)
+        if (param.rfind("pci=disable_acs_redir=", 0) == 0) return "boot with " + param;
     for (const auto& p : host.pairs)
       if (p.cause == cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
+  }
   return pair_cause_fix(cause);
+}
+
+// What makes two hosts' whole fixes the same: every line of it.
+std::string fix_key(const HostFix& fix) {
+  std::string key = fix.kernel_cmdline + '\x1f' + fix.cmdline_cost;
+  for (const auto& s : fix.steps) key += '\x1e' + s.kind + '\x1f' + s.subject + '\x1f' + s.text + '\x1f' + s.cost;
+  return key;
 }
 
 }  // namespace
@@ -287,6 +299,7 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
   std::map<std::pair<int, std::string>, CauseGroup> groups;
   std::map<std::pair<int, std::string>, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
   std::map<std::string, TopologyGroup> topologies;
+  std::map<std::string, FixGroup> fixes;
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
     switch (host.result) {
@@ -330,6 +343,13 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
       if (!p.cause.empty())
         join(p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, false, pair_cause_title(p.cause),
              1);
+    if (!host.fix) {
+      r.without_fix.push_back(h);
+    } else if (!host.fix->empty()) {
+      FixGroup& f = fixes[fix_key(*host.fix)];
+      if (f.hosts.empty()) f.fix = *host.fix;
+      f.hosts.push_back(h);
+    }
     if (!host.topology.empty()) {
       TopologyGroup& t = topologies[host.topology];
       t.fingerprint = host.topology;
@@ -347,6 +367,8 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
   std::sort(r.unknowns.begin(), r.unknowns.end(), causes_by_size);
   for (auto& [fp, t] : topologies) r.topologies.push_back(std::move(t));
   std::sort(r.topologies.begin(), r.topologies.end(), by_size);
+  for (auto& [key, f] : fixes) r.fixes.push_back(std::move(f));
+  std::sort(r.fixes.begin(), r.fixes.end(), by_size);
 
   if (r.failing)
     r.result = FleetResult::kFail;

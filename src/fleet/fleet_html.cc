@@ -67,6 +67,26 @@ std::string causes_html(const FleetReport& r, const std::vector<CauseGroup>& gro
   return out;
 }
 
+std::string fixes_html(const FleetReport& r) {
+  if (r.fixes.empty()) return "";
+  std::string out = "<h2>Fixes (each host's whole change; hosts that need the same change together)</h2>\n";
+  for (std::size_t f = 0; f < r.fixes.size(); ++f) {
+    const FixGroup& g = r.fixes[f];
+    out += "<div class=\"fixgroup\" id=\"fix-F" + std::to_string(f + 1) + "\">\n<h3>F" + std::to_string(f + 1) + ": " +
+           std::to_string(g.hosts.size()) + (g.hosts.size() == 1 ? " host" : " hosts") + "</h3>\n<p class=\"hosts\">";
+    for (std::size_t i = 0; i < g.hosts.size(); ++i) out += (i ? ", " : "") + host_link(r, g.hosts[i]);
+    out += "</p>\n<ul>\n";
+    if (!g.fix.kernel_cmdline.empty())
+      out += "<li>kernel command line: <code>" + esc(g.fix.kernel_cmdline) + "</code>" +
+             (g.fix.cmdline_cost.empty() ? "" : " (costs " + esc(g.fix.cmdline_cost) + ")") + "</li>\n";
+    for (const HostFixStep& s : g.fix.steps)
+      out += "<li><code>" + esc(s.kind) + "</code>" + (s.subject.empty() ? "" : " (" + esc(s.subject) + ")") + ": " +
+             esc(s.text) + (s.cost.empty() ? "" : " (costs " + esc(s.cost) + ")") + "</li>\n";
+    out += "</ul>\n</div>\n";
+  }
+  return out;
+}
+
 std::string cell_text(Verdict v) { return v == Verdict::kSupported ? "ok" : v == Verdict::kNotSupported ? "NO" : "?"; }
 
 // GPUs down, NVMe across, as in `check`; each cell "storage->GPU / GPU->storage" and the map type.
@@ -153,6 +173,7 @@ std::string fleet_html(const FleetReport& r) {
       "</td></tr>\n</table>\n";
   out += causes_html(r, r.failures, "Failures by cause", "failure");
   out += causes_html(r, r.unknowns, "Unknown by cause", "unknown");
+  out += fixes_html(r);
   if (!r.topologies.empty()) {
     out +=
         "<h2>Machines by topology</h2>\n<table id=\"topologies\">\n<tr><th>group</th><th>hosts</th><th>like</th>"

@@ -2,6 +2,7 @@
 #include "p2pcheck/fleet/fleet_json.h"
 
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -32,7 +33,7 @@ ordered_json causes_json(const FleetReport& r, const std::vector<CauseGroup>& gr
   return out;
 }
 
-ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& topology) {
+ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& topology, const std::string& fix) {
   const HostSummary& host = r.hosts[h];
   ordered_json counts = {{"total", host.pairs.size()}, {"supported", 0}, {"not_supported", 0}, {"unknown", 0}};
   ordered_json by_cause = ordered_json::object();
@@ -73,6 +74,7 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
           {"topology", topology.empty() ? ordered_json(nullptr) : ordered_json(topology)},
           {"fingerprint", host.topology.empty() ? ordered_json(nullptr) : ordered_json(host.topology)},
           {"pci_functions", host.topology.empty() ? ordered_json(nullptr) : ordered_json(host.functions)},
+          {"fix", fix.empty() ? ordered_json(nullptr) : ordered_json(fix)},
           {"pair_counts", std::move(counts)},
           {"checks_passed", passed},
           {"findings", std::move(findings)},
@@ -98,8 +100,18 @@ ordered_json fleet_json(const FleetReport& r) {
                           {"pci_functions", like.functions},
                           {"hosts", host_names(r, g.hosts)}});
   }
+  std::vector<std::string> fix_labels(r.hosts.size());
+  ordered_json fixes = ordered_json::array();
+  for (std::size_t f = 0; f < r.fixes.size(); ++f) {
+    std::string label = "F" + std::to_string(f + 1);
+    for (std::size_t h : r.fixes[f].hosts) fix_labels[h] = label;
+    fixes.push_back({{"id", label},
+                     {"host_count", r.fixes[f].hosts.size()},
+                     {"hosts", host_names(r, r.fixes[f].hosts)},
+                     {"host_fix", host_fix_json(r.fixes[f].fix)}});
+  }
   ordered_json hosts = ordered_json::array();
-  for (std::size_t h = 0; h < r.hosts.size(); ++h) hosts.push_back(host_json(r, h, labels[h]));
+  for (std::size_t h = 0; h < r.hosts.size(); ++h) hosts.push_back(host_json(r, h, labels[h], fix_labels[h]));
   ordered_json unreadable = ordered_json::array();
   for (const auto& u : r.unreadable) unreadable.push_back({{"input", u.input}, {"reason", u.reason}});
   return {{"schema", "p2pcheck.fleet"},
@@ -117,6 +129,8 @@ ordered_json fleet_json(const FleetReport& r) {
           {"failures", causes_json(r, r.failures)},
           {"unknowns", causes_json(r, r.unknowns)},
           {"topologies", std::move(topologies)},
+          {"fixes", std::move(fixes)},
+          {"without_fix", host_names(r, r.without_fix)},
           {"hosts", std::move(hosts)},
           {"unreadable", std::move(unreadable)}};
 }

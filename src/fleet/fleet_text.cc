@@ -5,6 +5,7 @@
 #include <set>
 
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/source/version.h"
 
@@ -36,6 +37,29 @@ std::vector<std::string> topology_labels(const FleetReport& r) {
   for (std::size_t t = 0; t < r.topologies.size(); ++t)
     for (std::size_t h : r.topologies[t].hosts) labels[h] = "T" + std::to_string(t + 1);
   return labels;
+}
+
+// Each host's fix group label ("F1" for the largest group), "" when it has nothing to fix.
+std::vector<std::string> fix_labels(const FleetReport& r) {
+  std::vector<std::string> labels(r.hosts.size());
+  for (std::size_t f = 0; f < r.fixes.size(); ++f)
+    for (std::size_t h : r.fixes[f].hosts) labels[h] = "F" + std::to_string(f + 1);
+  return labels;
+}
+
+std::string fixes_text(const FleetReport& r) {
+  if (r.fixes.empty() && r.without_fix.empty()) return "";
+  std::string out = "\nFixes (each host's whole change; hosts that need the same change together)\n";
+  for (std::size_t f = 0; f < r.fixes.size(); ++f) {
+    const FixGroup& g = r.fixes[f];
+    out += "  " + pad("F" + std::to_string(f + 1), 5) + plural(g.hosts.size(), "host", "hosts") + ": " +
+           host_list_text(r, g.hosts, 12) + "\n" + host_fix_lines(g.fix, "       ");
+  }
+  if (!r.without_fix.empty())
+    out += "  " + pad("-", 5) + plural(r.without_fix.size(), "host", "hosts") +
+           " not grouped: a check --json saved by an older p2pcheck has no host fix (save it again): " +
+           host_list_text(r, r.without_fix, 12) + "\n";
+  return out;
 }
 
 // A host's causes, failures first: "kernel.config_p2pdma, pair.host_bridge".
@@ -90,6 +114,7 @@ std::string topologies_text(const FleetReport& r) {
 
 std::string hosts_text(const FleetReport& r, const TextStyle& style) {
   std::vector<std::string> labels = topology_labels(r);
+  std::vector<std::string> fixes = fix_labels(r);
   std::size_t width = 4, input_width = 5;
   for (const auto& h : r.hosts) {
     width = std::max(width, h.host.size());
@@ -98,7 +123,8 @@ std::string hosts_text(const FleetReport& r, const TextStyle& style) {
   width = std::min<std::size_t>(width, 40) + 2;
   input_width = std::min<std::size_t>(input_width, 60) + 2;
   std::string out = "\nHosts\n  " + pad("HOST", width) + pad("RESULT", 10) + pad("PAIRS ok/no/?", 15) + pad("GPU", 5) +
-                    pad("NVMe", 6) + pad("TOPO", 6) + pad("INPUT", input_width) + "CAUSES (? = unknown)\n";
+                    pad("NVMe", 6) + pad("TOPO", 6) + pad("FIX", 5) + pad("INPUT", input_width) +
+                    "CAUSES (? = unknown)\n";
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
     std::size_t ok = 0, no = 0, unknown = 0;
@@ -110,7 +136,8 @@ std::string hosts_text(const FleetReport& r, const TextStyle& style) {
     std::string pairs = std::to_string(ok) + "/" + std::to_string(no) + "/" + std::to_string(unknown);
     out += "  " + pad(host.host, width) + colored(style, result_color(host.result), pad(to_string(host.result), 10)) +
            pad(pairs, 15) + pad(std::to_string(host.gpus), 5) + pad(std::to_string(host.nvmes), 6) +
-           pad(labels[h].empty() ? "-" : labels[h], 6) + pad(host.input, input_width) + host_causes(r, h) + "\n";
+           pad(labels[h].empty() ? "-" : labels[h], 6) + pad(fixes[h].empty() ? "-" : fixes[h], 5) +
+           pad(host.input, input_width) + host_causes(r, h) + "\n";
   }
   return out;
 }
@@ -158,6 +185,7 @@ std::string fleet_text(const FleetReport& r, const TextStyle& style) {
         "its capture is taken with --gpu/--nvme, which the capture records)\n";
   out += causes_text(r, r.failures, "Failures by cause");
   out += causes_text(r, r.unknowns, "Unknown by cause (could not be decided)");
+  out += fixes_text(r);
   if (!r.hosts.empty()) out += topologies_text(r) + hosts_text(r, style);
   if (!r.unreadable.empty()) {
     out += "\nUnreadable inputs\n";

@@ -123,6 +123,32 @@ std::string host_name_for(const ordered_json* manifest, const ordered_json* iden
   return file_stem(input);
 }
 
+namespace {
+
+// check --json's host_fix (report/host_fix.h) as written.
+HostFix host_fix_named(const JsonFields& f) {
+  HostFix fix;
+  fix.kernel_cmdline = f.text("kernel_cmdline").value_or("");
+  fix.cmdline_params = strings(f, "cmdline_params");
+  for (const std::string& port : strings(f, "acs_ports")) {
+    auto bdf = Bdf::parse(port);
+    if (!bdf) f.fail("acs_ports", "PCI addresses");
+    fix.acs_ports.push_back(*bdf);
+  }
+  fix.cmdline_cost = f.text("cmdline_cost").value_or("");
+  if (const ordered_json* steps = f.array("steps"))
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      JsonFields step((*steps)[i], f.file(), f.member("steps", i));
+      HostFixStep one{step.text("kind").value_or(""), step.text("subject").value_or(""), step.text("text").value_or(""),
+                      step.text("cost").value_or("")};
+      if (one.kind.empty() || one.text.empty()) step.fail(one.kind.empty() ? "kind" : "text", "a string");
+      fix.steps.push_back(std::move(one));
+    }
+  return fix;
+}
+
+}  // namespace
+
 std::string pair_cause(const ordered_json& pair, const std::string& file, std::size_t index) {
   JsonFields p(pair, file, "pairs[" + std::to_string(index) + "]");
   Verdict verdict = verdict_named(p, "verdict");
@@ -196,7 +222,6 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
   // Version 2 pairs refer to a row of `decisions`: merged, they read as version 1's pairs.
   const ordered_json* decisions = *version >= 2 ? doc.array("decisions") : nullptr;
   if (*version >= 2 && !decisions) doc.fail("decisions", "an array (schema_version 2)");
-  const ordered_json* functions = decisions ? doc.object("functions") : nullptr;
   std::map<std::string, std::string> nvme_names = decisions ? nvme_names_in(doc) : std::map<std::string, std::string>{};
   if (const ordered_json* pairs = doc.array("pairs"))
     for (std::size_t i = 0; i < pairs->size(); ++i) {
@@ -210,8 +235,12 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
                          doc.member("decisions", static_cast<std::size_t>(*at)));  // an object, or Error
         auto gpu = compact.text("gpu"), nvme = compact.text("nvme");
         if (!gpu || !nvme) compact.fail(gpu ? "nvme" : "gpu", "a PCI address");
-        // The common bridge and ACS redirect ports come from `functions`, as the kernel's walk finds them.
-        merged = pair_as_version_1(functions ? *functions : ordered_json::object(), decision, *gpu, *nvme);
+        // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
+        if (!decision.contains("common_bridge"))
+          throw Error(file,
+                      "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
+                      "common_bridge): run check --json again with this version, or use --json-schema 1");
+        merged = pair_as_version_1(decision, *gpu, *nvme);
         merged["gpu"] = *gpu;
         merged["nvme"] = *nvme;
       }
@@ -235,6 +264,7 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
       }
       s.pairs.push_back(std::move(h));
     }
+  if (const ordered_json* fix = doc.object("host_fix")) s.fix = host_fix_named(JsonFields(*fix, file, "host_fix"));
   s.host = host_name_for(nullptr, doc.object("identity"), file);
   return s;
 }

@@ -33,66 +33,52 @@ void add_tables(json& head, std::vector<std::pair<std::string, json>> tables) {
   head = std::move(out);
 }
 
-constexpr std::uint32_t kNoDecision = UINT32_MAX;
-
-std::string joined(const std::vector<const Function*>& fns, const char* separator) {
-  std::string s;
-  for (const Function* f : fns) s += (s.empty() ? "" : separator) + f->bdf.str();
-  return s;
-}
-
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
 }
 
-// Every string of `value` with the pair's own ports and common bridge written as placeholders,
-// where the texts (report/rule_text.cc) name them: the phrases are long enough to match nothing else.
-void to_template(json& value, const std::vector<std::pair<std::string, std::string>>& phrases) {
-  if (value.is_string()) {
-    std::string& text = value.get_ref<std::string&>();
-    for (const auto& [from, to] : phrases) replace_all(text, from, to);
-  } else if (value.is_structured()) {
-    for (auto& member : value) to_template(member, phrases);
-  }
-}
-
-// A decision as version 1 prints it in each pair, less what belongs to the pair: its devices, the
-// distance, the hops and their bandwidth, the common bridge and the ports with ACS redirect on the
-// way (in the texts as {common_bridge} and {acs_redirect}), the kernel module's answer for it. A
-// fix that moves the pair's own GPU and NVMe, or the pair's own ports, lists no devices here.
+// A decision as version 1 prints it in each pair, less what belongs to the pair alone: its devices,
+// the distance, the hops and their bandwidth, the kernel module's answer for it. The common bridge
+// and the ACS redirect ports stay: decisions are shared only by pairs with the same ones, so every
+// text and fix names real addresses. A fix that moves the pair's own GPU and NVMe lists no devices.
 json decision_entry(const CheckReport& r, const PairDecision& pair) {
   // Without its hops (dropped below anyway): their link and ACS objects are most of the cost.
   PairDecision d = pair;
   d.path.gpu_side.clear();
   d.path.nvme_side.clear();
   json v1 = decision_json(r, d);
-  json out = object_for(16);
+  json out = object_for(18);
   for (auto it = v1.begin(); it != v1.end(); ++it) {
     const std::string& k = it.key();
     if (k == "gpu" || k == "nvme" || k == "nvme_name" || k == "distance" || k == "path_distance" || k == "hops" ||
-        k == "bandwidth_ceiling_bytes_per_s" || k == "kernel" || k == "common_bridge" || k == "acs_redirect")
+        k == "bandwidth_ceiling_bytes_per_s" || k == "kernel")
       continue;
     out[k] = it.value();
   }
   if (out["fix"].is_object()) {
     const std::string kind = out["fix"]["kind"].get<std::string>();
-    if (kind == "same_switch" || kind == "same_host_bridge" || kind == "disable_acs_redir")
-      out["fix"]["devices"] = json::array();
+    if (kind == "same_switch" || kind == "same_host_bridge") out["fix"]["devices"] = json::array();
   }
-  std::vector<std::pair<std::string, std::string>> phrases;
-  if (pair.walk.common && !pair.walk.acs_redirect.empty()) {
-    phrases.emplace_back("ACS redirect on " + joined(pair.walk.acs_redirect, ", ") + " sends",
-                         "ACS redirect on {acs_redirect} sends");
-    phrases.emplace_back("pci=disable_acs_redir=" + joined(pair.walk.acs_redirect, ";"),
-                         "pci=disable_acs_redir={acs_redirect}");
-  }
-  if (pair.walk.common)
-    phrases.emplace_back("common upstream bridge " + pair.walk.common->bdf.str() + " and no ACS redirect",
-                         "common upstream bridge {common_bridge} and no ACS redirect");
-  to_template(out, phrases);
   return out;
 }
+
+// What a decision row is shared by: the pair's class (rules/pair_classes.h) and the common bridge
+// and ACS redirect ports its texts name.
+struct DecisionKey {
+  std::uint32_t cls = 0;
+  const Function* common = nullptr;
+  std::vector<const Function*> redirect;
+  bool operator==(const DecisionKey&) const = default;
+};
+
+struct DecisionKeyHash {
+  std::size_t operator()(const DecisionKey& k) const {
+    std::size_t h = std::hash<std::uint32_t>()(k.cls) ^ (std::hash<const void*>()(k.common) << 1);
+    for (const Function* f : k.redirect) h = h * 0x9e3779b97f4a7c15ull ^ std::hash<const void*>()(f);
+    return h;
+  }
+};
 
 // The constant text of a compact pair record, made once per device: a fabric has millions of
 // pairs and a few thousand devices, so a record is a few appends. Devices are numbered densely by
@@ -295,102 +281,30 @@ json functions_json(const Topology& topo, const Inventory& inv, const std::vecto
   return out;
 }
 
-namespace {
-
-// `at`, then its `upstream` links while `functions` has them (a bad link or a loop ends it): the
-// walk's chain from a pair's device towards the root.
-std::vector<std::string> chain_in(const json& functions, const std::string& at) {
-  std::vector<std::string> chain;
-  std::set<std::string> seen;
-  for (std::string bdf = at; seen.insert(bdf).second;) {
-    chain.push_back(bdf);
-    auto fn = functions.find(bdf);
-    if (fn == functions.end() || !fn->is_object()) break;
-    auto up = fn->find("upstream");
-    if (up == fn->end() || !up->is_string()) break;
-    bdf = up->get<std::string>();
-  }
-  return chain;
-}
-
-bool redirects(const json& functions, const std::string& bdf) {
-  auto fn = functions.find(bdf);
-  if (fn == functions.end() || !fn->is_object()) return false;
-  auto acs = fn->find("acs");
-  if (acs == fn->end() || !acs->is_object()) return false;
-  auto redirect = acs->find("redirect");
-  return redirect != acs->end() && redirect->is_boolean() && redirect->get<bool>();
-}
-
-void fill_placeholders(json& value, const std::string& common, const std::string& ports_comma,
-                       const std::string& ports_semicolon) {
-  if (value.is_string()) {
-    std::string& text = value.get_ref<std::string&>();
-    replace_all(text, "pci=disable_acs_redir={acs_redirect}", "pci=disable_acs_redir=" + ports_semicolon);
-    replace_all(text, "{acs_redirect}", ports_comma);
-    replace_all(text, "{common_bridge}", common);
-  } else if (value.is_structured()) {
-    for (auto& member : value) fill_placeholders(member, common, ports_comma, ports_semicolon);
-  }
-}
-
-}  // namespace
-
-json pair_as_version_1(const json& functions, const json& decision, const std::string& gpu, const std::string& nvme) {
-  std::vector<std::string> up_from_gpu = chain_in(functions, gpu);
-  std::vector<std::string> up_from_nvme = chain_in(functions, nvme);
-  std::optional<std::string> common;
-  std::vector<std::string> acs_redirect;
-  for (auto it = up_from_gpu.begin(); it != up_from_gpu.end() && !common; ++it) {
-    auto meet = std::find(up_from_nvme.begin(), up_from_nvme.end(), *it);
-    if (meet == up_from_nvme.end()) continue;
-    common = *it;
-    // The kernel's order: the provider side up to and including the common bridge, then the client side.
-    std::vector<std::string> checked(up_from_gpu.begin(), it + 1);
-    checked.insert(checked.end(), up_from_nvme.begin(), meet);
-    for (const std::string& bdf : checked)
-      if (redirects(functions, bdf)) acs_redirect.push_back(bdf);
-  }
-  std::string comma, semicolon;
-  for (const std::string& bdf : acs_redirect) {
-    comma += (comma.empty() ? "" : ", ") + bdf;
-    semicolon += (semicolon.empty() ? "" : ";") + bdf;
-  }
+json pair_as_version_1(const json& decision, const std::string& gpu, const std::string& nvme) {
   json out = decision.is_object() ? decision : json::object();
-  fill_placeholders(out, common.value_or(""), comma, semicolon);
-  out["common_bridge"] = common ? json(*common) : json(nullptr);
-  json ports = json::array();
-  for (const std::string& bdf : acs_redirect) ports.push_back(bdf);
-  out["acs_redirect"] = std::move(ports);
   auto fix = out.find("fix");
   if (fix != out.end() && fix->is_object() && fix->contains("kind") && (*fix)["kind"].is_string()) {
     const std::string kind = (*fix)["kind"].get<std::string>();
     if (kind == "same_switch" || kind == "same_host_bridge") (*fix)["devices"] = json::array({gpu, nvme});
-    if (kind == "disable_acs_redir") (*fix)["devices"] = out["acs_redirect"];
   }
   return out;
 }
 
 void write_check_json_v2(std::ostream& out, const CheckReport& r, json& head, int indent) {
-  // What decides everything a version 2 decision prints: the class PairDecider decides once
-  // (rules/pair_classes.h: the walk's map type, the ports whose ACS could not be read, the host
-  // bridges when the path reaches the root complex), and whether the walk met a common bridge and
-  // found ACS redirect (the texts then name them). Which common bridge and which ports are the
-  // pair's: the reader finds them in `functions` (docs/json.md), the texts say {common_bridge} and
-  // {acs_redirect}. CPU, kernel and allowlist are the same for every pair of a report.
-  // Indexed by (class, common, redirected): one array look-up per pair.
-  std::vector<std::uint32_t> index(r.pairs.classes() * 4, kNoDecision);
+  // A row per distinct decision: pairs of one class (rules/pair_classes.h: the walk's map type, the
+  // ports whose ACS could not be read, the host bridges when the path reaches the root complex) with
+  // the same common bridge and ACS redirect ports, which the texts name. CPU, kernel and allowlist
+  // are the same for every pair of a report.
+  std::unordered_map<DecisionKey, std::uint32_t, DecisionKeyHash> index;
   std::vector<std::uint32_t> decision_of(r.pairs.size());
   std::vector<std::size_t> first_pair;  // each decision's first pair: the decision is made from it
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    std::size_t key = std::size_t{r.pairs.class_index(i)} * 4 + (r.pairs.common(i) != nullptr ? 2 : 0) +
-                      (r.pairs.acs_redirected(i) ? 1 : 0);
-    if (key >= index.size()) index.resize(key + 1, kNoDecision);  // a class the list does not count
-    if (index[key] == kNoDecision) {
-      index[key] = static_cast<std::uint32_t>(first_pair.size());
-      first_pair.push_back(i);
-    }
-    decision_of[i] = index[key];
+    DecisionKey key{r.pairs.class_index(i), r.pairs.common(i), {}};
+    if (r.pairs.acs_redirected(i)) key.redirect = r.pairs.walk(i).acs_redirect;
+    auto [it, added] = index.try_emplace(std::move(key), static_cast<std::uint32_t>(first_pair.size()));
+    if (added) first_pair.push_back(i);
+    decision_of[i] = it->second;
   }
   add_tables(head, {{"functions", json::object()}, {"decisions", json::array()}});
   const std::vector<const Function*> rows =

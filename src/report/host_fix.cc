@@ -102,15 +102,20 @@ json host_fix_json(const HostFix& fix) {
           {"steps", std::move(steps)}};
 }
 
-std::string host_fix_text(const HostFix& fix) {
-  if (fix.empty()) return "";
-  std::string out = "\nFix for this host (everything at once)\n";
+std::string host_fix_lines(const HostFix& fix, const std::string& indent) {
+  std::string out;
   if (!fix.kernel_cmdline.empty())
-    out += "  - kernel command line: " + fix.kernel_cmdline + " (costs " + fix.cmdline_cost + ")\n";
+    out += indent + "- kernel command line: " + fix.kernel_cmdline +
+           (fix.cmdline_cost.empty() ? "" : " (costs " + fix.cmdline_cost + ")") + "\n";
   for (const HostFixStep& s : fix.steps)
-    out += "  - " + s.kind + (s.subject.empty() ? "" : " (" + s.subject + ")") + ": " + s.text +
+    out += indent + "- " + s.kind + (s.subject.empty() ? "" : " (" + s.subject + ")") + ": " + s.text +
            (s.cost.empty() ? "" : " (costs " + s.cost + ")") + "\n";
   return out;
+}
+
+std::string host_fix_text(const HostFix& fix) {
+  if (fix.empty()) return "";
+  return "\nFix for this host (everything at once)\n" + host_fix_lines(fix, "  ");
 }
 
 }  // namespace p2pcheck

@@ -86,6 +86,50 @@ TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   EXPECT_EQ(r.hosts[r.topologies[0].hosts[0]].host, "n1");
 }
 
+HostFix acs_fix(const std::string& ports, std::vector<HostFixStep> steps = {}) {
+  HostFix fix;
+  fix.cmdline_params = {"pci=disable_acs_redir=" + ports};
+  fix.kernel_cmdline = fix.cmdline_params[0];
+  fix.cmdline_cost = "IOMMU isolation between those ports' devices";
+  fix.steps = std::move(steps);
+  return fix;
+}
+
+// One change per host, and hosts grouped by the whole of it: a pair cause's fix names every port
+// the host needs, not its first pair's; hosts whose changes differ anywhere are in different groups.
+TEST(Fleet, GroupsHostsByTheirWholeFix) {
+  HostFixStep md{"storage.stack", "nvme6n1, nvme7n1", "put the data on a plain namespace", ""};
+  std::vector<HostSummary> hosts = {
+      host("a", Result::kFail, {},
+           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:03:11.0"),
+            pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:03:09.0")}),
+      host("b", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
+      host("c", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
+      host("d", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
+      host("e", Result::kPass, {}, {pair(Verdict::kSupported, "")}),
+      host("f", Result::kPass, {}, {pair(Verdict::kSupported, "")}),
+  };
+  hosts[0].fix = acs_fix("0000:03:09.0;0000:03:11.0");
+  hosts[1].fix = acs_fix("0000:03:09.0;0000:03:11.0");
+  hosts[2].fix = acs_fix("0000:03:09.0;0000:03:11.0", {md});
+  hosts[3].fix = acs_fix("0000:03:09.0;0000:03:11.0");
+  hosts[4].fix = HostFix{};  // nothing to do: in no group
+  FleetReport r = build_fleet_report(hosts, {}, 6);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].fix, "boot with pci=disable_acs_redir=0000:03:09.0;0000:03:11.0");
+  EXPECT_EQ(r.failures[0].fix_host, "");  // every host's whole command line is the same
+  ASSERT_EQ(r.fixes.size(), 2u);
+  ASSERT_EQ(r.fixes[0].hosts.size(), 3u);  // a, b, d: the same command line and nothing else
+  EXPECT_EQ(r.hosts[r.fixes[0].hosts[0]].host, "a");
+  EXPECT_EQ(r.hosts[r.fixes[0].hosts[2]].host, "d");
+  EXPECT_EQ(r.fixes[0].fix.kernel_cmdline, "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0");
+  ASSERT_EQ(r.fixes[1].hosts.size(), 1u);  // c also needs its storage changed
+  EXPECT_EQ(r.hosts[r.fixes[1].hosts[0]].host, "c");
+  ASSERT_EQ(r.fixes[1].fix.steps.size(), 1u);
+  ASSERT_EQ(r.without_fix.size(), 1u);  // f: a report without host_fix is said, not grouped as fine
+  EXPECT_EQ(r.hosts[r.without_fix[0]].host, "f");
+}
+
 TEST(Fleet, TheResultsOrderOfStrength) {
   auto result = [](std::vector<Result> results, bool unreadable) {
     std::vector<HostSummary> hosts;

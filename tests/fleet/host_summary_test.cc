@@ -91,6 +91,7 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   v2["schema_version"] = 2;
   ordered_json decision = v2["pairs"][0];
   for (const char* key : {"gpu", "nvme", "nvme_name"}) decision.erase(key);
+  decision["common_bridge"] = nullptr;
   v2["decisions"] = ordered_json::array({decision});  // {decision} alone is a copy under clang (CWG 1467)
   v2["pairs"] = {{{"gpu", "0000:03:00.0"}, {"nvme", "0000:05:00.0"}, {"decision", 0}, {"distance", -1}}};
   HostSummary s = summarize_check_json(v2, "racks/a/node-17.json");
@@ -102,6 +103,10 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   EXPECT_EQ(s.pairs[0].verdict, s1.pairs[0].verdict);
   EXPECT_EQ(s.pairs[0].rule, s1.pairs[0].rule);
   EXPECT_EQ(s.result, s1.result);
+  // An older p2pcheck's rows had {acs_redirect} placeholders and no common_bridge: refused, not misread.
+  v2["decisions"][0].erase("common_bridge");
+  EXPECT_THROW(summarize_check_json(v2, "old.json"), Error);
+  v2["decisions"][0]["common_bridge"] = nullptr;
   v2["pairs"][0]["decision"] = 1;
   EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
   v2.erase("decisions");

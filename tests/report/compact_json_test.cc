@@ -1,7 +1,7 @@
 // Schema 2 says what schema 1 says: for every pair of every fixture (and under kernels that refuse,
-// or cannot decide), its decision row filled in for the pair (pair_as_version_1: the common bridge
-// and ACS redirect ports found in the functions table) equals version 1's pair, and the hops
-// rebuilt from the functions table (upstream links, up to the common bridge) equal version 1's hops.
+// or cannot decide), its decision row with the pair's devices (pair_as_version_1) equals version 1's
+// pair, common bridge and ACS redirect ports resolved in the row, and the hops rebuilt from the
+// functions table (upstream links, up to the common bridge) equal version 1's hops.
 #include "p2pcheck/report/compact_json.h"
 
 #include <filesystem>
@@ -70,16 +70,18 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     const json& one = v1["pairs"][i];
     const json& compact = v2["pairs"][i];
     const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
-    json expanded =
-        pair_as_version_1(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
+    json expanded = pair_as_version_1(decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
     json merged = one;
     for (auto it = expanded.begin(); it != expanded.end(); ++it) merged[it.key()] = it.value();
     EXPECT_EQ(merged, one) << "pair " << i;
-    // Nothing of the pair's own in its decision: no BDF of its path beyond those the class fixes.
-    EXPECT_FALSE(decision.contains("common_bridge"));
-    EXPECT_FALSE(decision.contains("acs_redirect"));
-    for (const json& port : one["acs_redirect"])
-      EXPECT_EQ(decision.dump().find(port.get<std::string>()), std::string::npos) << "pair " << i;
+    // The decision names the pair's common bridge and ACS ports itself: a script applies its fix as
+    // written, and no text holds a placeholder to fill from `functions`.
+    EXPECT_EQ(decision.at("common_bridge"), one["common_bridge"]) << "pair " << i;
+    EXPECT_EQ(decision.at("acs_redirect"), one["acs_redirect"]) << "pair " << i;
+    EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
+    EXPECT_EQ(decision.dump().find("{common_bridge}"), std::string::npos) << "pair " << i;
+    if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir")
+      EXPECT_EQ(decision["fix"]["devices"], one["acs_redirect"]) << "pair " << i;
     EXPECT_EQ(compact["gpu"], one["gpu"]);
     EXPECT_EQ(compact["nvme"], one["nvme"]);
     EXPECT_EQ(compact["distance"], one["distance"]);

@@ -58,6 +58,13 @@ struct CauseGroup {
   std::size_t pairs = 0;           // pairs with this cause over those hosts (pair causes)
 };
 
+// Hosts that need the same whole change (their reports' host_fix: kernel command line and every
+// step, subjects included), so one change can be rolled out to them together.
+struct FixGroup {
+  HostFix fix;
+  std::vector<std::size_t> hosts;  // indexes into FleetReport::hosts, in host order
+};
+
 // Machines with the same topology_fingerprint(); hosts[0] is the one the group is named after.
 struct TopologyGroup {
   std::string fingerprint;
@@ -70,6 +77,8 @@ struct FleetReport {
   std::vector<UnreadableInput> unreadable;     // sorted by input
   std::vector<CauseGroup> failures, unknowns;  // most hosts first
   std::vector<TopologyGroup> topologies;       // most hosts first; hosts without a tree are in none
+  std::vector<FixGroup> fixes;                 // most hosts first; hosts with nothing to fix are in none
+  std::vector<std::size_t> without_fix;        // hosts whose saved report has no host_fix (an older p2pcheck)
   std::size_t passing = 0, failing = 0, unknown = 0, no_pairs = 0;
   FleetResult result = FleetResult::kPass;
 };

@@ -15,6 +15,7 @@
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/model/finding.h"
+#include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/rules/verdict.h"
 
 namespace p2pcheck {
@@ -50,6 +51,8 @@ struct HostSummary {
   // topology_fingerprint() of its PCI tree; "" when the input has none (a saved check --json).
   std::string topology;
   std::size_t functions = 0;  // PCI functions in that tree
+  // The report's host_fix; nullopt for a saved report written before check --json had one.
+  std::optional<HostFix> fix;
 };
 
 // What the host is called in the report: the machine's `identity.hostname` (check --json's, of a

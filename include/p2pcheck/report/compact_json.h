@@ -20,11 +20,9 @@ inline constexpr int kCompactJsonSchemaVersion = 2;
 nlohmann::ordered_json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices);
 
 // A version 2 pair as version 1 says it, less its hops, distances, bandwidth and kernel answer: its
-// decision's members with the pair's common bridge and ACS redirect ports (found in `functions` as
-// the kernel's walk finds them), the decision's placeholders filled and the fix's devices named.
-// Reads outside data (fleet): a missing or ill-typed function ends a chain, nothing throws.
-nlohmann::ordered_json pair_as_version_1(const nlohmann::ordered_json& functions,
-                                         const nlohmann::ordered_json& decision, const std::string& gpu,
+// decision's members (common bridge and ACS redirect ports included: a decision is shared only by
+// pairs with the same ones) with the fix's devices named where they are the pair's own GPU and NVMe.
+nlohmann::ordered_json pair_as_version_1(const nlohmann::ordered_json& decision, const std::string& gpu,
                                          const std::string& nvme);
 
 // check --json, version 2. `head` is check_json(report, false) with what the caller adds (capture,

@@ -33,5 +33,7 @@ HostFix host_fix(const CheckReport& report);
 nlohmann::ordered_json host_fix_json(const HostFix& fix);
 // "Fix for this host" and its lines, for the end of check's text; "" when nothing is to be done.
 std::string host_fix_text(const HostFix& fix);
+// Its lines alone ("- kernel command line: ...", "- storage.stack (nvme6n1): ..."), each after `indent`.
+std::string host_fix_lines(const HostFix& fix, const std::string& indent);
 
 }  // namespace p2pcheck
