@@ -9,6 +9,7 @@
 #   udev database, hwloc XML (no config space)          same paths; where the import decides, the
 #                                                       same verdict; otherwise it says what is unknown
 #   capture of the lspci import                          replays identically (any input -> an archive)
+#   nvidia-bug-report.log.gz (its sections from lspci)  every pair decided identically
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # Then the real examples in tests/imports/real/ (one machine, one moment; make-real-inputs.sh) must
 # describe the same PCI tree as the capture taken beside them.
@@ -70,6 +71,14 @@ for dir in "$fx"/*/; do
   "$bin" --dump "$w/bundle" capture -o "$w/lspci.tar.zst" > /dev/null
   "$bin" --dump "$w/lspci.tar.zst" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/lspci-replay.json" 2>/dev/null
   check "$name lspci import captured and replayed" pairs-exact "$w/lspci-bundle.json" "$w/lspci-replay.json"
+
+  # nvidia-bug-report.log.gz in the script's layout: config space, tree, CPU and uname are in it,
+  # the kernel config is not (given here as the fixture has it): every pair decided identically.
+  python3 tests/imports/fixture_nvidia_bug_report.py "$root" | gzip > "$w/nvidia-bug-report.log.gz"
+  config=(); [ -f "$root/boot/config-$rel" ] && config=(--kernel-config "$root/boot/config-$rel")
+  "$bin" --root "$root" "${v1[@]}" check --json > "$w/tree-own.json" 2>/dev/null
+  "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" "${v1[@]}" check --json > "$w/nvbug.json" 2>/dev/null
+  check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
 
   python3 tests/imports/fixture_udev.py "$root" > "$w/udev.txt"
   "$bin" --dump "$w/udev.txt" "${v1[@]}" check --json --assume-kernel "$rel" > "$w/udev.json" 2>/dev/null

@@ -205,6 +205,16 @@ def main():
             path = os.path.join(real, entry)
             run(validator, f"real {entry} check", [binary, "--dump", path, "check", "--json"])
             run(validator, f"real {entry} topo", [binary, "--dump", path, "topo", "--json"])
+        # fleet over everything above: the imports made here, the fixture trees, the lab (each capture
+        # with its args beside it) and the real dumps; a host of every format and result, and skipped files.
+        fleet = run(validator, "fleet", [binary, "fleet", "-q", "--json", tmp, trees, lab, real])
+        if fleet is not None:
+            if len(fleet.get("hosts", [])) < 50:
+                fail(f"fleet read only {len(fleet.get('hosts', []))} hosts")
+            if not fleet.get("fixes") or not fleet.get("failures"):
+                fail("fleet: no fix groups or no failures over the fixtures")
+            if not any(name.endswith("/expected/kernel.json") for name in fleet.get("skipped", [])):
+                fail("fleet: the lab's expected/kernel.json files are not listed as skipped (no machine)")
         run(validator, "kmod status", [binary, "kmod", "status", "--json"])
         # verify moves data only on a real machine: its documents come from its unit tests' runs
         # against fake engines (a pass; a refusal and a mismatch), kept when asked.

@@ -169,6 +169,11 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
       if (!n.is_string()) m.fail("notes", "an array of strings");
       info.notes.push_back(n.get<std::string>());
     }
+  if (const auto* skipped = m.array("input_notes"))
+    for (const auto& n : *skipped) {
+      if (!n.is_string()) m.fail("input_notes", "an array of strings");
+      info.input_notes.push_back(n.get<std::string>());
+    }
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
   info.failures = capture_failures(m, *version);
   info.not_carried = read_not_carried(m);
@@ -192,6 +197,7 @@ ordered_json capture_summary_json(const CaptureInfo& info) {
   for (const char* key : {"tool_version", "captured_at", "source", "as_root", "redacted"})
     if (m.contains(key)) j[key] = m[key];
   j["notes"] = info.notes;
+  if (!info.input_notes.empty()) j["input_notes"] = info.input_notes;  // only where records were left out
   if (auto selection = selection_json(info.selection); !selection.is_null()) j["selection"] = selection;
   return j;
 }

@@ -18,6 +18,7 @@
 #include "p2pcheck/fleet/fleet_text.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
+#include "p2pcheck/source/printable.h"
 
 namespace p2pcheck::cli {
 namespace {
@@ -78,7 +79,11 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
   options.jobs = f.jobs;
   options.check = check_options(o);
   std::vector<UnreadableInput> unreadable;
-  std::vector<std::string> inputs = expand_inputs(f.inputs, unreadable);
+  std::vector<std::string> skipped;
+  std::vector<std::string> inputs = expand_inputs(f.inputs, unreadable, skipped);
+  if (inputs.empty() && unreadable.empty() && !skipped.empty())
+    throw Error(f.inputs.front(), "no capture, dump or check --json in it: " + std::to_string(skipped.size()) +
+                                      " file(s) that are none (" + printable(skipped.front()) + ", ...)");
   // Progress on stderr: rewritten in place on a terminal, about every tenth otherwise (logs).
   bool tty = isatty(STDERR_FILENO);
   if (!o.quiet)
@@ -91,6 +96,7 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
         std::cerr << "p2pcheck fleet: " << done << "/" << total << " inputs read\n";
     };
   FleetReport report = run_fleet(inputs, std::move(unreadable), options);
+  for (const auto& path : skipped) report.skipped.push_back(printable(path));
   if (!f.junit.empty()) write_report_file(f.junit, fleet_junit(report));
   if (!f.html.empty()) write_report_file(f.html, fleet_html(report));
   if (o.json)
@@ -100,7 +106,7 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
   else if (o.quiet)
     print_text(o, fleet_result_line(report, text_style(o)));
   else
-    print_text(o, fleet_text(report, text_style(o)));
+    print_text(o, fleet_text(report, text_style(o), o.verbose));
   return exit_for(report.result);
 }
 

@@ -23,7 +23,9 @@ namespace p2pcheck::cli {
 void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--root", o.root,
                  "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
-  app.add_option("--dump", o.dump, "analyse a dump file (tar archive of a captured root, or a directory)");
+  app.add_option("--dump", o.dump,
+                 "analyse a dump: a capture or tar of a root, lspci -xxxx output, udevadm info --export-db, hwloc "
+                 "XML, a sosreport, an nvidia-bug-report.log(.gz), or a directory of them (by content)");
   app.add_flag("--json{compact}", o.json_style,
                "machine-readable output, one line; --json=pretty indents it (schema in docs/json.md)")
       ->check(CLI::IsMember({"compact", "pretty"}))
@@ -216,6 +218,7 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
     out += "  pairs recorded in the capture: " + printable(selection_args(info->selection)) +
            " (--gpu/--nvme choose others)\n";
   for (const auto& n : info->notes) out += "  note: " + printable(n) + "\n";
+  for (const auto& n : info->input_notes) out += "  left out: " + printable(n) + "\n";
   return out + "\n";
 }
 

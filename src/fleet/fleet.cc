@@ -67,6 +67,8 @@ bool is_one_machine(const std::string& dir, const std::vector<std::string>& name
   return bundle_part;
 }
 
+bool looks_like_json(const std::string& head);
+
 // The directories a walk has entered, by device and inode: links may lead back up (ten links to
 // "." made 10^8 inputs) or to a directory already read.
 struct Walk {
@@ -75,7 +77,25 @@ struct Walk {
   std::set<std::pair<dev_t, ino_t>> reported;           // loops already listed, each once
   std::vector<std::string>& out;
   std::vector<UnreadableInput>& bad;
+  std::vector<std::string>& skipped;
 };
+
+std::string base_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string parent_of(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+}
+
+// A --gpu/--nvme selection kept beside an input (selection_beside), never an input itself.
+bool is_selection_file(const std::string& name) {
+  return name == "args" || (name.size() > 5 && name.compare(name.size() - 5, 5, ".args") == 0);
+}
 
 void expand(const std::string& path, int depth, Walk& walk) {
   struct stat st;
@@ -84,6 +104,19 @@ void expand(const std::string& path, int depth, Walk& walk) {
     return;
   }
   if (S_ISREG(st.st_mode)) {
+    // A file named on the command line is an input whatever it holds (its error says what it is
+    // not); one found in a directory is a machine only when its content is a dump or a report.
+    if (depth > 0 && is_selection_file(base_name(path))) return;
+    if (depth > 0) {
+      std::string head = read_input_head(path, 16384);
+      // JSON is a machine when it is one of ours (a check --json; another of our documents is then
+      // said to be the wrong kind); any other JSON, like any other text, is no machine.
+      bool ours = looks_like_json(head) && head.find("\"p2pcheck.") != std::string::npos;
+      if (!ours && !looks_like_dump(head)) {
+        walk.skipped.push_back(path);
+        return;
+      }
+    }
     walk.out.push_back(path);
     return;
   }
@@ -112,13 +145,13 @@ void expand(const std::string& path, int depth, Walk& walk) {
     walk.bad.push_back({path, "directories nested deeper than " + std::to_string(kMaxInputDepth) + " levels"});
     return;
   }
-  std::size_t before = walk.out.size() + walk.bad.size();
+  std::size_t before = walk.out.size() + walk.bad.size() + walk.skipped.size();
   std::string prefix = path.back() == '/' ? path : path + "/";
   walk.open.insert(key);
   for (const auto& name : *names)
     if (name[0] != '.') expand(prefix + name, depth + 1, walk);
   walk.open.erase(key);
-  if (walk.out.size() + walk.bad.size() == before)
+  if (walk.out.size() + walk.bad.size() + walk.skipped.size() == before)
     walk.bad.push_back({path, "an empty directory: no capture, dump or check --json file in it"});
 }
 
@@ -155,6 +188,34 @@ std::string fix_for(const HostSummary& host, const std::string& cause, bool is_f
       if (p.cause == cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
   }
   return pair_cause_fix(cause);
+}
+
+// host2 before host10: runs of digits compare as numbers (by length without leading zeros, then
+// digit by digit), everything else byte by byte; equal numbers with different zeros fall back to bytes.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ei = i, ej = j;
+      while (ei < a.size() && digit(a[ei])) ++ei;
+      while (ej < b.size() && digit(b[ej])) ++ej;
+      std::size_t si = i, sj = j;
+      while (si + 1 < ei && a[si] == '0') ++si;
+      while (sj + 1 < ej && b[sj] == '0') ++sj;
+      if (ei - si != ej - sj) return ei - si < ej - sj;
+      int c = a.compare(si, ei - si, b, sj, ej - sj);
+      if (c != 0) return c < 0;
+      i = ei;
+      j = ej;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  if (i < a.size() || j < b.size()) return j < b.size();
+  return a < b;
 }
 
 // What makes two hosts' whole fixes the same: every line of it.
@@ -202,9 +263,10 @@ std::string pair_cause_fix(const std::string& cause) {
   return "";
 }
 
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable) {
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable,
+                                       std::vector<std::string>& skipped) {
   std::vector<std::string> out;
-  Walk walk{{}, {}, {}, out, unreadable};
+  Walk walk{{}, {}, {}, out, unreadable, skipped};
   for (const auto& arg : args) {
     if (arg.empty()) {
       unreadable.push_back({arg, "an empty name"});
@@ -213,6 +275,42 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std
     expand(arg, 0, walk);
   }
   return out;
+}
+
+std::optional<PairSelection> selection_beside(const std::string& input) {
+  const std::string dir = parent_of(input), stem = file_stem(input);
+  std::string file = dir + "/" + stem + ".args";
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) {
+    file = dir + "/args";
+    if (base_name(dir) != stem || stat(file.c_str(), &st) != 0) return std::nullopt;
+  }
+  const std::string text = read_input_file(file, 4096, "the selection file", "a --gpu/--nvme selection is shorter");
+  auto bad = [&] { return Error(file, "expected --gpu LIST and --nvme LIST (the pairs to judge for " + input + ")"); };
+  PairSelection selection;
+  std::vector<std::string>* side = nullptr;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find_first_of(" \t\r\n", at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (!side) {
+      if (word != "--gpu" && word != "--nvme") throw bad();
+      side = word == "--gpu" ? &selection.gpu : &selection.nvme;
+      continue;
+    }
+    for (std::size_t from = 0, comma; from <= word.size(); from = comma + 1) {
+      comma = std::min(word.find(',', from), word.size());
+      if (comma == from) throw bad();
+      if (side->size() == kMaxSelectors) throw Error(file, "more than " + std::to_string(kMaxSelectors) + " devices");
+      side->push_back(word.substr(from, comma - from));
+    }
+    side = nullptr;
+  }
+  if (side || (selection.gpu.empty() && selection.nvme.empty())) throw bad();
+  return selection;
 }
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
@@ -233,8 +331,10 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
   Source& source = *opened.source;
   const std::optional<CaptureInfo>& info = opened.info;
   CheckOptions check = options.check;
-  // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would.
+  // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would;
+  // a selection file kept beside the input (the lab's args) names them for a dump that did not.
   if (info) check.selection = info->selection;
+  if (auto beside = selection_beside(input)) check.selection = *beside;
   auto report = run_check(source, check);
   return summarize_report(*report, info ? &info->manifest : nullptr, input);
 }
@@ -288,7 +388,7 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
   FleetReport r;
   r.inputs = inputs;
   std::sort(hosts.begin(), hosts.end(), [](const HostSummary& a, const HostSummary& b) {
-    return a.host != b.host ? a.host < b.host : a.input < b.input;
+    return a.host != b.host ? natural_less(a.host, b.host) : natural_less(a.input, b.input);
   });
   std::sort(unreadable.begin(), unreadable.end(),
             [](const UnreadableInput& a, const UnreadableInput& b) { return a.input < b.input; });

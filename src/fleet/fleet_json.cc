@@ -125,14 +125,16 @@ ordered_json fleet_json(const FleetReport& r) {
             {"fail", r.failing},
             {"unknown", r.unknown},
             {"no_pairs", r.no_pairs},
-            {"unreadable", r.unreadable.size()}}},
+            {"unreadable", r.unreadable.size()},
+            {"skipped", r.skipped.size()}}},
           {"failures", causes_json(r, r.failures)},
           {"unknowns", causes_json(r, r.unknowns)},
           {"topologies", std::move(topologies)},
           {"fixes", std::move(fixes)},
           {"without_fix", host_names(r, r.without_fix)},
           {"hosts", std::move(hosts)},
-          {"unreadable", std::move(unreadable)}};
+          {"unreadable", std::move(unreadable)},
+          {"skipped", r.skipped}};
 }
 
 }  // namespace p2pcheck

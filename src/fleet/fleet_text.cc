@@ -112,16 +112,26 @@ std::string topologies_text(const FleetReport& r) {
   return out;
 }
 
+// An input path cut to its last characters ("...rack7/node-042.tar.zst"), so a host's row fits a
+// terminal however deep the folder was; JSON and HTML keep the whole path.
+constexpr std::size_t kInputColumn = 48;
+std::string short_input(const std::string& input) {
+  if (input.size() <= kInputColumn) return input;
+  std::size_t from = input.size() - (kInputColumn - 3);
+  while (from < input.size() && (static_cast<unsigned char>(input[from]) & 0xC0) == 0x80) ++from;  // UTF-8
+  return "..." + input.substr(from);
+}
+
 std::string hosts_text(const FleetReport& r, const TextStyle& style) {
   std::vector<std::string> labels = topology_labels(r);
   std::vector<std::string> fixes = fix_labels(r);
   std::size_t width = 4, input_width = 5;
   for (const auto& h : r.hosts) {
     width = std::max(width, h.host.size());
-    input_width = std::max(input_width, h.input.size());
+    input_width = std::max(input_width, short_input(h.input).size());
   }
   width = std::min<std::size_t>(width, 40) + 2;
-  input_width = std::min<std::size_t>(input_width, 60) + 2;
+  input_width += 2;
   std::string out = "\nHosts\n  " + pad("HOST", width) + pad("RESULT", 10) + pad("PAIRS ok/no/?", 15) + pad("GPU", 5) +
                     pad("NVMe", 6) + pad("TOPO", 6) + pad("FIX", 5) + pad("INPUT", input_width) +
                     "CAUSES (? = unknown)\n";
@@ -137,7 +147,7 @@ std::string hosts_text(const FleetReport& r, const TextStyle& style) {
     out += "  " + pad(host.host, width) + colored(style, result_color(host.result), pad(to_string(host.result), 10)) +
            pad(pairs, 15) + pad(std::to_string(host.gpus), 5) + pad(std::to_string(host.nvmes), 6) +
            pad(labels[h].empty() ? "-" : labels[h], 6) + pad(fixes[h].empty() ? "-" : fixes[h], 5) +
-           pad(host.input, input_width) + host_causes(r, h) + "\n";
+           pad(short_input(host.input), input_width) + host_causes(r, h) + "\n";
   }
   return out;
 }
@@ -172,7 +182,7 @@ std::string fleet_result_line(const FleetReport& r, const TextStyle& style) {
   return line + "\n";
 }
 
-std::string fleet_text(const FleetReport& r, const TextStyle& style) {
+std::string fleet_text(const FleetReport& r, const TextStyle& style, bool verbose) {
   std::string out = "p2pcheck " + std::string(kToolVersion) + " fleet — " + plural(r.inputs, "input", "inputs") + ": " +
                     plural(r.hosts.size(), "host", "hosts") + " read, " + std::to_string(r.unreadable.size()) +
                     " unreadable\n";
@@ -190,6 +200,13 @@ std::string fleet_text(const FleetReport& r, const TextStyle& style) {
   if (!r.unreadable.empty()) {
     out += "\nUnreadable inputs\n";
     for (const auto& u : r.unreadable) out += "  " + u.input + ": " + u.reason + "\n";
+  }
+  if (!r.skipped.empty()) {
+    out += "\nskipped " + plural(r.skipped.size(), "file", "files") +
+           " in the input directories that are no capture, dump or check --json" +
+           (verbose ? ":\n" : " (-v lists them)\n");
+    if (verbose)
+      for (const auto& path : r.skipped) out += "  " + path + "\n";
   }
   return out + "\n" + fleet_result_line(r, style);
 }

@@ -30,33 +30,6 @@ bool usable_name(const ordered_json* object, const char* key) {
   return redacted == object->end() || !redacted->is_boolean() || !redacted->get<bool>();
 }
 
-// "racks/host-07.tar.zst" -> "host-07"; "dumps/host-07/root" and ".../p2pcheck-capture" (an
-// unpacked capture) -> "host-07", the folder they are in.
-std::string file_stem(const std::string& input) {
-  std::string path = input;
-  std::string name;
-  for (int up = 0; up < 4; ++up) {
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
-    auto slash = path.rfind('/');
-    name = slash == std::string::npos ? path : path.substr(slash + 1);
-    if ((name != "root" && name != "p2pcheck-capture") || slash == std::string::npos || slash == 0) break;
-    path.resize(slash);
-  }
-  static const std::array<const char*, 11> kExtensions = {".zst",  ".gz",  ".xz",  ".bz2", ".tgz", ".tar",
-                                                          ".json", ".txt", ".xml", ".db",  ".bin"};
-  for (bool stripped = true; stripped;) {
-    stripped = false;
-    for (const char* ext : kExtensions) {
-      std::string e = ext;
-      if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
-        name.resize(name.size() - e.size());
-        stripped = true;
-      }
-    }
-  }
-  return name;
-}
-
 Level level_named(const JsonFields& f, const char* key) {
   std::string text = f.text(key).value_or("");
   for (Level l : {Level::kPass, Level::kInfo, Level::kWarn, Level::kFail, Level::kUnknown})
@@ -116,6 +89,33 @@ std::map<std::string, std::string> nvme_names_in(const JsonFields& doc) {
 }
 
 }  // namespace
+
+// "racks/host-07.tar.zst" -> "host-07"; "dumps/host-07/root" and ".../p2pcheck-capture" (an
+// unpacked capture) -> "host-07", the folder they are in.
+std::string file_stem(const std::string& input) {
+  std::string path = input;
+  std::string name;
+  for (int up = 0; up < 4; ++up) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    auto slash = path.rfind('/');
+    name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if ((name != "root" && name != "p2pcheck-capture") || slash == std::string::npos || slash == 0) break;
+    path.resize(slash);
+  }
+  static const std::array<const char*, 11> kExtensions = {".zst",  ".gz",  ".xz",  ".bz2", ".tgz", ".tar",
+                                                          ".json", ".txt", ".xml", ".db",  ".bin"};
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char* ext : kExtensions) {
+      std::string e = ext;
+      if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+        name.resize(name.size() - e.size());
+        stripped = true;
+      }
+    }
+  }
+  return name;
+}
 
 std::string host_name_for(const ordered_json* manifest, const ordered_json* identity, const std::string& input) {
   if (usable_name(identity, "hostname")) return identity->at("hostname").get<std::string>();

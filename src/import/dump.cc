@@ -30,7 +30,7 @@ std::string read_host_file(const std::string& file) {
 
 const char* kExpected =
     "expected a capture (tar archive of a Linux root, or a directory), lspci -xxxx output, "
-    "udevadm info --export-db output, hwloc XML (lstopo --of xml) or a sosreport";
+    "udevadm info --export-db output, hwloc XML (lstopo --of xml), a sosreport or an nvidia-bug-report.log";
 
 // The parts of a sosreport the import uses: its copies of /proc (not the per-process
 // directories), /etc, /sys and /boot, os-release, the hostname, and the outputs of the commands
@@ -64,6 +64,8 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
       return import_source(import_lspci(text, nullptr, "", file, options), "lspci dump " + file);
     case TextFormat::kUdevDb: return import_source(import_udev(text, file, options), "udev database " + file);
     case TextFormat::kHwlocXml: return import_source(import_hwloc(text, file, options), "hwloc XML " + file);
+    case TextFormat::kNvidiaBugReport:
+      return import_source(import_nvidia_bug_report(text, file, options), "nvidia-bug-report " + file);
     case TextFormat::kLspciNoHex:
       throw Error(file,
                   "lspci output without a config-space hex dump: ask for `lspci -xxxx` (run as root), "
@@ -135,6 +137,17 @@ bool looks_like_archive(const std::string& head) {
                     starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
   return compressed || starts_with(head, "ustar", 5, 257);
 }
+
+}  // namespace
+
+bool looks_like_dump(const std::string& head) {
+  if (looks_like_archive(head)) return true;
+  TextFormat f = sniff_text(head);
+  return f == TextFormat::kLspciDump || f == TextFormat::kLspciNoHex || f == TextFormat::kUdevDb ||
+         f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
+}
+
+namespace {
 
 // What opening a dump learnt of its manifest: `known` once it was parsed (`info` is then what
 // read_capture_info would answer), so nobody parses it again.

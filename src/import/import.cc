@@ -14,6 +14,7 @@ const char* to_string(TextFormat format) {
     case TextFormat::kUdevDb: return "udev database";
     case TextFormat::kHwlocXml: return "hwloc XML";
     case TextFormat::kCpuinfo: return "cpuinfo";
+    case TextFormat::kNvidiaBugReport: return "nvidia-bug-report";
     case TextFormat::kUnknown: break;
   }
   return "unknown";
@@ -113,6 +114,8 @@ TextFormat sniff_text(std::string_view text) {
   std::string_view head = text.substr(0, 65536);
   if (head.find('\0') != std::string_view::npos) return TextFormat::kUnknown;
   std::string start(trim(head.substr(0, 4096)));
+  // Before the lspci test: the report holds lspci dumps among its other sections.
+  if (start.find("Start of NVIDIA bug report log file") != std::string::npos) return TextFormat::kNvidiaBugReport;
   if ((start.rfind("<?xml", 0) == 0 || start.rfind("<topology", 0) == 0) &&
       start.find("<topology") != std::string::npos)
     return TextFormat::kHwlocXml;

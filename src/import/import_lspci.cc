@@ -10,7 +10,11 @@ extern "C" {
 #include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
+#include "import_lspci.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/model/pci.h"
@@ -162,10 +166,12 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
 
 namespace {
 
-// What libpci's dump reader is given, and what only we read: the driver names of lspci -k.
+// What libpci's dump reader is given, and what only we read: the driver names of lspci -k; and
+// the devices left out, each with why ("FILE: line N: ...").
 struct FilteredDump {
   std::string text;
   std::map<Bdf, std::string> drivers;
+  std::vector<std::string> skipped;
 };
 
 // The pieces of an lspci -x dump, each recognised by plain string tests (no std::regex on customer
@@ -213,28 +219,51 @@ std::optional<std::string> driver_line(std::string_view line) {
 // A PCI domain holds 65,536 functions and the largest fabrics a few thousand; libpci holds each
 // device line's function with its config space (~1 KB), so a dump past this is refused.
 constexpr std::size_t kMaxLspciFunctions = 65536;
+// Notes kept of the devices left out; the builder counts past its own limit.
+constexpr std::size_t kMaxSkippedDevices = 50;
 
 FilteredDump filter_dump(const std::string& dump, const std::string& name) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
-  // longer); "Kernel driver in use" lines from -k are ours.
+  // longer); "Kernel driver in use" lines from -k are ours. A device's lines are held until the
+  // next device: one without a hex dump, or with a malformed line, is left out, not the machine.
   FilteredDump out;
   std::optional<Bdf> current;
+  std::string pending;  // the current device's lines for libpci
   std::size_t devices = 0, rows = 0;
-  int line_no = 0;
+  int line_no = 0, device_line_no = 0;
+  bool bad = false;
   auto where = [&] { return name + ": line " + std::to_string(line_no); };
+  auto skip = [&](const std::string& why) {
+    if (out.skipped.size() < kMaxSkippedDevices) out.skipped.push_back(why + "; device left out");
+  };
+  auto finish_device = [&] {
+    if (current && !bad && rows == 0)
+      skip(name + ": line " + std::to_string(device_line_no) + ": " + current->str() +
+           " has no config space dump (lspci without -x for it)");
+    if (current && !bad && rows > 0) out.text += pending;
+    pending.clear();
+    current.reset();
+    bad = false;
+  };
   for (std::string_view rest = dump; !rest.empty();) {
     std::string_view line = next_line(rest);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (auto address = device_line(line)) {
-      current = Bdf::parse(*address);
-      if (!current) throw Error(where(), "'" + std::string(*address) + "' is not a PCI address");
+      finish_device();
       // libpci keeps a device and its config space per device line.
       if (++devices > kMaxLspciFunctions)
         throw Error(where(),
                     "more than " + std::to_string(kMaxLspciFunctions) + " PCI functions; no machine has that many");
+      current = Bdf::parse(*address);
+      device_line_no = line_no;
       rows = 0;
-      out.text.append(*address).append(" x\n");
+      if (!current) {
+        skip(where() + ": '" + std::string(*address) + "' is not a PCI address");
+        out.text += "\n";
+        continue;
+      }
+      pending.append(*address).append(" x\n");
       continue;
     }
     auto offset = current ? hex_offset(line) : std::nullopt;
@@ -242,21 +271,25 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name) {
       if (parse_hex(*offset).value_or(4096) >= 4096) throw Error(where(), "config space offset beyond 4096 bytes");
       if (++rows > 4096 / 16)
         throw Error(where(), "more than 256 config space lines for " + current->str() + "; lspci -xxxx prints 256");
-      out.text.append(line).append("\n");
+      pending.append(line).append("\n");
     } else if (offset && (line.size() == offset->size() + 1 || line[offset->size() + 1] == ' ')) {
-      throw Error(where(), "malformed hex line '" + std::string(line.substr(0, 60)) +
-                               "'; expected 'OFFSET: xx xx ...' as lspci -x prints it");
+      if (!bad)
+        skip(where() + ": malformed hex line '" + std::string(line.substr(0, 60)) + "' for " + current->str() +
+             " (expected 'OFFSET: xx xx ...' as lspci -x prints it)");
+      bad = true;
     } else if (auto driver = current ? driver_line(line) : std::nullopt) {
       out.drivers[*current] = *driver;
     } else if (line.empty()) {
-      out.text += "\n";
+      pending += "\n";
     }
   }
+  finish_device();
   return out;
 }
 
 // Each function's config space as libpci's dump access method reads it.
-std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::string& name) {
+std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::string& name,
+                                        std::vector<std::string>& skipped) {
   PrivateFile copy(filtered);
   Access access;
   pci_access* a = access.a;
@@ -281,18 +314,25 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
         break;
       }
     }
-    if (config.empty())
-      throw Error(name + ": " + bdf.str(),
-                  "config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?)");
+    if (config.empty()) {
+      if (skipped.size() < kMaxSkippedDevices)
+        skipped.push_back(name + ": " + bdf.str() +
+                          ": config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?); "
+                          "device left out");
+      continue;
+    }
     configs[bdf] = config;
   }
-  if (configs.empty()) throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output");
+  if (configs.empty())
+    throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output" +
+                          (skipped.empty() ? "" : " (first problem: " + skipped.front() + ")"));
   return configs;
 }
 
 // The functions as sysfs would show them, each below its upstream bridge.
 int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
-                  const std::map<Bdf, std::string>& drivers, const std::string* tree_text, const std::string& name) {
+                  const std::map<Bdf, std::string>& drivers, const std::string* tree_text, const std::string& name,
+                  bool devices_left_out) {
   auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
   auto word = [&](const std::string& c, size_t at) {
     return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8);
@@ -311,6 +351,7 @@ int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& confi
   std::map<Bdf, std::optional<Bdf>> tree_parents;
   if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
   int disagreements = 0;
+  std::set<Bdf> left_out;
   for (const auto& [bdf, c] : configs) {
     SynthFunction fn;
     fn.bdf = bdf;
@@ -330,9 +371,28 @@ int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& confi
           (!best || r.sec > best->sec))
         best = &r;
     if (best) fn.parent = best->bridge;
+    // Where a device was left out, a function placed by a wider range than its own bus (or below
+    // a bridge lspci -t names but the dump lacks) has lost a bridge on its path, and with it that
+    // bridge's ACS: leave it out too rather than judge a path that is not the kernel's.
+    std::optional<std::string> lost_bridge;
+    if (devices_left_out && best && best->sec != bdf.bus)
+      lost_bridge = "no bridge in the dump has bus " + hex(bdf.bus, 2) + " as its secondary bus";
     if (auto it = tree_parents.find(bdf); it != tree_parents.end()) {
       if (it->second != fn.parent) ++disagreements;
-      if (!it->second || configs.count(*it->second)) fn.parent = it->second;  // the kernel's own tree wins
+      if (!it->second || configs.count(*it->second)) {
+        fn.parent = it->second;  // the kernel's own tree wins
+        lost_bridge.reset();
+      } else if (devices_left_out) {
+        lost_bridge = "lspci -t puts it below " + it->second->str() + ", which was left out";
+      }
+    }
+    if (!lost_bridge && fn.parent && left_out.count(*fn.parent))
+      lost_bridge = "it is below " + fn.parent->str() + ", which was left out";
+    if (lost_bridge) {
+      left_out.insert(bdf);  // parents come first (a bridge's bus is below its children's)
+      builder.skipped(name + ": " + bdf.str() + ": its upstream bridge is not in the dump (" + *lost_bridge +
+                      "); device left out");
+      continue;
     }
     builder.add_function(std::move(fn));
   }
@@ -375,6 +435,12 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
   builder.note(
       "not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
       std::string(!have_drivers ? ", drivers (lspci -k shows them)" : ""));
+  note_config_sizes(builder, configs);
+}
+
+}  // namespace
+
+void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs) {
   // In an -xxxx dump conventional PCI functions have 256 bytes: that is all they have. Only a dump
   // without any 4096-byte function, or with 64-byte ones, lacks what the kernel would show root.
   size_t largest = 0, header_only = 0;
@@ -388,15 +454,24 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
                  "-xxxx` run as root");
 }
 
-}  // namespace
+LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
+                                   const std::string& name) {
+  FilteredDump filtered = filter_dump(dump, name);
+  LspciFunctions out;
+  out.configs = read_configs(filtered.text, name, filtered.skipped);
+  const bool left_out = !filtered.skipped.empty();
+  for (std::string& why : filtered.skipped) builder.skipped(std::move(why));
+  out.have_drivers = !filtered.drivers.empty();
+  out.disagreements = add_functions(builder, out.configs, filtered.drivers, tree_text, name, left_out);
+  return out;
+}
 
 MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, const std::string& cpuinfo,
                         const std::string& name, const ImportOptions& options) {
-  FilteredDump filtered = filter_dump(dump, name);
-  std::map<Bdf, std::string> configs = read_configs(filtered.text, name);
   SysfsBuilder builder("lspci", name);
-  int disagreements = add_functions(builder, configs, filtered.drivers, tree_text, name);
-  add_machine_notes(builder, configs, !filtered.drivers.empty(), tree_text, disagreements, cpuinfo, name, options);
+  LspciFunctions functions = add_lspci_functions(builder, dump, tree_text, name);
+  add_machine_notes(builder, functions.configs, functions.have_drivers, tree_text, functions.disagreements, cpuinfo,
+                    name, options);
   return builder.finish();
 }
 

@@ -68,7 +68,10 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   SysfsBuilder builder("sosreport", name);
   MemoryTree links;
   for (const char* top : {"/proc", "/etc", "/sys", "/boot", "/usr/lib"}) copy_tree(sos, top, builder, links);
-  std::vector<UdevRecord> records = parse_udev_db(*db, name + ":sos_commands/devices/udevadm_info_--export-db");
+  std::vector<std::string> skipped;
+  std::vector<UdevRecord> records =
+      parse_udev_db(*db, name + ":sos_commands/devices/udevadm_info_--export-db", skipped);
+  for (std::string& line : skipped) builder.skipped(std::move(line));
 
   // Config space: sos copies /proc/bus/pci/<bus>/<dev.fn> (domain 0) or <domain:bus>/<dev.fn>.
   int with_config = 0, pci = 0;

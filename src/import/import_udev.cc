@@ -3,6 +3,7 @@
 // family and model. No config space: ACS, port types and links stay unknown.
 #include "import_udev.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "p2pcheck/import/import.h"
@@ -105,9 +106,32 @@ std::optional<CpuAlias> cpu_alias(std::string_view alias) {
   return out;
 }
 
+// The DMI files a dmi modalias names ("dmi:bvnX:...:svnNVIDIA:pnDGXA100:..."), as the kernel's
+// dmi_id modalias writes them (drivers/firmware/dmi-id.c): a tag, then the value without spaces or
+// colons. No tag is a prefix of another, so a field's tag is the one it starts with.
+std::vector<std::pair<std::string, std::string>> dmi_alias_files(std::string_view alias) {
+  static constexpr std::pair<std::string_view, const char*> kTags[] = {
+      {"bvn", "bios_vendor"},     {"bvr", "bios_version"}, {"svn", "sys_vendor"}, {"pn", "product_name"},
+      {"pvr", "product_version"}, {"rvn", "board_vendor"}, {"rn", "board_name"}};
+  std::vector<std::pair<std::string, std::string>> files;
+  if (alias.substr(0, 4) != "dmi:") return files;
+  alias.remove_prefix(4);
+  while (!alias.empty()) {
+    std::string_view field = alias.substr(0, alias.find(':'));
+    alias.remove_prefix(std::min(alias.size(), field.size() + 1));
+    for (auto [tag, file] : kTags)
+      if (field.substr(0, tag.size()) == tag && field.size() > tag.size()) {
+        files.emplace_back(file, std::string(field.substr(tag.size())));
+        break;
+      }
+  }
+  return files;
+}
+
 }  // namespace
 
-std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name) {
+std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name,
+                                      std::vector<std::string>& skipped) {
   std::vector<UdevRecord> records;
   int line_no = 0;
   bool open = false;
@@ -120,8 +144,16 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
       open = false;
       continue;
     }
-    if (line.size() < 3 || line[1] != ':' || line[2] != ' ')
-      throw Error(where(), "expected 'X: value' as udevadm info --export-db prints it");
+    // udev itself writes the odd bare line (a property value with a newline in it): that line is
+    // left out, not the machine. The limits below still hold for every line read.
+    if (line.size() < 3 || line[1] != ':' || line[2] != ' ') {
+      if (skipped.size() < kMaxSkippedLines)
+        skipped.push_back(where() + ": '" + std::string(line.substr(0, 60)) + (line.size() > 60 ? "...'" : "'") +
+                          " is not 'X: value' as udevadm info --export-db prints it; line left out");
+      else if (skipped.size() == kMaxSkippedLines)
+        skipped.push_back(where() + " and later: more lines that are not 'X: value'; left out");
+      continue;
+    }
     std::string_view value = line.substr(3);
     if (line[0] == 'P') {
       // A record per device: a large machine has some thousands.
@@ -146,62 +178,80 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
   return records;
 }
 
+namespace {
+
+bool add_udev_record(const UdevRecord& r, const std::string& name, SysfsBuilder& builder,
+                     std::map<std::string, SynthNvme>& nvmes) {
+  // One record: a PCI function, an NVMe controller or namespace, DMI, or CPU 0 (true when it was CPU 0).
+  auto sub = r.env.find("SUBSYSTEM");
+  if (sub == r.env.end()) return false;
+  if (sub->second == "pci") {
+    SynthFunction fn;
+    std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
+    auto bdf = Bdf::parse(slot);
+    if (!bdf)
+      throw Error(name + ": line " + std::to_string(r.line), "PCI device '" + slot + "' is not named by a PCI address");
+    fn.bdf = *bdf;
+    fn.sysfs_path = "/sys" + r.devpath;
+    if (!r.env.count("PCI_ID") || !r.env.count("PCI_CLASS"))
+      throw Error(name + ": line " + std::to_string(r.line), "PCI device " + slot + " without PCI_ID or PCI_CLASS");
+    std::tie(fn.vendor, fn.device) = id_pair(r, "PCI_ID", name);
+    if (r.env.count("PCI_SUBSYS_ID")) {
+      auto [sv, sd] = id_pair(r, "PCI_SUBSYS_ID", name);
+      fn.subsystem_vendor = sv;
+      fn.subsystem_device = sd;
+    }
+    fn.class_code = hex_field(r, "PCI_CLASS", r.env.at("PCI_CLASS"), name, 0xffffff);
+    if (r.env.count("DRIVER")) fn.driver = r.env.at("DRIVER");
+    builder.add_function(std::move(fn));
+  } else if (auto ctrl = sub->second == "nvme" ? nvme_controller_path(r.devpath) : std::nullopt) {
+    auto bdf = Bdf::parse(ctrl->first);
+    if (!bdf)
+      throw Error(name + ": line " + std::to_string(r.line),
+                  "NVMe controller " + ctrl->second + " below '" + ctrl->first + "', which is not a PCI address");
+    SynthNvme& n = nvmes[ctrl->second];
+    n.name = ctrl->second;
+    n.bdf = *bdf;
+  } else if (auto ns = sub->second == "block" && r.env.count("DEVTYPE") && r.env.at("DEVTYPE") == "disk"
+                           ? nvme_namespace_path(r.devpath)
+                           : std::nullopt) {
+    SynthNvme& n = nvmes[ns->first];
+    n.namespaces.push_back(ns->second);
+    auto get = [&](const char* key) { return r.env.count(key) ? r.env.at(key) : std::string(); };
+    if (n.model.empty()) n.model = get("ID_MODEL");
+    if (n.serial.empty()) n.serial = get("ID_SERIAL_SHORT");
+    if (n.firmware.empty()) n.firmware = get("ID_REVISION");
+  } else if (sub->second == "dmi" && r.env.count("MODALIAS")) {
+    for (const auto& [file, value] : dmi_alias_files(r.env.at("MODALIAS")))
+      builder.set_file("/sys/class/dmi/id/" + file, value + "\n");
+  } else if (auto alias = sub->second == "cpu" && r.devpath == "/devices/system/cpu/cpu0" && r.env.count("MODALIAS")
+                              ? cpu_alias(r.env.at("MODALIAS"))
+                              : std::nullopt) {
+    // cpu_supports_p2pdma() reads CPU 0, so does the import.
+    const char* id = x86_vendor(alias->vendor);
+    if (!id) return false;
+    bool hypervisor = alias->features.find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
+    builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
+                                          "\ncpu family\t: " + std::to_string(alias->family) +
+                                          "\nmodel\t\t: " + std::to_string(alias->model) + "\nmodel name\t: " + id +
+                                          " family 0x" + hex(alias->family) + " model 0x" + hex(alias->model) +
+                                          " (from udev)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder) {
   std::map<std::string, SynthNvme> nvmes;
   bool cpu = false;
   for (const UdevRecord& r : records) {
-    auto sub = r.env.find("SUBSYSTEM");
-    if (sub == r.env.end()) continue;
-    if (sub->second == "pci") {
-      SynthFunction fn;
-      std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
-      auto bdf = Bdf::parse(slot);
-      if (!bdf)
-        throw Error(name + ": line " + std::to_string(r.line),
-                    "PCI device '" + slot + "' is not named by a PCI address");
-      fn.bdf = *bdf;
-      fn.sysfs_path = "/sys" + r.devpath;
-      if (!r.env.count("PCI_ID") || !r.env.count("PCI_CLASS"))
-        throw Error(name + ": line " + std::to_string(r.line), "PCI device " + slot + " without PCI_ID or PCI_CLASS");
-      std::tie(fn.vendor, fn.device) = id_pair(r, "PCI_ID", name);
-      if (r.env.count("PCI_SUBSYS_ID")) {
-        auto [sv, sd] = id_pair(r, "PCI_SUBSYS_ID", name);
-        fn.subsystem_vendor = sv;
-        fn.subsystem_device = sd;
-      }
-      fn.class_code = hex_field(r, "PCI_CLASS", r.env.at("PCI_CLASS"), name, 0xffffff);
-      if (r.env.count("DRIVER")) fn.driver = r.env.at("DRIVER");
-      builder.add_function(std::move(fn));
-    } else if (auto ctrl = sub->second == "nvme" ? nvme_controller_path(r.devpath) : std::nullopt) {
-      auto bdf = Bdf::parse(ctrl->first);
-      if (!bdf)
-        throw Error(name + ": line " + std::to_string(r.line),
-                    "NVMe controller " + ctrl->second + " below '" + ctrl->first + "', which is not a PCI address");
-      SynthNvme& n = nvmes[ctrl->second];
-      n.name = ctrl->second;
-      n.bdf = *bdf;
-    } else if (auto ns = sub->second == "block" && r.env.count("DEVTYPE") && r.env.at("DEVTYPE") == "disk"
-                             ? nvme_namespace_path(r.devpath)
-                             : std::nullopt) {
-      SynthNvme& n = nvmes[ns->first];
-      n.namespaces.push_back(ns->second);
-      auto get = [&](const char* key) { return r.env.count(key) ? r.env.at(key) : std::string(); };
-      if (n.model.empty()) n.model = get("ID_MODEL");
-      if (n.serial.empty()) n.serial = get("ID_SERIAL_SHORT");
-      if (n.firmware.empty()) n.firmware = get("ID_REVISION");
-    } else if (auto alias = sub->second == "cpu" && r.devpath == "/devices/system/cpu/cpu0" && r.env.count("MODALIAS")
-                                ? cpu_alias(r.env.at("MODALIAS"))
-                                : std::nullopt) {
-      // cpu_supports_p2pdma() reads CPU 0, so does the import.
-      const char* id = x86_vendor(alias->vendor);
-      if (!id) continue;
-      bool hypervisor = alias->features.find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
-      builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
-                                            "\ncpu family\t: " + std::to_string(alias->family) +
-                                            "\nmodel\t\t: " + std::to_string(alias->model) + "\nmodel name\t: " + id +
-                                            " family 0x" + hex(alias->family) + " model 0x" + hex(alias->model) +
-                                            " (from udev)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
-      cpu = true;
+    try {
+      cpu = add_udev_record(r, name, builder, nvmes) || cpu;
+    } catch (const Error& e) {
+      // One device udev described oddly costs that device, not the machine.
+      builder.skipped(std::string(e.what()) + "; record left out");
     }
   }
   for (auto& [ctrl, n] : nvmes)
@@ -211,7 +261,13 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
 
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options) {
   SysfsBuilder builder("udev", name);
-  bool cpu = add_udev_devices(parse_udev_db(db, name), name, builder);
+  std::vector<std::string> skipped;
+  std::vector<UdevRecord> records = parse_udev_db(db, name, skipped);
+  for (std::string& line : skipped) builder.skipped(std::move(line));
+  bool cpu = add_udev_devices(records, name, builder);
+  if (builder.function_count() == 0)
+    throw Error(name, "no PCI device record that could be read; expected udevadm info --export-db output" +
+                          (builder.first_skipped().empty() ? "" : " (first problem: " + builder.first_skipped() + ")"));
   // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
   if (!cpu) {
     builder.not_carried("/proc/cpuinfo");
@@ -223,6 +279,10 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
   for (const char* area : {"/sys/class/dmi", "/proc/sys/kernel/hostname"}) builder.not_carried(area);
+  if (builder.has_file("/sys/class/dmi/id/sys_vendor") || builder.has_file("/sys/class/dmi/id/product_name"))
+    builder.note(
+        "DMI from the udev database's dmi modalias, where the kernel leaves out spaces and colons "
+        "(\"DGXA100\" for \"DGX A100\"); no serial number");
   for (const char* config : kConfigSpaces) builder.not_carried(config);
   builder.note(
       "udev database: no config space, so ACS, port types, link speeds and the host bridge device's port "

@@ -21,11 +21,15 @@ struct UdevRecord {
 inline constexpr std::size_t kMaxUdevRecords = 100000;
 inline constexpr std::size_t kMaxUdevProperties = 1000000;
 
-// Throws Error naming the line when a record is malformed or past the limits.
-std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name);
+// Throws Error naming the line when the database is past the limits. A line that is not "X: value"
+// is left out, with a note in `skipped` (at most kMaxSkippedLines, then one more that says so).
+inline constexpr std::size_t kMaxSkippedLines = 20;
+std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name,
+                                      std::vector<std::string>& skipped);
 
-// Adds every PCI function, NVMe controller and namespace the records describe to `builder`, and
-// /proc/cpuinfo from CPU 0's modalias. Returns false when no CPU record was found.
+// Adds every PCI function, NVMe controller and namespace the records describe to `builder`, DMI
+// from the dmi modalias and /proc/cpuinfo from CPU 0's modalias; a record it cannot read is left
+// out with a note (SysfsBuilder::skipped). Returns false when no CPU record was found.
 bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder);
 
 }  // namespace p2pcheck

@@ -23,6 +23,7 @@ std::string not_carried_phrase(const std::string& format) {
   if (format == "udev") return "not in this udev database";
   if (format == "hwloc") return "not in this hwloc XML";
   if (format == "sosreport") return "not in this sosreport";
+  if (format == "nvidia-bug-report") return "not in this nvidia-bug-report";
   return "not in this " + format + " input";
 }
 
@@ -49,6 +50,10 @@ std::string SysfsBuilder::path_of(const Bdf& bdf, int depth) const {
   if (!functions_.count(*fn.parent))
     throw Error(source_, bdf.str() + ": its upstream bridge " + fn.parent->str() + " is not in the input");
   return path_of(*fn.parent, depth + 1) + "/" + bdf.str();
+}
+
+void SysfsBuilder::skipped(std::string what) {
+  if (++skipped_ <= kMaxInputNotes) input_notes_.push_back(std::move(what));
 }
 
 MemoryTree SysfsBuilder::finish() {
@@ -119,6 +124,9 @@ MemoryTree SysfsBuilder::finish() {
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;
+  if (skipped_ > input_notes_.size())
+    input_notes_.push_back("and " + std::to_string(skipped_ - input_notes_.size()) + " more records left out");
+  if (!input_notes_.empty()) m["input_notes"] = input_notes_;
   if (!not_carried.empty()) m["not_carried"] = not_carried_json(not_carried);
   tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;

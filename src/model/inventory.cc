@@ -22,7 +22,7 @@ NvmeNamespace read_namespace(Source& src, const std::string& name) {
   NvmeNamespace ns;
   ns.name = name;
   const std::string dir = "/sys/block/" + name;
-  // 512-byte sectors; a count whose byte size would not fit 64 bits (a broken dump) reads as unknown (0).
+  // 512-byte sectors; a count whose byte size would not fit 64 bits (a broken dump) reads as unknown.
   if (FileRead r = src.read(path_in(dir, "size")); r.ok())
     if (auto sectors = parse_dec(r.bytes); sectors && *sectors >= 0 && *sectors <= INT64_MAX / 512)
       ns.size_bytes = static_cast<std::uint64_t>(*sectors) * 512;

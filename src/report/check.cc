@@ -10,6 +10,7 @@
 #include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/report/pair_fix.h"
 #include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -156,6 +157,7 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["rule_id"] = rule_id(d);
   out["fix"] = fix_json(fix);
   out["unknowns"] = unknown_texts(d);
+  if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
   // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, kept for schema_version 1 readers.
   json flows = object_for(4);
@@ -295,7 +297,15 @@ bool has_nvidia_gpu(const CheckReport& r) {
   return false;
 }
 
-// The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, and the source.
+// The values given, space-separated ("Supermicro AS -8125GS-TNMR2"); "" when none is.
+std::string join_present(std::initializer_list<std::optional<std::string>> values) {
+  std::string out;
+  for (const auto& v : values)
+    if (v && !v->empty()) out += (out.empty() ? "" : " ") + *v;
+  return out;
+}
+
+// The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, the source and the machine's names.
 std::string banner_text(const CheckReport& r) {
   const Machine& m = r.machine;
   std::string kernel = r.rules.release.empty() ? "unknown" : r.rules.release;
@@ -304,10 +314,17 @@ std::string banner_text(const CheckReport& r) {
     kernel += " (what-if; the machine runs " +
               (r.rules.input_release.empty() ? "an unknown kernel" : r.rules.input_release) + ")";
   std::string out = "p2pcheck " + std::string(kToolVersion) + " — kernel " + kernel;
-  if (!m.os.pretty_name.empty()) out += " (" + m.os.pretty_name + ")";
-  if (!m.cpu.model_name.empty()) out += ", " + m.cpu.model_name + (m.cpu.supplied ? " (supplied)" : "");
+  if (!m.os.pretty_name.empty()) out += " (" + printable(m.os.pretty_name) + ")";
+  if (!m.cpu.model_name.empty()) out += ", " + printable(m.cpu.model_name) + (m.cpu.supplied ? " (supplied)" : "");
   out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
   out += "source: " + r.source + "\n";
+  // Which machine, in the words a data-center engineer finds it by (DMI and host name, where shown).
+  std::vector<std::string> names;
+  const MachineIdentity& id = m.identity;
+  std::string model = join_present({id.dmi_vendor, id.dmi_product});
+  if (!model.empty()) names.push_back(printable(model));
+  if (id.hostname && !id.hostname->empty()) names.push_back("host " + printable(*id.hostname));
+  if (!names.empty()) out += "machine: " + join(names, ", ") + "\n";
   if (has_nvidia_gpu(r))
     out +=
         "scope: NVIDIA GPUs — the verdicts are the kernel's P2PDMA path, which GPUDirect Storage uses only in its "
@@ -557,6 +574,36 @@ std::string group_pairs_text(const CheckReport& r, const std::vector<std::size_t
 
 // The pairs that are not supported (or where the kernel disagrees): why, what is unknown, the fix;
 // pairs with the same cause (the same block) once, with the pairs it covers.
+// One line for what is unknown on the selected pairs' paths but changes no answer, instead of a
+// line in each pair's block: the host bridge devices the CPU rule never asks for, ACS on paths
+// allowed either way. "" when there is none.
+std::string either_way_text(const CheckReport& r) {
+  std::vector<bool> seen(r.pairs.classes(), false);
+  std::set<std::string> host_bridges;
+  std::size_t acs_pairs = 0;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    const PairDecision& d = r.pairs.shared(i);
+    bool acs = false;
+    for (const Unknown& u : d.moot) acs = acs || u.fact == UnknownFact::kAcsControl;
+    acs_pairs += acs;
+    std::uint32_t k = r.pairs.class_index(i);
+    if (k < seen.size() && seen[k]) continue;
+    if (k < seen.size()) seen[k] = true;
+    for (const Unknown& u : d.moot)
+      if (u.fact == UnknownFact::kHostBridgeDevice) host_bridges.insert(u.host_bridge);
+  }
+  std::vector<std::string> parts;
+  if (!host_bridges.empty())
+    parts.push_back("the host bridge device of " +
+                    join(std::vector<std::string>(host_bridges.begin(), host_bridges.end()), ", ") +
+                    " (the CPU rule allows the root complex before the kernel looks at it)");
+  if (acs_pairs)
+    parts.push_back("ACS control on the paths of " + std::to_string(acs_pairs) + (acs_pairs == 1 ? " pair" : " pairs") +
+                    " (allowed either way; only the route is unknown)");
+  if (parts.empty()) return "";
+  return "\nAlso unknown, but no pair's answer depends on it: " + join(parts, "; ") + "\n";
+}
+
 std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
   std::string out;
   if (r.rules.known_bad && !r.pairs.empty()) {
@@ -596,7 +643,7 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     out += "\n" + std::to_string(c.pairs.size()) + " pairs: " + c.status + ", all for the same reason\n" +
            group_pairs_text(r, c.pairs) + c.body + "  see   p2pcheck explain " + explain + " (any of them)\n";
   }
-  return out;
+  return out + either_way_text(r);
 }
 
 }  // namespace

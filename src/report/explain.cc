@@ -79,6 +79,8 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + flow_reason_text(d, d.from_gpu) +
          "\n";
   for (const auto& u : unknown_texts(d)) out += "  unknown: " + u + "\n";
+  if (std::vector<std::string> moot = moot_texts(d); !moot.empty())
+    out += "  also unknown, the answer stands either way: " + join(moot, "; ") + "\n";
   if (d.kernel)
     out += "  the running kernel (p2pprobe): distance " + std::to_string(d.kernel->distance) +
            (d.kernel->map_type == MapType::kUnknown ? " (map type not observed: " + d.kernel->map_note + ")"

@@ -45,20 +45,26 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
       phrase = why;
     }
   }
+  // The release the machine's own config belongs to: the input's, also under a what-if.
+  const std::string& release = rules.what_if() ? rules.input_release : rules.release;
+  std::string ask;
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
     std::string why = machine.not_carried({"/proc/config.gz", "/proc/sys/kernel/osrelease"});
-    if (!why.empty() || rules.release.empty()) {
+    if (!why.empty() || release.empty()) {
       options.push_back("--kernel-config FILE|p2pdma=y");
-      if (rules.release.empty()) options.push_back("--kernel-release REL");
-      facts.push_back("the kernel");
+      if (release.empty()) options.push_back("--kernel-release REL");
+      // A dump that shows the release lacks only the config: ask for that file by name.
+      facts.push_back(release.empty() ? "the kernel" : "the kernel's config");
+      ask = release.empty() ? " (ask for `uname -r` and /boot/config-$(uname -r) or `zcat /proc/config.gz`)"
+                            : " (ask for /boot/config-" + release + " or `zcat /proc/config.gz`)";
       if (phrase.empty()) phrase = why.empty() ? "unknown" : why;
     }
   }
   if (options.empty()) return {};
   PairFix fix;
   fix.kind = "supply_facts";
-  fix.text = join(facts, " and ") + " " + (facts.size() > 1 ? "are " : "is ") + phrase + ": give " +
-             join(options, " ") + " (ask for `uname -r` and /boot/config-$(uname -r) or `zcat /proc/config.gz`)";
+  fix.text =
+      join(facts, " and ") + " " + (facts.size() > 1 ? "are " : "is ") + phrase + ": give " + join(options, " ") + ask;
   if (options.size() == 1 && facts.front() == "the CPU")
     fix.text = "the CPU is " + phrase + ": give " + options.front();
   return fix;

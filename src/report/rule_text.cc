@@ -80,6 +80,12 @@ std::vector<std::string> unknown_texts(const PairDecision& d) {
   return out;
 }
 
+std::vector<std::string> moot_texts(const PairDecision& d) {
+  std::vector<std::string> out;
+  for (const Unknown& u : d.moot) out.push_back(unknown_text(u));
+  return out;
+}
+
 std::string no_p2pdma_text(const NoP2pdma& why) {
   switch (why.basis) {
     case P2pdmaBasis::kBeforeP2pdma:

@@ -32,7 +32,9 @@ json topology_json(const Topology& topo, const Inventory& inv) {
   for (const auto& c : inv.nvmes) {
     json nss = json::array();
     for (const auto& ns : c.namespaces)
-      nss.push_back({{"name", ns.name}, {"size_bytes", ns.size_bytes}, {"partitions", ns.partitions}});
+      nss.push_back({{"name", ns.name},
+                     {"size_bytes", ns.size_bytes ? json(*ns.size_bytes) : json(nullptr)},
+                     {"partitions", ns.partitions}});
     nvmes.push_back({{"name", c.name.empty() ? json(nullptr) : json(c.name)},
                      {"bdf", c.bdf.str()},
                      {"model", c.model},
@@ -142,7 +144,7 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
       out += "  " + (c.name.empty() ? std::string("(no driver)") : c.name) + "  " + c.bdf.str();
       if (!c.model.empty()) out += "  " + c.model;
       for (const auto& ns : c.namespaces) {
-        out += "  " + ns.name + " " + format_size(ns.size_bytes);
+        out += "  " + ns.name + " " + (ns.size_bytes ? format_size(*ns.size_bytes) : std::string("size unknown"));
         if (!ns.partitions.empty()) out += " (" + std::to_string(ns.partitions.size()) + " partitions)";
       }
       out += "\n";

@@ -31,8 +31,11 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
     d.host = host_check(topo, machine.cpu, rules.version, *walk.provider, *walk.client);
     if (d.host.cpu_supports == Tri::kUnknown)
       d.unknowns.push_back({UnknownFact::kCpu, nullptr, "", machine.not_carried({"/proc/cpuinfo"})});
+    // host_bridge_whitelist() returns at cpu_supports_p2pdma() before it looks at any bridge.
     for (const BridgeCheck& b : d.host.bridges)
-      if (b.device_unknown) d.unknowns.push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
+      if (b.device_unknown)
+        (d.host.cpu_supports == Tri::kYes ? d.moot : d.unknowns)
+            .push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
   }
   d.map_type = map_through_host_bridge(walk, d.host);
 
@@ -50,6 +53,9 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
     case MapType::kUnknown:
       if (d.host.allowed == Tri::kYes) {
         d.decided_by = DecidedBy::kEitherWay;
+        // Redirected or not, the pair is allowed: its ACS only says which way it goes.
+        d.moot.insert(d.moot.begin(), d.unknowns.begin(), d.unknowns.end());
+        d.unknowns.clear();
       } else {
         d.decided_by = DecidedBy::kCannotDecide;
         if (!d.unknowns.empty()) d.undecided_by = d.unknowns.front();

@@ -130,6 +130,37 @@ TEST(Fleet, GroupsHostsByTheirWholeFix) {
   EXPECT_EQ(r.hosts[r.without_fix[0]].host, "f");
 }
 
+// host2 before host10, and the same for inputs; numbers with leading zeros still in number order.
+TEST(Fleet, HostsSortNaturally) {
+  std::vector<HostSummary> hosts;
+  for (const char* name : {"host10", "host2", "host100", "host1", "rack2-node07", "rack10-node1", "rack2-node7b"})
+    hosts.push_back(host(name, Result::kPass, {}, {pair(Verdict::kSupported, "")}));
+  FleetReport r = build_fleet_report(hosts, {}, hosts.size());
+  std::vector<std::string> order;
+  for (const auto& h : r.hosts) order.push_back(h.host);
+  EXPECT_EQ(order, (std::vector<std::string>{"host1", "host2", "host10", "host100", "rack2-node07", "rack2-node7b",
+                                             "rack10-node1"}));
+}
+
+TEST_F(FleetInputs, ASelectionFileBesideAnInputNamesItsPairs) {
+  write(dir_ / "node7.tar.zst", "not read here");
+  write(dir_ / "node7.args", "--gpu 0000:03:00.0,0000:05:00.0\n--nvme 0000:04:00.0\n");
+  auto selection = selection_beside((dir_ / "node7.tar.zst").string());
+  ASSERT_TRUE(selection);
+  EXPECT_EQ(selection->gpu, (std::vector<std::string>{"0000:03:00.0", "0000:05:00.0"}));
+  EXPECT_EQ(selection->nvme, (std::vector<std::string>{"0000:04:00.0"}));
+  EXPECT_FALSE(selection_beside((dir_ / "rack1" / "garbage.bin").string()));
+  write(dir_ / "node7.args", "--gpu\n");
+  EXPECT_THROW(selection_beside((dir_ / "node7.tar.zst").string()), Error);
+  write(dir_ / "node7.args", "--cpu amd-zen\n");
+  try {
+    selection_beside((dir_ / "node7.tar.zst").string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), (dir_ / "node7.args").string());
+  }
+}
+
 TEST(Fleet, TheResultsOrderOfStrength) {
   auto result = [](std::vector<Result> results, bool unreadable) {
     std::vector<HostSummary> hosts;
@@ -167,12 +198,21 @@ class FleetInputs : public ::testing::Test {
 
 TEST_F(FleetInputs, DirectoriesExpandAndOneMachineDirectoriesStayWhole) {
   std::vector<UnreadableInput> bad;
+  std::vector<std::string> skipped;
   std::string fixture = std::string(P2PCHECK_FIXTURES) + "/xeon-sapphire-rapids/root";
-  auto inputs = expand_inputs({dir_.string(), fixture, (dir_ / "missing").string()}, bad);
+  write(dir_ / "rack1" / "README", "collected on 2026-12-01\n");
+  write(dir_ / "rack1" / "notes.json", "{\"ticket\": 4711}");
+  write(dir_ / "rack1" / "node7.args", "--gpu 0000:03:00.0\n");
+  auto inputs = expand_inputs({dir_.string(), fixture, (dir_ / "missing").string()}, bad, skipped);
+  // Machines only: a report of ours (even a broken one) is an input, a README, other JSON and a
+  // binary file are skipped, a selection file is neither.
   std::vector<std::string> want = {(dir_ / "bundle").string(), (dir_ / "rack1" / "bad.json").string(),
-                                   (dir_ / "rack1" / "garbage.bin").string(), (dir_ / "rack1" / "topo.json").string(),
-                                   fixture};
+                                   (dir_ / "rack1" / "topo.json").string(), fixture};
   EXPECT_EQ(inputs, want);
+  std::vector<std::string> want_skipped = {(dir_ / "rack1" / "README").string(),
+                                           (dir_ / "rack1" / "garbage.bin").string(),
+                                           (dir_ / "rack1" / "notes.json").string()};
+  EXPECT_EQ(skipped, want_skipped);
   ASSERT_EQ(bad.size(), 2u);
   EXPECT_EQ(bad[0].input, (dir_ / "rack1" / "empty").string());
   EXPECT_NE(bad[0].reason.find("empty directory"), std::string::npos);
@@ -181,10 +221,11 @@ TEST_F(FleetInputs, DirectoriesExpandAndOneMachineDirectoriesStayWhole) {
 
 TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
   std::vector<UnreadableInput> bad;
+  std::vector<std::string> skipped;
   std::string fixtures = P2PCHECK_FIXTURES;
   auto inputs = expand_inputs(
       {(dir_ / "rack1").string(), fixtures + "/xeon-sapphire-rapids/root", fixtures + "/intel-xeon-broadwell/root"},
-      bad);
+      bad, skipped);
   FleetOptions options;
   options.jobs = 2;
   std::size_t calls = 0;
@@ -196,11 +237,11 @@ TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
   EXPECT_EQ(calls, inputs.size());
   ASSERT_EQ(r.hosts.size(), 2u);
   EXPECT_EQ(r.hosts[0].host, "intel-xeon-broadwell");  // DIR/root is named after DIR
-  ASSERT_EQ(r.unreadable.size(), 4u);                  // bad.json, the empty directory, garbage.bin, topo.json
+  ASSERT_EQ(r.unreadable.size(), 3u);                  // bad.json, the empty directory, topo.json
   for (const auto& u : r.unreadable) EXPECT_FALSE(u.reason.empty()) << u.input;
   EXPECT_NE(r.unreadable[0].reason.find("not valid JSON"), std::string::npos) << r.unreadable[0].reason;
-  EXPECT_NE(r.unreadable[3].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
-      << r.unreadable[3].reason;
+  EXPECT_NE(r.unreadable[2].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
+      << r.unreadable[2].reason;
   EXPECT_EQ(r.result, FleetResult::kFail);  // intel-xeon-broadwell fails
 }
 
@@ -314,9 +355,12 @@ TEST(FleetCaptures, LabCapturesWithTheirArgsGiveTheirVerdicts) {
         at = comma + 1;
       }
     }
-    if (name == "sw-epyc") {
-      EXPECT_EQ(read_host(archive, FleetOptions{}).result, Result::kNoPairs);  // as stored: nothing recorded
-    }
+    // As stored, its `args` beside it (the folder is named after it) names the pairs.
+    ASSERT_EQ(selection_beside(archive), selection) << name;
+    auto expected_doc = parse_outside_json(read_text((entry.path() / "expected" / "check.json").string()), name);
+    ASSERT_TRUE(expected_doc) << name;
+    EXPECT_EQ(to_string(read_host(archive, FleetOptions{}).result), (*expected_doc)["result"].get<std::string>())
+        << name;
     auto replay = open_dump_source(archive);
     HostSummary host = read_host(capture_to(*replay, out, name + ".tar.zst", selection), FleetOptions{});
     auto expected = parse_outside_json(read_text((entry.path() / "expected" / "check.json").string()), name);

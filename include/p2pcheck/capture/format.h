@@ -42,6 +42,8 @@ struct CaptureInfo {
   std::string format;  // "capture", "lspci", "udev", "hwloc", "sosreport"
   nlohmann::ordered_json manifest;
   std::vector<std::string> notes;
+  // "input_notes": records of an import's input left out as unreadable ("FILE: line N: what").
+  std::vector<std::string> input_notes;
   FailureMap failures;     // its unreadable and uncaptured files, as their reads replay
   NotCarried not_carried;  // "not_carried": what the format it came from cannot carry
   // "selection": the --gpu/--nvme given to `capture`, so a replay (check, fleet) judges the pairs

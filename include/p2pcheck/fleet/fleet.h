@@ -24,8 +24,17 @@ struct UnreadableInput {
 // The inputs named on the command line, with directories of inputs expanded (sorted, recursively).
 // A directory that is itself one machine (a captured root or sosreport, at its top or in its one
 // folder; an lspci bundle: loose files beside a cpuinfo or lspci -t file) stays one input.
-// What cannot be listed goes to `unreadable`.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable);
+// What cannot be listed goes to `unreadable`. A file found in a directory that is no dump by its
+// content (a README, notes) goes to `skipped`, not to `unreadable`: fleet counts machines. A
+// selection file beside an input (NAME.args, or args in a folder named after it) is no input.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable,
+                                       std::vector<std::string>& skipped);
+
+// The --gpu/--nvme selection kept beside an input, as the QEMU lab and collectors store it:
+// `DIR/NAME.args` for `DIR/NAME.tar.zst` (NAME: the file name without its extensions), or `DIR/args`
+// when DIR is named NAME. Its text is "--gpu LIST --nvme LIST" (either may be missing). nullopt when
+// there is none; Error naming the file when it is not that.
+std::optional<PairSelection> selection_beside(const std::string& input);
 
 struct FleetOptions {
   unsigned jobs = 0;  // worker threads; 0: std::thread::hardware_concurrency()
@@ -79,6 +88,7 @@ struct FleetReport {
   std::vector<TopologyGroup> topologies;       // most hosts first; hosts without a tree are in none
   std::vector<FixGroup> fixes;                 // most hosts first; hosts with nothing to fix are in none
   std::vector<std::size_t> without_fix;        // hosts whose saved report has no host_fix (an older p2pcheck)
+  std::vector<std::string> skipped;            // files in the input directories that are no dump (expand_inputs)
   std::size_t passing = 0, failing = 0, unknown = 0, no_pairs = 0;
   FleetResult result = FleetResult::kPass;
 };

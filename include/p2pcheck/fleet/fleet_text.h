@@ -9,7 +9,7 @@
 
 namespace p2pcheck {
 
-std::string fleet_text(const FleetReport& report, const TextStyle& style);
+std::string fleet_text(const FleetReport& report, const TextStyle& style, bool verbose = false);
 // "RESULT: FAIL — 3 of 24 hosts fail; 1 input unreadable" and a newline.
 std::string fleet_result_line(const FleetReport& report, const TextStyle& style);
 // "host-0001, host-0002 and 3 more": at most `shown` names.

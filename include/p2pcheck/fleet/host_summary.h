@@ -61,6 +61,10 @@ struct HostSummary {
 // skipped when it is empty, "(none)" or localhost, or when its object says `redacted`: a redacted
 // capture's name is a placeholder ("host-0001") every redacted capture shares, so the file name,
 // which the collector chose (the Ansible inventory name), tells the hosts apart.
+// "racks/host-07.tar.zst" -> "host-07"; "dumps/host-07/root" and ".../p2pcheck-capture" (an
+// unpacked capture) -> "host-07", the folder they are in.
+std::string file_stem(const std::string& input);
+
 std::string host_name_for(const nlohmann::ordered_json* manifest, const nlohmann::ordered_json* identity,
                           const std::string& input);
 

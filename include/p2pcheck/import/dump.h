@@ -24,6 +24,10 @@ struct OpenedDump {
 OpenedDump open_dump(const std::string& file, const ImportOptions& options);
 // A dump file's bytes already in memory (what open_dump_source reads from a file that is no
 // directory), recognised the same way; `name` stands for the file in messages.
+// Whether a file whose first bytes are `head` (16 KiB is enough) is a machine's dump by its content:
+// an archive (compressed or tar), or lspci, udev or hwloc text. A cpuinfo or lspci -t file alone is
+// part of a bundle, not a machine; a README is nothing. For fleet, which counts machines.
+bool looks_like_dump(const std::string& head);
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,
                                         const ImportOptions& options);
 

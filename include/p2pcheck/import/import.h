@@ -28,7 +28,7 @@ struct ImportOptions {
   std::string cpu;
 };
 
-enum class TextFormat { kUnknown, kLspciDump, kLspciNoHex, kLspciTree, kUdevDb, kHwlocXml, kCpuinfo };
+enum class TextFormat { kUnknown, kLspciDump, kLspciNoHex, kLspciTree, kUdevDb, kHwlocXml, kCpuinfo, kNvidiaBugReport };
 TextFormat sniff_text(std::string_view text);
 const char* to_string(TextFormat format);
 
@@ -38,6 +38,8 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree, const 
                         const std::string& name, const ImportOptions& options);
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options);
 MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options);
+// nvidia-bug-report.log (uncompressed): its lspci, cpuinfo, uname, dmidecode and /proc sections.
+MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& name, const ImportOptions& options);
 // `sos` holds the sosreport's files with the report's top folder at "/".
 MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options);
 

@@ -77,6 +77,9 @@ class SysfsBuilder {
 
   void add_function(SynthFunction fn);
   bool has_function(const Bdf& bdf) const { return functions_.count(bdf) != 0; }
+  std::size_t function_count() const { return functions_.size(); }
+  // The first record left out ("" when none), for an error when nothing usable is left.
+  std::string first_skipped() const { return input_notes_.empty() ? "" : input_notes_.front(); }
   void add_nvme(SynthNvme nvme);
   void set_file(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
   bool has_file(const std::string& path) const { return files_.count(path) != 0; }
@@ -86,6 +89,10 @@ class SysfsBuilder {
   // reads as "not in this <format>", so the checks say so instead of finding it absent.
   void not_carried(std::string pattern) { not_carried_.push_back(std::move(pattern)); }
   void note(std::string text) { notes_.push_back(std::move(text)); }
+  // A record of the input that could not be read and was left out, the rest still analysed:
+  // "FILE: line N: what was odd". The first kMaxInputNotes are kept, the rest counted.
+  void skipped(std::string what);
+  static constexpr std::size_t kMaxInputNotes = 50;
   void set_hostname(std::string name) { hostname_ = std::move(name); }
 
   // Throws Error when a parent is missing or the parents form a loop.
@@ -99,6 +106,8 @@ class SysfsBuilder {
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> unknown_;
   std::vector<std::string> notes_;
+  std::vector<std::string> input_notes_;
+  std::size_t skipped_ = 0;
   std::vector<std::string> not_carried_;
   std::string hostname_;
 };

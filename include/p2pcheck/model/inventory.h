@@ -12,9 +12,9 @@
 namespace p2pcheck {
 
 struct NvmeNamespace {
-  std::string name;  // nvme0n1 (the block device under /dev)
-  std::uint64_t size_bytes = 0;
-  std::vector<std::string> partitions;  // nvme0n1p1, ...
+  std::string name;                         // nvme0n1 (the block device under /dev)
+  std::optional<std::uint64_t> size_bytes;  // nullopt: the input does not show it (not zero)
+  std::vector<std::string> partitions;      // nvme0n1p1, ...
 };
 
 struct NvmeController {
@@ -60,6 +60,7 @@ Inventory read_inventory(Source& source, const Topology& topo);
 struct PairSelection {
   std::vector<std::string> gpu;   // --gpu values: BDF (full or bus:dev.fn); any PCI function allowed
   std::vector<std::string> nvme;  // --nvme values: BDF, nvme0, nvme0n1, /dev/nvme0n1[p1], /dev/nvme0
+  bool operator==(const PairSelection&) const = default;
 };
 
 struct DevicePair {

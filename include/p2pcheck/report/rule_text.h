@@ -20,6 +20,8 @@ std::string flow_reason_text(const PairDecision& d, const Flow& flow);
 const char* hardware_token(Hardware hardware);
 std::string unknown_text(const Unknown& unknown);
 std::vector<std::string> unknown_texts(const PairDecision& d);
+// The same for what is unknown but cannot change the answer (PairDecision::moot).
+std::vector<std::string> moot_texts(const PairDecision& d);
 // "allowed from kernel 7.1 on (...)", "would be allowed once ... is merged (...)"; empty when none.
 std::string later_text(const PairDecision& d);
 // "pci=disable_acs_redir=<devices>" when ACS redirect is what sends the pair up; empty otherwise.

@@ -129,6 +129,9 @@ struct PairDecision {
   Flow to_gpu;                    // storage -> GPU: the NVMe writes into the GPU's BAR (a P2P write)
   Flow from_gpu;                  // GPU -> storage: the NVMe reads from the GPU's BAR (a P2P read)
   std::vector<Unknown> unknowns;  // what could not be read and would decide it
+  // What could not be read but cannot change the answer: the host bridge devices when the CPU rule
+  // allows the root complex (the kernel asks it first), the ACS along a path allowed either way.
+  std::vector<Unknown> moot;
   // A refused pair's allowlist row that only a newer (or a pending) kernel has.
   const AllowlistEntry* later = nullptr;
   HeapOptional<NoP2pdma> no_p2pdma;           // kNoP2pdmaConfig: what says the kernel has no P2PDMA

@@ -1,0 +1,28 @@
+// lspci -x dumps, shared by the lspci and nvidia-bug-report imports.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/model/pci.h"
+
+namespace p2pcheck {
+
+struct LspciFunctions {
+  std::map<Bdf, std::string> configs;  // each function's config space, as libpci read it
+  bool have_drivers = false;           // lspci -k's "Kernel driver in use" lines were there
+  int disagreements = 0;               // functions whose lspci -t parent is not the bus numbers' one
+};
+
+// Every function of an lspci -x/-xxx/-xxxx dump added to `builder`, each below its upstream bridge
+// (from `tree_text`, an lspci -t drawing, when given). A device whose lines cannot be read is left
+// out with a note (SysfsBuilder::skipped), and so is one whose bridge was; Error, naming the dump,
+// when none is left or the dump is past the limits.
+LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
+                                   const std::string& name);
+
+// The note that the dump lacks extended config space (lspci -x/-xxx, or not root), when it does.
+void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs);
+
+}  // namespace p2pcheck

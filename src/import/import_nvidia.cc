@@ -1,0 +1,192 @@
+// nvidia-bug-report.log(.gz): NVIDIA's support script writes sections, each opened by a line of 44
+// underscores and a header line: the command that ran ("/usr/bin/lspci -nnDvvvxxxx"), or "*** FILE"
+// for a file it copied (then an "*** ls:" line and the file). Those sections give the PCI functions
+// with their config space and the tree, the CPU, the kernel release and command line, the loaded
+// modules, DMI, the host name and the NVIDIA driver; the rest of the report is not read.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "import_lspci.h"
+#include "p2pcheck/import/import.h"
+#include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+constexpr std::string_view kRule = "____________________________________________";
+// A report has a few hundred sections; one with far more was not written by the script.
+constexpr std::size_t kMaxSections = 100000;
+
+struct Section {
+  std::string_view header;  // the first non-empty line
+  std::string_view body;    // what follows it, up to the next rule
+  int line = 0;             // the header's line number, for messages
+};
+
+std::vector<Section> sections_of(std::string_view text, const std::string& name) {
+  std::vector<Section> out;
+  int line_no = 0;
+  bool want_header = false;
+  const char* body_start = nullptr;
+  auto close = [&](const char* end) {
+    if (!out.empty() && body_start)
+      out.back().body = std::string_view(body_start, static_cast<std::size_t>(end - body_start));
+    body_start = nullptr;
+  };
+  for (std::string_view rest = text; !rest.empty();) {
+    const char* at = rest.data();
+    std::string_view line = next_line(rest);
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line == kRule) {
+      close(at);
+      want_header = true;
+      continue;
+    }
+    if (want_header && !trim(line).empty()) {
+      if (out.size() == kMaxSections)
+        throw Error(name + ": line " + std::to_string(line_no),
+                    "more than " + std::to_string(kMaxSections) + " sections; nvidia-bug-report.sh writes hundreds");
+      out.push_back({trim(line), {}, line_no});
+      want_header = false;
+      body_start = rest.data();
+    }
+  }
+  close(text.data() + text.size());
+  return out;
+}
+
+bool ends_with(std::string_view text, std::string_view tail) {
+  return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
+}
+
+// The command a header ran, without the path the script found it at: "lspci -nnDvvvxxxx".
+std::string_view command_of(std::string_view header) {
+  std::size_t space = header.find(' ');
+  std::size_t slash = header.substr(0, space).rfind('/');
+  return slash == std::string_view::npos ? header : header.substr(slash + 1);
+}
+
+// A copied file's contents: the body after its "*** ls: ..." line.
+std::string file_body(std::string_view body) {
+  std::string_view rest = body;
+  std::string_view first = next_line(rest);
+  return std::string(first.substr(0, 8) == "*** ls: " ? rest : body);
+}
+
+// dmidecode's "System Information" block: Manufacturer, Product Name, Serial Number.
+std::map<std::string, std::string> dmi_of(std::string_view body) {
+  static const std::pair<std::string_view, const char*> kFields[] = {
+      {"Manufacturer: ", "sys_vendor"}, {"Product Name: ", "product_name"}, {"Serial Number: ", "product_serial"}};
+  std::map<std::string, std::string> files;
+  bool in_system = false;
+  for (std::string_view rest = body; !rest.empty();) {
+    std::string_view line = next_line(rest);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty() && line[0] != '\t' && line[0] != ' ') {
+      in_system = line == "System Information";
+      continue;
+    }
+    if (!in_system) continue;
+    std::string_view field = trim(line);
+    for (auto [key, file] : kFields)
+      if (field.substr(0, key.size()) == key && !files.count(file))
+        files[file] = std::string(trim(field.substr(key.size())));
+  }
+  return files;
+}
+
+}  // namespace
+
+MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& name, const ImportOptions& options) {
+  std::vector<Section> sections = sections_of(text, name);
+  const Section *dump = nullptr, *tree = nullptr, *partial = nullptr, *dmi = nullptr;
+  std::map<std::string, std::string> files;  // "*** /proc/cpuinfo" -> its contents
+  std::string uname;
+  for (const Section& s : sections) {
+    std::string_view command = command_of(s.header);
+    if (s.header.substr(0, 4) == "*** ") {
+      std::string_view path = s.header.substr(4);
+      if (path.find(' ') == std::string_view::npos && !files.count(std::string(path)))
+        files[std::string(path)] = file_body(s.body);
+    } else if (command.substr(0, 6) == "lspci ") {
+      if (command.find(" -d ") != std::string_view::npos)
+        partial = partial ? partial : &s;  // older reports: NVIDIA and PLX devices only
+      else if (ends_with(command, "xxxx") && !dump)
+        dump = &s;
+      else if ((ends_with(command, "-nntv") || ends_with(command, "-tv") || ends_with(command, "-t")) && !tree)
+        tree = &s;
+    } else if (ends_with(command, "dmidecode") && !dmi) {
+      dmi = &s;
+    } else if (s.body.find("Start of NVIDIA bug report log file") != std::string_view::npos ||
+               s.header.find("Start of NVIDIA bug report log file") != std::string_view::npos) {
+      for (std::string_view rest = s.body; !rest.empty();) {
+        std::string_view line = next_line(rest);
+        if (line.substr(0, 7) == "uname: ") uname = std::string(trim(line.substr(7)));
+      }
+    }
+  }
+  if (!dump)
+    throw Error(name, partial ? "this nvidia-bug-report's lspci sections hold only NVIDIA and PLX devices (an older "
+                                "nvidia-bug-report.sh), not the bridges above them; ask for `sudo lspci -xxxx` and "
+                                "`lspci -tv` from the machine, or a `p2pcheck capture`"
+                              : "no lspci -nnDvvvxxxx section (nvidia-bug-report.sh ran without lspci, or not as "
+                                "root); ask for `sudo lspci -xxxx` and `lspci -tv`, or a `p2pcheck capture`");
+
+  SysfsBuilder builder("nvidia-bug-report", name);
+  const std::string dump_name = name + ": line " + std::to_string(dump->line) + " (" + std::string(dump->header) + ")";
+  std::string tree_text = tree ? std::string(tree->body) : "";
+  LspciFunctions functions =
+      add_lspci_functions(builder, std::string(dump->body), tree ? &tree_text : nullptr, dump_name);
+
+  // "Linux HOST RELEASE #BUILD ... GNU/Linux": the release is the third word, the host the second.
+  std::string_view u = uname;
+  std::string_view kernel_name = next_word(u), host = next_word(u), release = next_word(u);
+  if (kernel_name == "Linux" && !release.empty())
+    builder.set_file("/proc/sys/kernel/osrelease", std::string(release) + "\n");
+  if (kernel_name == "Linux" && !host.empty()) builder.set_hostname(std::string(host));
+  static const char* const kCopied[] = {"/proc/cpuinfo", "/proc/cmdline", "/proc/version", "/proc/modules",
+                                        "/proc/driver/nvidia/version"};
+  for (const char* path : kCopied)
+    if (auto it = files.find(path); it != files.end() && !it->second.empty()) builder.set_file(path, it->second);
+  if (dmi)
+    for (const auto& [file, value] : dmi_of(dmi->body))
+      if (!value.empty()) builder.set_file("/sys/class/dmi/id/" + file, value + "\n");
+
+  // What the report does not carry: the storage stack, the IOMMU, the kernel's config, and the
+  // per-device sysfs files (drivers come from lspci -k's lines, which -vvv prints).
+  if (!builder.has_file("/proc/cpuinfo")) {
+    builder.not_carried("/proc/cpuinfo");
+    builder.note(options.cpu.empty() ? "CPU unknown: no /proc/cpuinfo section in this nvidia-bug-report; pass --cpu"
+                                     : "CPU not in this nvidia-bug-report: --cpu " + options.cpu + " supplies it");
+  }
+  for (const char* area : kLiveOnlyAreas)
+    if (!builder.has_file(area)) builder.not_carried(area);
+  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
+                           "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/**/iommu_group"})
+    builder.not_carried(area);
+  if (!functions.have_drivers)
+    for (const char* area : kDriverAreas) builder.not_carried(area);
+  builder.note(
+      "nvidia-bug-report: " + std::string(release.empty() ? "no uname line, so the kernel release is unknown; " : "") +
+      "no kernel config (CONFIG_PCI_P2PDMA): give --kernel-config FILE|p2pdma=y (ask for "
+      "/boot/config-$(uname -r) or `zcat /proc/config.gz`)");
+  builder.note(
+      "not in an nvidia-bug-report: NVMe controller names and namespaces, mounts and the storage stack, IOMMU "
+      "groups, BAR sizes, p2pmem; ask for a `p2pcheck capture` for those");
+  builder.note(tree ? "hierarchy from its lspci -t section" +
+                          std::string(functions.disagreements
+                                          ? " (it disagrees with the bridge bus numbers for " +
+                                                std::to_string(functions.disagreements) + " functions)"
+                                          : "")
+                    : "hierarchy from bridge bus numbers (no lspci -t section)");
+  note_config_sizes(builder, functions.configs);
+  return builder.finish();
+}
+
+}  // namespace p2pcheck
