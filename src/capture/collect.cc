@@ -138,9 +138,10 @@ CaptureProvenance provenance(DeviceActions* actions, const std::optional<Capture
 std::vector<std::string> capture_notes(const std::optional<CaptureInfo>& from, const CaptureProvenance& p,
                                        const Analysed& analysed, const Gathered& g) {
   std::vector<std::string> notes;
-  if (from)
+  if (from) {
     for (const auto& n : from->notes) notes.push_back(n);
-  for (const auto& n : from->input_notes) notes.push_back("left out of the input: " + n);
+    for (const auto& n : from->input_notes) notes.push_back("left out of the input: " + n);
+  }
   if (p.as_root == false)
     notes.push_back(
         "captured without root: the kernel showed only the first 64 bytes of each config space, so "

@@ -100,7 +100,7 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
   if (!f.junit.empty()) write_report_file(f.junit, fleet_junit(report));
   if (!f.html.empty()) write_report_file(f.html, fleet_html(report));
   if (o.json)
-    std::cout << json_text(fleet_json(report)) << "\n";
+    std::cout << json_output(o, fleet_json(report)) << "\n";
   else if (f.csv)
     std::cout << fleet_csv(report);
   else if (o.quiet)

@@ -142,25 +142,6 @@ TEST(Fleet, HostsSortNaturally) {
                                              "rack10-node1"}));
 }
 
-TEST_F(FleetInputs, ASelectionFileBesideAnInputNamesItsPairs) {
-  write(dir_ / "node7.tar.zst", "not read here");
-  write(dir_ / "node7.args", "--gpu 0000:03:00.0,0000:05:00.0\n--nvme 0000:04:00.0\n");
-  auto selection = selection_beside((dir_ / "node7.tar.zst").string());
-  ASSERT_TRUE(selection);
-  EXPECT_EQ(selection->gpu, (std::vector<std::string>{"0000:03:00.0", "0000:05:00.0"}));
-  EXPECT_EQ(selection->nvme, (std::vector<std::string>{"0000:04:00.0"}));
-  EXPECT_FALSE(selection_beside((dir_ / "rack1" / "garbage.bin").string()));
-  write(dir_ / "node7.args", "--gpu\n");
-  EXPECT_THROW(selection_beside((dir_ / "node7.tar.zst").string()), Error);
-  write(dir_ / "node7.args", "--cpu amd-zen\n");
-  try {
-    selection_beside((dir_ / "node7.tar.zst").string());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.where(), (dir_ / "node7.args").string());
-  }
-}
-
 TEST(Fleet, TheResultsOrderOfStrength) {
   auto result = [](std::vector<Result> results, bool unreadable) {
     std::vector<HostSummary> hosts;
@@ -243,6 +224,25 @@ TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
   EXPECT_NE(r.unreadable[2].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
       << r.unreadable[2].reason;
   EXPECT_EQ(r.result, FleetResult::kFail);  // intel-xeon-broadwell fails
+}
+
+TEST_F(FleetInputs, ASelectionFileBesideAnInputNamesItsPairs) {
+  write(dir_ / "node7.tar.zst", "not read here");
+  write(dir_ / "node7.args", "--gpu 0000:03:00.0,0000:05:00.0\n--nvme 0000:04:00.0\n");
+  auto selection = selection_beside((dir_ / "node7.tar.zst").string());
+  ASSERT_TRUE(selection);
+  EXPECT_EQ(selection->gpu, (std::vector<std::string>{"0000:03:00.0", "0000:05:00.0"}));
+  EXPECT_EQ(selection->nvme, (std::vector<std::string>{"0000:04:00.0"}));
+  EXPECT_FALSE(selection_beside((dir_ / "rack1" / "garbage.bin").string()));
+  write(dir_ / "node7.args", "--gpu\n");
+  EXPECT_THROW(selection_beside((dir_ / "node7.tar.zst").string()), Error);
+  write(dir_ / "node7.args", "--cpu amd-zen\n");
+  try {
+    selection_beside((dir_ / "node7.tar.zst").string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), (dir_ / "node7.args").string());
+  }
 }
 
 TEST_F(FleetInputs, ABinaryFileStartingWithABraceIsNotABrokenReport) {

@@ -147,7 +147,7 @@ def main():
     write("lspci-no-hex.txt", b"00:00.0 Host bridge: Intel Corporation Device 0d57\n00:01.0 VGA compatible controller: AMD\n",
           r"lspci-no-hex\.txt: lspci output without a config-space hex dump")
     write("udev-bad.txt", b"P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_ID=8086:6F00\nthis is not udev\n",
-          r"udev-bad\.txt: line 4: expected 'X: value'")
+          r"udev-bad\.txt: line 4: 'this is not udev' is not 'X: value'")
     write("udev-bad-id.txt", b"P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=zzzz:6F00\n\n",
           r"udev-bad-id\.txt: line 1: PCI_ID=zzzz is not the hex value udev writes")
     write("hwloc-broken.xml", b'<?xml version="1.0"?>\n<topology version="2.0">\n  <object type="Machine">\n</topology>\n',

@@ -80,8 +80,9 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     EXPECT_EQ(decision.at("acs_redirect"), one["acs_redirect"]) << "pair " << i;
     EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
     EXPECT_EQ(decision.dump().find("{common_bridge}"), std::string::npos) << "pair " << i;
-    if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir")
+    if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir") {
       EXPECT_EQ(decision["fix"]["devices"], one["acs_redirect"]) << "pair " << i;
+    }
     EXPECT_EQ(compact["gpu"], one["gpu"]);
     EXPECT_EQ(compact["nvme"], one["nvme"]);
     EXPECT_EQ(compact["distance"], one["distance"]);
