@@ -55,10 +55,16 @@ struct Walk {
       std::string type = attr(node, "pci_type");
       auto bdf = Bdf::parse(busid);
       auto fields = pci_type_fields(type);
-      if (!bdf || !fields)
-        throw Error(name + ": line " + std::to_string(xmlGetLineNo(node)),
-                    "PCI object with pci_busid='" + busid + "' pci_type='" + type +
-                        "'; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'");
+      // One object lstopo did not write as it does costs that object and what is below it (their
+      // path would miss it), not the machine.
+      if (!bdf || !fields || builder.has_function(*bdf)) {
+        builder.skipped(
+            name + ": line " + std::to_string(xmlGetLineNo(node)) + ": PCI object with pci_busid='" +
+            busid.substr(0, 40) + "' pci_type='" + type.substr(0, 40) + "'" +
+            (bdf && fields ? " appears twice" : "; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'") +
+            "; it and the objects below it left out");
+        return;
+      }
       SynthFunction fn;
       fn.bdf = *bdf;
       fn.parent = parent;
@@ -132,9 +138,10 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   for (xmlNode* child = root->children; child; child = child->next)
     if (is(child, "object")) walk.object(child, std::nullopt);
   if (walk.functions == 0)
-    throw Error(
-        name,
-        "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at least without --no-io)");
+    throw Error(name, builder.first_skipped().empty()
+                          ? "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at "
+                            "least without --no-io)"
+                          : "no PCI object that could be read (first problem: " + builder.first_skipped() + ")");
 
   auto info = [&](const char* key) {
     auto it = walk.info.find(key);

@@ -379,6 +379,22 @@ TEST(ImportHwloc, BrokenOrHostileXml) {
   EXPECT_THROW(import_hwloc("<?xml version=\"1.0\"?><topology/>", "empty.xml", ImportOptions{}), Error);
 }
 
+// An object lstopo would not write (a bad pci_type) costs it and what is below it; the rest stays.
+TEST(ImportHwloc, AnOddObjectIsLeftOutWithWhatIsBelowIt) {
+  std::string xml = kHwloc;
+  const std::string bridge = "pci_busid=\"0000:00:03.0\" pci_type=\"0604 [8086:6f08] [15d9:0832] 01\"";
+  ASSERT_NE(xml.find(bridge), std::string::npos);
+  xml.replace(xml.find(bridge), bridge.size(), "pci_busid=\"0000:00:03.0\" pci_type=\"bridge\"");
+  auto src = as_source(import_hwloc(xml, "odd.xml", ImportOptions{}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  EXPECT_NE(topo.find(*Bdf::parse("02:00.0")), nullptr);
+  EXPECT_EQ(topo.find(*Bdf::parse("00:03.0")), nullptr);
+  EXPECT_EQ(topo.find(*Bdf::parse("03:00.0")), nullptr);  // below it
+  EXPECT_NE(input_notes(*src).find("odd.xml: line "), std::string::npos) << input_notes(*src);
+  EXPECT_NE(input_notes(*src).find("pci_type='bridge'"), std::string::npos);
+}
+
 TEST(ImportSosreport, UdevHierarchyProcBusPciConfigAndTheCopiedFiles) {
   MemoryTree sos;
   sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
