@@ -136,8 +136,11 @@ Finding config_finding(const Machine& m, const KernelRules& rules) {
   for (const auto& t : m.config.tried) tried += (tried.empty() ? "" : ", ") + t;
   config.message = "CONFIG_PCI_P2PDMA unknown: no kernel configuration found (looked in " + tried + ")";
   config.evidence.push_back({tried.empty() ? "/proc/config.gz" : m.config.tried.front(), "not found"});
-  config.fix = "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
-               "), load configs.ko for /proc/config.gz, or give --kernel-config FILE|p2pdma=y";
+  config.fix = m.from_dump ? "ask for the machine's /boot/config-" + m.kernel_release +
+                                 " (or `zcat /proc/config.gz` there) and give it with --kernel-config FILE, or "
+                                 "--kernel-config p2pdma=y|n if you know it"
+                           : "make the kernel's config readable (it is usually /boot/config-" + m.kernel_release +
+                                 "), load configs.ko for /proc/config.gz, or give --kernel-config FILE|p2pdma=y";
   if (std::string why = m.not_carried({"/proc/config.gz", "/boot"}); !why.empty() || rules.release.empty()) {
     if (!why.empty()) config.not_carried = why;
     config.message = "CONFIG_PCI_P2PDMA unknown: the kernel configuration is " +

@@ -222,6 +222,7 @@ MachineIdentity read_identity(Source& source) {
 
 Machine read_machine(Source& source) {
   Machine m;
+  m.from_dump = !source.is_live();
   auto note = [&m](const char* path, const FileRead& r) {
     if (!r.ok() && r.status != ReadStatus::kMissing) m.unread[path] = why_unread(r);
   };

@@ -127,9 +127,12 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
   }
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
     fix.kind = "kernel_config";
-    fix.text =
-        "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), or give it with "
-        "--kernel-config FILE|p2pdma=y";
+    fix.text = machine.from_dump ? "ask for the machine's /boot/config-" +
+                                       (machine.kernel_release.empty() ? "$(uname -r)" : machine.kernel_release) +
+                                       " (or `zcat /proc/config.gz` there) and give it with --kernel-config FILE, or "
+                                       "--kernel-config p2pdma=y|n"
+                                 : "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), "
+                                   "or give it with --kernel-config FILE|p2pdma=y";
     return fix;
   }
   return fix;

@@ -251,6 +251,28 @@ def main():
     case("lspci-device-0x20.txt", ("00:20.0 Host bridge: Intel\n" + hexdump).encode(), 5,
          r"lspci-device-0x20\.txt: line 1: '00:20\.0' is not a PCI address")
 
+    # Odd records real dumps carry (issue 32): each costs its record, with a note; the machine is
+    # still judged. A bare line udev wrote itself inside a record, a device without its hex dump, a
+    # row cut short, and an nvidia-bug-report cut in the middle of its lspci section.
+    case("udev-bare-line.txt", (udev_pci("0000:00:00.0")[:-1] + "MODALIAS=hid:b0003g0001v0000046Dp0000C52B\n\n" +
+                                udev_pci("0000:00:01.0")).encode(), 4,
+         r"left out: .*udev-bare-line\.txt: line 7: 'MODALIAS=hid:b0003g0001v0000046Dp0000C52B' is not 'X: value'",
+         DUMP_CHECK)
+    case("lspci-device-without-hex.txt", ("00:00.0 Host bridge: Intel\n" + hexdump + "\n00:01.0 VGA: no hex\n\n").encode(),
+         0, r"left out: .*lspci-device-without-hex\.txt: line 19: 0000:00:01\.0 has no config space dump", DUMP_TOPO)
+    cut_row = hexdump.splitlines()
+    cut_row[5] = cut_row[5][:20]
+    case("lspci-row-cut.txt", ("00:00.0 Host bridge: Intel\n" + hexdump + "00:01.0 Ethernet: Intel\n" +
+                               "\n".join(cut_row) + "\n").encode(),
+         0, r"left out: .*lspci-row-cut\.txt: line 24: malformed hex line", DUMP_TOPO)
+    rule = "_" * 44
+    report = (f"{rule}\n\nStart of NVIDIA bug report log file.  Please include this file, along\n\n"
+              "uname: Linux node7 6.8.0-90-generic #91 SMP x86_64 GNU/Linux\n\n"
+              f"{rule}\n\n/usr/bin/lspci -nnDvvvxxxx\n\n0000:00:00.0 Host bridge [0600]: Intel\n" + hexdump +
+              "\n0000:00:01.0 Ethernet controller [0200]: Intel\n" + hexdump[:150])
+    case("nvidia-bug-report-cut.log", report.encode(), 0,
+         r"left out: .*nvidia-bug-report-cut\.log: line 1[0-9] .*0000:00:01\.0", DUMP_TOPO)
+
     # Shifts and sizes from config space: ReBAR size code 63 (1 << 83 was undefined), reserved
     # code 44, capability lists that point at themselves, a ReBAR capability at the very end of
     # config space, an absurd link speed and BAR ranges that run backwards or wrap.

@@ -84,6 +84,9 @@ struct Machine {
   // output" (a format that cannot carry it), "needs root", "read failed (...)". Absent files are
   // not listed: their absence is a fact.
   std::map<std::string, std::string> unread;
+  // Read from a capture, tree or dump, not this machine: a fix then says what to ask the machine's
+  // owner for, not what to do here.
+  bool from_dump = false;
   // The reason a fact is unknown because the source's format cannot carry it, or "" (any of `paths`).
   std::string not_carried(std::initializer_list<const char*> paths) const;
 };
