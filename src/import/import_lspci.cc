@@ -222,7 +222,7 @@ constexpr std::size_t kMaxLspciFunctions = 65536;
 // Notes kept of the devices left out; the builder counts past its own limit.
 constexpr std::size_t kMaxSkippedDevices = 50;
 
-FilteredDump filter_dump(const std::string& dump, const std::string& name) {
+FilteredDump filter_dump(const std::string& dump, const std::string& name, int first_line) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
   // longer); "Kernel driver in use" lines from -k are ours. A device's lines are held until the
   // next device: one without a hex dump, or with a malformed line, is left out, not the machine.
@@ -230,7 +230,7 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name) {
   std::optional<Bdf> current;
   std::string pending;  // the current device's lines for libpci
   std::size_t devices = 0, rows = 0;
-  int line_no = 0, device_line_no = 0;
+  int line_no = first_line - 1, device_line_no = 0;
   bool bad = false;
   auto where = [&] { return name + ": line " + std::to_string(line_no); };
   auto skip = [&](const std::string& why) {
@@ -455,8 +455,8 @@ void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
 }
 
 LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
-                                   const std::string& name) {
-  FilteredDump filtered = filter_dump(dump, name);
+                                   const std::string& name, int first_line) {
+  FilteredDump filtered = filter_dump(dump, name, first_line);
   LspciFunctions out;
   out.configs = read_configs(filtered.text, name, filtered.skipped);
   const bool left_out = !filtered.skipped.empty();

@@ -18,9 +18,10 @@ struct LspciFunctions {
 // Every function of an lspci -x/-xxx/-xxxx dump added to `builder`, each below its upstream bridge
 // (from `tree_text`, an lspci -t drawing, when given). A device whose lines cannot be read is left
 // out with a note (SysfsBuilder::skipped), and so is one whose bridge was; Error, naming the dump,
-// when none is left or the dump is past the limits.
+// when none is left or the dump is past the limits. Lines are numbered from `first_line` (the dump's
+// first line in the file it came from).
 LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
-                                   const std::string& name);
+                                   const std::string& name, int first_line = 1);
 
 // The note that the dump lacks extended config space (lspci -x/-xxx, or not root), when it does.
 void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs);

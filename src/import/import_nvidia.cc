@@ -139,10 +139,10 @@ MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& 
                                 "root); ask for `sudo lspci -xxxx` and `lspci -tv`, or a `p2pcheck capture`");
 
   SysfsBuilder builder("nvidia-bug-report", name);
-  const std::string dump_name = name + ": line " + std::to_string(dump->line) + " (" + std::string(dump->header) + ")";
   std::string tree_text = tree ? std::string(tree->body) : "";
+  // Its lines numbered as in the report: the body starts on the line after the header.
   LspciFunctions functions =
-      add_lspci_functions(builder, std::string(dump->body), tree ? &tree_text : nullptr, dump_name);
+      add_lspci_functions(builder, std::string(dump->body), tree ? &tree_text : nullptr, name, dump->line + 1);
 
   // "Linux HOST RELEASE #BUILD ... GNU/Linux": the release is the third word, the host the second.
   std::string_view u = uname;
