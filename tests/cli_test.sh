@@ -87,7 +87,7 @@ expect no_suggestion_far_off 3 "not expected: banana" -- "$bin" banana
 expect subcommand_help_globals 0 "^  --assume-kernel TEXT" -- "$bin" explain --help
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
 expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
-expect nonroot_unknown 0 "run as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo
+expect nonroot_unknown 0 "ask for a capture taken as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo
 
 # Usage errors: exit 3.
 expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 77:00.0

@@ -240,7 +240,7 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
   if (!kfd.problem.empty()) {
     f.level = Level::kUnknown;
     f.message = "KFD topology only partly readable: " + kfd.problem;
-    f.fix = "run p2pcheck as root";
+    f.fix = as_root_fix(machine.from_dump);
     return f;
   }
   if (gpus == 0) {
@@ -253,7 +253,7 @@ Finding kfd_finding(const KfdTopology& kfd, const Machine& machine) {
   return f;
 }
 
-Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
+Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m, bool from_dump) {
   Finding f = make("gpu.ais", Level::kPass, "", "");
   bool interpretable = m.build && *m.build > kAisCapabilityMinBuild;
   std::string note =
@@ -268,7 +268,7 @@ Finding ais_finding(const Kallsyms& k, const AmdgpuModule& m) {
     f.evidence.push_back({"/proc/kallsyms", why});
     f.fix = k.status == ReadStatus::kMissing      ? "capture /proc/kallsyms (or the kernel has no CONFIG_KALLSYMS)"
             : k.status == ReadStatus::kNotCarried ? kNotCarriedFix
-                                                  : "run p2pcheck as root";
+                                                  : as_root_fix(from_dump);
     if (k.status == ReadStatus::kNotCarried) f.not_carried = k.error;
     return f;
   }
@@ -406,9 +406,9 @@ std::vector<Finding> check_gpu(const GpuState& gpu, const Machine& machine, cons
   out.push_back(module_finding(module, machine));
   if (module.loaded) {
     out.push_back(kfd_finding(gpu.kfd, machine));
-    out.push_back(ais_finding(gpu.kallsyms, module));
+    out.push_back(ais_finding(gpu.kallsyms, module, machine.from_dump));
   }
-  for (const Function* fn : gpus.amd) add_amd_gpu_findings(gpu, *fn, module, out);
+  for (const Function* fn : gpus.amd) add_amd_gpu_findings(gpu, *fn, module, machine.from_dump, out);
   for (auto& f : library_findings(gpu.libraries)) out.push_back(std::move(f));
   return merge_not_carried(std::move(out));
 }

@@ -39,7 +39,7 @@ constexpr ApuTarget kApuTargets[] = {
 };
 
 // The largest BAR vs VRAM: hipFile needs all VRAM CPU/peer visible (kfd_ais_init: is_large_bar).
-Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode* node) {
+Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode* node, bool from_dump) {
   Finding f = make("gpu.large_bar", Level::kPass, fn.bdf.str(), "");
   const std::string fix =
       "enable Resizable BAR / Above 4G decoding in firmware; cost: a firmware setting and a reboot (CSM/legacy boot "
@@ -132,7 +132,7 @@ Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode
               (bar ? "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) : "no memory BAR read") +
               ", no VRAM size (no KFD node or mem_info_vram_total) and no Resizable BAR capability" +
               (fn.config_note.empty() ? "" : " (" + fn.config_note + ")");
-  f.fix = "run p2pcheck as root, with amdgpu loaded";
+  f.fix = as_root_fix(from_dump, "with amdgpu loaded");
   return f;
 }
 
@@ -204,7 +204,7 @@ Finding ais_initialized_finding(const Function& fn, const KfdNode& node, const A
 }  // namespace
 
 void gpu_steps::add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module,
-                                     std::vector<Finding>& out) {
+                                     bool from_dump, std::vector<Finding>& out) {
   out.push_back(driver_finding(fn));
   if (fn.is_virtfn()) {
     out.push_back(sriov_vf_finding(fn));
@@ -216,7 +216,7 @@ void gpu_steps::add_amd_gpu_findings(const GpuState& gpu, const Function& fn, co
     out.push_back(std::move(*apu));
     return;
   }
-  out.push_back(large_bar_finding(gpu, fn, node));
+  out.push_back(large_bar_finding(gpu, fn, node, from_dump));
   if (node && module.build && *module.build > kAisCapabilityMinBuild)
     out.push_back(ais_initialized_finding(fn, *node, module));
 }

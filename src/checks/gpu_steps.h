@@ -40,8 +40,9 @@ AmdgpuModule amdgpu_module(const Machine& machine, const std::vector<const Funct
 
 Finding make(const std::string& id, Level level, const std::string& subject, const std::string& message);
 
-// One AMD GPU's findings (gpu_device.cc): driver, VF, APU, large BAR, AIS initialized.
-void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module,
+// One AMD GPU's findings (gpu_device.cc): driver, VF, APU, large BAR, AIS initialized. `from_dump`:
+// read from a capture or dump, so a fix asks the owner rather than telling us to run as root.
+void add_amd_gpu_findings(const GpuState& gpu, const Function& fn, const AmdgpuModule& module, bool from_dump,
                           std::vector<Finding>& out);
 
 // gpu.apu when the GPU is integrated or CPU-attached (kfd_ais_init refuses those); such a GPU gets

@@ -396,7 +396,9 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.message = "the block layer could not be read, so the storage stacks above the NVMe namespaces are unknown";
     f.evidence.push_back({"/sys/class/block", "missing or empty"});
     f.evidence.push_back({"/sys/block", "missing or empty"});
-    f.fix = "run p2pcheck where /sys is mounted (or capture /sys/class/block)";
+    f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
+                               "holds the block layer, /sys/class/block) and replay that"
+                             : "run p2pcheck where /sys is mounted";
     if (!layout.block_not_carried.empty()) {
       f.not_carried = layout.block_not_carried;
       f.message =
@@ -416,7 +418,9 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces" +
                 (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
     f.evidence.push_back({"/proc/mounts", "no entries"});
-    f.fix = "run p2pcheck where /proc/mounts is readable (or capture it)";
+    f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
+                               "holds the mount table) and replay that"
+                             : "run p2pcheck where /proc/mounts is readable";
     if (!layout.mounts_not_carried.empty()) {
       f.not_carried = layout.mounts_not_carried;
       f.message = "which file systems sit on the NVMe namespaces" +

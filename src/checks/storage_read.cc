@@ -561,6 +561,7 @@ void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const 
 
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
   StorageLayout layout;
+  layout.from_dump = machine.from_dump;
   layout.mounts_known = !machine.mounts.empty();
   if (!layout.mounts_known) layout.mounts_not_carried = machine.not_carried({"/proc/mounts", "/proc/self/mounts"});
   layout.nvme_controllers = static_cast<int>(inv.nvmes.size());

@@ -29,6 +29,13 @@ const char* to_string(Provenance p) {
   return "observed";
 }
 
+std::string as_root_fix(bool from_dump, std::string_view with) {
+  const std::string condition = with.empty() ? "" : " " + std::string(with);
+  if (!from_dump) return "run p2pcheck as root" + (with.empty() ? "" : "," + condition);
+  return "ask the machine's owner for a capture taken as root" + condition +
+         " (`sudo p2pcheck capture -o host.tar.zst`) and replay that";
+}
+
 void finish_provenance(Finding& finding) {
   if (!finding.not_carried.empty())
     finding.state = Provenance::kNotCarried;

@@ -239,6 +239,7 @@ LinkCheck check_link(const Topology& topo, const Function& fn) {
 Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail detail) {
   Topology topo;
   topo.source_description = source.describe();
+  topo.from_dump = !source.is_live();
   const std::string devices = "/sys/bus/pci/devices";
   if (!source.exists(devices))
     throw Error(devices, "missing in " + source.describe() + "; expected the PCI devices of a Linux sysfs");

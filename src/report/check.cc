@@ -340,7 +340,10 @@ std::string limits_text(const CheckReport& r) {
   std::string out;
   if (r.topo.config_truncated)
     out +=
-        "note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; run as root\n";
+        std::string("note: only 64 bytes of config space were readable (not root): ACS and port types are unknown; ") +
+        (r.machine.from_dump
+             ? "ask for a capture taken as root (`sudo p2pcheck capture`) or `sudo lspci -xxxx` output\n"
+             : "run as root\n");
   if (r.inv.gpus.empty() && !r.pairs.empty())
     out += "no AMD or NVIDIA GPU in " + r.source + "; the pairs below were named with --gpu\n";
   return out;

@@ -121,8 +121,9 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
       if (u.fact == UnknownFact::kAcsControl && u.function &&
           std::find(fix.devices.begin(), fix.devices.end(), u.function->bdf) == fix.devices.end())
         fix.devices.push_back(u.function->bdf);
-    fix.text =
-        "read the full config space: run p2pcheck as root, or for a dump send `lspci -xxxx` output taken as root";
+    fix.text = machine.from_dump ? "ask the machine's owner for its full config space: `sudo lspci -xxxx` output, or a "
+                                   "capture taken as root (`sudo p2pcheck capture -o host.tar.zst`)"
+                                 : "read the full config space: run p2pcheck as root";
     return fix;
   }
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {

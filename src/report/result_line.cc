@@ -39,8 +39,7 @@ std::string to_decide_text(const CheckReport& r) {
   auto add = [&hints](const std::string& hint) {
     if (std::find(hints.begin(), hints.end(), hint) == hints.end()) hints.push_back(hint);
   };
-  const bool dump = !r.machine.not_carried({"/proc/cpuinfo", "/proc/config.gz", "/sys/bus/pci"}).empty() ||
-                    !r.machine.not_carried({"/proc/sys/kernel/osrelease"}).empty();
+  const bool dump = r.machine.from_dump;
   for (std::uint32_t k = 0; k < r.pairs.classes(); ++k) {
     const PairDecision& d = r.pairs.class_decision(k);
     if (d.verdict != Verdict::kUnknown) continue;

@@ -120,14 +120,18 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
   if (topo.config_truncated)
     out +=
         "note: only 64 bytes of config space were readable (not root): port types, ACS and capabilities are "
-        "unknown; run as root\n";
+        "unknown; " +
+        std::string(topo.from_dump
+                        ? "ask for a capture taken as root (`sudo p2pcheck capture`) or `sudo lspci -xxxx` output\n"
+                        : "run as root\n");
   const ChildIndex children = children_of_all(topo);
   for (const auto& [id, hb] : topo.host_bridges) {
     out += "\nhost bridge " + id;
     if (hb.bridge_device)
       out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
     else if (hb.bridge_device_unknown)
-      out += "  (kernel's host bridge device: unknown, needs root)";
+      out += topo.from_dump ? "  (kernel's host bridge device: unknown, config space not read as root)"
+                            : "  (kernel's host bridge device: unknown, needs root)";
     else
       out += "  (no device at 00.0 or root port first: the kernel sees no host bridge device)";
     out += "\n";

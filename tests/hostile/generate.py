@@ -265,6 +265,12 @@ def main():
     case("lspci-row-cut.txt", ("00:00.0 Host bridge: Intel\n" + hexdump + "00:01.0 Ethernet: Intel\n" +
                                "\n".join(cut_row) + "\n").encode(),
          0, r"left out: .*lspci-row-cut\.txt: line 24: malformed hex line", DUMP_TOPO)
+    sos_bad = [("sosreport-x/sos_commands/devices/udevadm_info_--export-db", "file",
+                b"P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=8086:6F00\n"
+                b"E: PCI_SLOT_NAME=0000:00:00.0\n\n"),
+               ("sosreport-x/proc/bus/pci/00/00.0", "file", config(size=100))]
+    case("sos-bad-config.tar.xz", corpus.xz(tar_bytes(sos_bad)), 0,
+         r"left out: .*sos-bad-config\.tar\.xz:proc/bus/pci/00/00\.0: 100 bytes; expected 4096, 256 or 64 bytes", DUMP_TOPO)
     rule = "_" * 44
     report = (f"{rule}\n\nStart of NVIDIA bug report log file.  Please include this file, along\n\n"
               "uname: Linux node7 6.8.0-90-generic #91 SMP x86_64 GNU/Linux\n\n"

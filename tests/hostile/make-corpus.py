@@ -158,10 +158,6 @@ def main():
     sos = [("sosreport-x/sos_commands/pci/lspci_-nnvv", "file", b"00:00.0 Host bridge [0600]: Intel [8086:6f00]\n"),
            ("sosreport-x/proc/cpuinfo", "file", b"processor\t: 0\nvendor_id\t: GenuineIntel\n")]
     write("sos-no-udev.tar.xz", xz(tar_bytes(sos)), r"sos-no-udev\.tar\.xz: sosreport without sos_commands/devices/udevadm_info_--export-db")
-    sos_bad = sos + [("sosreport-x/sos_commands/devices/udevadm_info_--export-db", "file",
-                      b"P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=8086:6F00\nE: PCI_SLOT_NAME=0000:00:00.0\n\n"),
-                     ("sosreport-x/proc/bus/pci/00/00.0", "file", config(size=100))]
-    write("sos-bad-config.tar.xz", xz(tar_bytes(sos_bad)), r"sos-bad-config\.tar\.xz:proc/bus/pci/00/00\.0: 100 bytes; expected 4096")
 
     with open(os.path.join(HERE, "EXPECTED"), "w") as f:
         f.write("# file<TAB>pattern (grep -E) its error message must match; written by make-corpus.py\n")

@@ -426,6 +426,28 @@ TEST(ImportSosreport, UdevHierarchyProcBusPciConfigAndTheCopiedFiles) {
   EXPECT_THROW(import_sosreport(no_db, "sos", ImportOptions{}), Error);
 }
 
+// A proc/bus/pci copy of a length no kernel gives (cut by a full disk) costs that function's config
+// space, with a note naming the file; the machine and the other copies stay.
+TEST(ImportSosreport, AConfigCopyOfTheWrongLengthIsLeftOutWithANote) {
+  MemoryTree sos;
+  sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
+               "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60000\nE: PCI_ID=1022:14A4\nE: "
+               "PCI_SLOT_NAME=0000:00:00.0\n\n"
+               "P: /devices/pci0000:00/0000:00:01.1\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\nE: "
+               "PCI_SLOT_NAME=0000:00:01.1\n\n");
+  sos.add_file("/proc/bus/pci/00/00.0", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256).substr(0, 100));
+  sos.add_file("/proc/bus/pci/00/01.1", bridge(0, 1, 1, 4, 0x1d));
+  auto src = as_source(import_sosreport(sos, "sos.tar.xz", ImportOptions{}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  ASSERT_NE(topo.find(*Bdf::parse("00:00.0")), nullptr);
+  EXPECT_EQ(topo.at(*Bdf::parse("00:00.0")).config_size, 0u);
+  EXPECT_EQ(topo.at(*Bdf::parse("00:01.1")).acs.control, 0x1d);
+  EXPECT_NE(input_notes(*src).find("sos.tar.xz:proc/bus/pci/00/00.0: 100 bytes; expected 4096, 256 or 64"),
+            std::string::npos)
+      << input_notes(*src);
+}
+
 // Lines and paths far longer than any tool writes: std::regex recursed once per character on
 // them and overflowed the stack (issue 15). The plain parsers take them in their stride.
 TEST(Sniff, LongLinesAreLinesLikeAnyOther) {

@@ -82,7 +82,9 @@ struct StorageLayout {
   bool block_known = false;   // /sys/class/block (or /sys/block) could be listed
   // "not in this lspci output" when the source's format holds no mount table / no block layer.
   std::string mounts_not_carried, block_not_carried;
-  bool zfs_mounted = false;  // zfs registers no holders: an "unused" namespace may be a pool member
+  bool zfs_mounted = false;
+  bool from_dump = false;  // read from a capture or dump: a fix asks the machine's owner  // zfs registers no holders:
+                           // an "unused" namespace may be a pool member
   // Mounts whose device looked like a block device but could not be mapped to one.
   std::vector<std::string> unmapped;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "p2pcheck/model/pci.h"
@@ -50,6 +51,11 @@ void finish_provenance(Finding& finding);
 // What to do about a fact a dump or plan cannot carry: look at the machine itself.
 inline constexpr const char* kNotCarriedFix =
     "run p2pcheck on the machine itself, or have `p2pcheck capture -o host.tar.zst` run there and replay that";
+
+// What to do about a fact only root can read. Here: run as root. On a capture or dump there is no
+// root to become: ask the machine's owner for a capture taken as root. `with` adds a condition
+// ("with amdgpu loaded").
+std::string as_root_fix(bool from_dump, std::string_view with = "");
 
 // Findings of one check that differ only in the device they are about, and that say the same thing
 // for the same not-carried reason (8 GPUs whose driver an lspci dump does not show), become one

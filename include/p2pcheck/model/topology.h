@@ -35,6 +35,7 @@ class Topology {
   std::map<std::string, HostBridge> host_bridges;
   std::string source_description;
   bool config_truncated = false;  // some config file had only 64 bytes (non-root capture)
+  bool from_dump = false;         // read from a capture or dump: advice asks the owner, not us, for root
 
   const Function* find(const Bdf& bdf) const;
   const Function& at(const Bdf& bdf) const;
