@@ -71,9 +71,10 @@ expect epyc_quiet 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1
 expect selection_scopes_result 0 "^RESULT: PASS — all 8 GPU–NVMe pairs allowed" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
 for cmd in "check -v" topo paths "explain 0000:03:00.0 nvme0"; do
   # shellcheck disable=SC2086
-  "$bin" --root "$fx/epyc-mi300x-8gpu/root" --ascii $cmd > "$tmp/ascii" 2>&1
-  if LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/ascii"; then
-    echo "FAIL ascii_$cmd: non-ASCII bytes with --ascii"; LC_ALL=C grep -nP '[^\x00-\x7f]' "$tmp/ascii" | head -3; failed=$((failed + 1))
+  "$bin" --root "$fx/epyc-mi300x-8gpu/root" --ascii $cmd > "$tmp/ascii" 2>&1; rc=$?
+  # check exits 1 here (FAIL); anything above is a crash or an error, not an ASCII answer.
+  if [ $rc -gt 1 ] || ! grep -q "nvme" "$tmp/ascii" || LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/ascii"; then
+    echo "FAIL ascii_$cmd: exit $rc, no answer, or non-ASCII bytes with --ascii"; LC_ALL=C grep -nP '[^\x00-\x7f]' "$tmp/ascii" | head -3; failed=$((failed + 1))
   else passed=$((passed + 1)); fi
 done
 # A capture is a tar: a name that promises another format is refused before anything is read or written.
@@ -83,8 +84,32 @@ if [ $rc -eq 3 ] && grep -q "foo.zip: a capture is a tar archive" "$tmp/out" && 
 # A mistyped command gets a suggestion; subcommand --help lists the global options that apply.
 expect did_you_mean 3 "did you mean 'check'\?" -- "$bin" chek
 expect did_you_mean_prefix 3 "did you mean 'topo'\?" -- "$bin" topology
-expect no_suggestion_far_off 3 "not expected: banana" -- "$bin" banana
-expect subcommand_help_globals 0 "^  --assume-kernel TEXT" -- "$bin" explain --help
+expect no_suggestion_far_off 3 "^p2pcheck: unknown command 'banana'$" -- "$bin" banana
+expect subcommand_help_globals 0 "^  --assume-kernel REL " -- "$bin" explain --help
+# A mistyped option gets the closest one; an option of another command says which; the words are
+# echoed in the order typed; explain's errors name explain's words, not an option never typed.
+expect option_did_you_mean 3 "^p2pcheck: unknown option '--jsn'; did you mean '--json'\?$" -- "$bin" --jsn
+expect command_option_did_you_mean 3 "^see \`p2pcheck check --help\`$" -- "$bin" check --verbos
+grep -q "did you mean '--verbose'" "$tmp/out" && passed=$((passed + 1)) || { echo "FAIL --verbos: $(cat "$tmp/out")"; failed=$((failed + 1)); }
+expect option_of_topo 3 "'--svg' is an option of \`p2pcheck topo\`, not of \`check\` \(then not understood: 'x.svg'\)" -- "$bin" check --svg x.svg
+expect words_in_typed_order 3 "unexpected argument 'one': \`check\` takes no arguments \(then not understood: 'two' 'three'\)" -- "$bin" check one two three
+expect explain_names_its_word 3 "^p2pcheck: explain's NVMe nvme9: " -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 04:00.0 nvme9
+# --help and the man page show options as the docs write them, none of CLI11's type labels.
+for cmd in "" check explain topo paths capture fleet kmod "kmod load" verify; do
+  # shellcheck disable=SC2086
+  "$bin" $cmd --help > "$tmp/help" 2>&1
+  if grep -nE 'TEXT|REQUIRED|x 2|\{compact\}|:\{|INT|UINT|FLOAT' "$tmp/help"; then
+    echo "FAIL help_artefacts '$cmd': CLI11 type labels in --help"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
+done
+# A locale that is not UTF-8 gets ASCII as --ascii does; an unset locale keeps UTF-8.
+for cmd in "check -v" topo "explain 0000:03:00.0 nvme0"; do
+  # shellcheck disable=SC2086
+  env -u LC_ALL -u LC_CTYPE LANG=C "$bin" --root "$epyc" $cmd > "$tmp/c" 2>&1; rc=$?
+  if [ $rc -gt 1 ] || ! grep -q "nvme" "$tmp/c" || LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/c"; then
+    echo "FAIL lang_c_$cmd: exit $rc, or non-ASCII bytes under LANG=C"; head -3 "$tmp/c"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
+done
+env -u LC_ALL -u LC_CTYPE -u LANG "$bin" --root "$epyc" check --quiet > "$tmp/c" 2>&1
+grep -q "RESULT: FAIL — " "$tmp/c" && passed=$((passed + 1)) || { echo "FAIL unset_locale_utf8: $(cat "$tmp/c")"; failed=$((failed + 1)); }
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
 expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "ask for a capture taken as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo

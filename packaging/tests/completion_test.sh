@@ -116,6 +116,37 @@ raw=$(python3 -c 'import json,sys; print(*["/dev/" + d for n in json.load(sys.st
 # shellcheck disable=SC2086
 expect raw_devices "p2pcheck --root $root verify --raw /dev/" $raw
 
+# A dump or a plan on the line: p2pcheck lists its devices (--complete), the plan's names first.
+# The completion runs the p2pcheck that the line names, found on PATH as bash would.
+PATH="$(cd "$(dirname "$bin")" && pwd):$PATH"
+src=$(cd "$here/../.." && pwd)
+names_of() {  # names_of INPUT-OPTIONS... -> "gpus|nvme names, namespaces and addresses" from topo --json
+  "$bin" "$@" topo --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+print(*t["gpus"], sep=" ", end="|")
+print(*[n["name"] for n in t["nvme"] if n["name"]], *[s["name"] for n in t["nvme"] for s in n["namespaces"]],
+      *[n["bdf"] for n in t["nvme"]])'
+}
+plan=$src/fixtures/plans/xeon-broadwell-switch-acs.toml
+IFS='|' read -r plan_gpus plan_nvmes <<<"$(names_of --plan "$plan")"
+# shellcheck disable=SC2086
+expect plan_gpu "p2pcheck --plan $plan --gpu " gpu0 gpu1 $plan_gpus
+# shellcheck disable=SC2086
+expect plan_nvme "p2pcheck --plan $plan check --nvme " $plan_nvmes
+expect plan_names_typed "p2pcheck --plan $plan explain gp" gpu0 gpu1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+dump=$tmp/epyc.tar.zst
+"$bin" --root "$root" capture -o "$dump" 2>/dev/null || fail "capture of $root"
+IFS='|' read -r dump_gpus dump_nvmes <<<"$(names_of --dump "$dump")"
+[ "$(wc -w <<<"$dump_gpus")" -eq 8 ] && [ -n "$dump_nvmes" ] || fail "the capture shows [$dump_gpus] [$dump_nvmes]"
+# shellcheck disable=SC2086
+expect dump_gpu "p2pcheck --dump $dump --gpu " $dump_gpus
+# shellcheck disable=SC2086
+expect dump_explain_nvme "p2pcheck --dump $dump explain ${dump_gpus%% *} " $dump_nvmes
+# An unreadable dump offers nothing rather than this machine's devices.
+expect dump_unreadable "p2pcheck --dump /does/not/exist --gpu "
+
 # This machine: with no GPU-class device the GPU side offers every PCI function (any may stand in).
 live=$(ls /sys/bus/pci/devices 2>/dev/null)
 if [ -n "$live" ]; then

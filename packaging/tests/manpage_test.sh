@@ -22,7 +22,7 @@ section() {
 }
 
 # help PATH...: the options and subcommands `p2pcheck PATH --help` lists.
-help_options() { "$bin" "$@" --help | awk '/^[^ ].*:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n'; }
+help_options() { "$bin" "$@" --help | awk '/^[^ ].*:$/ { part = $0; next } part == "Options:" && /^  -/ { print $1 }' | tr ',' '\n' | sed 's/\[=.*\]$//'; }  # --json[=pretty]: an optional value
 help_commands() { "$bin" "$@" --help | awk '/^[^ ].*:$/ { part = $0; next } part == "Subcommands:" && /^  [a-z]/ { print $1 }'; }
 
 check_command() {  # check_command PATH...
@@ -34,9 +34,15 @@ check_command() {  # check_command PATH...
     # Each command's -h,--help is listed once, among the global options.
     if [ -n "$path" ] && { [ "$opt" = -h ] || [ "$opt" = --help ]; }; then continue; fi
     checked=$((checked + 1))
-    grep -qE -- "(^|[ ,])$opt([ ,=]|$)" <<<"$text" || fail "'p2pcheck $path --help' lists $opt; the page's '$heading' does not"
+    grep -qE -- "(^|[ ,])$opt([ ,=[]|$)" <<<"$text" || fail "'p2pcheck $path --help' lists $opt; the page's '$heading' does not"
   done
   if [ -n "$path" ]; then
+    # The examples --help ends with are examples of the page's too, word for word.
+    local example
+    while IFS= read -r example; do
+      checked_examples=$((checked_examples + 1))
+      grep -qxF -- "$example" "$tmp/examples" || fail "'p2pcheck $path --help' shows '$example'; the page's examples do not"
+    done < <("$bin" "$@" --help | awk '/^Examples:$/ { ex = 1; next } /^$/ { ex = 0 } ex' | sed 's/^  //')
     # An example between .EX and .EE that runs this command.
     awk '/^\.EX$/ { ex = 1; next } /^\.EE$/ { ex = 0 } ex' <<<"$text" | grep -qE "p2pcheck( .*)? $path( |$)" ||
       fail "section 'p2pcheck $path' has no example running it"
@@ -44,7 +50,10 @@ check_command() {  # check_command PATH...
   local sub
   for sub in $(help_commands "$@"); do check_command "$@" "$sub"; done
 }
+awk '/^\.EX$/ { ex = 1; next } /^\.EE$/ { ex = 0 } ex' "$tmp/page" > "$tmp/examples"
+checked_examples=0
 check_command
+[ "$checked_examples" -ge 11 ] || fail "only $checked_examples examples found in the --help texts"
 [ "$checked" -ge 30 ] || fail "only $checked options found in the --help texts: did their format change?"
 
 # Exit codes: each kExit* value of src/cli/options.h is a .TP entry of EXIT STATUS.

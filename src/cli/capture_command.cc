@@ -59,8 +59,10 @@ Command add_capture_command(CLI::App& app, const GlobalOptions& o) {
   auto* sub = app.add_subcommand("capture", "write a compressed tar of what the analysis reads, to replay with --dump");
   // Static: CLI11 fills these during parse, after this function has returned.
   static CaptureOptions c;
-  sub->add_option("-o,--output", c.output, "the archive to write: .tar.zst (default), .tar.gz, .tar.xz or .tar")
-      ->default_val("p2pcheck-capture.tar.zst");
+  sub->add_option("-o,--output", c.output,
+                  "the archive to write (default p2pcheck-capture.tar.zst): .tar.zst, .tar.gz, .tar.xz or .tar")
+      ->default_val("p2pcheck-capture.tar.zst")
+      ->option_text("FILE");
   sub->add_flag("--force", c.force, "replace FILE if it exists");
   sub->add_flag("--redact", c.redact,
                 "replace serial numbers, host names, UUIDs and MAC addresses by stable placeholders");

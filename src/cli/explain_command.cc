@@ -10,6 +10,8 @@ namespace p2pcheck::cli {
 static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   o.selection.gpu = {pair.at(0)};
   o.selection.nvme = {pair.at(1)};
+  o.selection.gpu_named_by = "explain's GPU";
+  o.selection.nvme_named_by = "explain's NVMe";
   Input input = open_input(o);
   auto report = checked(input, o);
   const PairDecision& d = report->pairs.at(0);
@@ -26,7 +28,10 @@ Command add_explain_command(CLI::App& app, const GlobalOptions& o) {
   auto* sub = app.add_subcommand("explain", "one pair hop by hop: which rule decided");
   // Static: CLI11 writes the positionals here during parse, after this function has returned.
   static std::vector<std::string> pair;
-  sub->add_option("pair", pair, "GPU and NVMe (PCI address, nvme0, /dev/nvme0n1)")->expected(2)->required();
+  sub->add_option("pair", pair, "GPU and NVMe (PCI address, nvme0, /dev/nvme0n1)")
+      ->expected(2)
+      ->required()
+      ->option_text("GPU NVME");
   sub->fallthrough();
   return {sub, [&o] { return run_explain(o, pair); }};
 }

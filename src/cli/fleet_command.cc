@@ -119,11 +119,16 @@ Command add_fleet_command(CLI::App& app, const GlobalOptions& o) {
   sub->add_option("inputs", f.inputs,
                   "captures, --dump inputs (archives, lspci/udev/hwloc files, sosreports), saved check --json files, "
                   "or directories of them")
-      ->required();
-  sub->add_option("-j,--jobs", f.jobs, "inputs read at once (default: one per core)")->check(CLI::Range(1u, 256u));
+      ->required()
+      ->option_text("INPUT...");
+  sub->add_option("-j,--jobs", f.jobs, "inputs read at once (default: one per core)")
+      ->check(CLI::Range(1u, 256u))
+      ->option_text("N");
   sub->add_option("--junit", f.junit,
-                  "also write JUnit XML to FILE: a testsuite per host, a testcase per check and pair");
-  sub->add_option("--html", f.html, "also write one static HTML page to FILE: summary, causes, each host's matrix");
+                  "also write JUnit XML to FILE: a testsuite per host, a testcase per check and pair")
+      ->option_text("FILE");
+  sub->add_option("--html", f.html, "also write one static HTML page to FILE: summary, causes, each host's matrix")
+      ->option_text("FILE");
   sub->add_flag("--csv", f.csv, "print one CSV row per host (and per unreadable input) instead of the text");
   sub->fallthrough();
   return {sub, [&o] { return run_fleet_command(o, f); }};

@@ -75,7 +75,7 @@ Command add_kmod_command(CLI::App& app, const GlobalOptions& o) {
   auto* unload = kmod->add_subcommand("unload", "rmmod p2pprobe");
   // Static: CLI11 fills it during parse, after this function has returned.
   static std::string ko;
-  load->add_option("--ko", ko, "the p2pprobe.ko file to insmod");
+  load->add_option("--ko", ko, "the p2pprobe.ko file to insmod")->option_text("FILE");
   for (auto* sub : {status, load, unload}) sub->fallthrough();
   auto run = [&o, status, load, unload]() -> int {
     if (status->parsed()) return print_status(current_status(), o);

@@ -11,13 +11,16 @@
 #include <string>
 
 #include "commands.h"
+#include "completion_names.h"
 #include "fleet_command.h"
 #include "heap.h"
+#include "help_format.h"
 #include "kmod_command.h"
 #include "man_page.h"
 #include "options.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/printable.h"
+#include "usage_errors.h"
 #include "verify_command.h"
 #include "version.h"
 
@@ -49,6 +52,8 @@ int run(int argc, char** argv) {
   using namespace p2pcheck::cli;
   prefer_huge_pages_for_the_heap();
   CLI::App app{"p2pcheck: can each GPU move data straight to and from each NVMe drive by PCIe P2PDMA?"};
+  // Before any subcommand is added: each copies its parent's formatter.
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(0, 1);
   GlobalOptions o;
@@ -62,17 +67,23 @@ int run(int argc, char** argv) {
   // (packaging/CMakeLists.txt); hidden, as it is no command for users.
   std::string man_source;
   app.add_option("--man-page", man_source, "print the man page made from this roff template")->group("");
+  // The bash completion asks this for the devices of a --dump or --plan on the line; hidden too.
+  std::string complete_kind;
+  app.add_option("--complete", complete_kind, "print the GPU or NVMe names of the input, one per line")->group("");
 
   std::vector<CLI::App*> takes_global_options;  // verify has its own (it is live only)
   for (const Command& command : commands) takes_global_options.push_back(command.app);
   list_global_options_in_subcommand_help(app, takes_global_options);
+  app.get_subcommand("verify")->footer(help_examples("verify"));
+  for (CLI::App* sub : app.get_subcommand("kmod")->get_subcommands({}))
+    sub->footer(help_examples("kmod " + sub->get_name()));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    if (std::string hint = did_you_mean(app, app.remaining()); !hint.empty()) std::cerr << "p2pcheck: " << hint << "\n";
-    return e.get_exit_code() == 0 ? rc : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << usage_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc));
+    return kExitUsage;
   }
   try {
     if (!man_source.empty()) {
@@ -81,6 +92,10 @@ int run(int argc, char** argv) {
       text << in.rdbuf();
       if (!in) throw Error(man_source, "cannot read the man page template");
       std::cout << man_page(app, text.str(), man_source, version_text());
+      return kExitOk;
+    }
+    if (!complete_kind.empty()) {
+      std::cout << completion_names(o, complete_kind);
       return kExitOk;
     }
     if (verify->selected()) return verify->run();

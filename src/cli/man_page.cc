@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "help_format.h"
 #include "p2pcheck/source/error.h"
 
 namespace p2pcheck::cli {
@@ -32,13 +33,13 @@ std::string trimmed(const std::string& s) {
 
 // One option as a .TP entry, in --help's own words (CLI11's formatter makes both).
 std::string option_entry(const CLI::Option* opt) {
-  static const CLI::Formatter fmt;
+  static const HelpFormatter fmt;
   std::string tag;
   std::stringstream names(fmt.make_option_name(opt, opt->nonpositional() ? false : true));
   for (std::string name; std::getline(names, name, ',');)
     tag += (tag.empty() ? "" : ", ") + std::string("\\fB") + roff_text(name) + "\\fR";
   std::string opts = trimmed(fmt.make_option_opts(opt));
-  if (!opts.empty()) tag += " \\fI" + roff_text(opts) + "\\fR";
+  if (!opts.empty()) tag += (opts.front() == '[' ? "\\fI" : " \\fI") + roff_text(opts) + "\\fR";  // --json[=pretty]
   return ".TP\n" + tag + "\n" + roff_text(trimmed(fmt.make_option_desc(opt))) + "\n";
 }
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sys/ioctl.h>
 
+#include "help_format.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/live/kmod_control.h"
@@ -17,17 +18,21 @@
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "text_locale.h"
 
 namespace p2pcheck::cli {
 
 void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--root", o.root,
-                 "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine");
+                 "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine")
+      ->option_text("DIR");
   app.add_option("--dump", o.dump,
                  "analyse a dump: a capture or tar of a root, lspci -xxxx output, udevadm info --export-db, hwloc "
-                 "XML, a sosreport, an nvidia-bug-report.log(.gz), or a directory of them (by content)");
+                 "XML, a sosreport, an nvidia-bug-report.log(.gz), or a directory of them (by content)")
+      ->option_text("FILE|DIR");
   app.add_flag("--json{compact}", o.json_style,
                "machine-readable output, one line; --json=pretty indents it (schema in docs/json.md)")
+      ->option_text("[=pretty]")
       ->check(CLI::IsMember({"compact", "pretty"}))
       ->each([&o](const std::string& style) {
         o.json = true;
@@ -36,82 +41,53 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--json-schema", o.json_schema,
                  "check/paths --json: schema_version 2 (default; functions and decisions tables, compact pairs) "
                  "or 1 (every pair in full, until removed; docs/json.md)")
+      ->option_text("1|2")
       ->check(CLI::IsMember({1, 2}));
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
+      ->option_text("auto|always|never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
   app.add_flag("-v,--verbose", o.verbose, "check: also list the checks that pass and the notes (INFO)");
   app.add_flag("-q,--quiet", o.quiet, "check: print only the RESULT line (the exit code says the same)");
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
+      ->option_text("BDF[,BDF...]")
       ->delimiter(',');
-  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")->delimiter(',');
+  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
+      ->option_text("NAME[,NAME...]")
+      ->delimiter(',');
   app.add_option("--what-if-kernel", o.what_if_kernel,
-                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so");
-  app.add_option("--assume-kernel", o.what_if_kernel, "the same as --what-if-kernel (its former name)");
+                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so")
+      ->option_text("REL");
+  app.add_option("--assume-kernel", o.what_if_kernel, "the same as --what-if-kernel (its former name)")
+      ->option_text("REL");
   app.add_option("--kernel-release", o.kernel_release,
-                 "the release the machine runs, for an input that does not say (used only then)");
+                 "the release the machine runs, for an input that does not say (used only then)")
+      ->option_text("REL");
   app.add_option("--kernel-config", o.kernel_config,
-                 "the machine's kernel config (a file, or p2pdma=y|n), for an input without one (used only then)");
+                 "the machine's kernel config (a file, or p2pdma=y|n), for an input without one (used only then)")
+      ->option_text("FILE|p2pdma=y|n");
   app.add_option("--fail-on", o.fail_on,
-                 "what makes check FAIL: a list of refused, stack, unknown, warn (default refused,stack)");
+                 "what makes check FAIL: a list of refused, stack, unknown, warn (default refused,stack)")
+      ->option_text("LIST");
   app.add_option("--plan", o.plan,
-                 "analyse a planned server described in a TOML file (docs/plan.md) instead of a machine");
+                 "analyse a planned server described in a TOML file (docs/plan.md) instead of a machine")
+      ->option_text("FILE");
   app.add_option("--cpu", o.cpu,
                  "the machine's CPU, for an input without one (used only then): amd-zen, amd-pre-zen, intel, hygon, "
-                 "or a /proc/cpuinfo file");
+                 "or a /proc/cpuinfo file")
+      ->option_text("CPU|FILE");
 }
 
 void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands) {
   std::string text = "Global options (before or after the command):\n";
   for (const CLI::Option* option : app.get_options()) {
-    std::string name = option->get_name(false, true);
-    if (name == "-h,--help" || option->get_group().empty()) continue;  // an empty group is CLI11's hidden
-    // "--json{compact}" is CLI11's spelling of a flag with a default value; users write --json[=pretty].
-    if (name == "--json{compact}") name = "--json[=pretty]";
-    std::string type = option->get_type_name();
-    std::string left = "  " + name + (option->get_expected_max() > 0 && !type.empty() ? " " + type : "");
-    if (left.size() < 30) left.resize(30, ' ');
+    if (option->get_name(false, true) == "-h,--help" || option->get_group().empty()) continue;  // hidden
+    std::string left = "  " + option_synopsis(option);
+    // Descriptions start in column 30, as CLI11 writes the command's own options above.
+    left = left.size() < 29 ? left + std::string(29 - left.size(), ' ') : left + "\n" + std::string(29, ' ');
     text += left + " " + option->get_description() + "\n";
   }
-  for (CLI::App* sub : subcommands) sub->footer(text);
-}
-
-namespace {
-
-// Levenshtein distance, for short command words only.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
-std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras) {
-  if (extras.empty() || extras.front().empty() || extras.front()[0] == '-' || extras.front().size() > 32) return "";
-  const std::string& word = extras.front();
-  std::string best;
-  std::size_t best_distance = 3;  // two edits at most: "chek", "topology" are close, "banana" is not
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    const std::string& name = sub->get_name();
-    std::size_t d = edit_distance(word, name);
-    // "topology" for "topo", "exp" for "explain": one is the start of the other.
-    if (word.size() >= 3 && (name.rfind(word, 0) == 0 || word.rfind(name, 0) == 0)) d = std::min<std::size_t>(d, 2);
-    if (d < best_distance) {
-      best_distance = d;
-      best = name;
-    }
-  }
-  return best.empty() ? "" : "unknown command '" + word + "'; did you mean '" + best + "'?";
+  for (CLI::App* sub : subcommands) sub->footer(help_examples(sub->get_name()) + text);
 }
 
 namespace {
@@ -237,15 +213,19 @@ std::size_t output_width() {
   return TextStyle::kDefaultTextWidth;
 }
 
+bool plain_ascii(const GlobalOptions& o) { return o.ascii || locale_wants_ascii(); }
+
 TextStyle text_style(const GlobalOptions& o) {
   TextStyle style;
   style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-  style.unicode = !o.ascii;
+  style.unicode = !plain_ascii(o);
   style.width = output_width();
   return style;
 }
 
-void print_text(const GlobalOptions& o, const std::string& text) { std::cout << (o.ascii ? ascii_text(text) : text); }
+void print_text(const GlobalOptions& o, const std::string& text) {
+  std::cout << (plain_ascii(o) ? ascii_text(text) : text);
+}
 
 int exit_for(Result result) {
   switch (result) {

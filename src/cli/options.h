@@ -52,8 +52,6 @@ struct GlobalOptions {
 void add_global_options(CLI::App& app, GlobalOptions& o);
 // Each of these subcommands' --help ends with the global options, which apply to them too.
 void list_global_options_in_subcommand_help(CLI::App& app, const std::vector<CLI::App*>& subcommands);
-// For a mistyped command ("chek"): "did you mean 'check'?", or "" when nothing is close.
-std::string did_you_mean(const CLI::App& app, const std::vector<std::string>& extras);
 
 // A subcommand as registered on the app, and what to run when the user chose it.
 struct Command {
@@ -91,7 +89,7 @@ std::size_t output_width();
 // JSON text as --json or --json=pretty asked for it.
 std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j);
 int json_indent(const GlobalOptions& o);  // json_output()'s indent: 2 for --json=pretty, else -1 (compact)
-// Text output to stdout; with --ascii in plain ASCII (report/common.h ascii_text).
+// Text output to stdout; with --ascii or a locale that is not UTF-8 in plain ASCII (report/common.h ascii_text).
 void print_text(const GlobalOptions& o, const std::string& text);
 int exit_for(Result result);
 // The check's options from the command line: the what-if kernel, supplied facts (files read here),

@@ -53,7 +53,7 @@ Command add_topo_command(CLI::App& app, const GlobalOptions& o) {
   // Static: CLI11 writes the options here during parse, after this function has returned.
   static TopoOptions t;
   sub->add_flag("--dot", t.dot, "the tree as a Graphviz graph, each checked pair's path coloured by its verdict");
-  sub->add_option("--svg", t.svg, "render that graph to FILE as SVG (needs Graphviz's dot)");
+  sub->add_option("--svg", t.svg, "render that graph to FILE as SVG (needs Graphviz's dot)")->option_text("FILE");
   sub->fallthrough();
   return {sub, [&o] { return run_topo(o, t); }};
 }

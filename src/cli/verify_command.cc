@@ -11,6 +11,7 @@
 #include "p2pcheck/source/source.h"
 #include "p2pcheck/verify/verify.h"
 #include "p2pcheck/verify/verify_report.h"
+#include "text_locale.h"
 
 namespace p2pcheck::cli {
 
@@ -19,27 +20,35 @@ VerifyCommand::VerifyCommand(CLI::App& parent) : parent_(parent) {
       parent.add_subcommand("verify", "move real data by P2P DMA between each GPU (or provider) and NVMe, both ways");
   sub_->add_option("--target", targets_,
                    "a directory on a file system of each NVMe to test (repeatable); a new scratch file is created, "
-                   "used and removed there");
+                   "used and removed there")
+      ->option_text("DIR");
   sub_->add_option("--raw", raw_,
                    "write the NVMe namespace or partition itself (needs --offset and --allow-destructive; refused if "
-                   "mounted or held)");
-  sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (8M, 1G or bytes; a multiple of 4096)");
+                   "mounted or held)")
+      ->option_text("DEVICE");
+  sub_->add_option("--offset", offset_, "raw mode: first byte to overwrite (8M, 1G or bytes; a multiple of 4096)")
+      ->option_text("BYTES");
   sub_->add_flag("--allow-destructive", allow_destructive_,
                  "raw mode: confirm that [offset, offset+size) of the device is overwritten");
   sub_->add_option("--size", size_,
-                   "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)");
+                   "bytes each way (64M, 1G; default 64 MiB or the provider's free p2pmem, whichever is smaller)")
+      ->option_text("BYTES");
   sub_->add_option("--engine", engine_, "auto, hipfile (AMD GPU), kmod (/dev/p2pprobe) or p2pmem (kernel 6.2+)")
+      ->option_text("auto|hipfile|kmod|p2pmem")
       ->check(CLI::IsMember({"auto", "hipfile", "kmod", "p2pmem"}));
   sub_->add_option("--direction", direction_,
                    "both (default), to-device (storage -> GPU: the NVMe writes device memory) or to-storage (GPU -> "
                    "storage: the NVMe reads it)")
+      ->option_text("both|to-device|to-storage")
       ->check(CLI::IsMember({"both", "to-device", "to-storage"}));
-  sub_->add_option("--timeout", timeout_, "seconds to wait for one direction before calling it dropped (default 60)");
+  sub_->add_option("--timeout", timeout_, "seconds to wait for one direction before calling it dropped (default 60)")
+      ->option_text("SECONDS");
   sub_->add_flag("--force", force_, "run even on kernels known to corrupt memory with P2PDMA (RHEL 9.8, 10.2)");
   sub_->add_flag("--try-anyway", try_anyway_, "run pairs the kernel is expected to refuse, to show its refusal");
-  sub_->add_option("--seed", seed_, "pattern seed (default: random)");
+  sub_->add_option("--seed", seed_, "pattern seed (default: random)")->option_text("N");
   sub_->add_option("--results", results_,
-                   std::string("where to leave the JSON results for capture (default ") + kVerifyResultsPath + ")");
+                   std::string("where to leave the JSON results for capture (default ") + kVerifyResultsPath + ")")
+      ->option_text("FILE");
   sub_->add_flag("--no-results", no_results_, "do not write the results file");
   sub_->fallthrough();
 }
@@ -80,7 +89,7 @@ int VerifyCommand::run() {
   auto color = parent_strings("--color");
   std::string mode = color.empty() ? "auto" : color.back();
   style.color = mode == "always" || (mode == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-  style.unicode = !parent_flag("--ascii");
+  style.unicode = !parent_flag("--ascii") && !locale_wants_ascii();
   // --ascii means ASCII throughout, as for the other commands (print_text).
   auto plain = [&style](const std::string& text) { return style.unicode ? text : ascii_text(text); };
 

@@ -145,7 +145,8 @@ std::optional<Bdf> find_function(const Topology& topo, const std::string& text) 
   return std::nullopt;
 }
 
-Bdf resolve_nvme(const Topology& topo, const Inventory& inv, std::string text) {
+Bdf resolve_nvme(const Topology& topo, const Inventory& inv, std::string text, const std::string& named_by) {
+  const std::string typed = text;
   if (auto bdf = find_function(topo, text)) return *bdf;
   if (text.rfind("/dev/", 0) == 0) text = text.substr(5);
   // nvme0n1p2 -> nvme0n1; then a namespace name or a controller name.
@@ -155,7 +156,7 @@ Bdf resolve_nvme(const Topology& topo, const Inventory& inv, std::string text) {
     for (const auto& ns : c.namespaces)
       if (ns.name == text) return c.bdf;
   }
-  throw UsageError("--nvme " + text + ": no PCI function, NVMe controller or namespace of that name in " +
+  throw UsageError(named_by + " " + typed + ": no PCI function, NVMe controller or namespace of that name in " +
                    topo.source_description);
 }
 
@@ -165,10 +166,12 @@ std::vector<DevicePair> select_pairs(const Topology& topo, const Inventory& inv,
   std::vector<Bdf> gpus, nvmes;
   for (const auto& text : sel.gpu) {
     auto bdf = find_function(topo, text);
-    if (!bdf) throw UsageError("--gpu " + text + ": no PCI function at that address in " + topo.source_description);
+    if (!bdf)
+      throw UsageError(sel.gpu_named_by + " " + text + ": no PCI function at that address in " +
+                       topo.source_description);
     gpus.push_back(*bdf);
   }
-  for (const auto& text : sel.nvme) nvmes.push_back(resolve_nvme(topo, inv, text));
+  for (const auto& text : sel.nvme) nvmes.push_back(resolve_nvme(topo, inv, text, sel.nvme_named_by));
   if (sel.gpu.empty()) gpus = inv.gpus;
   if (sel.nvme.empty())
     for (const auto& c : inv.nvmes) nvmes.push_back(c.bdf);

@@ -11,18 +11,18 @@ namespace {
 struct SmallApp {
   CLI::App app{"tool: does things"};
   std::string root, output, ko;
-  bool json = false;
+  std::string json_style;
   std::vector<std::string> pair;
   SmallApp() {
     app.set_version_flag("-V,--version", "tool 1.0");
     app.add_option("--root", root, "a captured root");
-    app.add_flag("--json", json, "machine-readable");
+    app.add_flag("--json{compact}", json_style, "machine-readable")->option_text("[=pretty]");
     std::string hidden;
     app.add_option("--man-page", hidden, "hidden")->group("");
     auto* capture = app.add_subcommand("capture", "write an archive");
-    capture->add_option("-o,--output", output, "the archive")->default_val("x.tar.zst");
+    capture->add_option("-o,--output", output, "the archive")->default_val("x.tar.zst")->option_text("FILE");
     auto* explain = app.add_subcommand("explain", "one pair");
-    explain->add_option("pair", pair, "GPU and NVMe")->expected(2);
+    explain->add_option("pair", pair, "GPU and NVMe")->expected(2)->required()->option_text("GPU NVME");
     auto* kmod = app.add_subcommand("kmod", "the module");
     kmod->add_subcommand("load", "load it")->add_option("--ko", ko, "the .ko file");
   }
@@ -40,11 +40,14 @@ TEST(ManPage, OptionsComeFromTheRegistrations) {
                               "tool 1.0 (git abc)");
   EXPECT_NE(page.find(".TH TOOL 1 \"\" \"tool 1.0 (git abc)\""), std::string::npos) << page;
   // Each option as --help shows it, minus escaped as \- so it searches and copies as typed.
-  EXPECT_NE(page.find(".TP\n\\fB\\-\\-root\\fR \\fITEXT\\fR\na captured root\n"), std::string::npos) << page;
+  // A value without a name of its own reads VALUE; CLI11's type labels never show.
+  EXPECT_NE(page.find(".TP\n\\fB\\-\\-root\\fR \\fIVALUE\\fR\na captured root\n"), std::string::npos) << page;
+  EXPECT_NE(page.find(".TP\n\\fB\\-\\-json\\fR\\fI[=pretty]\\fR\n"), std::string::npos) << page;
+  for (const char* artefact : {"TEXT", "REQUIRED", "x 2", "{compact}", ":{"})
+    EXPECT_EQ(page.find(artefact), std::string::npos) << artefact << " in\n" << page;
   EXPECT_NE(page.find("\\fB\\-V\\fR, \\fB\\-\\-version\\fR"), std::string::npos) << page;
-  EXPECT_NE(page.find("\\fB\\-o\\fR, \\fB\\-\\-output\\fR \\fITEXT=x.tar.zst\\fR\nthe archive"), std::string::npos)
-      << page;
-  EXPECT_NE(page.find("\\fBpair\\fR"), std::string::npos) << page;
+  EXPECT_NE(page.find("\\fB\\-o\\fR, \\fB\\-\\-output\\fR \\fIFILE\\fR\nthe archive"), std::string::npos) << page;
+  EXPECT_NE(page.find("\\fBGPU NVME\\fR"), std::string::npos) << page;
   EXPECT_NE(page.find(".SS \"p2pcheck kmod load\"\nload it\n.PP\nProse of kmod load.\n.TP\n\\fB\\-\\-ko\\fR"),
             std::string::npos)
       << page;

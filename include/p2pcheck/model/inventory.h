@@ -60,6 +60,8 @@ Inventory read_inventory(Source& source, const Topology& topo);
 struct PairSelection {
   std::vector<std::string> gpu;   // --gpu values: BDF (full or bus:dev.fn); any PCI function allowed
   std::vector<std::string> nvme;  // --nvme values: BDF, nvme0, nvme0n1, /dev/nvme0n1[p1], /dev/nvme0
+  // How the user named each side, for errors: an option, or explain's argument.
+  std::string gpu_named_by = "--gpu", nvme_named_by = "--nvme";
   bool operator==(const PairSelection&) const = default;
 };
 

@@ -1,0 +1,12 @@
+# Every test runs in a UTF-8 locale whatever the caller's: the goldens are UTF-8, and LANG=C asks
+# p2pcheck for ASCII (src/cli/text_locale.h); tests/cli_test.sh checks that fallback itself. An
+# exported COLUMNS would narrow the pair matrix of the goldens: it is unset too.
+# CMake 3.25 sets test properties only in the directory that added the tests, so each test
+# directory calls this at its end.
+macro(p2pcheck_tests_run_in_utf8)
+  get_property(_p2pcheck_dir_tests DIRECTORY PROPERTY TESTS)
+  foreach(_p2pcheck_test IN LISTS _p2pcheck_dir_tests)
+    set_property(TEST ${_p2pcheck_test} APPEND PROPERTY ENVIRONMENT LC_ALL=C.UTF-8)
+    set_property(TEST ${_p2pcheck_test} APPEND PROPERTY ENVIRONMENT_MODIFICATION COLUMNS=unset:)
+  endforeach()
+endmacro()
