@@ -47,7 +47,8 @@ TEST(UsageErrors, EditDistanceCountsSingleEdits) {
 
 TEST(UsageErrors, AMistypedOptionGetsTheClosestOneOfItsCommand) {
   SmallApp s;
-  EXPECT_EQ(s.error_for({"--jsn"}), "p2pcheck: unknown option '--jsn'; did you mean '--json'?\nsee `p2pcheck --help`\n");
+  EXPECT_EQ(s.error_for({"--jsn"}),
+            "p2pcheck: unknown option '--jsn'; did you mean '--json'?\nsee `p2pcheck --help`\n");
   EXPECT_EQ(s.error_for({"check", "--verbos"}),
             "p2pcheck: unknown option '--verbos'; did you mean '--verbose'?\nsee `p2pcheck check --help`\n");
   // A global option is suggested inside a command too; "--json=x" is judged by its name.
