@@ -110,6 +110,15 @@ for cmd in "check -v" topo "explain 0000:03:00.0 nvme0"; do
 done
 env -u LC_ALL -u LC_CTYPE -u LANG "$bin" --root "$epyc" check --quiet > "$tmp/c" 2>&1
 grep -q "RESULT: FAIL — " "$tmp/c" && passed=$((passed + 1)) || { echo "FAIL unset_locale_utf8: $(cat "$tmp/c")"; failed=$((failed + 1)); }
+# check and explain fold at $COLUMNS (no line past it but one long word, no trailing blank); a pipe
+# without it keeps one line per finding.
+xeon="$fx/xeon-broadwell-switch-acs/root"
+{ COLUMNS=60 "$bin" --root "$xeon" check -v; COLUMNS=60 "$bin" --root "$xeon" explain 0000:05:00.0 0000:07:00.0; } > "$tmp/narrow" 2>&1
+long=$(perl -CSD -ne 'print "trailing blank: $_" if / \n$/' "$tmp/narrow"; sed '1,/^RESULT/d' "$tmp/narrow" | perl -CSD -ne 's/\e\[[0-9;]*m//g; chomp; my $l = length($_); s/^\s*(\w+: )?//; print "$_\n" if $l > 60 && /\s/')
+if [ -n "$long" ] || ! grep -q '^          evidence: ' "$tmp/narrow"; then
+  echo "FAIL findings_fold: lines past COLUMNS=60 or no folded evidence:"; echo "$long" | head -3; failed=$((failed + 1)); else passed=$((passed + 1)); fi
+env -u COLUMNS "$bin" --root "$xeon" check > "$tmp/wide" 2>&1
+grep -q 'amdgpu has no AIS .*hipFile falls back to POSIX I/O' "$tmp/wide" && passed=$((passed + 1)) || { echo "FAIL findings_unfolded_in_a_pipe"; failed=$((failed + 1)); }
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
 expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "ask for a capture taken as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo

@@ -204,14 +204,20 @@ std::string json_output(const GlobalOptions& o, const nlohmann::ordered_json& j)
 
 int json_indent(const GlobalOptions& o) { return o.json_pretty ? 2 : -1; }
 
-std::size_t output_width() {
-  // $COLUMNS first (what the user set), then the terminal's own width; a pipe or file gets the default.
+namespace {
+
+// $COLUMNS first (what the user set), then the terminal's own width; nullopt for a pipe or a file.
+std::optional<std::size_t> known_width() {
   if (const char* columns = getenv("COLUMNS"))
     if (auto n = parse_dec(columns); n && *n >= 20 && *n <= 1000) return static_cast<std::size_t>(*n);
   struct winsize ws {};
   if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
-  return TextStyle::kDefaultTextWidth;
+  return std::nullopt;
 }
+
+}  // namespace
+
+std::size_t output_width() { return known_width().value_or(TextStyle::kDefaultTextWidth); }
 
 bool plain_ascii(const GlobalOptions& o) { return o.ascii || locale_wants_ascii(); }
 
@@ -220,6 +226,7 @@ TextStyle text_style(const GlobalOptions& o) {
   style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   style.unicode = !plain_ascii(o);
   style.width = output_width();
+  style.wrap = known_width().value_or(0);  // a file or pipe keeps each finding on one line
   return style;
 }
 

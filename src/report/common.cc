@@ -1,5 +1,6 @@
 #include "p2pcheck/report/common.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "p2pcheck/source/version.h"
@@ -147,6 +148,84 @@ std::string pad(const std::string& s, size_t width) {
   for (unsigned char c : s)
     if ((c & 0xc0) != 0x80) ++len;
   return len >= width ? s + " " : s + std::string(width - len, ' ');
+}
+
+namespace {
+
+// Columns `text` takes on a terminal: UTF-8 code points, less ANSI colour sequences (ESC ... m).
+std::size_t visible_width(std::string_view text) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b') {
+      while (i < text.size() && text[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// Where a folded line's next lines start: under the text after a label ("  FAIL    ", "  why   ",
+// "evidence: ", "  - ", "1. "), else two columns in from the line's own indent.
+std::size_t hanging_indent(std::string_view line) {
+  std::string plain;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b') {
+      while (i < line.size() && line[i] != 'm') ++i;
+      continue;
+    }
+    plain += line[i];
+  }
+  const std::size_t lead = std::min(plain.find_first_not_of(' '), plain.size());
+  const std::size_t token_end = std::min(plain.find(' ', lead), plain.size());
+  const std::size_t text = std::min(plain.find_first_not_of(' ', token_end), plain.size());
+  const std::string_view token = std::string_view(plain).substr(lead, token_end - lead);
+  const bool label = text - token_end >= 2 || token == "-" || token.ends_with(':') || token.ends_with('.');
+  if (!label || text == plain.size()) return lead + 2;
+  return visible_width(std::string_view(plain).substr(0, text));
+}
+
+}  // namespace
+
+std::string wrap_line(std::string_view line, std::size_t width, std::size_t indent) {
+  std::string out;
+  std::size_t column = 0;
+  bool first = true;
+  for (std::size_t start = 0; start <= line.size();) {
+    std::size_t end = std::min(line.find(' ', start), line.size());
+    std::string_view word = line.substr(start, end - start);
+    const std::size_t w = visible_width(word);
+    if (first) {
+      out += word;
+      column = w;
+      first = false;
+    } else if (!word.empty() && column > indent && column + 1 + w > width) {
+      // A break only once the line holds more than its indent: a long word gets a line of its own.
+      while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blank before the break
+      out += "\n" + std::string(indent, ' ');
+      out += word;
+      column = indent + w;
+    } else {
+      out += ' ';
+      out += word;
+      column += 1 + w;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string fold_to_width(const std::string& text, std::size_t width) {
+  if (width == 0) return text;
+  std::string out;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line(text.data() + start, end - start);
+    out += visible_width(line) > width ? wrap_line(line, width, hanging_indent(line)) : std::string(line);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace report_detail

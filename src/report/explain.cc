@@ -95,7 +95,7 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
     std::snprintf(buf, sizeof buf, "%.1f GB/s", *ceiling / 1e9);
     out += "  bandwidth ceiling of the path: " + std::string(buf) + " per direction (slowest hop, after encoding)\n";
   }
-  return out;
+  return fold_to_width(out, style.wrap);
 }
 
 }  // namespace p2pcheck

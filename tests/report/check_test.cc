@@ -75,6 +75,75 @@ TEST_F(CheckText, ProblemsFirstAndPassOnlyWhenVerbose) {
   EXPECT_TRUE(first.rfind("  FAIL", 0) == 0 || first.rfind("  UNKNOWN", 0) == 0) << first;
 }
 
+TEST(WrapLine, FoldsAtSpacesUnderTheIndentAndNeverBreaksAWord) {
+  using report_detail::wrap_line;
+  EXPECT_EQ(wrap_line("  FAIL    one two three four", 20, 10), "  FAIL    one two\n          three four");
+  // A word longer than the line keeps a line of its own, whole.
+  EXPECT_EQ(wrap_line("  fix: pci=disable_acs_redir=0000:03:09.0;0000:03:11.0 then", 30, 7),
+            "  fix: pci=disable_acs_redir=0000:03:09.0;0000:03:11.0\n       then");
+  // Colour takes no column, a UTF-8 character one; a short line is left as it was.
+  EXPECT_EQ(wrap_line("\x1b[31mFAIL\x1b[0m — ab", 9, 2), "\x1b[31mFAIL\x1b[0m — ab");
+  EXPECT_EQ(wrap_line("a  b", 80, 0), "a  b");
+  EXPECT_EQ(wrap_line("", 80, 0), "");
+}
+
+// Each line hangs under the text after its own label; short lines and width 0 are left alone.
+TEST(FoldToWidth, HangsEachLineUnderItsLabel) {
+  using report_detail::fold_to_width;
+  EXPECT_EQ(fold_to_width("  why   one two three\n  - four five six", 16),
+            "  why   one two\n        three\n  - four five\n    six");
+  EXPECT_EQ(fold_to_width("          evidence: a = b c", 24), "          evidence: a =\n                    b c");
+  EXPECT_EQ(fold_to_width("GPU 0000:04:00.0 <-> nvme1: NOT SUPPORTED", 30),
+            "GPU 0000:04:00.0 <-> nvme1:\n  NOT SUPPORTED");
+  EXPECT_EQ(fold_to_width("  \x1b[31mFAIL    \x1b[0mone two", 14), "  \x1b[31mFAIL    \x1b[0mone\n          two");
+  EXPECT_EQ(fold_to_width("   up    a b  <GPU>", 15), "   up    a b\n         <GPU>");
+  EXPECT_EQ(fold_to_width("short\n\nlines\n", 10), "short\n\nlines\n");
+  EXPECT_EQ(fold_to_width("a b c d e f", 0), "a b c d e f");
+}
+
+TEST_F(CheckText, FindingsFoldAtTheWrapWidthOnlyWhenGiven) {
+  zen_without_kernel_config();
+  auto r = check();
+  std::string whole = check_text(*r, TextStyle{false, true}, true);
+  TextStyle narrow{false, true};
+  narrow.wrap = 60;
+  std::string folded = check_text(*r, narrow, true);
+  auto section = [](const std::string& text) {
+    size_t from = text.find("Kernel and stack\n"), to = text.find("\n\n", from);
+    return text.substr(from, to - from);
+  };
+  std::string a = section(whole), b = section(folded);
+  std::size_t longest = 0, width = 0;
+  for (size_t i = 0; i < a.size(); i = a.find('\n', i) + 1) {
+    longest = std::max(longest, a.find('\n', i) == std::string::npos ? a.size() - i : a.find('\n', i) - i);
+    if (a.find('\n', i) == std::string::npos) break;
+  }
+  ASSERT_GT(longest, 60u) << a;  // something to fold
+  for (size_t i = 0; i < b.size(); i = b.find('\n', i) + 1) {
+    size_t end = b.find('\n', i) == std::string::npos ? b.size() : b.find('\n', i);
+    std::string line = b.substr(i, end - i);
+    // Only a word longer than the room may pass the width, alone after its label ("evidence:").
+    if (line.size() > 60) {
+      std::string rest = line.substr(line.find_first_not_of(' '));
+      if (rest.rfind("evidence: ", 0) == 0 || rest.rfind("fix: ", 0) == 0) rest = rest.substr(rest.find(' ') + 1);
+      EXPECT_EQ(rest.find(' '), std::string::npos) << line;
+    }
+    width = std::max(width, line.size());
+    if (end == b.size()) break;
+  }
+  // Folding only moves spaces: the same words in the same order.
+  auto words = [](std::string s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == ' ') ? ' ' : c;
+    std::string squeezed;
+    for (char c : out)
+      if (!(c == ' ' && !squeezed.empty() && squeezed.back() == ' ')) squeezed += c;
+    return squeezed;
+  };
+  EXPECT_EQ(words(a), words(b));
+  EXPECT_NE(a, b);
+}
+
 // The matrix fits the width it is given: more columns per block when wide, one when narrow.
 TEST_F(CheckText, MatrixFitsTheWidth) {
   zen_without_kernel_config();

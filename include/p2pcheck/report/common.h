@@ -27,6 +27,9 @@ struct TextStyle {
   // Columns the text may use (the terminal's, $COLUMNS, else kDefaultTextWidth): the pair matrix
   // fits its blocks to it. The CLI measures it; the library only takes the number.
   std::size_t width = kDefaultTextWidth;
+  // Columns long lines (findings) fold at; 0 leaves them whole, as for a pipe or a file, where a
+  // finding stays one line to grep. The CLI sets it for a terminal or an explicit $COLUMNS.
+  std::size_t wrap = 0;
   static constexpr std::size_t kDefaultTextWidth = 80;
 };
 
@@ -75,6 +78,13 @@ json common_bridge_json(const PairPath& path);
 std::string colored(const TextStyle& style, const char* code, const std::string& text);
 // Pads to `width` code points (UTF-8), at least one space after.
 std::string pad(const std::string& s, std::size_t width);
+// `line` folded at spaces to `width` columns, each further line indented by `indent` spaces; a word
+// longer than a line (a path, a command line) is never broken. A UTF-8 character takes one column,
+// an ANSI colour sequence none.
+std::string wrap_line(std::string_view line, std::size_t width, std::size_t indent);
+// Every line of `text` wider than `width` folded as wrap_line does, its next lines under the text
+// after its label ("  FAIL    ", "  why   ", "evidence: ", "  - "); width 0 leaves the text as it is.
+std::string fold_to_width(const std::string& text, std::size_t width);
 
 }  // namespace report_detail
 }  // namespace p2pcheck

@@ -1,0 +1,240 @@
+// `check --json` and `explain --json`: the check document (schema p2pcheck.check) and one pair's
+// decision, built from the same CheckReport the text views print.
+#include <utility>
+
+#include "p2pcheck/checks/kernel.h"
+#include "p2pcheck/checks/links.h"
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/report/host_fix.h"
+#include "p2pcheck/report/pair_fix.h"
+#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/printable.h"
+#include "p2pcheck/source/version.h"
+
+namespace p2pcheck {
+
+using namespace report_detail;
+
+namespace {
+
+// `concerns`: whether it bears on the result (machine-wide, or about a device of a selected pair).
+// Members set one by one: an initializer list builds each member as a two-element array first,
+// and a fabric's report has a finding per device (20 M of 404 M instructions at 1,252 functions).
+json finding_json(const Finding& f, bool concerns) {
+  json ev = json::array();
+  for (const auto& e : f.evidence) {
+    json item = object_for(2);
+    item["file"] = e.file;
+    item["value"] = e.value;
+    ev.push_back(std::move(item));
+  }
+  json devices = json::array();
+  for (const Bdf& b : f.devices) devices.push_back(b.str());
+  json j = object_for(9);
+  j["id"] = f.id;
+  j["level"] = to_string(f.level);
+  j["subject"] = f.subject;
+  j["devices"] = std::move(devices);
+  j["concerns_selected_pairs"] = concerns;
+  j["message"] = f.message;
+  j["evidence"] = std::move(ev);
+  j["fix"] = f.fix.empty() ? json(nullptr) : json(f.fix);
+  j["state"] = to_string(f.state);
+  return j;
+}
+
+json fix_json(const PairFix& fix) {
+  if (fix.empty()) return nullptr;
+  json devices = json::array();
+  for (const Bdf& b : fix.devices) devices.push_back(b.str());
+  json j = object_for(4);
+  j["kind"] = fix.kind;
+  j["kernel_cmdline"] = fix.kernel_cmdline.empty() ? json(nullptr) : json(fix.kernel_cmdline);
+  j["devices"] = std::move(devices);
+  j["text"] = fix.text;
+  return j;
+}
+
+json flow_json(const PairDecision& d, const Flow& f) {
+  json j = object_for(3);
+  j["verdict"] = to_string(f.verdict);
+  j["reason"] = flow_reason_text(d, f);
+  const char* hardware = hardware_token(f.hardware);
+  j["hardware"] = hardware ? json(hardware) : json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+namespace {
+
+// Why the overall verdict is not the path's: stable tokens (docs/json.md).
+json blocked_by_json(const PairDecision& d) {
+  json out = json::array();
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
+  if (d.known_bad) out.push_back("known_bad_kernel");
+  for (const auto& u : d.unknowns)
+    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
+  return out;
+}
+
+}  // namespace
+
+json decision_json(const CheckReport& r, const PairDecision& d) {
+  return decision_json(r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
+}
+
+json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv, const PairFix& fix) {
+  // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
+  json out = object_for(21);
+  out["gpu"] = d.path.pair.gpu.str();
+  out["nvme"] = d.path.pair.nvme.str();
+  out["nvme_name"] = nvme_name_json(d.path, inv);
+  out["common_bridge"] = common_bridge_json(d.path);
+  out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
+  out["path_distance"] = d.walk.distance;
+  out["map_type"] = to_string(d.map_type);
+  out["verdict"] = to_string(d.verdict);
+  // The two levels: the PCI path under the kernel's rules, and what else stops the overall verdict.
+  json path = object_for(2);
+  path["map_type"] = to_string(d.path_map_type);
+  path["verdict"] = to_string(d.path_verdict);
+  out["path"] = std::move(path);
+  out["blocked_by"] = blocked_by_json(d);
+  out["rule"] = rule_text(d);
+  out["rule_id"] = rule_id(d);
+  out["fix"] = fix_json(fix);
+  out["unknowns"] = unknown_texts(d);
+  if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
+  // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
+  // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, kept for schema_version 1 readers.
+  json flows = object_for(4);
+  flows["to_device"] = flow_json(d, d.to_gpu);
+  flows["to_storage"] = flow_json(d, d.from_gpu);
+  flows["to_gpu"] = flows["to_device"];
+  flows["from_gpu"] = flows["to_storage"];
+  out["flows"] = std::move(flows);
+  std::string acs_fix = acs_fix_text(d);
+  std::string later = later_text(d);
+  out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
+  out["later"] = later.empty() ? json(nullptr) : json(later);
+  if (d.host_checked) {
+    json bridges = json::array();
+    for (const auto& b : d.host.bridges) {
+      bridges.push_back({{"host_bridge", b.host_bridge},
+                         {"device", b.device ? json(b.device->str()) : json(nullptr)},
+                         {"device_unknown", b.device_unknown},
+                         {"ids", b.device ? json(b.ids()) : json(nullptr)},
+                         {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
+                         {"passes", tri_json(b.passes)}});
+    }
+    out["host_check"] = {{"cpu_supports_p2pdma", tri_json(d.host.cpu_supports)},
+                         {"same_host_bridge", d.host.same_host_bridge},
+                         {"bridges", std::move(bridges)},
+                         {"allowlisted", tri_json(d.host.allowlisted)},
+                         {"allowed", tri_json(d.host.allowed)}};
+  } else {
+    out["host_check"] = nullptr;
+  }
+  out["hops"] = hops_json(topo, inv, d.path);
+  out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
+  out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
+  std::optional<double> ceiling = path_ceiling(d.path);
+  out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
+  if (d.kernel) {
+    out["kernel"] = {
+        {"distance", d.kernel->distance},
+        {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
+        {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
+        {"agrees", d.kernel_agrees == Tri::kYes}};
+  } else {
+    out["kernel"] = nullptr;
+  }
+  return out;
+}
+
+json counts_json(const ResultCounts& c) {
+  json j = object_for(5);
+  j["pairs"] = c.pairs;
+  j["allowed"] = c.allowed;
+  j["refused"] = c.refused;
+  j["undecided"] = c.undecided;
+  j["checks"] = {{"failing", c.failing}, {"unknown", c.unknown}, {"warn", c.warnings}};
+  return j;
+}
+
+json check_json(const CheckReport& r, bool with_pairs) {
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
+  json pairs = json::array();
+  if (with_pairs)
+    for (const auto& d : r.pairs) pairs.push_back(decision_json(r, d));
+  json gpus = json::array();
+  for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
+  json nvmes = json::array();
+  for (const auto& c : r.inv.nvmes)
+    nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
+  json j = json_envelope("p2pcheck.check", r.source);
+  j["result"] = to_string(r.result);
+  j["counts"] = counts_json(r.counts);
+  json fail_on = json::array();
+  for (const std::string& word : fail_policy_words(r.fail_on)) fail_on.push_back(word);
+  j["fail_on"] = std::move(fail_on);
+  json supplied = json::array();
+  for (const SuppliedUse& use : r.supplied)
+    supplied.push_back({{"option", use.option},
+                        {"value", use.value},
+                        {"used", use.used},
+                        {"why_not_used", use.used ? json(nullptr) : json(use.why_not_used)}});
+  j["supplied"] = std::move(supplied);
+  j["kernel"] = {
+      {"release", r.rules.release},
+      {"origin", to_string(r.rules.origin)},
+      {"assumed", r.rules.what_if()},
+      {"what_if",
+       r.rules.what_if()
+           ? json({{"release", r.rules.release},
+                   {"input_release", r.rules.input_release.empty() ? json(nullptr) : json(r.rules.input_release)},
+                   {"input_known_bad", r.rules.input_known_bad ? json(r.rules.input_known_bad->name) : json(nullptr)}})
+           : json(nullptr)},
+      {"vendor_kernel", r.rules.vendor_kernel},
+      {"table", allowlist_table_note(r.rules)},
+      {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)},
+      {"p2pdma_basis", to_string(r.rules.p2pdma_basis)},
+      {"distro_row", r.rules.distro ? json(r.rules.distro->target) : json(nullptr)},
+      {"known_bad", r.rules.known_bad ? json(r.rules.known_bad->name) : json(nullptr)}};
+  j["cpu"] = {{"vendor", r.machine.cpu.vendor_id},
+              {"family", r.machine.cpu.family},
+              {"model", r.machine.cpu.model},
+              {"model_name", r.machine.cpu.model_name},
+              {"hypervisor", r.machine.cpu.hypervisor},
+              {"architecture", r.machine.cpu.architecture.empty() ? json(nullptr) : json(r.machine.cpu.architecture)}};
+  j["identity"] = identity_json(r.machine.identity);
+  // Whose GPU-direct stack the verdicts speak for: hipFile (AMD), GDS in P2PDMA mode (NVIDIA).
+  json stacks = json::array();
+  for (const Bdf& b : r.inv.gpus)
+    if (const Function* fn = r.topo.find(b)) {
+      const char* stack = fn->vendor == kPciVendorAmd      ? "hipfile"
+                          : fn->vendor == kPciVendorNvidia ? "gds_p2pdma"
+                                                           : nullptr;
+      if (stack && std::find(stacks.begin(), stacks.end(), stack) == stacks.end()) stacks.push_back(stack);
+    }
+  j["gpu_stacks"] = std::move(stacks);
+  j["config_space_complete"] = !r.topo.config_truncated;
+  j["gpus"] = std::move(gpus);
+  j["nvme"] = std::move(nvmes);
+  j["findings"] = std::move(findings);
+  j["host_fix"] = host_fix_json(host_fix(r));
+  j["pairs"] = std::move(pairs);
+  return j;
+}
+
+json explain_json(const CheckReport& r, const PairDecision& d) {
+  json j = json_envelope("p2pcheck.explain", r.source);
+  j["identity"] = identity_json(r.machine.identity);
+  json pair = decision_json(r, d);  // a named object: items() of a temporary would dangle
+  for (auto& [key, value] : pair.items()) j[key] = std::move(value);
+  return j;
+}
+
+}  // namespace p2pcheck

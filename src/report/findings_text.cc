@@ -1,0 +1,92 @@
+#include "p2pcheck/report/findings_text.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace p2pcheck {
+
+using namespace report_detail;
+
+namespace {
+
+const char* level_color(Level l) {
+  switch (l) {
+    case Level::kPass: return "32";
+    case Level::kInfo: return "0";
+    case Level::kWarn: return "33";
+    case Level::kFail: return "1;31";
+    case Level::kUnknown: return "35";
+  }
+  return "0";
+}
+
+}  // namespace
+
+std::string findings_text(const CheckReport& r, const TextStyle& style, bool verbose) {
+  // `alike`: how many more devices have the same finding word for word (printed once, counted).
+  auto full = [&](const Finding& f, size_t alike = 0) {
+    // A finding about many devices names the first and counts the rest (JSON lists them all).
+    const bool many = !f.not_carried.empty() && f.devices.size() > 3;
+    std::string subject = many    ? f.devices.front().str() + " and " + std::to_string(f.devices.size() - 1) + " more"
+                          : alike ? f.subject + " and " + std::to_string(alike) + " more"
+                                  : f.subject;
+    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
+                       (subject.empty() ? "" : subject + ": ") + f.message;
+    const size_t shown = many ? 1 : f.evidence.size();
+    if (!f.evidence.empty())
+      line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+    for (size_t i = 1; i < std::min(shown, f.evidence.size()); ++i)
+      line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+    if (shown < f.evidence.size()) line += "; and " + std::to_string(f.evidence.size() - shown) + " more";
+    if (alike) line += "; and the same for the " + std::to_string(alike) + " more";
+    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
+      line += "\n          fix: " + f.fix;
+    return line + "\n";
+  };
+  std::string out = "\nKernel and stack\n";
+  size_t problems = 0, passed = 0, notes = 0;
+  // One line per cause: per-device findings that say the same word for word print once, counted.
+  auto same_cause = [](const Finding& a, const Finding& b) {
+    return a.id == b.id && a.level == b.level && a.message == b.message && a.fix == b.fix && !a.subject.empty() &&
+           !b.subject.empty();
+  };
+  std::vector<bool> printed(r.findings.size());
+  for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      if (r.findings[i].level != level || printed[i]) continue;
+      size_t alike = 0;
+      for (size_t j = i + 1; j < r.findings.size(); ++j)
+        if (!printed[j] && same_cause(r.findings[i], r.findings[j])) {
+          printed[j] = true;
+          ++alike;
+        }
+      out += full(r.findings[i], alike);
+      ++problems;
+    }
+  std::set<std::string> listed_ids;
+  for (const auto& f : r.findings) {
+    if (f.level != Level::kPass && f.level != Level::kInfo) continue;
+    (f.level == Level::kPass ? passed : notes)++;
+    if (!verbose) continue;
+    if (f.level == Level::kPass && !f.subject.empty()) {
+      if (!listed_ids.insert(f.id).second) continue;
+      std::vector<std::string> subjects;
+      for (const auto& g : r.findings)
+        if (g.id == f.id && g.level == Level::kPass && !g.subject.empty()) subjects.push_back(g.subject);
+      if (subjects.size() > 1) {
+        out += "  " + colored(style, level_color(f.level), pad("PASS", 8)) + f.message + " — and " +
+               std::to_string(subjects.size() - 1) + " more (" + f.id + ": " + subjects.front() + " ... " +
+               subjects.back() + ")" + "\n";
+        continue;
+      }
+    }
+    out += full(f);
+  }
+  if (!verbose && passed + notes > 0)
+    out += "  " + std::string(problems ? "and " : "") + std::to_string(passed) + " passed, " + std::to_string(notes) +
+           " for information (-v lists them)\n";
+  return out;
+}
+
+}  // namespace p2pcheck
