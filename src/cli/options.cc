@@ -225,8 +225,9 @@ TextStyle text_style(const GlobalOptions& o) {
   TextStyle style;
   style.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
   style.unicode = !plain_ascii(o);
-  style.width = output_width();
-  style.wrap = known_width().value_or(0);  // a file or pipe keeps each finding on one line
+  const std::optional<std::size_t> known = known_width();
+  style.width = known.value_or(TextStyle::kDefaultTextWidth);
+  style.wrap = known.value_or(0);  // a file or pipe keeps each finding on one line
   return style;
 }
 

@@ -142,47 +142,51 @@ std::string colored(const TextStyle& style, const char* code, const std::string&
   return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
 }
 
-std::string pad(const std::string& s, size_t width) {
-  // Count UTF-8 code points so the columns line up.
-  size_t len = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++len;
-  return len >= width ? s + " " : s + std::string(width - len, ' ');
-}
-
 namespace {
 
-// Columns `text` takes on a terminal: UTF-8 code points, less ANSI colour sequences (ESC ... m).
-std::size_t visible_width(std::string_view text) {
+// UTF-8 code points: the columns a text without colour takes on a terminal.
+std::size_t code_points(std::string_view text) {
   std::size_t n = 0;
+  for (unsigned char c : text)
+    if ((c & 0xc0) != 0x80) ++n;
+  return n;
+}
+
+// `text` less its ANSI colour sequences (ESC ... m), which take no column.
+std::string without_colour(std::string_view text) {
+  std::string plain;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\x1b') {
       while (i < text.size() && text[i] != 'm') ++i;
       continue;
     }
-    if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80) ++n;
+    plain += text[i];
   }
-  return n;
+  return plain;
 }
+
+std::size_t visible_width(std::string_view text) { return code_points(without_colour(text)); }
+
+}  // namespace
+
+std::string pad(const std::string& s, size_t width) {
+  const size_t len = code_points(s);  // code points, so the columns line up
+  return len >= width ? s + " " : s + std::string(width - len, ' ');
+}
+
+namespace {
 
 // Where a folded line's next lines start: under the text after a label ("  FAIL    ", "  why   ",
 // "evidence: ", "  - ", "1. "), else two columns in from the line's own indent.
 std::size_t hanging_indent(std::string_view line) {
-  std::string plain;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '\x1b') {
-      while (i < line.size() && line[i] != 'm') ++i;
-      continue;
-    }
-    plain += line[i];
-  }
+  const std::string plain = without_colour(line);
   const std::size_t lead = std::min(plain.find_first_not_of(' '), plain.size());
   const std::size_t token_end = std::min(plain.find(' ', lead), plain.size());
   const std::size_t text = std::min(plain.find_first_not_of(' ', token_end), plain.size());
   const std::string_view token = std::string_view(plain).substr(lead, token_end - lead);
   const bool label = text - token_end >= 2 || token == "-" || token.ends_with(':') || token.ends_with('.');
   if (!label || text == plain.size()) return lead + 2;
-  return visible_width(std::string_view(plain).substr(0, text));
+  return code_points(std::string_view(plain).substr(0, text));
 }
 
 }  // namespace
