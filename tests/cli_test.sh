@@ -10,39 +10,50 @@ cd "$(dirname "$0")/.." || exit 1
 [ -d "$fx/epyc-mi300x-8gpu/root/sys" ] || { echo "cli_test: no generated fixtures in $fx (python3 tools/mkfixture.py --all --out $fx)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0
-expect() {  # expect NAME WANT_RC PATTERN -- command...
-  local name=$1 want=$2 pattern=$3; shift 4
+# A crash is never an answer, whatever the exit code: a signal (128+N) or a sanitizer's report.
+crashed='==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: '
+# expect NAME WANT_RC PATTERN -- command...: exit WANT_RC, a line matching PATTERN (an extended regex
+# of the expected line, never empty) and no crash; the output stays in $tmp/out. Returns 1 on failure.
+expect() {
+  local name=$1 want=$2 pattern=$3 why=; shift 4
   "$@" > "$tmp/out" 2>&1; local rc=$?
-  if [ "$rc" -ne "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; sed 's/^/    /' "$tmp/out" | head -20; failed=$((failed + 1)); return; fi
-  if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out"; then
-    echo "FAIL $name: output lacks /$pattern/"; sed 's/^/    /' "$tmp/out" | head -20; failed=$((failed + 1)); return; fi
+  if [ "$rc" -ge 128 ] || grep -qE -- "$crashed" "$tmp/out"; then why="crashed (exit $rc)"
+  elif [ "$rc" -ne "$want" ]; then why="exit $rc, wanted $want"
+  elif [ -z "$pattern" ]; then why="no expected output given (the test must say what to see)"
+  elif ! grep -qE -- "$pattern" "$tmp/out"; then why="output lacks /$pattern/"; fi
+  if [ -n "$why" ]; then
+    echo "FAIL $name: $why"; sed 's/^/    /' "$tmp/out" | head -20; failed=$((failed + 1)); return 1; fi
   passed=$((passed + 1))
+}
+ascii_only() {  # NAME: $tmp/out (the last expect's output) holds no byte above 0x7f
+  if LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/out"; then
+    echo "FAIL $1: non-ASCII bytes"; LC_ALL=C grep -nP '[^\x00-\x7f]' "$tmp/out" | head -3; failed=$((failed + 1))
+  else passed=$((passed + 1)); fi
 }
 
 # The live machine: PCI devices but no GPU here, so the tool must say so plainly.
-if ! "$bin" topo --json=pretty | grep -q '"gpus": \[\]'; then
+if expect live_json 0 '^  "source": "live /",$' -- "$bin" topo --json=pretty && ! grep -q '"gpus": \[\]' "$tmp/out"; then
   echo "note: this machine has a GPU; skipping the GPU-less live checks"
-else
+elif grep -q '"gpus": \[\]' "$tmp/out"; then
   expect live_topo 0 "no AMD or NVIDIA GPU found in live /" -- "$bin" topo
   expect live_paths 4 "no GPU–NVMe pair found in live /" -- "$bin" paths
   expect live_check 4 "^RESULT: NO PAIRS — no GPU–NVMe pair in live / " -- "$bin" check
-  expect live_default_is_check 4 "RESULT:" -- "$bin"
+  expect live_default_is_check 4 "^RESULT: NO PAIRS — no GPU–NVMe pair in live / " -- "$bin"
 fi
-expect live_json 0 '"source": "live /"' -- "$bin" topo --json=pretty
 # verify writes real data: it must be told where, only on this machine, and never off the NVMe.
 expect verify_needs_target 3 "name where, --target DIR" -- "$bin" verify
 expect verify_live_only 3 "verify moves real data on this machine" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" verify --target /tmp
 expect verify_raw_confirm 3 "add --allow-destructive" -- "$bin" verify --raw /dev/null --offset 1M
 expect verify_bad_offset 3 "--offset -8M: expected a size" -- "$bin" verify --raw /dev/null --offset -8M --allow-destructive
-expect verify_bad_direction 3 "direction" -- "$bin" verify --target /tmp --direction sideways
+expect verify_bad_direction 3 "^p2pcheck: --direction: sideways not in \{both,to-device,to-storage\}$" -- "$bin" verify --target /tmp --direction sideways
 if [ -d /sys/class/nvme ] && [ -n "$(ls /sys/class/nvme 2>/dev/null)" ]; then :; else
-  expect verify_target_not_nvme 3 "is not on a local NVMe controller|not an NVMe of the selected pairs|no GPU" -- "$bin" verify --gpu 00:00.0 --nvme 00:00.0 --target /tmp
+  expect verify_target_not_nvme 3 "^p2pcheck: (--target /tmp: its file system sits on .+, which is not on a local NVMe controller; |--gpu 00:00\.0: no PCI function)" -- "$bin" verify --gpu 00:00.0 --nvme 00:00.0 --target /tmp
 fi
 # No kernel module can load here: the tool says so and how to get one.
 if [ ! -e /dev/p2pprobe ]; then
-  expect kmod_status 1 "p2pprobe: not loaded" -- "$bin" kmod status
+  expect kmod_status 1 "^p2pprobe: not loaded$" -- "$bin" kmod status
   expect kmod_status_json 1 '"loaded": false' -- "$bin" kmod status --json=pretty
-  expect kmod_unload_noop 0 "not loaded" -- "$bin" kmod unload
+  expect kmod_unload_noop 0 "^p2pprobe is not loaded$" -- "$bin" kmod unload
 fi
 
 # A sysfs string that is not UTF-8 (a vendor's model field) is shown replaced, never a crash.
@@ -58,29 +69,33 @@ expect check_json_schema_1 1 '^  "schema_version": 1,$' -- "$bin" --root "$epyc"
 expect check_json_schema_2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 2
 expect paths_json_default_v2 0 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
 expect paths_json_schema_1 0 '^  "schema_version": 1,$' -- "$bin" --root "$epyc" paths --json=pretty --json-schema 1
-expect json_schema_3 3 'json-schema' -- "$bin" --root "$epyc" --json-schema 3 check --json
+expect json_schema_3 3 '^p2pcheck: --json-schema: 3 not in \{1,2\}$' -- "$bin" --root "$epyc" --json-schema 3 check --json
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0
 # Problems first: PASS and INFO only with -v; --quiet is the RESULT line alone; --ascii is ASCII.
 expect epyc_problems_first 1 "and [0-9]+ passed, [0-9]+ for information \(-v lists them\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check
 expect epyc_verbose 1 "^  PASS    CONFIG_PCI_P2PDMA=y" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check -v
-expect epyc_quiet 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1\); all 72 GPU–NVMe pairs allowed$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet
-[ "$(wc -l < "$tmp/out")" -eq 1 ] && passed=$((passed + 1)) || { echo "FAIL epyc_quiet_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); }
+expect epyc_quiet 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1\); all 72 GPU–NVMe pairs allowed$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet &&
+  if [ "$(wc -l < "$tmp/out")" -eq 1 ]; then passed=$((passed + 1)); else
+    echo "FAIL epyc_quiet_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); fi
 # --nvme narrows the result to the selected pairs: md0's members are not among them.
 expect selection_scopes_result 0 "^RESULT: PASS — all 8 GPU–NVMe pairs allowed" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
-for cmd in "check -v" topo paths "explain 0000:03:00.0 nvme0"; do
+# Each command's exit code and a line of its answer, spelt in ASCII: "CODE|REGEX|COMMAND".
+ascii_answers=(
+  "1|^RESULT: FAIL - failing: storage\.stack \(nvme6n1, nvme7n1\); all 72 GPU-NVMe pairs allowed$|check -v"
+  "0|^8 GPU\(s\), 9 NVMe controller\(s\), 75 PCI functions under 8 host bridge\(s\)$|topo"
+  "0|^GPU 0000:03:00\.0 <-> nvme0 0000:05:00\.0: common upstream bridge 0000:01:00\.0 \(switch upstream port\), distance 4$|paths"
+  "0|^Verdict: THRU_HOST_BRIDGE, supported, distance 4$|explain 0000:03:00.0 nvme0")
+for a in "${ascii_answers[@]}"; do
+  IFS='|' read -r code pattern cmd <<< "$a"
   # shellcheck disable=SC2086
-  "$bin" --root "$fx/epyc-mi300x-8gpu/root" --ascii $cmd > "$tmp/ascii" 2>&1; rc=$?
-  # check exits 1 here (FAIL); anything above is a crash or an error, not an ASCII answer.
-  if [ $rc -gt 1 ] || ! grep -q "nvme" "$tmp/ascii" || LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/ascii"; then
-    echo "FAIL ascii_$cmd: exit $rc, no answer, or non-ASCII bytes with --ascii"; LC_ALL=C grep -nP '[^\x00-\x7f]' "$tmp/ascii" | head -3; failed=$((failed + 1))
-  else passed=$((passed + 1)); fi
+  expect "ascii_$cmd" "$code" "$pattern" -- "$bin" --root "$epyc" --ascii $cmd && ascii_only "ascii_only_$cmd"
 done
 # A capture is a tar: a name that promises another format is refused before anything is read or written.
-(cd "$tmp" && "$bin" --root "$fx/epyc-mi300x-8gpu/root" capture -o foo.zip > out 2>&1); rc=$?
-if [ $rc -eq 3 ] && grep -q "foo.zip: a capture is a tar archive" "$tmp/out" && [ ! -e "$tmp/foo.zip" ]; then passed=$((passed + 1)); else
-  echo "FAIL capture_zip_name: exit $rc"; cat "$tmp/out"; failed=$((failed + 1)); fi
+expect capture_zip_name 3 "^p2pcheck: foo\.zip: a capture is a tar archive; name it \.tar\.zst \(zstd\)" -- \
+  env -C "$tmp" "$bin" --root "$epyc" capture -o foo.zip &&
+  if [ ! -e "$tmp/foo.zip" ]; then passed=$((passed + 1)); else echo "FAIL capture_zip_name: foo.zip written"; failed=$((failed + 1)); fi
 # A mistyped command gets a suggestion; subcommand --help lists the global options that apply.
 expect did_you_mean 3 "did you mean 'check'\?" -- "$bin" chek
 expect did_you_mean_prefix 3 "did you mean 'topo'\?" -- "$bin" topology
@@ -89,50 +104,53 @@ expect subcommand_help_globals 0 "^  --assume-kernel REL " -- "$bin" explain --h
 # A mistyped option gets the closest one; an option of another command says which; the words are
 # echoed in the order typed; explain's errors name explain's words, not an option never typed.
 expect option_did_you_mean 3 "^p2pcheck: unknown option '--jsn'; did you mean '--json'\?$" -- "$bin" --jsn
-expect command_option_did_you_mean 3 "^see \`p2pcheck check --help\`$" -- "$bin" check --verbos
-grep -q "did you mean '--verbose'" "$tmp/out" && passed=$((passed + 1)) || { echo "FAIL --verbos: $(cat "$tmp/out")"; failed=$((failed + 1)); }
+expect command_option_did_you_mean 3 "^see \`p2pcheck check --help\`$" -- "$bin" check --verbos &&
+  expect command_option_did_you_mean_line 3 "^p2pcheck: unknown option '--verbos'; did you mean '--verbose'\?$" -- "$bin" check --verbos
 expect option_of_topo 3 "'--svg' is an option of \`p2pcheck topo\`, not of \`check\` \(then not understood: 'x.svg'\)" -- "$bin" check --svg x.svg
 expect words_in_typed_order 3 "unexpected argument 'one': \`check\` takes no arguments \(then not understood: 'two' 'three'\)" -- "$bin" check one two three
 expect explain_names_its_word 3 "^p2pcheck: explain's NVMe nvme9: " -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 04:00.0 nvme9
 # --help and the man page show options as the docs write them, none of CLI11's type labels.
 for cmd in "" check explain topo paths capture fleet kmod "kmod load" verify; do
   # shellcheck disable=SC2086
-  "$bin" $cmd --help > "$tmp/help" 2>&1
-  if grep -nE 'TEXT|REQUIRED|x 2|\{compact\}|:\{|INT|UINT|FLOAT' "$tmp/help"; then
+  expect "help_$cmd" 0 "^Usage: .*p2pcheck ${cmd:+$cmd }\[OPTIONS\]" -- "$bin" $cmd --help || continue
+  if grep -nE 'TEXT|REQUIRED|x 2|\{compact\}|:\{|INT|UINT|FLOAT' "$tmp/out"; then
     echo "FAIL help_artefacts '$cmd': CLI11 type labels in --help"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
 done
 # A locale that is not UTF-8 gets ASCII as --ascii does; an unset locale keeps UTF-8.
-for cmd in "check -v" topo "explain 0000:03:00.0 nvme0"; do
+for a in "${ascii_answers[@]}"; do
+  IFS='|' read -r code pattern cmd <<< "$a"
+  [ "$cmd" = paths ] && continue
   # shellcheck disable=SC2086
-  env -u LC_ALL -u LC_CTYPE LANG=C "$bin" --root "$epyc" $cmd > "$tmp/c" 2>&1; rc=$?
-  if [ $rc -gt 1 ] || ! grep -q "nvme" "$tmp/c" || LC_ALL=C grep -qP '[^\x00-\x7f]' "$tmp/c"; then
-    echo "FAIL lang_c_$cmd: exit $rc, or non-ASCII bytes under LANG=C"; head -3 "$tmp/c"; failed=$((failed + 1)); else passed=$((passed + 1)); fi
+  expect "lang_c_$cmd" "$code" "$pattern" -- env -u LC_ALL -u LC_CTYPE LANG=C "$bin" --root "$epyc" $cmd &&
+    ascii_only "lang_c_ascii_only_$cmd"
 done
-env -u LC_ALL -u LC_CTYPE -u LANG "$bin" --root "$epyc" check --quiet > "$tmp/c" 2>&1
-grep -q "RESULT: FAIL — " "$tmp/c" && passed=$((passed + 1)) || { echo "FAIL unset_locale_utf8: $(cat "$tmp/c")"; failed=$((failed + 1)); }
+expect unset_locale_utf8 1 "^RESULT: FAIL — failing: storage\.stack \(nvme6n1, nvme7n1\); all 72 GPU–NVMe pairs allowed$" -- \
+  env -u LC_ALL -u LC_CTYPE -u LANG "$bin" --root "$epyc" check --quiet
 # check and explain fold at $COLUMNS (no line past it but one long word, no trailing blank); a pipe
 # without it keeps one line per finding.
 xeon="$fx/xeon-broadwell-switch-acs/root"
-{ COLUMNS=60 "$bin" --root "$xeon" check -v; COLUMNS=60 "$bin" --root "$xeon" explain 0000:05:00.0 0000:07:00.0; } > "$tmp/narrow" 2>&1
+: > "$tmp/narrow"
+expect narrow_check 1 "^RESULT: FAIL — " -- env COLUMNS=60 "$bin" --root "$xeon" check -v && cat "$tmp/out" >> "$tmp/narrow"
+expect narrow_explain 1 "^Verdict: NOT_SUPPORTED, not_supported, distance -1$" -- \
+  env COLUMNS=60 "$bin" --root "$xeon" explain 0000:05:00.0 0000:07:00.0 && cat "$tmp/out" >> "$tmp/narrow"
 long=$(perl -CSD -ne 'print "trailing blank: $_" if / \n$/' "$tmp/narrow"; sed '1,/^RESULT/d' "$tmp/narrow" | perl -CSD -ne 's/\e\[[0-9;]*m//g; chomp; my $l = length($_); s/^\s*(\w+: )?//; print "$_\n" if $l > 60 && /\s/')
 if [ -n "$long" ] || ! grep -q '^          evidence: ' "$tmp/narrow"; then
   echo "FAIL findings_fold: lines past COLUMNS=60 or no folded evidence:"; echo "$long" | head -3; failed=$((failed + 1)); else passed=$((passed + 1)); fi
-env -u COLUMNS "$bin" --root "$xeon" check > "$tmp/wide" 2>&1
-grep -q 'amdgpu has no AIS .*hipFile falls back to POSIX I/O' "$tmp/wide" && passed=$((passed + 1)) || { echo "FAIL findings_unfolded_in_a_pipe"; failed=$((failed + 1)); }
+expect findings_unfolded_in_a_pipe 1 '^  FAIL    amdgpu has no AIS .*hipFile falls back to POSIX I/O' -- env -u COLUMNS "$bin" --root "$xeon" check
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
-expect any_two_functions 0 "distance 4" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
+expect any_two_functions 0 "^GPU 0000:03:00\.0 <-> 0000:04:00\.0: common upstream bridge 0000:01:00\.0 \(switch upstream port\), distance 4$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "ask for a capture taken as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo
 
 # Usage errors: exit 3.
 expect bad_gpu 3 "--gpu 77:00.0: no PCI function" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 77:00.0
 expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme42
-expect bad_subcommand 3 "" -- "$bin" frobnicate
+expect bad_subcommand 3 "^p2pcheck: unknown command 'frobnicate'$" -- "$bin" frobnicate
 expect bad_kernel 3 "kernel banana: expected a release" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --assume-kernel banana
 expect what_if_labelled 1 "^RESULT: FAIL — if booted with kernel 4.18.0-553.el8_10.x86_64: 72 refused of 72 GPU–NVMe pair\(s\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --what-if-kernel 4.18.0-553.el8_10.x86_64
 expect fail_on_refused_only 0 "not counted \(--fail-on refused\): failing: storage.stack" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --fail-on refused
 expect fail_on_bad_word 3 "--fail-on nope: expected" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on nope
 expect supplied_not_used 1 "--kernel-release 6.8 not used: the input shows its own kernel release" -- "$bin" --root "$fx/rhel98-epyc/root" check --kernel-release 6.8
-expect root_and_dump 3 "give one" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
+expect root_and_dump 3 "^p2pcheck: --root and --dump select different sources; give one$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
 
 # Bad input: exit 5, naming the file and what was expected.
 expect missing_root 5 "/does/not/exist: cannot open root directory" -- "$bin" --root /does/not/exist topo
@@ -151,12 +169,16 @@ expect vanished_device 5 "does not exist" -- "$bin" --root "$tmp/vanished" topo
 
 # One fix per host: every refused pair's ACS ports in one command line, resolved (no placeholder),
 # merged with what the machine already boots with (addresses and vendor:device entries kept).
-host_fix() {  # root -> the host fix's kernel command line
-  "$bin" --root "$1" check --json | python3 -c '
+host_fix() {  # root -> the host fix's kernel command line; check exits 1 (its pairs are refused)
+  "$bin" --root "$1" check --json > "$tmp/host_fix.json" 2> "$tmp/host_fix.err"; local rc=$?
+  if [ "$rc" -ne 1 ] || grep -qE -- "$crashed" "$tmp/host_fix.err"; then
+    echo "check --json exit $rc, wanted 1"; cat "$tmp/host_fix.err"; return 1; fi
+  python3 - "$tmp/host_fix.json" <<'PY'
 import json, sys
-j = json.load(sys.stdin)
+j = json.load(open(sys.argv[1]))
 assert "{acs_redirect}" not in json.dumps(j["host_fix"]) and "{common_bridge}" not in json.dumps(j["host_fix"])
-print(j["host_fix"]["kernel_cmdline"])'
+print(j["host_fix"]["kernel_cmdline"])
+PY
 }
 expect host_fix_acs 0 "^pci=disable_acs_redir=0000:03:09.0;0000:03:11.0$" -- host_fix "$fx/xeon-broadwell-switch-acs/root"
 cp -r "$fx/xeon-broadwell-switch-acs/root" "$tmp/booted"

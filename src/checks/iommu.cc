@@ -61,20 +61,15 @@ Finding state_finding(const IommuState& iommu, const IommuCmdline& cmd) {
   return f;
 }
 
-// With an IOMMU the kernel enables RR and CR (and SV, UF) on every device whose ACS capability
-// advertises them, then clears redirect for devices named in pci=disable_acs_redir=; config_acs=
-// sets bits explicitly. A device that differs was changed after boot (setpci) or by a quirk: the
-// kernel decides on the register as it is now, which is what the verdicts use.
-std::vector<const Function*> acs_changed_after_boot(const Topology& topo, const AcsOverrides& overrides) {
+// Devices whose RR and CR differ from what pci_enable_acs() left at boot: changed since (setpci) or
+// by a quirk. The kernel decides on the register as it is now, which is what the verdicts use.
+std::vector<const Function*> acs_changed_after_boot(const Topology& topo, const AcsOverrides& overrides,
+                                                    const std::optional<KernelVersion>& version) {
   std::vector<const Function*> differs;
   for (const auto& entry : topo.functions) {
     const Function& fn = entry.second;
-    if (fn.acs.presence != Presence::kPresent) continue;
-    AcsOverride o = acs_override(overrides, fn);
-    if (o == AcsOverride::kConfigured) continue;
-    std::uint16_t want = fn.acs.capability & (kAcsRr | kAcsCr);
-    if (o == AcsOverride::kRedirectDisabled) want = 0;
-    if ((fn.acs.control & (kAcsRr | kAcsCr)) != want) differs.push_back(&fn);
+    AcsAtBoot boot = pci_enable_acs(fn, Tri::kYes, overrides, version);
+    if (boot.predicted && (fn.acs.control & (kAcsRr | kAcsCr)) != boot.redirect) differs.push_back(&fn);
   }
   return differs;
 }
@@ -122,40 +117,6 @@ void add_redirected_pairs(Finding& f, const PairList& pairs) {
 
 }  // namespace
 
-bool AcsDeviceList::names(const Function& fn) const {
-  return addresses.count(fn.bdf) || ids.count({fn.vendor, fn.device});
-}
-
-AcsOverrides parse_acs_overrides(std::string_view cmdline) {
-  AcsOverrides overrides;
-  for (const auto& [key, value] : parse_cmdline(cmdline)) {
-    if (key != "pci") continue;
-    // pci= takes comma-separated options; the device lists inside use ';'.
-    for (const std::string& option : split(value, ',')) {
-      bool disable = option.rfind("disable_acs_redir=", 0) == 0;
-      bool config = option.rfind("config_acs=", 0) == 0;
-      if (!disable && !config) continue;
-      AcsDeviceList& list = config ? overrides.configured : overrides.redirect_disabled;
-      for (std::string item : split(option.substr(option.find('=') + 1), ';')) {
-        if (config) item = item.substr(item.find('@') == std::string::npos ? 0 : item.find('@') + 1);
-        // A device in a pci= ACS list: "0000:42:02.0", "42:02.0", or "pci:vvvv:dddd".
-        unsigned vendor = 0, device = 0;
-        if (auto bdf = Bdf::parse(item))
-          list.addresses.insert(*bdf);
-        else if (std::sscanf(item.c_str(), "pci:%x:%x", &vendor, &device) == 2)
-          list.ids.insert({vendor, device});
-      }
-    }
-  }
-  return overrides;
-}
-
-AcsOverride acs_override(const AcsOverrides& overrides, const Function& fn) {
-  if (overrides.configured.names(fn)) return AcsOverride::kConfigured;
-  if (overrides.redirect_disabled.names(fn)) return AcsOverride::kRedirectDisabled;
-  return AcsOverride::kNone;
-}
-
 IommuState read_iommu(Source& source) {
   IommuState iommu;
   iommu.units = source.list("/sys/class/iommu");
@@ -175,7 +136,9 @@ std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& m, cons
   Finding state = state_finding(iommu, iommu_cmdline(m.cmdline));
   if (!iommu.units.empty()) {
     // Parsed once, not per device: a dump's command line may be a megabyte.
-    std::vector<const Function*> differs = acs_changed_after_boot(topo, parse_acs_overrides(m.cmdline));
+    // The IOMMU's driver asked for ACS (pci_request_acs()) on the kernel that booted, the input's.
+    std::vector<const Function*> differs =
+        acs_changed_after_boot(topo, parse_acs_overrides(m.cmdline), parse_kernel_version(m.kernel_release));
     // The pairs' verdicts rest on the changed registers: that is the news, not the redirect count.
     if (!differs.empty()) return {state, acs_changed_finding(differs)};
   }

@@ -208,46 +208,56 @@ std::optional<Finding> distribution_finding(const Machine& m) {
   return d;
 }
 
+// CPU 0 and the kernel's CPU rule: the sentence follows classify_cpu(), the rule's own answer.
 Finding cpu_finding(const Machine& m) {
   Finding cpu{"cpu.p2pdma_rule", Level::kInfo, "", "", {}, ""};
   const CpuInfo& c = m.cpu;
-  if (!c.architecture.empty() && c.architecture != "x86" && c.architecture != "s390") {
+  const char* give_cpu =
+      "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's "
+      "/proc/cpuinfo";
+  CpuClass cls = classify_cpu(c);
+  if (cls == CpuClass::kNotX86) {
     cpu.evidence.push_back(
         {c.evidence_file, "a " + c.architecture + " CPU" + (c.model_name.empty() ? "" : " (" + c.model_name + ")")});
     cpu.message = "a " + c.architecture +
                   " CPU: the kernel's CPU rule (AMD Zen, x86 only) cannot pass; P2P through a host bridge needs an "
                   "allowlisted host bridge";
-  } else if (c.vendor_id.empty()) {
+    return cpu;
+  }
+  if (cls == CpuClass::kUnknown && c.vendor_id.empty()) {
     cpu.level = Level::kUnknown;
-    cpu.evidence.push_back({"/proc/cpuinfo", "not present"});
     std::string not_carried = m.not_carried({"/proc/cpuinfo"});
-    if (!not_carried.empty()) {
-      cpu.not_carried = not_carried;
-      cpu.evidence.back().value = not_carried;
-      cpu.message = "CPU vendor unknown (" + not_carried + "): the AMD Zen rule cannot be applied";
-      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's /proc/cpuinfo";
-    } else {
-      cpu.message = "CPU vendor unknown (no /proc/cpuinfo): the AMD Zen rule cannot be applied";
-      cpu.fix = "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's /proc/cpuinfo";
-    }
-  } else {
-    cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
-                                                 " (" + hex_family(c.family) + "), model name " + c.model_name});
-    if (c.supplied) cpu.state = Provenance::kSupplied;
-    if (cpu_supports_p2pdma(c) == Tri::kYes) {
+    cpu.evidence.push_back({"/proc/cpuinfo", not_carried.empty() ? "not present" : not_carried});
+    cpu.not_carried = not_carried;
+    cpu.message = "CPU vendor unknown (" + (not_carried.empty() ? std::string("no /proc/cpuinfo") : not_carried) +
+                  "): the AMD Zen rule cannot be applied";
+    cpu.fix = give_cpu;
+    return cpu;
+  }
+  cpu.evidence.push_back({c.evidence_file, "vendor_id " + c.vendor_id + ", cpu family " + std::to_string(c.family) +
+                                               " (" + hex_family(c.family) + "), model name " + c.model_name});
+  if (c.supplied) cpu.state = Provenance::kSupplied;
+  switch (cls) {
+    case CpuClass::kAmdZen:
       cpu.message =
           "AMD Zen or newer (family " + hex_family(c.family) + "): the kernel allows P2P through the root complex";
-    } else if (cpu_is_pre_zen_amd(c)) {
+      break;
+    case CpuClass::kAmdPreZen:
       cpu.level = Level::kWarn;
       cpu.message = "pre-Zen AMD (family " + hex_family(c.family) +
                     "): the kernel refuses P2P through the root complex; the hardware passes P2P writes but not reads";
       cpu.fix = "keep each GPU and NVMe under one PCIe switch (BUS_ADDR works on any CPU)";
-    } else if (c.vendor_id == "HygonGenuine") {
+      break;
+    case CpuClass::kHygon:
       cpu.message =
           "Hygon CPU: not AMD to the kernel's check; P2P through a host bridge needs an allowlisted host bridge";
-    } else {
-      cpu.message = c.vendor_id + " CPU: P2P through a host bridge needs an allowlisted host bridge";
-    }
+      break;
+    case CpuClass::kUnknown:  // an AMD CPU whose family was not read
+      cpu.level = Level::kUnknown;
+      cpu.message = "AMD CPU of unknown family: the AMD Zen rule cannot be applied";
+      cpu.fix = give_cpu;
+      break;
+    default: cpu.message = c.vendor_id + " CPU: P2P through a host bridge needs an allowlisted host bridge";
   }
   return cpu;
 }

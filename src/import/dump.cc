@@ -11,6 +11,7 @@
 
 #include "p2pcheck/capture/format.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/rules/cpu.h"
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/host_files.h"
@@ -245,7 +246,7 @@ std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::str
 }
 
 std::string cpuinfo_for_option(const std::string& cpu) {
-  // Families chosen at the boundary each rule looks at (facts §1): Zen starts at 0x17, Hygon is
+  // Families chosen at the boundary each rule looks at (rules/cpu.h): Zen's first family, Hygon is
   // its own vendor (0x18), pre-Zen Bulldozer-class parts are 0x15.
   struct Known {
     const char* key;
@@ -253,7 +254,7 @@ std::string cpuinfo_for_option(const std::string& cpu) {
     int family;
     const char* what;
   };
-  static const Known known[] = {{"amd-zen", "AuthenticAMD", 0x17, "AMD Zen or newer"},
+  static const Known known[] = {{"amd-zen", "AuthenticAMD", kFirstZenFamily, "AMD Zen or newer"},
                                 {"amd-pre-zen", "AuthenticAMD", 0x15, "AMD before Zen"},
                                 {"intel", "GenuineIntel", 6, "Intel"},
                                 {"hygon", "HygonGenuine", 0x18, "Hygon"}};

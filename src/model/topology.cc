@@ -284,24 +284,33 @@ Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail
     topo.functions.emplace(fn.bdf, std::move(fn));
   }
 
+  find_host_bridge_devices(topo);
+  return topo;
+}
+
+void find_host_bridge_devices(Topology& topo) {
   // Each function to its bridge in one pass: a udev database with a root bus per function has as
   // many bridges as functions, and a pass over the functions per bridge took 12 s at 20k.
+  for (auto& [id, bridge] : topo.host_bridges) {
+    bridge.root_devices.clear();
+    bridge.bridge_device.reset();
+    bridge.bridge_device_unknown = false;
+  }
   for (const auto& [bdf, fn] : topo.functions)
     if (!fn.parent && !fn.physfn)
       if (auto it = topo.host_bridges.find(fn.host_bridge); it != topo.host_bridges.end())
         it->second.root_devices.push_back(bdf);
   for (auto& [id, bridge] : topo.host_bridges) {
+    // The kernel scans a root bus in devfn order: bridge->bus->devices' first entry.
     std::sort(bridge.root_devices.begin(), bridge.root_devices.end(),
               [](const Bdf& a, const Bdf& b) { return a.bus != b.bus ? a.bus < b.bus : a.devfn() < b.devfn(); });
-    if (!bridge.root_devices.empty()) {
-      const Function& first = topo.functions.at(bridge.root_devices.front());
-      if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort)
-        bridge.bridge_device = first.bdf;
-      else if (first.port_type == PortType::kUnknown)
-        bridge.bridge_device_unknown = true;
-    }
+    if (bridge.root_devices.empty()) continue;
+    const Function& first = topo.functions.at(bridge.root_devices.front());
+    if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort)
+      bridge.bridge_device = first.bdf;
+    else if (first.port_type == PortType::kUnknown)
+      bridge.bridge_device_unknown = true;  // a root port or not: the config space would say (needs root)
   }
-  return topo;
 }
 
 UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b) {

@@ -8,9 +8,9 @@
 #include <set>
 #include <utility>
 
-#include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/report/pair_fix.h"
+#include "p2pcheck/rules/acs.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {

@@ -23,10 +23,9 @@ std::vector<std::string> bridge_refusals(const HostCheck& host) {
 std::string refusal_text(const HostCheck& host) {
   char family[16];
   std::snprintf(family, sizeof family, "0x%x", host.cpu_family);
-  std::string cpu = !host.cpu_architecture.empty() && host.cpu_architecture != "x86"
-                        ? "a " + host.cpu_architecture + " CPU (not x86)"
-                    : host.cpu_vendor.empty() ? "CPU unknown"
-                                              : host.cpu_vendor + " family " + family;
+  std::string cpu = host.cpu_class == CpuClass::kNotX86 ? "a " + host.cpu_architecture + " CPU (not x86)"
+                    : host.cpu_vendor.empty()           ? "CPU unknown"
+                                                        : host.cpu_vendor + " family " + family;
   std::vector<std::string> reasons = bridge_refusals(host);
   return "through the root complex, and " + cpu + " is not an AMD Zen or newer CPU; " +
          (reasons.empty() ? std::string("host bridge not allowlisted") : reasons.front()) +

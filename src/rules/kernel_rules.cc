@@ -30,7 +30,7 @@ namespace {
 TableBasis table_basis_for(const std::optional<KernelVersion>& version) {
   if (!version) return TableBasis::kReleaseUnknown;
   if (*version < kOldestVerifiedTable) return TableBasis::kOlderThanVerified;
-  if (*version <= KernelVersion{6, 12, 999}) return TableBasis::kVerified;
+  if (*version <= kNewestVerifiedTable) return TableBasis::kVerified;
   return TableBasis::kNewerRowsReported;
 }
 
@@ -68,9 +68,7 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
                  : machine.kernel_release_supplied ? KernelOrigin::kSupplied
                                                    : KernelOrigin::kInput;
   rules.version = parse_kernel_version(rules.release);
-  // el8/el9/el10 and SLES "-default" kernels carry backports their version number does not show.
-  rules.vendor_kernel =
-      rules.release.find(".el") != std::string::npos || rules.release.find("-default") != std::string::npos;
+  rules.vendor_kernel = is_vendor_kernel(rules.release);
   rules.table_basis = table_basis_for(rules.version);
   rules.distro = find_distro_kernel_by_release(rules.release);
   // A what-if is another kernel: the input's own config says nothing about it (a supplied

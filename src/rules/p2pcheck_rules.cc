@@ -15,10 +15,6 @@ const char* to_string(Verdict v) {
   return "unknown";
 }
 
-bool cpu_is_pre_zen_amd(const CpuInfo& cpu) {
-  return cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0 && cpu.family < 0x17;
-}
-
 namespace {
 
 // The kernel's answer: the walk, the host check where the path reaches the root complex, the map type.

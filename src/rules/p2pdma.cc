@@ -65,13 +65,6 @@ P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, c
   return calc_map_type_and_dist(meet_upstream(topo, provider, client));
 }
 
-Tri cpu_supports_p2pdma(const CpuInfo& cpu) {
-  // The kernel's body is #ifdef CONFIG_X86: on any other architecture it returns false.
-  if (!cpu.architecture.empty() && cpu.architecture != "x86") return Tri::kNo;
-  if (cpu.vendor_id.empty() || cpu.family < 0) return Tri::kUnknown;
-  return tri(cpu.vendor_id == "AuthenticAMD" && cpu.family >= 0x17);
-}
-
 HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_bridge) {
   HostBridgeDev root;
   auto it = topo.host_bridges.find(host_bridge);
@@ -136,6 +129,7 @@ HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const std::option
                      const Function& provider, const Function& client) {
   HostCheck host;
   host.cpu_supports = cpu_supports_p2pdma(cpu);
+  host.cpu_class = classify_cpu(cpu);
   host.cpu_vendor = cpu.vendor_id;
   host.cpu_architecture = cpu.architecture;
   host.cpu_family = cpu.family;

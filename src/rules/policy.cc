@@ -95,25 +95,37 @@ const std::vector<DistroKernel>& distro_kernels() {
   return table;
 }
 
+const std::vector<OsReleaseFamily>& os_release_families() {
+  // os-release(5) IDs of the distributions in distro_kernels(); rebuilds share their upstream's rows.
+  static const std::vector<OsReleaseFamily> table = {
+      {"debian", "debian-", VersionForm::kAsIs},  {"ubuntu", "ubuntu-", VersionForm::kFirstDotRemoved},
+      {"rhel", "rhel-", VersionForm::kAsIs},      {"rocky", "rhel-", VersionForm::kAsIs},
+      {"almalinux", "rhel-", VersionForm::kAsIs}, {"centos", "rhel-", VersionForm::kAsIs},
+      {"ol", "oracle-", VersionForm::kMajorOnly}, {"sles", "sles-", VersionForm::kAsIs},
+      {"sled", "sles-", VersionForm::kAsIs},      {"opensuse-leap", "sles-", VersionForm::kAsIs},
+  };
+  return table;
+}
+
 const DistroKernel* find_distro_kernel(const OsRelease& os) {
-  std::string id = os.id, version = os.version_id;
-  std::string key;
-  if (id == "debian")
-    key = "debian-" + version;
-  else if (id == "ubuntu")
-    key = "ubuntu-" +
-          std::string(version).erase(version.find('.') == std::string::npos ? version.size() : version.find('.'), 1);
-  else if (id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos")
-    key = "rhel-" + version;
-  else if (id == "ol")
-    key = "oracle-" + version.substr(0, version.find('.'));
-  else if (id == "sles" || id == "sled")
-    key = "sles-" + version;
-  else if (id == "opensuse-leap")
-    key = "sles-" + version;
-  for (const auto& row : distro_kernels())
-    if (key == row.target) return &row;
+  for (const OsReleaseFamily& family : os_release_families()) {
+    if (os.id != family.id) continue;
+    std::string version = os.version_id;
+    std::size_t dot = version.find('.');
+    if (family.version_form == VersionForm::kFirstDotRemoved && dot != std::string::npos) version.erase(dot, 1);
+    if (family.version_form == VersionForm::kMajorOnly) version = version.substr(0, dot);
+    std::string target = family.target_stem + version;
+    for (const auto& row : distro_kernels())
+      if (target == row.target) return &row;
+    return nullptr;
+  }
   return nullptr;
+}
+
+bool is_vendor_kernel(const std::string& release) {
+  for (const char* marker : kVendorKernelMarkers)
+    if (release.find(marker) != std::string::npos) return true;
+  return false;
 }
 
 const DistroKernel* find_distro_kernel_by_release(const std::string& release) {

@@ -149,26 +149,6 @@ TEST(CheckKernelModule, NotAskedOrNotAnswering) {
   EXPECT_EQ(f[0].evidence.at(0).file, "/dev/p2pprobe");
 }
 
-TEST(AcsOverride, ReadsBothCommandLineForms) {
-  Function fn;
-  fn.bdf = *Bdf::parse("0000:42:02.0");
-  fn.vendor = 0x10b5;
-  fn.device = 0x8747;
-  auto acs_override_in = [&](std::string_view cmdline) { return acs_override(parse_acs_overrides(cmdline), fn); };
-  EXPECT_EQ(acs_override_in("quiet"), AcsOverride::kNone);
-  EXPECT_EQ(acs_override_in("pci=disable_acs_redir=0000:42:01.0;0000:42:02.0"), AcsOverride::kRedirectDisabled);
-  EXPECT_EQ(acs_override_in("pci=noaer,disable_acs_redir=pci:10b5:8747"), AcsOverride::kRedirectDisabled);
-  EXPECT_EQ(acs_override_in("pci=config_acs=1101x@0000:42:02.0"), AcsOverride::kConfigured);
-  EXPECT_EQ(acs_override_in("pci=disable_acs_redir=0000:43:02.0"), AcsOverride::kNone);
-  // config_acs= wins whichever comes first; a device named by ID matches by ID only.
-  EXPECT_EQ(acs_override_in("pci=config_acs=1101x@42:02.0 pci=disable_acs_redir=42:02.0"), AcsOverride::kConfigured);
-  EXPECT_EQ(acs_override_in("pci=disable_acs_redir=42:02.0 pci=config_acs=1101x@pci:10b5:8747"),
-            AcsOverride::kConfigured);
-  EXPECT_EQ(acs_override_in("pci=disable_acs_redir=pci:10b5:8748;zz:02.0;;"), AcsOverride::kNone);
-  // Init's arguments are not the kernel's.
-  EXPECT_EQ(acs_override_in("ro -- pci=disable_acs_redir=42:02.0"), AcsOverride::kNone);
-}
-
 TEST(Cmdline, SplitsParametersAndStopsAtInitArguments) {
   auto params =
       parse_cmdline("BOOT_IMAGE=/vmlinuz ro intel_iommu=on pci=disable_acs_redir=0000:42:02.0 -- --init-arg=1");

@@ -11,6 +11,7 @@
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/acs.h"
 #include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
@@ -33,21 +34,5 @@ IommuState read_iommu(Source& source);
 // iommu.acs_changed when a device's ACS redirect differs from what the kernel sets at boot.
 std::vector<Finding> check_iommu(const IommuState& iommu, const Machine& machine, const Topology& topo,
                                  const PairList& pairs);
-
-// The devices the kernel command line's ACS options name (pci=disable_acs_redir=, pci=config_acs=):
-// "0000:42:02.0" or "42:02.0" by address, "pci:vvvv:dddd" by vendor and device ID.
-struct AcsDeviceList {
-  std::set<Bdf> addresses;
-  std::set<std::pair<unsigned, unsigned>> ids;
-  bool names(const Function& fn) const;
-};
-struct AcsOverrides {
-  AcsDeviceList redirect_disabled, configured;
-};
-AcsOverrides parse_acs_overrides(std::string_view cmdline);
-
-// What those options say about one device; config_acs= wins over disable_acs_redir=.
-enum class AcsOverride { kNone, kRedirectDisabled, kConfigured };
-AcsOverride acs_override(const AcsOverrides& overrides, const Function& fn);
 
 }  // namespace p2pcheck

@@ -57,6 +57,11 @@ struct UpstreamMeeting {
   std::vector<const Function*> b_side;  // likewise from b
 };
 UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b);
+
+// Fills each host bridge's root_devices and pci_host_bridge_dev() (drivers/pci/p2pdma.c, 6.1 :339,
+// 6.12 :466): the first device on the root bus, if it is 00.0 or a root port. The one body of that
+// choice: read_topology and plans both call it once their functions are in place.
+void find_host_bridge_devices(Topology& topo);
 // The same loop on two chains, without copying them: where the first device of a_chain that is
 // also on b_chain stands in each (both false/0 when the chains never meet).
 struct ChainMeet {

@@ -9,6 +9,7 @@
 
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/cpu.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/rules/tri.h"
 
@@ -53,10 +54,6 @@ struct P2pWalk {
 P2pWalk calc_map_type_and_dist(const UpstreamMeeting& meeting);
 P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
 
-// cpu_supports_p2pdma() (6.1 :286, 6.12 :413): x86 CPU 0 is AMD family >= 0x17 (Zen and later); Hygon is another
-// vendor. Unknown without /proc/cpuinfo.
-Tri cpu_supports_p2pdma(const CpuInfo& cpu);
-
 // pci_host_bridge_dev() (6.1 :339, 6.12 :466): the first device on the host bridge's root bus, if it is 00.0 or a root
 // port. The model reads it (Topology::host_bridges); this names the kernel's view of it.
 struct HostBridgeDev {
@@ -91,8 +88,9 @@ struct BridgeCheck {
 
 // The host check of map_through_host_bridge: cpu_supports_p2pdma() || host_bridge_whitelist().
 struct HostCheck {
-  Tri cpu_supports = Tri::kUnknown;  // cpu_supports_p2pdma()
-  std::string cpu_vendor;            // the facts it read: CPU 0's vendor_id ("" unknown) and family
+  Tri cpu_supports = Tri::kUnknown;         // cpu_supports_p2pdma()
+  CpuClass cpu_class = CpuClass::kUnknown;  // why it answered so
+  std::string cpu_vendor;                   // the facts it read: CPU 0's vendor_id ("" unknown) and family
   int cpu_family = -1;
   std::string cpu_architecture;  // "x86", "powerpc", ...; empty when unknown
   bool same_host_bridge = true;

@@ -33,6 +33,13 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist();
 
 // The oldest release whose table we read ourselves; older kernels are evaluated with it, and say so.
 inline constexpr KernelVersion kOldestVerifiedTable{6, 1, 0};
+// The newest series read from a source tree (6.12.117): any 6.12.y; later tables rest on reported rows.
+inline constexpr KernelVersion kNewestVerifiedTable{6, 12, 999};
+
+// Release strings of vendor kernels whose backports their version number does not show (RHEL's
+// el8/el9/el10, SLES's "-default"): the table by version may miss rows they carry.
+inline constexpr const char* kVendorKernelMarkers[] = {".el", "-default"};
+bool is_vendor_kernel(const std::string& release);
 
 struct KnownBadKernel {
   const char* release_suffix;  // matched at the end of the release string (".el9_8")
@@ -58,6 +65,14 @@ struct DistroKernel {
 };
 // hipFile's inspected table (seeds/hipfile-kernel-p2pdma-support.txt).
 const std::vector<DistroKernel>& distro_kernels();
+// How an os-release ID names its rows: "ubuntu" 24.04 -> "ubuntu-2404", "ol" 9.8 -> "oracle-9".
+enum class VersionForm { kAsIs, kFirstDotRemoved, kMajorOnly };
+struct OsReleaseFamily {
+  const char* id;            // os-release ID
+  const char* target_stem;   // the rows' target before the version: "ubuntu-"
+  VersionForm version_form;  // how VERSION_ID becomes the rest of the target
+};
+const std::vector<OsReleaseFamily>& os_release_families();
 // The row for an os-release ID/VERSION_ID, if the seed inspected that distribution.
 const DistroKernel* find_distro_kernel(const OsRelease& os);
 // The row whose kernel series a release string names ("5.14.0-570.12.1.el9_6.x86_64" -> rhel-9.6), if any.

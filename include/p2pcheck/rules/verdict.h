@@ -149,7 +149,4 @@ PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machi
 // verdict and distance, the directions, then the kernel itself. `d.path` and `d.walk` are filled.
 void decide_after_walk(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d);
 
-// AMD before Zen (family < 0x17): the root complex passes P2P writes, drops P2P reads.
-bool cpu_is_pre_zen_amd(const CpuInfo& cpu);
-
 }  // namespace p2pcheck
