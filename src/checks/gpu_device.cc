@@ -38,101 +38,134 @@ constexpr ApuTarget kApuTargets[] = {
     {110503, "Strix (gfx1153)"},
 };
 
-// The largest BAR vs VRAM: hipFile needs all VRAM CPU/peer visible (kfd_ais_init: is_large_bar).
-Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode* node, bool from_dump) {
-  Finding f = make("gpu.large_bar", Level::kPass, fn.bdf.str(), "");
-  const std::string fix =
-      "enable Resizable BAR / Above 4G decoding in firmware; cost: a firmware setting and a reboot (CSM/legacy boot "
-      "may have to be off, and the platform must have 64-bit MMIO room for the BAR)";
-  auto bar = fn.largest_mem_bar();
-  if (bar)
-    f.evidence.push_back(
-        {fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
+// Whether all VRAM is CPU/peer visible (hipFile needs it: kfd_ais_init's is_large_bar), and on what
+// it was decided: the first basis with its facts present wins, most direct first.
+enum class BarBasis {
+  kBarVsVram,       // the largest memory BAR against the VRAM size (KFD node or mem_info_vram_total)
+  kVisibleVram,     // amdgpu's mem_info_vis_vram_total against mem_info_vram_total
+  kResizableBar,    // VRAM size unknown: the Resizable BAR capability's current size against its largest
+  kLegacyAperture,  // a BAR of 256 MiB or less: the legacy aperture, smaller than any discrete GPU's VRAM
+  kNotCarried,      // the dump does not carry the sizes, and there is no Resizable BAR to read
+  kUnknown,         // nothing read decides it (no KFD node, no amdgpu attributes, no capability)
+};
 
+struct LargeBarFacts {
+  BarBasis basis = BarBasis::kUnknown;
+  bool large = false;
+  std::optional<Bar> bar;  // the largest memory BAR
+  std::uint64_t vram = 0, visible = 0;
+  const ResizableBar* rebar = nullptr;
+  std::uint64_t rebar_largest = 0;
+  std::vector<Evidence> evidence;
+};
+
+LargeBarFacts decide_large_bar(const GpuState& gpu, const Function& fn, const KfdNode* node) {
+  LargeBarFacts facts;
+  facts.bar = fn.largest_mem_bar();
+  const std::optional<Bar>& bar = facts.bar;
+  if (bar)
+    facts.evidence.push_back(
+        {fn.sysfs_path + "/resource", "BAR" + std::to_string(bar->index) + " " + format_size(bar->size)});
   std::optional<std::uint64_t> vram;
   if (node && node->vram_bytes) {
     vram = node->vram_bytes;
-    f.evidence.push_back(
+    facts.evidence.push_back(
         {node->vram_file, "size_in_bytes " + std::to_string(*node->vram_bytes) +
                               (node->vram_heap_type ? " heap_type " + std::to_string(*node->vram_heap_type) : "")});
   }
-  const std::string& total_text = gpu.vram_total.at(fn.bdf).text;
+  const TextFile& total_file = gpu.vram_total.at(fn.bdf);
   const std::string& vis_text = gpu.vram_visible.at(fn.bdf).text;
-  auto total = parse_u64(total_text), visible = parse_u64(vis_text);
+  auto total = parse_u64(total_file.text), visible = parse_u64(vis_text);
   if (!vram && total) {
     vram = total;
-    f.evidence.push_back({fn.sysfs_path + "/mem_info_vram_total", total_text});
+    facts.evidence.push_back({fn.sysfs_path + "/mem_info_vram_total", total_file.text});
   }
-
   if (bar && vram) {
-    bool ok = bar->size >= *vram;
+    facts.basis = BarBasis::kBarVsVram;
+    facts.vram = *vram;
     // amdgpu itself reports FB_PRIVATE when part of VRAM is outside the BAR.
-    if (node && node->vram_heap_type == kHeapFbPrivate) ok = false;
-    if (ok) {
-      f.message = "large BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) + " covers all " +
-                  format_size(*vram) + " of VRAM";
-    } else {
-      f.level = Level::kFail;
-      f.message = "small BAR: BAR" + std::to_string(bar->index) + " " + format_size(bar->size) +
-                  " shows only part of " + format_size(*vram) +
-                  " VRAM; amdgpu registers P2P memory (AIS) only on large-BAR GPUs";
-      f.fix = fix;
-    }
-    return f;
-  }
-  if (visible && total) {
-    f.evidence.push_back({fn.sysfs_path + "/mem_info_vis_vram_total", vis_text});
-    if (*visible >= *total) {
-      f.message = "large BAR: all " + format_size(*total) + " of VRAM is CPU-visible";
-    } else {
-      f.level = Level::kFail;
-      f.message = "small BAR: only " + format_size(*visible) + " of " + format_size(*total) + " VRAM is CPU-visible";
-      f.fix = fix;
-    }
-    return f;
-  }
-  if (fn.rebar_presence == Presence::kPresent && !fn.rebar.empty()) {
-    const ResizableBar* rb = &fn.rebar.front();
+    facts.large = bar->size >= *vram && !(node && node->vram_heap_type == kHeapFbPrivate);
+  } else if (visible && total) {
+    facts.basis = BarBasis::kVisibleVram;
+    facts.vram = *total;
+    facts.visible = *visible;
+    facts.large = *visible >= *total;
+    facts.evidence.push_back({fn.sysfs_path + "/mem_info_vis_vram_total", vis_text});
+  } else if (fn.rebar_presence == Presence::kPresent && !fn.rebar.empty()) {
+    facts.basis = BarBasis::kResizableBar;
+    facts.rebar = &fn.rebar.front();
     if (bar)
       for (const auto& r : fn.rebar)
-        if (r.bar == bar->index) rb = &r;
-    std::uint64_t largest = rb->supported_sizes.empty() ? rb->current_size : rb->supported_sizes.back();
-    f.evidence.push_back({fn.sysfs_path + "/config", "Resizable BAR" + std::to_string(rb->bar) + ": current " +
-                                                         format_size(rb->current_size) + ", largest supported " +
-                                                         format_size(largest)});
-    if (rb->current_size >= largest) {
-      f.message = "VRAM size unknown; Resizable BAR" + std::to_string(rb->bar) + " is at its largest size, " +
-                  format_size(rb->current_size);
-    } else {
-      f.level = Level::kFail;
-      f.message = "Resizable BAR" + std::to_string(rb->bar) + " is " + format_size(rb->current_size) +
-                  " though the GPU supports " + format_size(largest) + ": not all VRAM is visible";
-      f.fix = fix;
+        if (r.bar == bar->index) facts.rebar = &r;
+    const ResizableBar& rb = *facts.rebar;
+    facts.rebar_largest = rb.supported_sizes.empty() ? rb.current_size : rb.supported_sizes.back();
+    facts.large = rb.current_size >= facts.rebar_largest;
+    facts.evidence.push_back({fn.sysfs_path + "/config", "Resizable BAR" + std::to_string(rb.bar) + ": current " +
+                                                             format_size(rb.current_size) + ", largest supported " +
+                                                             format_size(facts.rebar_largest)});
+  } else if (bar && bar->size <= kSmallBar) {
+    facts.basis = BarBasis::kLegacyAperture;
+  } else if (total_file.status == ReadStatus::kNotCarried && !bar) {
+    facts.basis = BarBasis::kNotCarried;
+    facts.evidence = {{fn.sysfs_path + "/mem_info_vram_total", total_file.error}};
+  }
+  return facts;
+}
+
+Finding large_bar_finding(const GpuState& gpu, const Function& fn, const KfdNode* node, bool from_dump) {
+  LargeBarFacts facts = decide_large_bar(gpu, fn, node);
+  Finding f = make("gpu.large_bar", Level::kPass, fn.bdf.str(), "");
+  f.evidence = facts.evidence;
+  std::string bar_name = facts.bar ? "BAR" + std::to_string(facts.bar->index) : "";
+  std::string bar_size = facts.bar ? format_size(facts.bar->size) : "";
+  std::string rebar_name = facts.rebar ? "Resizable BAR" + std::to_string(facts.rebar->bar) : "";
+  switch (facts.basis) {
+    case BarBasis::kBarVsVram:
+      f.message =
+          facts.large
+              ? "large BAR: " + bar_name + " " + bar_size + " covers all " + format_size(facts.vram) + " of VRAM"
+              : "small BAR: " + bar_name + " " + bar_size + " shows only part of " + format_size(facts.vram) +
+                    " VRAM; amdgpu registers P2P memory (AIS) only on large-BAR GPUs";
+      break;
+    case BarBasis::kVisibleVram:
+      f.message = facts.large ? "large BAR: all " + format_size(facts.vram) + " of VRAM is CPU-visible"
+                              : "small BAR: only " + format_size(facts.visible) + " of " + format_size(facts.vram) +
+                                    " VRAM is CPU-visible";
+      break;
+    case BarBasis::kResizableBar:
+      f.message = facts.large
+                      ? "VRAM size unknown; " + rebar_name + " is at its largest size, " +
+                            format_size(facts.rebar->current_size)
+                      : rebar_name + " is " + format_size(facts.rebar->current_size) + " though the GPU supports " +
+                            format_size(facts.rebar_largest) + ": not all VRAM is visible";
+      break;
+    case BarBasis::kLegacyAperture:
+      f.message = bar_name + " is " + bar_size + ", the legacy small aperture: a discrete GPU has more VRAM than that";
+      break;
+    case BarBasis::kNotCarried: {
+      const std::string& not_carried = gpu.vram_total.at(fn.bdf).error;
+      f.level = Level::kUnknown;
+      f.not_carried = not_carried;
+      f.message = "whether all VRAM is visible is unknown: BAR and VRAM sizes are " + not_carried +
+                  " and there is no Resizable BAR capability to read";
+      f.fix = kNotCarriedFix;
+      return f;
     }
-    return f;
+    case BarBasis::kUnknown:
+      f.level = Level::kUnknown;
+      f.message = std::string("whether all VRAM is visible is unknown: ") +
+                  (facts.bar ? bar_name + " is " + bar_size : "no memory BAR read") +
+                  ", no VRAM size (no KFD node or mem_info_vram_total) and no Resizable BAR capability" +
+                  (fn.config_note.empty() ? "" : " (" + fn.config_note + ")");
+      f.fix = as_root_fix(from_dump, "with amdgpu loaded");
+      return f;
   }
-  if (bar && bar->size <= kSmallBar) {
+  if (!facts.large) {
     f.level = Level::kFail;
-    f.message = "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) +
-                ", the legacy small aperture: a discrete GPU has more VRAM than that";
-    f.fix = fix;
-    return f;
+    f.fix =
+        "enable Resizable BAR / Above 4G decoding in firmware; cost: a firmware setting and a reboot (CSM/legacy "
+        "boot may have to be off, and the platform must have 64-bit MMIO room for the BAR)";
   }
-  f.level = Level::kUnknown;
-  const TextFile& total_file = gpu.vram_total.at(fn.bdf);
-  if (total_file.status == ReadStatus::kNotCarried && !fn.largest_mem_bar()) {
-    f.not_carried = total_file.error;
-    f.message = "whether all VRAM is visible is unknown: BAR and VRAM sizes are " + total_file.error +
-                " and there is no Resizable BAR capability to read";
-    f.evidence = {{fn.sysfs_path + "/mem_info_vram_total", total_file.error}};
-    f.fix = kNotCarriedFix;
-    return f;
-  }
-  f.message = std::string("whether all VRAM is visible is unknown: ") +
-              (bar ? "BAR" + std::to_string(bar->index) + " is " + format_size(bar->size) : "no memory BAR read") +
-              ", no VRAM size (no KFD node or mem_info_vram_total) and no Resizable BAR capability" +
-              (fn.config_note.empty() ? "" : " (" + fn.config_note + ")");
-  f.fix = as_root_fix(from_dump, "with amdgpu loaded");
   return f;
 }
 

@@ -57,28 +57,18 @@ std::optional<std::string> lsmod_row(std::string_view line) {
   return row + " Live 0x0000000000000000\n";
 }
 
-}  // namespace
+// Config space: sos copies /proc/bus/pci/<bus>/<dev.fn> (domain 0) or <domain:bus>/<dev.fn>.
+struct ConfigCopies {
+  std::map<std::string, std::string> files;  // sysfs config path -> bytes
+  int pci = 0, with_config = 0;
+};
 
-MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options) {
-  const std::string* db = file(sos, "/sos_commands/devices/udevadm_info_--export-db");
-  if (!db)
-    throw Error(name,
-                "sosreport without sos_commands/devices/udevadm_info_--export-db (its devices plugin did not run): "
-                "the PCI hierarchy is not in it; ask for `sos report -o devices,pci,kernel,processor,block`");
-  SysfsBuilder builder("sosreport", name);
-  MemoryTree links;
-  for (const char* top : {"/proc", "/etc", "/sys", "/boot", "/usr/lib"}) copy_tree(sos, top, builder, links);
-  std::vector<std::string> skipped;
-  std::vector<UdevRecord> records =
-      parse_udev_db(*db, name + ":sos_commands/devices/udevadm_info_--export-db", skipped);
-  for (std::string& line : skipped) builder.skipped(std::move(line));
-
-  // Config space: sos copies /proc/bus/pci/<bus>/<dev.fn> (domain 0) or <domain:bus>/<dev.fn>.
-  int with_config = 0, pci = 0;
-  std::map<std::string, std::string> configs;
+ConfigCopies config_copies(const MemoryTree& sos, const std::vector<UdevRecord>& records, const std::string& name,
+                           SysfsBuilder& builder) {
+  ConfigCopies out;
   for (const UdevRecord& r : records) {
     if (!r.env.count("SUBSYSTEM") || r.env.at("SUBSYSTEM") != "pci") continue;
-    ++pci;
+    ++out.pci;
     auto bdf = Bdf::parse(r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath));
     if (!bdf) continue;
     char bus_dir[32], fn_file[16];
@@ -94,19 +84,15 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
                         " bytes; expected 4096, 256 or 64 bytes of config space; this copy left out");
         continue;
       }
-      configs["/sys" + r.devpath + "/config"] = *c;
-      ++with_config;
+      out.files["/sys" + r.devpath + "/config"] = *c;
+      ++out.with_config;
     }
   }
-  bool cpu_from_udev = add_udev_devices(records, name, builder);
-  for (auto& [path, bytes] : configs) builder.set_file(path, bytes);
+  return out;
+}
 
-  bool has_cpuinfo = file(sos, "/proc/cpuinfo") != nullptr;
-  if (has_cpuinfo) builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
-  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
-  if (!has_cpuinfo && !cpu_from_udev && !options.cpu.empty())
-    builder.note("CPU not in the sosreport: --cpu " + options.cpu + " supplies it");
-
+// The kernel release and modules from the commands sos ran, where it did not copy the /proc files.
+void add_kernel_commands(const MemoryTree& sos, const std::string& name, SysfsBuilder& builder) {
   // uname -a: "Linux host 6.8.0-45-generic #45-Ubuntu SMP ..." -> the release is the third word.
   if (!file(sos, "/proc/sys/kernel/osrelease")) {
     const std::string* uname = file(sos, "/sos_commands/kernel/uname_-a");
@@ -128,35 +114,69 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
     else
       builder.unknown("/proc/modules", "no usable lsmod output in the sosreport");
   }
-  std::string host;
-  for (const char* path : {"/hostname", "/sos_commands/host/hostname"})
-    if (const std::string* h = file(sos, path); h && host.empty()) host = std::string(trim(*h));
-  builder.set_hostname(host);
+}
+
+// What a sosreport never carries, and what this one lacks: said, so absence is not read as "none".
+void add_sos_notes(const MemoryTree& sos, const ConfigCopies& configs, SysfsBuilder& builder) {
   // sos copies parts of /proc, /sys and /etc, but never the installed libraries, /proc/kallsyms
   // or the KFD topology: absent there says nothing about the machine.
   for (const char* area : {"/opt", "/usr/lib", "/usr/lib64", "/proc/kallsyms", "/sys/class/kfd", "/run/p2pcheck"})
     builder.not_carried(area);
-  if (with_config < pci)
-    builder.note(std::to_string(pci - with_config) + " of " + std::to_string(pci) +
+  if (configs.with_config < configs.pci)
+    builder.note(std::to_string(configs.pci - configs.with_config) + " of " + std::to_string(configs.pci) +
                  " PCI functions have no copy in proc/bus/pci: their ACS, port types and links are unknown");
   bool config = file(sos, "/proc/config.gz") != nullptr;
   for (const std::string& n : sos.children("/boot")) config = config || n.rfind("config-", 0) == 0;
   if (!config)
     builder.note(
         "kernel configuration (CONFIG_PCI_P2PDMA) unknown: the sosreport has no /boot/config-* or /proc/config.gz");
+}
+
+// The links sos copied (sys/block/vda -> ../devices/...) keep their place beside the synthesised files.
+void restore_links(const MemoryTree& links, const std::string& path, MemoryTree& tree) {
+  for (const std::string& n : links.children(path)) {
+    std::string child = (path == "/" ? "" : path) + "/" + n;
+    const MemoryTree::Node* node = links.find(child);
+    if (node->kind == EntryKind::kLink && !tree.find(child))
+      tree.add_link(child, node->data);
+    else if (node->kind == EntryKind::kDir)
+      restore_links(links, child, tree);  // no deeper than copy_tree() went (32)
+  }
+}
+
+}  // namespace
+
+MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options) {
+  const std::string* db = file(sos, "/sos_commands/devices/udevadm_info_--export-db");
+  if (!db)
+    throw Error(name,
+                "sosreport without sos_commands/devices/udevadm_info_--export-db (its devices plugin did not run): "
+                "the PCI hierarchy is not in it; ask for `sos report -o devices,pci,kernel,processor,block`");
+  SysfsBuilder builder("sosreport", name);
+  MemoryTree links;
+  for (const char* top : {"/proc", "/etc", "/sys", "/boot", "/usr/lib"}) copy_tree(sos, top, builder, links);
+  std::vector<std::string> skipped;
+  std::vector<UdevRecord> records =
+      parse_udev_db(*db, name + ":sos_commands/devices/udevadm_info_--export-db", skipped);
+  for (std::string& line : skipped) builder.skipped(std::move(line));
+
+  ConfigCopies configs = config_copies(sos, records, name, builder);
+  bool cpu_from_udev = add_udev_devices(records, name, builder);
+  for (auto& [path, bytes] : configs.files) builder.set_file(path, bytes);
+
+  bool has_cpuinfo = file(sos, "/proc/cpuinfo") != nullptr;
+  if (has_cpuinfo) builder.set_file("/proc/cpuinfo", *file(sos, "/proc/cpuinfo"));
+  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
+  if (!has_cpuinfo && !cpu_from_udev && !options.cpu.empty())
+    builder.note("CPU not in the sosreport: --cpu " + options.cpu + " supplies it");
+  add_kernel_commands(sos, name, builder);
+  std::string host;
+  for (const char* path : {"/hostname", "/sos_commands/host/hostname"})
+    if (const std::string* h = file(sos, path); h && host.empty()) host = std::string(trim(*h));
+  builder.set_hostname(host);
+  add_sos_notes(sos, configs, builder);
   MemoryTree tree = builder.finish();
-  // The links sos copied (sys/block/vda -> ../devices/...) keep their place beside the synthesised files.
-  std::function<void(const std::string&)> add_links = [&](const std::string& path) {
-    for (const std::string& n : links.children(path)) {
-      std::string child = (path == "/" ? "" : path) + "/" + n;
-      const MemoryTree::Node* node = links.find(child);
-      if (node->kind == EntryKind::kLink && !tree.find(child))
-        tree.add_link(child, node->data);
-      else if (node->kind == EntryKind::kDir)
-        add_links(child);
-    }
-  };
-  add_links("/");
+  restore_links(links, "/", tree);
   return tree;
 }
 
