@@ -12,6 +12,9 @@ if [ "${1:-}" = --tool ]; then
   cmake --build build --target p2pcheck -j"$(nproc)"
 else
   scripts/setup-deps.sh
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DP2PCHECK_TESTS=ON >/dev/null
+  # ccache (scripts/ccache-env.sh): a later run of the suite, in this clone or another, compiles only
+  # what changed.
+  . scripts/ccache-env.sh
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DP2PCHECK_TESTS=ON "${ccache_launcher[@]}" >/dev/null
   cmake --build build -j"$(nproc)"
 fi

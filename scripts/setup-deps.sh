@@ -49,6 +49,9 @@ if [ "$mode" = all ]; then
   packages+=(python3-jsonschema)
   # bench/: Google Benchmark for decide_bench (ctest bench_decide), GNU time for run.sh's peak memory.
   packages+=(libbenchmark-dev time)
+  # The whole suite compiles the tree twice (gcc, then clang with sanitizers): ccache keeps both
+  # between runs in ~/.cache/ccache, so a later run of another clone compiles only what changed.
+  packages+=(ccache)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -8,8 +8,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "$1")
-launcher=()
-command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# shellcheck source=scripts/ccache-env.sh
+. "$repo/scripts/ccache-env.sh"
+launcher=("${ccache_launcher[@]}")
 start=$SECONDS
 # A build directory cmake would refuse or misuse is made again: one configured for another
 # checkout (a copied tree), another compiler or without the fuzz option.

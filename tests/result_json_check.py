@@ -4,7 +4,10 @@
 - every finding's state is one of the five provenance states, a not_carried one never FAIL or WARN;
 - the result is the one the counts give under the document's own fail_on (README's table);
 - the counts are the pairs' verdicts and the concerning findings' levels.
-Usage: result_json_check.py CHECK.json  (exit 1 with one line per problem)"""
+Usage: result_json_check.py CHECK.json  (exit 1 with one line per problem)
+       result_json_check.py --agreement TSV  (rows NAME, JSON, RESULT word of the text, STRICT JSON or "",
+       its exit code: each document as above, its result the text's, the strict one's exit its result's
+       and FAIL where the text says FAIL; one "FAIL NAME: why" line per input that does not hold)"""
 import json
 import sys
 
@@ -49,10 +52,58 @@ def problems(doc):
     return out
 
 
-def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
-        doc = json.load(f)
+CODES = {"PASS": 0, "FAIL": 1, "UNKNOWN": 2, "NO PAIRS": 4}
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def agreement_problem(json_path, word, strict_path, strict_rc):
+    """Why one input's JSON disagrees with its text, or "" when it agrees."""
+    try:
+        doc = load(json_path)
+    except (OSError, ValueError) as e:
+        return f"check --json is not JSON: {e}"
+    if doc.get("result") != word:
+        return f"JSON result '{doc.get('result')}' but RESULT: {word}"
     found = problems(doc)
+    if found:
+        return " ".join(found[:3])
+    if not strict_path:
+        return ""
+    try:
+        strict = load(strict_path)
+    except (OSError, ValueError) as e:
+        return f"--fail-on all: not JSON: {e}"
+    found = problems(strict)
+    if found:
+        return "--fail-on all: " + " ".join(found[:3])
+    strict_word = strict.get("result")
+    if CODES.get(strict_word, 9) != int(strict_rc):
+        return f"--fail-on all exits {strict_rc}, says {strict_word}"
+    if word == "FAIL" and strict_word != "FAIL":
+        return f"--fail-on all turned FAIL into {strict_word}"
+    return ""
+
+
+def agreement(table):
+    failed = 0
+    with open(table, encoding="utf-8") as f:
+        for row in f:
+            name, json_path, word, strict_path, strict_rc = row.rstrip("\n").split("\t")
+            why = agreement_problem(json_path, word, strict_path, strict_rc or "9")
+            if why:
+                print(f"FAIL {name}: {why}")
+                failed += 1
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:2] == ["--agreement"]:
+        return agreement(sys.argv[2])
+    found = problems(load(sys.argv[1]))
     for p in found:
         print(p)
     return 1 if found else 0

@@ -22,6 +22,7 @@
 #include "p2pcheck/verify/verify.h"
 #include "p2pcheck/verify/verify_io.h"
 #include "p2pcheck/verify/verify_pattern.h"
+#include "test_paths.h"
 #include "test_tree.h"
 #include "uapi/p2pprobe.h"
 

@@ -77,24 +77,14 @@ std::string set_compression(archive* ar, const std::string& file) {
   return compression;
 }
 
-// Members in sorted order, every directory listed before what it holds. Returns how many.
-std::size_t write_members(archive* ar, const CaptureSet& set, const std::string& file) {
-  // Views into the entries' paths, sorted: a fabric's capture has tens of thousands of members.
-  CaptureEntry manifest{kManifestPath, EntryKind::kFile, json_text(set.manifest) + "\n"};
-  using Member = std::pair<std::string_view, const CaptureEntry*>;  // no entry: an implied directory
-  std::vector<Member> members;
-  members.reserve(set.entries.size() + 1);
-  for (const auto& e : set.entries) members.emplace_back(e.path, &e);
-  members.emplace_back(manifest.path, &manifest);
-  auto by_path = [](const Member& a, const Member& b) { return a.first < b.first; };
-  std::stable_sort(members.begin(), members.end(), by_path);
-  // The last given of a path wins (the manifest over any entry of that name).
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < members.size(); ++i)
-    if (i + 1 == members.size() || members[i + 1].first != members[i].first) members[kept++] = members[i];
-  members.resize(kept);
-  // Every parent directory: the paths below one directory sort next to each other, so a parent is
-  // new unless the path before shares it.
+using Member = std::pair<std::string_view, const CaptureEntry*>;  // no entry: an implied directory
+
+bool by_path(const Member& a, const Member& b) { return a.first < b.first; }
+
+// Adds every parent directory not given as a member, keeping `members` sorted. The paths below one
+// directory sort next to each other, so a parent is new unless the path before shares it.
+void add_implied_dirs(std::vector<Member>& members) {
+  const std::size_t kept = members.size();
   std::vector<std::string_view> dirs{""};
   std::string_view before;
   for (const auto& [path, e] : members) {
@@ -110,36 +100,55 @@ std::size_t write_members(archive* ar, const CaptureSet& set, const std::string&
                             by_path))
       members.emplace_back(d, nullptr);
   std::inplace_merge(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(kept), members.end(), by_path);
-  std::size_t written = 0;
-  for (const auto& [path, e] : members) {
-    archive_entry* entry = archive_entry_new();
-    std::string name = std::string(kCaptureTopFolder).append(path);
-    archive_entry_set_pathname(entry, name.c_str());
-    archive_entry_set_mtime(entry, set.mtime, 0);
-    archive_entry_set_uid(entry, 0);
-    archive_entry_set_gid(entry, 0);
-    EntryKind kind = e ? e->kind : EntryKind::kDir;
-    if (kind == EntryKind::kDir) {
-      archive_entry_set_filetype(entry, AE_IFDIR);
-      archive_entry_set_perm(entry, 0755);
-    } else if (kind == EntryKind::kLink) {
-      archive_entry_set_filetype(entry, AE_IFLNK);
-      archive_entry_set_perm(entry, 0777);
-      archive_entry_set_symlink(entry, e->data.c_str());
-    } else {
-      archive_entry_set_filetype(entry, AE_IFREG);
-      archive_entry_set_perm(entry, 0644);
-      archive_entry_set_size(entry, static_cast<la_int64_t>(e->data.size()));
-    }
-    int rc = archive_write_header(ar, entry);
-    archive_entry_free(entry);
-    check(ar, rc, file);
-    if (kind == EntryKind::kFile && !e->data.empty() &&
-        archive_write_data(ar, e->data.data(), e->data.size()) != static_cast<la_ssize_t>(e->data.size()))
-      check(ar, ARCHIVE_FATAL, file);
-    ++written;
+}
+
+// One member's header and data, owned by root and dated `mtime` so the same input gives the same bytes.
+void write_member(archive* ar, const Member& member, std::int64_t mtime, const std::string& file) {
+  const auto& [path, e] = member;
+  archive_entry* entry = archive_entry_new();
+  std::string name = std::string(kCaptureTopFolder).append(path);
+  archive_entry_set_pathname(entry, name.c_str());
+  archive_entry_set_mtime(entry, mtime, 0);
+  archive_entry_set_uid(entry, 0);
+  archive_entry_set_gid(entry, 0);
+  EntryKind kind = e ? e->kind : EntryKind::kDir;
+  if (kind == EntryKind::kDir) {
+    archive_entry_set_filetype(entry, AE_IFDIR);
+    archive_entry_set_perm(entry, 0755);
+  } else if (kind == EntryKind::kLink) {
+    archive_entry_set_filetype(entry, AE_IFLNK);
+    archive_entry_set_perm(entry, 0777);
+    archive_entry_set_symlink(entry, e->data.c_str());
+  } else {
+    archive_entry_set_filetype(entry, AE_IFREG);
+    archive_entry_set_perm(entry, 0644);
+    archive_entry_set_size(entry, static_cast<la_int64_t>(e->data.size()));
   }
-  return written;
+  int rc = archive_write_header(ar, entry);
+  archive_entry_free(entry);
+  check(ar, rc, file);
+  if (kind == EntryKind::kFile && !e->data.empty() &&
+      archive_write_data(ar, e->data.data(), e->data.size()) != static_cast<la_ssize_t>(e->data.size()))
+    check(ar, ARCHIVE_FATAL, file);
+}
+
+// Members in sorted order, every directory listed before what it holds. Returns how many.
+std::size_t write_members(archive* ar, const CaptureSet& set, const std::string& file) {
+  // Views into the entries' paths, sorted: a fabric's capture has tens of thousands of members.
+  CaptureEntry manifest{kManifestPath, EntryKind::kFile, json_text(set.manifest) + "\n"};
+  std::vector<Member> members;
+  members.reserve(set.entries.size() + 1);
+  for (const auto& e : set.entries) members.emplace_back(e.path, &e);
+  members.emplace_back(manifest.path, &manifest);
+  std::stable_sort(members.begin(), members.end(), by_path);
+  // The last given of a path wins (the manifest over any entry of that name).
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (i + 1 == members.size() || members[i + 1].first != members[i].first) members[kept++] = members[i];
+  members.resize(kept);
+  add_implied_dirs(members);
+  for (const Member& member : members) write_member(ar, member, set.mtime, file);
+  return members.size();
 }
 
 // The finished temporary file becomes FILE; without --force never over an existing one.

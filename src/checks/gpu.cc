@@ -48,6 +48,30 @@ bool cmdline_has(const Machine& m, std::string_view word) {
 
 // ---------------------------------------------------------------------------------------------
 
+// The hypervisor DMI's sys_vendor and product_name name; "" for none (or an EC2 bare-metal host).
+std::string dmi_hypervisor(const std::string& vendor, const std::string& product, bool cpu_hypervisor) {
+  std::string dmi_vm;
+  for (const auto& vm : kDmiVms)
+    for (const std::string* field : {&vendor, &product})
+      if (dmi_vm.empty() && field->rfind(vm.prefix, 0) == 0) dmi_vm = vm.hypervisor;
+  // Hyper-V guests say "Microsoft Corporation" / "Virtual Machine"; EC2 bare-metal instances say
+  // "Amazon EC2" with a "*.metal" product and have no hypervisor flag.
+  if (dmi_vm.empty() && vendor.rfind("Microsoft Corporation", 0) == 0 && product == "Virtual Machine")
+    dmi_vm = "Hyper-V";
+  if (dmi_vm == "Amazon EC2" && product.size() > 6 && product.compare(product.size() - 6, 6, ".metal") == 0 &&
+      !cpu_hypervisor)
+    dmi_vm.clear();
+  return dmi_vm;
+}
+
+// The addresses of the virtio functions: 1af4:1000-107f; other 1af4 IDs (ivshmem 1110) are not virtio.
+std::vector<std::string> virtio_functions(const Topology& topo) {
+  std::vector<std::string> virtio;
+  for (const auto& [bdf, fn] : topo.functions)
+    if (fn.vendor == kVendorVirtio && fn.device >= 0x1000 && fn.device <= 0x107f) virtio.push_back(bdf.str());
+  return virtio;
+}
+
 Finding virtualization_finding(const GpuState& gpu, const Machine& machine, const Topology& topo) {
   const TextFile& vr = gpu.dmi_vendor;
   const TextFile& pr = gpu.dmi_product;
@@ -64,22 +88,8 @@ Finding virtualization_finding(const GpuState& gpu, const Machine& machine, cons
                           : machine.cpu.hypervisor          ? "flags: hypervisor"
                                                             : "no hypervisor flag"});
 
-  std::string dmi_vm;
-  for (const auto& vm : kDmiVms)
-    for (const std::string* field : {&vendor, &product})
-      if (dmi_vm.empty() && field->rfind(vm.prefix, 0) == 0) dmi_vm = vm.hypervisor;
-  // Hyper-V guests say "Microsoft Corporation" / "Virtual Machine"; EC2 bare-metal instances say
-  // "Amazon EC2" with a "*.metal" product and have no hypervisor flag.
-  if (dmi_vm.empty() && vendor.rfind("Microsoft Corporation", 0) == 0 && product == "Virtual Machine")
-    dmi_vm = "Hyper-V";
-  if (dmi_vm == "Amazon EC2" && product.size() > 6 && product.compare(product.size() - 6, 6, ".metal") == 0 &&
-      !machine.cpu.hypervisor)
-    dmi_vm.clear();
-
-  std::vector<std::string> virtio;
-  for (const auto& [bdf, fn] : topo.functions)
-    // Virtio devices are 1af4:1000-107f; other 1af4 IDs (ivshmem 1110) are not virtio.
-    if (fn.vendor == kVendorVirtio && fn.device >= 0x1000 && fn.device <= 0x107f) virtio.push_back(bdf.str());
+  std::string dmi_vm = dmi_hypervisor(vendor, product, machine.cpu.hypervisor);
+  std::vector<std::string> virtio = virtio_functions(topo);
   if (!virtio.empty())
     ev.push_back({"/sys/bus/pci/devices", "virtio (1af4:1000-107f) functions: " + join(virtio, " ")});
 

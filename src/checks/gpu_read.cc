@@ -128,6 +128,42 @@ const KfdNode* KfdTopology::gpu_node(const Bdf& bdf) const {
   return nullptr;
 }
 
+namespace {
+
+// The node's VRAM from its memory banks (frame-buffer heaps); a CPU node's banks are system memory.
+void read_vram_banks(Source& src, KfdNode& n) {
+  for (const auto& bank : src.list(path_in(n.dir, "mem_banks"))) {
+    const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
+    FileRead br = src.read(file);
+    if (!br.ok()) continue;
+    ++n.mem_banks_read;
+    auto p = parse_properties(br.bytes, file);
+    int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
+    if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes
+    n.vram_bytes = n.vram_bytes.value_or(0) + p["size_in_bytes"];
+    n.vram_heap_type = heap;
+    if (n.vram_file.empty()) n.vram_file = file;
+  }
+}
+
+// Marks each GPU node with an xGMI io_link to a CPU node.
+void mark_xgmi_to_cpu(Source& src, KfdTopology& kfd) {
+  for (auto& n : kfd.nodes) {
+    if (!n.is_gpu()) continue;
+    for (const auto& link : src.list(path_in(n.dir, "io_links"))) {
+      const std::string file = n.dir + "/io_links/" + link + "/properties";
+      FileRead lr = src.read(file);
+      if (!lr.ok()) continue;
+      auto p = parse_properties(lr.bytes, file);
+      if (p["type"] != kIoLinkXgmi) continue;
+      for (const auto& other : kfd.nodes)
+        if (other.id == static_cast<int>(p["node_to"]) && !other.is_gpu()) n.xgmi_to_cpu = true;
+    }
+  }
+}
+
+}  // namespace
+
 KfdTopology read_kfd(Source& src) {
   KfdTopology kfd;
   const std::string root = "/sys/class/kfd/kfd/topology/nodes";
@@ -164,33 +200,11 @@ KfdTopology read_kfd(Source& src) {
       b.fn = static_cast<std::uint8_t>(loc & 7);
       n.bdf = b;
     }
-    for (const auto& bank : src.list(path_in(n.dir, "mem_banks"))) {
-      const std::string file = n.dir + "/mem_banks/" + bank + "/properties";
-      FileRead br = src.read(file);
-      if (!br.ok()) continue;
-      ++n.mem_banks_read;
-      auto p = parse_properties(br.bytes, file);
-      int heap = static_cast<int>(p.count("heap_type") ? p["heap_type"] : 0);
-      if (heap != kHeapFbPublic && heap != kHeapFbPrivate) continue;  // system memory banks of CPU nodes
-      n.vram_bytes = n.vram_bytes.value_or(0) + p["size_in_bytes"];
-      n.vram_heap_type = heap;
-      if (n.vram_file.empty()) n.vram_file = file;
-    }
+    read_vram_banks(src, n);
     kfd.nodes.push_back(std::move(n));
   }
   // xGMI links to CPU nodes need every node's properties first.
-  for (auto& n : kfd.nodes) {
-    if (!n.is_gpu()) continue;
-    for (const auto& link : src.list(path_in(n.dir, "io_links"))) {
-      const std::string file = n.dir + "/io_links/" + link + "/properties";
-      FileRead lr = src.read(file);
-      if (!lr.ok()) continue;
-      auto p = parse_properties(lr.bytes, file);
-      if (p["type"] != kIoLinkXgmi) continue;
-      for (const auto& other : kfd.nodes)
-        if (other.id == static_cast<int>(p["node_to"]) && !other.is_gpu()) n.xgmi_to_cpu = true;
-    }
-  }
+  mark_xgmi_to_cpu(src, kfd);
   return kfd;
 }
 

@@ -77,6 +77,9 @@ std::string kernels_with_p2pdma(const Machine& m) {
          "SP7";
 }
 
+// kernel.config_p2pdma: whether the kernel has P2PDMA at all, and how that was decided.
+// Long: one case per P2pdmaBasis (config read, older than P2PDMA, distribution table, what-if,
+// unknown), each a whole finding; split, the ways the answer is reached would no longer read as one list.
 Finding config_finding(const Machine& m, const KernelRules& rules) {
   Finding config{"kernel.config_p2pdma", Level::kPass, "", "", {}, ""};
   config.state = rules.config_supplied ? Provenance::kSupplied : kernel_state(rules);

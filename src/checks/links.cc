@@ -20,10 +20,11 @@ std::optional<double> path_ceiling(const PairPath& path) {
   return ceiling;
 }
 
-std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const PairList& pairs) {
-  std::vector<Finding> out;
-  // Each function once, in the order of the paths (path_functions(): the GPU up to the common
-  // bridge, then down to the NVMe), read off the pair's chains without making its route.
+namespace {
+
+// Each function once, in the order of the paths (path_functions(): the GPU up to the common
+// bridge, then down to the NVMe), read off the pair's chains without making its route.
+std::vector<const Function*> hops_in_path_order(const PairList& pairs) {
   std::unordered_set<const Function*> seen;
   std::vector<const Function*> order;
   auto visit = [&](const Function* hop) {
@@ -45,28 +46,38 @@ std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, con
     auto end = common ? std::find(down.begin(), down.end(), common) : down.end();
     for (auto it = std::make_reverse_iterator(end); it != down.rend(); ++it) visit(*it);
   }
+  return order;
+}
+
+Finding downtrained_finding(const Function& fn, const LinkCheck& link, const Inventory& inv) {
+  Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
+  f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
+              ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
+              (link.capable_width ? std::to_string(*link.capable_width) : "?");
+  f.evidence.push_back(
+      {fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
+  f.evidence.push_back(
+      {fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
+  f.fix =
+      "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
+      "transfer through it";
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> check_links(const Topology& topo, const Inventory& inv, const PairList& pairs) {
+  std::vector<Finding> out;
   std::size_t known = 0, unknown = 0;
   const Function* first_known = nullptr;
-  for (const Function* hop : order) {
+  for (const Function* hop : hops_in_path_order(pairs)) {
     const Function& fn = *hop;
     LinkCheck link = check_link(topo, fn);
     if (link.applies && !link.downtrained) {
       link.known ? ++known : ++unknown;
       if (link.known && !first_known) first_known = &fn;
     }
-    if (!link.downtrained) continue;
-    Finding f{"link.downtrained", Level::kWarn, fn.bdf.str(), "", {}, ""};
-    f.message = "link above " + role_of(fn, inv) + " " + fn.bdf.str() + " runs at " + link_text(fn.link) +
-                ", both ends can do " + (link.capable_speed ? format_speed(*link.capable_speed) : "?") + " x" +
-                (link.capable_width ? std::to_string(*link.capable_width) : "?");
-    f.evidence.push_back(
-        {fn.sysfs_path + "/current_link_speed", fn.link.cur_speed ? format_speed(*fn.link.cur_speed) : "?"});
-    f.evidence.push_back(
-        {fn.sysfs_path + "/current_link_width", fn.link.cur_width ? std::to_string(*fn.link.cur_width) : "?"});
-    f.fix =
-        "reseat the card or riser, check the slot's wiring and BIOS link settings; a downtrained link caps every "
-        "transfer through it";
-    out.push_back(f);
+    if (link.downtrained) out.push_back(downtrained_finding(fn, link, inv));
   }
   if (!out.empty() || pairs.empty() || known + unknown == 0) return out;
   // "Not downtrained" is only a PASS where every link's speeds were read; unread ones are no evidence.

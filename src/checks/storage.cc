@@ -318,40 +318,37 @@ Finding raw_finding(const StorageStack& s, const StorageLayout& layout) {
   return f;
 }
 
-std::vector<Finding> multipath_findings(const StorageLayout& layout) {
-  const NvmeMultipath& mp = layout.multipath;
-  std::vector<Finding> out;
-  const std::string fix = kMultipathFix;
-  // Every head in one finding: they share the cause (nvme_core multipath=Y) and the fix.
-  if (!mp.heads.empty()) {
-    Finding f;
-    f.id = "storage.nvme_multipath";
-    f.level = Level::kFail;
-    f.evidence.push_back(mp.param_evidence);
-    std::vector<std::string> heads, described;
-    for (const auto& [head, paths] : mp.heads) {
-      heads.push_back(head);
-      auto sub = mp.head_subsystem.find(head);
-      std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
-      std::string ctrls;
-      if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
-        ctrls = join(c->second, ", ");
-      described.push_back(head + (subsys.empty() ? "" : " of " + subsys) +
-                          (paths.empty() ? "" : " over " + join(paths, ", ")) +
-                          (ctrls.empty() ? "" : " (controllers " + ctrls + ")"));
-      if (!subsys.empty())
-        f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
-      for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
-    }
-    f.subject = join(heads, ", ");
-    f.message =
-        join(described, "; ") +
-        (heads.size() == 1 ? " is a native NVMe multipath head node" : " are native NVMe multipath head nodes") +
-        ": hipFile's fastpath does not support NVMe multipath devices (a head has no PCI parent)";
-    f.fix = fix;
-    out.push_back(std::move(f));
+// Every head in one finding: they share the cause (nvme_core multipath=Y) and the fix.
+Finding multipath_heads_finding(const NvmeMultipath& mp) {
+  Finding f;
+  f.id = "storage.nvme_multipath";
+  f.level = Level::kFail;
+  f.evidence.push_back(mp.param_evidence);
+  std::vector<std::string> heads, described;
+  for (const auto& [head, paths] : mp.heads) {
+    heads.push_back(head);
+    auto sub = mp.head_subsystem.find(head);
+    std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
+    std::string ctrls;
+    if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
+      ctrls = join(c->second, ", ");
+    described.push_back(head + (subsys.empty() ? "" : " of " + subsys) +
+                        (paths.empty() ? "" : " over " + join(paths, ", ")) +
+                        (ctrls.empty() ? "" : " (controllers " + ctrls + ")"));
+    if (!subsys.empty())
+      f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
+    for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
   }
-  if (!out.empty() || layout.nvme_controllers == 0) return out;
+  f.subject = join(heads, ", ");
+  f.message = join(described, "; ") +
+              (heads.size() == 1 ? " is a native NVMe multipath head node" : " are native NVMe multipath head nodes") +
+              ": hipFile's fastpath does not support NVMe multipath devices (a head has no PCI parent)";
+  f.fix = kMultipathFix;
+  return f;
+}
+
+// No head node: what nvme_core's multipath parameter says about the drives to come.
+Finding multipath_param_finding(const NvmeMultipath& mp) {
   Finding f;
   f.id = "storage.nvme_multipath";
   f.evidence.push_back(mp.param_evidence);
@@ -369,7 +366,7 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
       f.message =
           "nvme_core multipath=Y, but no namespace sits behind a multipath head (single-controller subsystems get "
           "none): nothing to do now; a dual-ported drive would get one";
-      f.fix = "only if a dual-ported drive is added: " + fix;
+      f.fix = "only if a dual-ported drive is added: " + std::string(kMultipathFix);
       break;
     case NvmeMultipath::Param::kUnknown:
       f.level = Level::kUnknown;
@@ -382,55 +379,70 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
       }
       break;
   }
-  return {f};
+  return f;
+}
+
+std::vector<Finding> multipath_findings(const StorageLayout& layout) {
+  const NvmeMultipath& mp = layout.multipath;
+  if (!mp.heads.empty()) return {multipath_heads_finding(mp)};
+  if (layout.nvme_controllers == 0) return {};
+  return {multipath_param_finding(mp)};
+}
+
+// The block layer could not be read: every stack above the namespaces is unknown.
+Finding block_unknown_finding(const StorageLayout& layout) {
+  Finding f;
+  f.id = "storage.unknown";
+  f.level = Level::kUnknown;
+  f.message = "the block layer could not be read, so the storage stacks above the NVMe namespaces are unknown";
+  f.evidence.push_back({"/sys/class/block", "missing or empty"});
+  f.evidence.push_back({"/sys/block", "missing or empty"});
+  f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
+                             "holds the block layer, /sys/class/block) and replay that"
+                           : "run p2pcheck where /sys is mounted";
+  if (!layout.block_not_carried.empty()) {
+    f.not_carried = layout.block_not_carried;
+    f.message =
+        "the storage stacks above the NVMe namespaces are unknown: the block layer is " + layout.block_not_carried;
+    f.evidence = {{"/sys/class/block", layout.block_not_carried}};
+    f.fix = kNotCarriedFix;
+  }
+  return f;
+}
+
+// One finding for an unknown mount table, naming every namespace it leaves open.
+Finding mounts_unknown_finding(const StorageLayout& layout) {
+  std::vector<std::string> open;
+  for (const auto& st : layout.stacks)
+    if (st.unused) open.push_back(st.nvme);
+  Finding f;
+  f.id = "storage.unknown";
+  f.level = Level::kUnknown;
+  f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces" +
+              (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
+  f.evidence.push_back({"/proc/mounts", "no entries"});
+  f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
+                             "holds the mount table) and replay that"
+                           : "run p2pcheck where /proc/mounts is readable";
+  if (!layout.mounts_not_carried.empty()) {
+    f.not_carried = layout.mounts_not_carried;
+    f.message = "which file systems sit on the NVMe namespaces" +
+                (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown: the mount table is " +
+                layout.mounts_not_carried;
+    f.evidence = {{"/proc/mounts", layout.mounts_not_carried}};
+    f.fix = kNotCarriedFix;
+  }
+  return f;
 }
 
 }  // namespace
 
 std::vector<Finding> check_storage(const StorageLayout& layout) {
   std::vector<Finding> out;
-  if (!layout.block_known) {
-    Finding f;
-    f.id = "storage.unknown";
-    f.level = Level::kUnknown;
-    f.message = "the block layer could not be read, so the storage stacks above the NVMe namespaces are unknown";
-    f.evidence.push_back({"/sys/class/block", "missing or empty"});
-    f.evidence.push_back({"/sys/block", "missing or empty"});
-    f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
-                               "holds the block layer, /sys/class/block) and replay that"
-                             : "run p2pcheck where /sys is mounted";
-    if (!layout.block_not_carried.empty()) {
-      f.not_carried = layout.block_not_carried;
-      f.message =
-          "the storage stacks above the NVMe namespaces are unknown: the block layer is " + layout.block_not_carried;
-      f.evidence = {{"/sys/class/block", layout.block_not_carried}};
-      f.fix = kNotCarriedFix;
-    }
-    out.push_back(std::move(f));
-  } else if (!layout.mounts_known) {
-    // One finding for the cause, naming every namespace it leaves open.
-    std::vector<std::string> open;
-    for (const auto& st : layout.stacks)
-      if (st.unused) open.push_back(st.nvme);
-    Finding f;
-    f.id = "storage.unknown";
-    f.level = Level::kUnknown;
-    f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces" +
-                (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
-    f.evidence.push_back({"/proc/mounts", "no entries"});
-    f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
-                               "holds the mount table) and replay that"
-                             : "run p2pcheck where /proc/mounts is readable";
-    if (!layout.mounts_not_carried.empty()) {
-      f.not_carried = layout.mounts_not_carried;
-      f.message = "which file systems sit on the NVMe namespaces" +
-                  (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown: the mount table is " +
-                  layout.mounts_not_carried;
-      f.evidence = {{"/proc/mounts", layout.mounts_not_carried}};
-      f.fix = kNotCarriedFix;
-    }
-    out.push_back(std::move(f));
-  }
+  if (!layout.block_known)
+    out.push_back(block_unknown_finding(layout));
+  else if (!layout.mounts_known)
+    out.push_back(mounts_unknown_finding(layout));
   for (const auto& line : layout.unmapped) {
     Finding f;
     f.id = "storage.unknown";

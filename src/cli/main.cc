@@ -47,6 +47,28 @@ int checked_exit(int rc) {
   return p2pcheck::cli::kExitInput;
 }
 
+// Each subcommand's --help: the global options it takes, and its examples.
+void finish_subcommand_help(CLI::App& app, const std::vector<p2pcheck::cli::Command>& commands) {
+  using namespace p2pcheck::cli;
+  std::vector<CLI::App*> takes_global_options;  // verify has its own (it is live only)
+  for (const Command& command : commands) takes_global_options.push_back(command.app);
+  list_global_options_in_subcommand_help(app, takes_global_options);
+  app.get_subcommand("verify")->footer(help_examples("verify"));
+  for (CLI::App* sub : app.get_subcommand("kmod")->get_subcommands({}))
+    sub->footer(help_examples("kmod " + sub->get_name()));
+}
+
+// p2pcheck(1) from the roff template at `man_source` and the options registered on `app`.
+void print_man_page(const CLI::App& app, const std::string& man_source) {
+  using namespace p2pcheck;
+  using namespace p2pcheck::cli;
+  std::ifstream in(man_source);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw Error(man_source, "cannot read the man page template");
+  std::cout << man_page(app, text.str(), man_source, version_text());
+}
+
 int run(int argc, char** argv) {
   using namespace p2pcheck;
   using namespace p2pcheck::cli;
@@ -71,12 +93,7 @@ int run(int argc, char** argv) {
   std::string complete_kind;
   app.add_option("--complete", complete_kind, "print the GPU or NVMe names of the input, one per line")->group("");
 
-  std::vector<CLI::App*> takes_global_options;  // verify has its own (it is live only)
-  for (const Command& command : commands) takes_global_options.push_back(command.app);
-  list_global_options_in_subcommand_help(app, takes_global_options);
-  app.get_subcommand("verify")->footer(help_examples("verify"));
-  for (CLI::App* sub : app.get_subcommand("kmod")->get_subcommands({}))
-    sub->footer(help_examples("kmod " + sub->get_name()));
+  finish_subcommand_help(app, commands);
 
   try {
     app.parse(argc, argv);
@@ -87,11 +104,7 @@ int run(int argc, char** argv) {
   }
   try {
     if (!man_source.empty()) {
-      std::ifstream in(man_source);
-      std::stringstream text;
-      text << in.rdbuf();
-      if (!in) throw Error(man_source, "cannot read the man page template");
-      std::cout << man_page(app, text.str(), man_source, version_text());
+      print_man_page(app, man_source);
       return kExitOk;
     }
     if (!complete_kind.empty()) {

@@ -63,6 +63,46 @@ bool VerifyCommand::parent_flag(const std::string& name) const {
   return opt && opt->count() > 0;
 }
 
+namespace {
+
+// --color and --ascii read as the other commands read them (print_text).
+TextStyle terminal_style(const std::vector<std::string>& color, bool ascii) {
+  TextStyle style;
+  std::string mode = color.empty() ? "auto" : color.back();
+  style.color = mode == "always" || (mode == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+  style.unicode = !ascii && !locale_wants_ascii();
+  return style;
+}
+
+// A line on stderr as each transfer starts (one can take up to --timeout), and real sleeps while a
+// failed transfer waits to see whether its NVMe is being removed.
+void show_progress(VerifyEnvironment& env) {
+  env.pause = [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); };
+  env.on_transfer_start = [](const PairPlan& pp, Direction d) {
+    std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) << ": "
+              << direction_label(pp, d) << " ..." << std::endl;
+  };
+}
+
+// The results are a convenience for a later capture: failing to save them does not fail verify.
+void save_results_for_capture(const nlohmann::ordered_json& doc, const std::string& path) {
+  try {
+    save_verify_results(doc, path);
+  } catch (const Error& e) {
+    std::cerr << "p2pcheck: results not saved for capture: " << e.what() << "\n";
+  }
+}
+
+// A worker is still blocked in the dropped transfer and may return at any moment: leave
+// without running static destructors under it. The kernel holds the exit until the I/O ends.
+[[noreturn]] void exit_under_abandoned_transfer(int code) {
+  std::cout.flush();
+  std::cerr << "p2pcheck: waiting for the kernel to give up on the abandoned transfer before exiting\n";
+  std::_Exit(code);
+}
+
+}  // namespace
+
 int VerifyCommand::run() {
   if (!parent_strings("--root").empty() || !parent_strings("--dump").empty())
     throw UsageError("verify moves real data on this machine; --root and --dump replay other machines");
@@ -85,11 +125,7 @@ int VerifyCommand::run() {
   const bool json = parent_flag("--json");
   const auto json_style = parent_strings("--json");
   const int json_indent = !json_style.empty() && json_style.back() == "pretty" ? 2 : -1;
-  TextStyle style;
-  auto color = parent_strings("--color");
-  std::string mode = color.empty() ? "auto" : color.back();
-  style.color = mode == "always" || (mode == "auto" && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
-  style.unicode = !parent_flag("--ascii") && !locale_wants_ascii();
+  TextStyle style = terminal_style(parent_strings("--color"), parent_flag("--ascii"));
   // --ascii means ASCII throughout, as for the other commands (print_text).
   auto plain = [&style](const std::string& text) { return style.unicode ? text : ascii_text(text); };
 
@@ -111,33 +147,16 @@ int VerifyCommand::run() {
   auto engines = open_live_engines(io);
   auto kmsg = open_live_kernel_log();
   VerifyEnvironment env{*source, io, *engines, kmsg.get(), nullptr, nullptr, nullptr};
-  env.pause = [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); };
-  env.on_transfer_start = [](const PairPlan& pp, Direction d) {
-    std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) << ": "
-              << direction_label(pp, d) << " ..." << std::endl;
-  };
+  show_progress(env);
   VerifyReport report = run_verify(std::move(plan), env);
   auto doc = verify_json(report);
   if (json)
     std::cout << json_text(doc, json_indent) << "\n";
   else
     std::cout << plain(verify_text(report, style));
-  if (!no_results_) {
-    const std::string path = results_.empty() ? kVerifyResultsPath : results_;
-    try {
-      save_verify_results(doc, path);
-    } catch (const Error& e) {
-      std::cerr << "p2pcheck: results not saved for capture: " << e.what() << "\n";
-    }
-  }
+  if (!no_results_) save_results_for_capture(doc, results_.empty() ? kVerifyResultsPath : results_);
   const int code = report.result == Level::kPass ? 0 : report.result == Level::kFail ? 1 : 2;
-  if (report.abandoned) {
-    // A worker is still blocked in the dropped transfer and may return at any moment: leave
-    // without running static destructors under it. The kernel holds the exit until the I/O ends.
-    std::cout.flush();
-    std::cerr << "p2pcheck: waiting for the kernel to give up on the abandoned transfer before exiting\n";
-    std::_Exit(code);
-  }
+  if (report.abandoned) exit_under_abandoned_transfer(code);
   return code;
 }
 

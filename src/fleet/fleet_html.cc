@@ -148,6 +148,43 @@ std::string host_section(const FleetReport& r, std::size_t h, const std::string&
   return out + "</div>\n";
 }
 
+// One row per topology group, with a host that has it.
+std::string topologies_html(const FleetReport& r) {
+  std::string out =
+      "<h2>Machines by topology</h2>\n<table id=\"topologies\">\n<tr><th>group</th><th>hosts</th><th>like</th>"
+      "<th>GPU</th><th>NVMe</th><th>PCI functions</th><th>fingerprint</th></tr>\n";
+  for (std::size_t t = 0; t < r.topologies.size(); ++t) {
+    const TopologyGroup& g = r.topologies[t];
+    const HostSummary& like = r.hosts[g.hosts.front()];
+    out += "<tr><td>T" + std::to_string(t + 1) + "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" +
+           host_link(r, g.hosts.front()) + "</td><td>" + std::to_string(like.gpus) + "</td><td>" +
+           std::to_string(like.nvmes) + "</td><td>" + std::to_string(like.functions) + "</td><td><code>" +
+           g.fingerprint + "</code></td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+// One row per host: its result, its pairs counted by verdict, its topology group (`labels`).
+std::string hosts_html(const FleetReport& r, const std::vector<std::string>& labels) {
+  std::string out =
+      "<h2>Hosts</h2>\n<table id=\"hosts\">\n<tr><th>host</th><th>result</th><th>pairs ok</th>"
+      "<th>refused</th><th>unknown</th><th>topology</th><th>input</th></tr>\n";
+  for (std::size_t h = 0; h < r.hosts.size(); ++h) {
+    const HostSummary& host = r.hosts[h];
+    std::size_t ok = 0, no = 0, unknown = 0;
+    for (const auto& p : host.pairs) {
+      ok += p.verdict == Verdict::kSupported;
+      no += p.verdict == Verdict::kNotSupported;
+      unknown += p.verdict == Verdict::kUnknown;
+    }
+    out += "<tr class=\"" + std::string(result_class(host.result)) + "\"><td>" + host_link(r, h) + "</td><td>" +
+           to_string(host.result) + "</td><td>" + std::to_string(ok) + "</td><td>" + std::to_string(no) + "</td><td>" +
+           std::to_string(unknown) + "</td><td>" + (labels[h].empty() ? "-" : labels[h]) + "</td><td><code>" +
+           esc(host.input) + "</code></td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 }  // namespace
 
 std::string fleet_html(const FleetReport& r) {
@@ -174,39 +211,8 @@ std::string fleet_html(const FleetReport& r) {
   out += causes_html(r, r.failures, "Failures by cause", "failure");
   out += causes_html(r, r.unknowns, "Unknown by cause", "unknown");
   out += fixes_html(r);
-  if (!r.topologies.empty()) {
-    out +=
-        "<h2>Machines by topology</h2>\n<table id=\"topologies\">\n<tr><th>group</th><th>hosts</th><th>like</th>"
-        "<th>GPU</th><th>NVMe</th><th>PCI functions</th><th>fingerprint</th></tr>\n";
-    for (std::size_t t = 0; t < r.topologies.size(); ++t) {
-      const TopologyGroup& g = r.topologies[t];
-      const HostSummary& like = r.hosts[g.hosts.front()];
-      out += "<tr><td>T" + std::to_string(t + 1) + "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" +
-             host_link(r, g.hosts.front()) + "</td><td>" + std::to_string(like.gpus) + "</td><td>" +
-             std::to_string(like.nvmes) + "</td><td>" + std::to_string(like.functions) + "</td><td><code>" +
-             g.fingerprint + "</code></td></tr>\n";
-    }
-    out += "</table>\n";
-  }
-  if (!r.hosts.empty()) {
-    out +=
-        "<h2>Hosts</h2>\n<table id=\"hosts\">\n<tr><th>host</th><th>result</th><th>pairs ok</th>"
-        "<th>refused</th><th>unknown</th><th>topology</th><th>input</th></tr>\n";
-    for (std::size_t h = 0; h < r.hosts.size(); ++h) {
-      const HostSummary& host = r.hosts[h];
-      std::size_t ok = 0, no = 0, unknown = 0;
-      for (const auto& p : host.pairs) {
-        ok += p.verdict == Verdict::kSupported;
-        no += p.verdict == Verdict::kNotSupported;
-        unknown += p.verdict == Verdict::kUnknown;
-      }
-      out += "<tr class=\"" + std::string(result_class(host.result)) + "\"><td>" + host_link(r, h) + "</td><td>" +
-             to_string(host.result) + "</td><td>" + std::to_string(ok) + "</td><td>" + std::to_string(no) +
-             "</td><td>" + std::to_string(unknown) + "</td><td>" + (labels[h].empty() ? "-" : labels[h]) +
-             "</td><td><code>" + esc(host.input) + "</code></td></tr>\n";
-    }
-    out += "</table>\n";
-  }
+  if (!r.topologies.empty()) out += topologies_html(r);
+  if (!r.hosts.empty()) out += hosts_html(r, labels);
   if (!r.unreadable.empty()) {
     out += "<h2>Unreadable inputs</h2>\n<ul id=\"unreadable\">\n";
     for (const auto& u : r.unreadable) out += "<li><code>" + esc(u.input) + "</code>: " + esc(u.reason) + "</li>\n";

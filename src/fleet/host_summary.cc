@@ -174,28 +174,97 @@ std::string pair_cause(const ordered_json& pair, const std::string& file, std::s
   return "pair.path_unknown";
 }
 
-HostSummary summarize_check_json(const ordered_json& check, const std::string& file) {
-  JsonFields doc(check, file);
+namespace {
+
+// The schema_version of a check --json document, after its schema is checked: a newer version
+// than this build writes is refused before anything else is read.
+std::int64_t readable_schema_version(const JsonFields& doc) {
   if (doc.text("schema") != std::string("p2pcheck.check")) doc.fail("schema", "\"p2pcheck.check\" (check --json)");
   auto version = doc.integer("schema_version", 1, INT64_MAX);
   if (!version) doc.fail("schema_version", "an integer");
   if (*version > kCompactJsonSchemaVersion)
-    throw Error(file, "schema_version " + std::to_string(*version) + " is newer than this p2pcheck reads (" +
-                          std::to_string(kCompactJsonSchemaVersion) + "); use a newer p2pcheck");
+    throw Error(doc.file(), "schema_version " + std::to_string(*version) + " is newer than this p2pcheck reads (" +
+                                std::to_string(kCompactJsonSchemaVersion) + "); use a newer p2pcheck");
+  return *version;
+}
+
+FailPolicy fail_policy_named(const JsonFields& doc) {
+  std::vector<std::string> words = strings(doc, "fail_on");
+  if (words.empty()) doc.fail("fail_on", "refused, stack, unknown or warn");
+  try {
+    return parse_fail_policy(join(words, ","));
+  } catch (const UsageError&) {
+    doc.fail("fail_on", "refused, stack, unknown or warn");
+  }
+}
+
+HostFinding host_finding_named(const JsonFields& f) {
+  HostFinding h;
+  h.id = f.text("id").value_or("");
+  if (h.id.empty()) f.fail("id", "a finding id");
+  h.level = level_named(f, "level");
+  h.subject = f.text("subject").value_or("");
+  h.message = f.text("message").value_or("");
+  h.fix = f.text("fix").value_or("");
+  h.concerns = f.flag("concerns_selected_pairs").value_or(true);
+  return h;
+}
+
+// Version 2's pair `i` (gpu, nvme and the index of its row of `decisions`) as version 1 wrote it.
+ordered_json version_1_pair(const JsonFields& doc, const ordered_json& compact_pair, std::size_t i,
+                            const ordered_json& decisions) {
+  const std::string& file = doc.file();
+  JsonFields compact(compact_pair, file, doc.member("pairs", i));
+  auto at = compact.integer("decision", 0, static_cast<std::int64_t>(decisions.size()) - 1);
+  if (!at) compact.fail("decision", "an index into decisions");
+  const ordered_json& decision = decisions[static_cast<std::size_t>(*at)];
+  (void)JsonFields(decision, file, doc.member("decisions", static_cast<std::size_t>(*at)));  // an object, or Error
+  auto gpu = compact.text("gpu"), nvme = compact.text("nvme");
+  if (!gpu || !nvme) compact.fail(gpu ? "nvme" : "gpu", "a PCI address");
+  // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
+  if (!decision.contains("common_bridge"))
+    throw Error(file,
+                "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
+                "common_bridge): run check --json again with this version, or use --json-schema 1");
+  ordered_json merged = pair_as_version_1(decision, *gpu, *nvme);
+  merged["gpu"] = *gpu;
+  merged["nvme"] = *nvme;
+  return merged;
+}
+
+// Pair `i` in version 1's shape; `nvme_names` (version 2's, else empty) names its NVMe.
+HostPair host_pair_named(const JsonFields& doc, const ordered_json& pair, std::size_t i,
+                         const std::map<std::string, std::string>& nvme_names) {
+  JsonFields p(pair, doc.file(), doc.member("pairs", i));
+  HostPair h;
+  h.gpu = p.text("gpu").value_or("");
+  h.nvme = p.text("nvme").value_or("");
+  if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
+  h.nvme_name = p.text("nvme_name").value_or("");
+  if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
+  h.verdict = verdict_named(p, "verdict");
+  h.to_gpu = flow_verdict(p, "to_gpu");
+  h.from_gpu = flow_verdict(p, "from_gpu");
+  h.map_type = p.text("map_type").value_or("UNKNOWN");
+  h.cause = pair_cause(pair, doc.file(), i);
+  if (!h.cause.empty()) {
+    h.rule = p.text("rule").value_or("");
+    h.acs_fix = p.text("acs_fix").value_or("");
+  }
+  return h;
+}
+
+}  // namespace
+
+HostSummary summarize_check_json(const ordered_json& check, const std::string& file) {
+  JsonFields doc(check, file);
+  std::int64_t version = readable_schema_version(doc);
   HostSummary s;
   s.input = file;
   s.format = "check --json";
   s.result = result_named(doc, "result");
   // Reports before `fail_on` existed were judged under the default policy.
-  if (doc.array("fail_on")) {
-    std::vector<std::string> words = strings(doc, "fail_on");
-    if (words.empty()) doc.fail("fail_on", "refused, stack, unknown or warn");
-    try {
-      s.fail_on = parse_fail_policy(join(words, ","));
-    } catch (const UsageError&) {
-      doc.fail("fail_on", "refused, stack, unknown or warn");
-    }
-  }
+  if (doc.array("fail_on")) s.fail_on = fail_policy_named(doc);
   if (const ordered_json* kernel = doc.object("kernel"))
     s.kernel = JsonFields(*kernel, file, "kernel").text("release").value_or("");
   if (const ordered_json* cpu = doc.object("cpu"))
@@ -207,62 +276,16 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
     s.redacted = c.flag("redacted");
   }
   if (const ordered_json* findings = doc.array("findings"))
-    for (std::size_t i = 0; i < findings->size(); ++i) {
-      JsonFields f((*findings)[i], file, doc.member("findings", i));
-      HostFinding h;
-      h.id = f.text("id").value_or("");
-      if (h.id.empty()) f.fail("id", "a finding id");
-      h.level = level_named(f, "level");
-      h.subject = f.text("subject").value_or("");
-      h.message = f.text("message").value_or("");
-      h.fix = f.text("fix").value_or("");
-      h.concerns = f.flag("concerns_selected_pairs").value_or(true);
-      s.findings.push_back(std::move(h));
-    }
+    for (std::size_t i = 0; i < findings->size(); ++i)
+      s.findings.push_back(host_finding_named(JsonFields((*findings)[i], file, doc.member("findings", i))));
   // Version 2 pairs refer to a row of `decisions`: merged, they read as version 1's pairs.
-  const ordered_json* decisions = *version >= 2 ? doc.array("decisions") : nullptr;
-  if (*version >= 2 && !decisions) doc.fail("decisions", "an array (schema_version 2)");
+  const ordered_json* decisions = version >= 2 ? doc.array("decisions") : nullptr;
+  if (version >= 2 && !decisions) doc.fail("decisions", "an array (schema_version 2)");
   std::map<std::string, std::string> nvme_names = decisions ? nvme_names_in(doc) : std::map<std::string, std::string>{};
   if (const ordered_json* pairs = doc.array("pairs"))
     for (std::size_t i = 0; i < pairs->size(); ++i) {
-      ordered_json merged;
-      if (decisions) {
-        JsonFields compact((*pairs)[i], file, doc.member("pairs", i));
-        auto at = compact.integer("decision", 0, static_cast<std::int64_t>(decisions->size()) - 1);
-        if (!at) compact.fail("decision", "an index into decisions");
-        const ordered_json& decision = (*decisions)[static_cast<std::size_t>(*at)];
-        (void)JsonFields(decision, file,
-                         doc.member("decisions", static_cast<std::size_t>(*at)));  // an object, or Error
-        auto gpu = compact.text("gpu"), nvme = compact.text("nvme");
-        if (!gpu || !nvme) compact.fail(gpu ? "nvme" : "gpu", "a PCI address");
-        // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
-        if (!decision.contains("common_bridge"))
-          throw Error(file,
-                      "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
-                      "common_bridge): run check --json again with this version, or use --json-schema 1");
-        merged = pair_as_version_1(decision, *gpu, *nvme);
-        merged["gpu"] = *gpu;
-        merged["nvme"] = *nvme;
-      }
-      const ordered_json& pair = decisions ? merged : (*pairs)[i];
-      JsonFields p(pair, file, doc.member("pairs", i));
-      HostPair h;
-      h.gpu = p.text("gpu").value_or("");
-      h.nvme = p.text("nvme").value_or("");
-      if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
-      h.nvme_name = p.text("nvme_name").value_or("");
-      if (decisions)
-        if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
-      h.verdict = verdict_named(p, "verdict");
-      h.to_gpu = flow_verdict(p, "to_gpu");
-      h.from_gpu = flow_verdict(p, "from_gpu");
-      h.map_type = p.text("map_type").value_or("UNKNOWN");
-      h.cause = pair_cause(pair, file, i);
-      if (!h.cause.empty()) {
-        h.rule = p.text("rule").value_or("");
-        h.acs_fix = p.text("acs_fix").value_or("");
-      }
-      s.pairs.push_back(std::move(h));
+      ordered_json merged = decisions ? version_1_pair(doc, (*pairs)[i], i, *decisions) : ordered_json();
+      s.pairs.push_back(host_pair_named(doc, decisions ? merged : (*pairs)[i], i, nvme_names));
     }
   if (const ordered_json* fix = doc.object("host_fix")) s.fix = host_fix_named(JsonFields(*fix, file, "host_fix"));
   s.host = host_name_for(nullptr, doc.object("identity"), file);

@@ -117,11 +117,9 @@ std::string non_x86_cpuinfo(const std::string& arch, const std::string& model) {
   return "";
 }
 
-}  // namespace
-
-MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options) {
+// The document's <topology> root; Error for anything that is not well-formed lstopo XML.
+xmlNode* topology_root(Doc& doc, const std::string& xml, const std::string& name) {
   if (xml.size() > static_cast<size_t>(INT32_MAX)) throw Error(name, "too large");
-  Doc doc;
   doc.doc = xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr,
                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (!doc.doc) {
@@ -132,30 +130,27 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   xmlNode* root = xmlDocGetRootElement(doc.doc);
   if (!root || !is(root, "topology"))
     throw Error(name, "XML without a <topology> root; expected lstopo --of xml output");
+  return root;
+}
 
-  SysfsBuilder builder("hwloc", name);
-  Walk walk{name, builder, {}, 0, false};
-  for (xmlNode* child = root->children; child; child = child->next)
-    if (is(child, "object")) walk.object(child, std::nullopt);
-  if (walk.functions == 0)
-    throw Error(name, builder.first_skipped().empty()
-                          ? "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at "
-                            "least without --no-io)"
-                          : "no PCI object that could be read (first problem: " + builder.first_skipped() + ")");
+// An info attribute's value, trimmed; "" when the document has none.
+std::string info_of(const std::map<std::string, std::string>& info, const char* key) {
+  auto it = info.find(key);
+  return it == info.end() ? std::string() : std::string(trim(it->second));
+}
 
-  auto info = [&](const char* key) {
-    auto it = walk.info.find(key);
-    return it == walk.info.end() ? std::string() : std::string(trim(it->second));
-  };
-  std::string vendor = info("CPUVendor"), family = info("CPUFamilyNumber");
+// /proc/cpuinfo as the kernel would begin it, from hwloc's CPU or, not x86, its Architecture.
+void add_cpuinfo(SysfsBuilder& builder, const std::map<std::string, std::string>& info, const ImportOptions& options) {
+  std::string vendor = info_of(info, "CPUVendor"), family = info_of(info, "CPUFamilyNumber");
   if (!vendor.empty() && !family.empty()) {
-    builder.set_file("/proc/cpuinfo",
-                     "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
-                         "\nmodel\t\t: " + (info("CPUModelNumber").empty() ? "0" : info("CPUModelNumber")) +
-                         "\nmodel name\t: " + info("CPUModel") + "\n\n");
-  } else if (std::string cpuinfo = non_x86_cpuinfo(info("Architecture"), info("CPUModel")); !cpuinfo.empty()) {
+    std::string model = info_of(info, "CPUModelNumber");
+    builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + vendor + "\ncpu family\t: " + family +
+                                          "\nmodel\t\t: " + (model.empty() ? "0" : model) +
+                                          "\nmodel name\t: " + info_of(info, "CPUModel") + "\n\n");
+  } else if (std::string cpuinfo = non_x86_cpuinfo(info_of(info, "Architecture"), info_of(info, "CPUModel"));
+             !cpuinfo.empty()) {
     builder.set_file("/proc/cpuinfo", cpuinfo);
-    builder.note("CPU: a " + info("Architecture") +
+    builder.note("CPU: a " + info_of(info, "Architecture") +
                  " machine (hwloc's Architecture): not x86, so the kernel's AMD Zen rule cannot pass");
   } else {
     builder.not_carried("/proc/cpuinfo");
@@ -163,17 +158,26 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
     builder.note(options.cpu.empty() ? "CPU unknown: the hwloc XML has no CPUVendor/CPUFamilyNumber; pass --cpu"
                                      : "CPU not in the hwloc XML: --cpu " + options.cpu + " supplies it");
   }
-  if (std::string release = info("OSRelease"); !release.empty() && info("OSName") == "Linux")
+}
+
+// The kernel release, the host name and DMI's fields, where hwloc recorded them.
+void add_identity_files(SysfsBuilder& builder, const std::map<std::string, std::string>& info) {
+  if (std::string release = info_of(info, "OSRelease"); !release.empty() && info_of(info, "OSName") == "Linux")
     builder.set_file("/proc/sys/kernel/osrelease", release + "\n");
   else
     builder.not_carried("/proc/sys/kernel/osrelease");
-  builder.set_hostname(info("HostName"));
+  builder.set_hostname(info_of(info, "HostName"));
   static const std::pair<const char*, const char*> dmi[] = {
       {"DMIProductName", "product_name"}, {"DMIProductVersion", "product_version"}, {"DMIBoardVendor", "board_vendor"},
       {"DMIBoardName", "board_name"},     {"DMIBIOSVendor", "bios_vendor"},         {"DMIBIOSVersion", "bios_version"},
       {"DMISysVendor", "sys_vendor"}};
   for (const auto& [key, file] : dmi)
-    if (!info(key).empty()) builder.set_file(std::string("/sys/class/dmi/id/") + file, info(key) + "\n");
+    if (!info_of(info, key).empty())
+      builder.set_file(std::string("/sys/class/dmi/id/") + file, info_of(info, key) + "\n");
+}
+
+// What hwloc XML never carries: config space, link state, drivers, the kernel's configuration.
+void add_hwloc_limits(SysfsBuilder& builder, bool nvme_class_guessed) {
   for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
@@ -189,10 +193,29 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   builder.note(
       "without --whole-io lstopo leaves out PCI functions it finds unimportant, such as 00.0 of a root bus: "
       "the kernel's host bridge device may then be unknown");
-  if (walk.nvme_class_guessed)
+  if (nvme_class_guessed)
     builder.note(
         "hwloc keeps no programming interface: class 0108 functions are taken as NVMe; NVMe controller "
         "names are unknown, so select them by PCI address");
+}
+
+}  // namespace
+
+MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options) {
+  Doc doc;
+  xmlNode* root = topology_root(doc, xml, name);
+  SysfsBuilder builder("hwloc", name);
+  Walk walk{name, builder, {}, 0, false};
+  for (xmlNode* child = root->children; child; child = child->next)
+    if (is(child, "object")) walk.object(child, std::nullopt);
+  if (walk.functions == 0)
+    throw Error(name, builder.first_skipped().empty()
+                          ? "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at "
+                            "least without --no-io)"
+                          : "no PCI object that could be read (first problem: " + builder.first_skipped() + ")");
+  add_cpuinfo(builder, walk.info, options);
+  add_identity_files(builder, walk.info);
+  add_hwloc_limits(builder, walk.nvme_class_guessed);
   return builder.finish();
 }
 

@@ -95,6 +95,15 @@ std::optional<TreeToken> tree_token(std::string_view s, size_t at) {
   return t;
 }
 
+// The line without the names after its first device ("00.0  Intel Corporation ..."), which can
+// contain anything.
+std::string_view drawing_of(std::string_view line) {
+  for (size_t i = 0; i + 6 <= line.size(); ++i)
+    if (auto t = tree_token(line, i); t && !t->is_bus && line.compare(i + 4, 2, "  ") == 0)
+      return line.substr(0, i + 4);
+  return line;
+}
+
 // `lspci -t` draws each bus's devices at the column where the bus's first connector stands; a
 // bridge's "[sec-sub]" follows the bridge on the same line. Returns device -> upstream bridge
 // (nullopt on a root bus).
@@ -114,13 +123,7 @@ std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std:
     ++line_no;
     std::optional<Bus> current;
     std::optional<Bdf> last_device;
-    // Names after a device ("00.0  Intel Corporation ...") can contain anything: cut them off.
-    std::string_view drawing = line;
-    for (size_t i = 0; i + 6 <= line.size(); ++i)
-      if (auto t = tree_token(line, i); t && !t->is_bus && line.compare(i + 4, 2, "  ") == 0) {
-        drawing = drawing.substr(0, i + 4);
-        break;
-      }
+    std::string_view drawing = drawing_of(line);
     for (size_t at = 0; at < drawing.size();) {
       auto t = tree_token(drawing, at);
       if (!t) {
@@ -222,6 +225,9 @@ constexpr std::size_t kMaxLspciFunctions = 65536;
 // Notes kept of the devices left out; the builder counts past its own limit.
 constexpr std::size_t kMaxSkippedDevices = 50;
 
+// The dump as libpci's dump reader is to see it, with lspci -k's drivers and the devices left out.
+// Long: one pass over the lines, a small state machine (the device being read, its pending lines,
+// whether it went bad) that every kind of line moves; split, each piece would take all that state.
 FilteredDump filter_dump(const std::string& dump, const std::string& name, int first_line) {
   // Only device lines and hex lines go to libpci (its line buffer is 256 bytes; -vv lines are
   // longer); "Kernel driver in use" lines from -k are ours. A device's lines are held until the

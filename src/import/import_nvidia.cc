@@ -101,51 +101,46 @@ std::map<std::string, std::string> dmi_of(std::string_view body) {
   return files;
 }
 
-}  // namespace
-
-MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& name, const ImportOptions& options) {
-  std::vector<Section> sections = sections_of(text, name);
+// The sections the import reads, found by their headers; the first of each kind counts.
+struct ReportSections {
   const Section *dump = nullptr, *tree = nullptr, *partial = nullptr, *dmi = nullptr;
   std::map<std::string, std::string> files;  // "*** /proc/cpuinfo" -> its contents
   std::string uname;
+};
+
+ReportSections find_sections(const std::vector<Section>& sections) {
+  ReportSections found;
   for (const Section& s : sections) {
     std::string_view command = command_of(s.header);
     if (s.header.substr(0, 4) == "*** ") {
       std::string_view path = s.header.substr(4);
-      if (path.find(' ') == std::string_view::npos && !files.count(std::string(path)))
-        files[std::string(path)] = file_body(s.body);
+      if (path.find(' ') == std::string_view::npos && !found.files.count(std::string(path)))
+        found.files[std::string(path)] = file_body(s.body);
     } else if (command.substr(0, 6) == "lspci ") {
       if (command.find(" -d ") != std::string_view::npos)
-        partial = partial ? partial : &s;  // older reports: NVIDIA and PLX devices only
-      else if (ends_with(command, "xxxx") && !dump)
-        dump = &s;
-      else if ((ends_with(command, "-nntv") || ends_with(command, "-tv") || ends_with(command, "-t")) && !tree)
-        tree = &s;
-    } else if (ends_with(command, "dmidecode") && !dmi) {
-      dmi = &s;
+        found.partial = found.partial ? found.partial : &s;  // older reports: NVIDIA and PLX devices only
+      else if (ends_with(command, "xxxx") && !found.dump)
+        found.dump = &s;
+      else if ((ends_with(command, "-nntv") || ends_with(command, "-tv") || ends_with(command, "-t")) && !found.tree)
+        found.tree = &s;
+    } else if (ends_with(command, "dmidecode") && !found.dmi) {
+      found.dmi = &s;
     } else if (s.body.find("Start of NVIDIA bug report log file") != std::string_view::npos ||
                s.header.find("Start of NVIDIA bug report log file") != std::string_view::npos) {
       for (std::string_view rest = s.body; !rest.empty();) {
         std::string_view line = next_line(rest);
-        if (line.substr(0, 7) == "uname: ") uname = std::string(trim(line.substr(7)));
+        if (line.substr(0, 7) == "uname: ") found.uname = std::string(trim(line.substr(7)));
       }
     }
   }
-  if (!dump)
-    throw Error(name, partial ? "this nvidia-bug-report's lspci sections hold only NVIDIA and PLX devices (an older "
-                                "nvidia-bug-report.sh), not the bridges above them; ask for `sudo lspci -xxxx` and "
-                                "`lspci -tv` from the machine, or a `p2pcheck capture`"
-                              : "no lspci -nnDvvvxxxx section (nvidia-bug-report.sh ran without lspci, or not as "
-                                "root); ask for `sudo lspci -xxxx` and `lspci -tv`, or a `p2pcheck capture`");
+  return found;
+}
 
-  SysfsBuilder builder("nvidia-bug-report", name);
-  std::string tree_text = tree ? std::string(tree->body) : "";
-  // Its lines numbered as in the report: the body starts on the line after the header.
-  LspciFunctions functions =
-      add_lspci_functions(builder, std::string(dump->body), tree ? &tree_text : nullptr, name, dump->line + 1);
-
+// The kernel release and host name from the uname line, the copied /proc files and DMI's fields.
+// Whether the uname line gave a release.
+bool add_machine_files(SysfsBuilder& builder, const ReportSections& found) {
   // "Linux HOST RELEASE #BUILD ... GNU/Linux": the release is the third word, the host the second.
-  std::string_view u = uname;
+  std::string_view u = found.uname;
   std::string_view kernel_name = next_word(u), host = next_word(u), release = next_word(u);
   if (kernel_name == "Linux" && !release.empty())
     builder.set_file("/proc/sys/kernel/osrelease", std::string(release) + "\n");
@@ -153,13 +148,18 @@ MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& 
   static const char* const kCopied[] = {"/proc/cpuinfo", "/proc/cmdline", "/proc/version", "/proc/modules",
                                         "/proc/driver/nvidia/version"};
   for (const char* path : kCopied)
-    if (auto it = files.find(path); it != files.end() && !it->second.empty()) builder.set_file(path, it->second);
-  if (dmi)
-    for (const auto& [file, value] : dmi_of(dmi->body))
+    if (auto it = found.files.find(path); it != found.files.end() && !it->second.empty())
+      builder.set_file(path, it->second);
+  if (found.dmi)
+    for (const auto& [file, value] : dmi_of(found.dmi->body))
       if (!value.empty()) builder.set_file("/sys/class/dmi/id/" + file, value + "\n");
+  return !release.empty();
+}
 
-  // What the report does not carry: the storage stack, the IOMMU, the kernel's config, and the
-  // per-device sysfs files (drivers come from lspci -k's lines, which -vvv prints).
+// What the report does not carry: the storage stack, the IOMMU, the kernel's config, and the
+// per-device sysfs files (drivers come from lspci -k's lines, which -vvv prints).
+void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, const LspciFunctions& functions,
+                       bool has_tree, bool has_release) {
   if (!builder.has_file("/proc/cpuinfo")) {
     builder.not_carried("/proc/cpuinfo");
     builder.note(options.cpu.empty() ? "CPU unknown: no /proc/cpuinfo section in this nvidia-bug-report; pass --cpu"
@@ -173,18 +173,40 @@ MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& 
   if (!functions.have_drivers)
     for (const char* area : kDriverAreas) builder.not_carried(area);
   builder.note(
-      "nvidia-bug-report: " + std::string(release.empty() ? "no uname line, so the kernel release is unknown; " : "") +
+      "nvidia-bug-report: " + std::string(has_release ? "" : "no uname line, so the kernel release is unknown; ") +
       "no kernel config (CONFIG_PCI_P2PDMA): give --kernel-config FILE|p2pdma=y (ask for "
       "/boot/config-$(uname -r) or `zcat /proc/config.gz`)");
   builder.note(
       "not in an nvidia-bug-report: NVMe controller names and namespaces, mounts and the storage stack, IOMMU "
       "groups, BAR sizes, p2pmem; ask for a `p2pcheck capture` for those");
-  builder.note(tree ? "hierarchy from its lspci -t section" +
-                          std::string(functions.disagreements
-                                          ? " (it disagrees with the bridge bus numbers for " +
-                                                std::to_string(functions.disagreements) + " functions)"
-                                          : "")
-                    : "hierarchy from bridge bus numbers (no lspci -t section)");
+  builder.note(has_tree ? "hierarchy from its lspci -t section" +
+                              std::string(functions.disagreements
+                                              ? " (it disagrees with the bridge bus numbers for " +
+                                                    std::to_string(functions.disagreements) + " functions)"
+                                              : "")
+                        : "hierarchy from bridge bus numbers (no lspci -t section)");
+}
+
+}  // namespace
+
+MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& name, const ImportOptions& options) {
+  std::vector<Section> sections = sections_of(text, name);
+  ReportSections found = find_sections(sections);
+  if (!found.dump)
+    throw Error(name, found.partial
+                          ? "this nvidia-bug-report's lspci sections hold only NVIDIA and PLX devices (an older "
+                            "nvidia-bug-report.sh), not the bridges above them; ask for `sudo lspci -xxxx` and "
+                            "`lspci -tv` from the machine, or a `p2pcheck capture`"
+                          : "no lspci -nnDvvvxxxx section (nvidia-bug-report.sh ran without lspci, or not as "
+                            "root); ask for `sudo lspci -xxxx` and `lspci -tv`, or a `p2pcheck capture`");
+
+  SysfsBuilder builder("nvidia-bug-report", name);
+  std::string tree_text = found.tree ? std::string(found.tree->body) : "";
+  // Its lines numbered as in the report: the body starts on the line after the header.
+  LspciFunctions functions = add_lspci_functions(builder, std::string(found.dump->body),
+                                                 found.tree ? &tree_text : nullptr, name, found.dump->line + 1);
+  bool has_release = add_machine_files(builder, found);
+  add_report_limits(builder, options, functions, found.tree != nullptr, has_release);
   note_config_sizes(builder, functions.configs);
   return builder.finish();
 }

@@ -56,48 +56,71 @@ void SysfsBuilder::skipped(std::string what) {
   if (++skipped_ <= kMaxInputNotes) input_notes_.push_back(std::move(what));
 }
 
+namespace {
+
+// A function's directory as the kernel fills it: its ID attributes, config, driver link and the
+// /sys/bus/pci/devices link to it.
+void add_function_files(MemoryTree& tree, const std::string& dir, const Bdf& bdf, const SynthFunction& fn) {
+  tree.add_dir(dir);
+  tree.add_file(dir + "/vendor", id_attr(fn.vendor, 4));
+  tree.add_file(dir + "/device", id_attr(fn.device, 4));
+  tree.add_file(dir + "/class", id_attr(fn.class_code, 6));
+  if (fn.subsystem_vendor) tree.add_file(dir + "/subsystem_vendor", id_attr(*fn.subsystem_vendor, 4));
+  if (fn.subsystem_device) tree.add_file(dir + "/subsystem_device", id_attr(*fn.subsystem_device, 4));
+  if (fn.revision) tree.add_file(dir + "/revision", id_attr(*fn.revision, 2));
+  if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
+  if (fn.config) tree.add_file(dir + "/config", *fn.config);
+  if (!fn.driver.empty()) {
+    tree.add_dir("/sys/bus/pci/drivers/" + fn.driver);
+    tree.add_link(dir + "/driver", "/sys/bus/pci/drivers/" + fn.driver);
+  }
+  // As the kernel links it: relative, from /sys/bus/pci/devices up to /sys.
+  tree.add_link("/sys/bus/pci/devices/" + bdf.str(), "../../.." + dir.substr(4));
+}
+
+// An NVMe controller's directory `dir` below its function, its /sys/class/nvme link and its
+// namespaces' /sys/block links.
+void add_nvme_files(MemoryTree& tree, const std::string& dir, const SynthNvme& n) {
+  tree.add_link("/sys/class/nvme/" + n.name, "../.." + dir.substr(4));
+  tree.add_link(dir + "/device", "../../../" + n.bdf.str());
+  if (!n.model.empty()) tree.add_file(dir + "/model", n.model + "\n");
+  if (!n.serial.empty()) tree.add_file(dir + "/serial", n.serial + "\n");
+  if (!n.firmware.empty()) tree.add_file(dir + "/firmware_rev", n.firmware + "\n");
+  for (const auto& ns : n.namespaces) {
+    tree.add_dir(dir + "/" + ns);
+    tree.add_link("/sys/block/" + ns, "../devices" + dir.substr(12) + "/" + ns);
+  }
+}
+
+// The manifest's first members, as a capture's: an import has no capture time and no root.
+nlohmann::ordered_json manifest_head(const std::string& format, const std::string& source,
+                                     const std::string& hostname) {
+  nlohmann::ordered_json m;
+  m["schema"] = kCaptureSchema;
+  m["schema_version"] = kCaptureSchemaVersion;
+  m["tool_version"] = kToolVersion;
+  m["format"] = format;
+  m["captured_at"] = nullptr;
+  m["source"] = source;
+  m["hostname"] = hostname.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(hostname);
+  m["as_root"] = nullptr;
+  return m;
+}
+
+}  // namespace
+
 MemoryTree SysfsBuilder::finish() {
   MemoryTree tree;
   tree.add_dir("/sys/bus/pci/devices");
   bool complete = !functions_.empty();
   int without_config = 0;
   for (const auto& [bdf, fn] : functions_) {
-    std::string dir = path_of(bdf);
-    tree.add_dir(dir);
-    tree.add_file(dir + "/vendor", id_attr(fn.vendor, 4));
-    tree.add_file(dir + "/device", id_attr(fn.device, 4));
-    tree.add_file(dir + "/class", id_attr(fn.class_code, 6));
-    if (fn.subsystem_vendor) tree.add_file(dir + "/subsystem_vendor", id_attr(*fn.subsystem_vendor, 4));
-    if (fn.subsystem_device) tree.add_file(dir + "/subsystem_device", id_attr(*fn.subsystem_device, 4));
-    if (fn.revision) tree.add_file(dir + "/revision", id_attr(*fn.revision, 2));
-    if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
-    if (fn.config) {
-      tree.add_file(dir + "/config", *fn.config);
-      if (fn.config->size() < 4096) complete = false;
-    } else {
-      complete = false;
-      ++without_config;
-    }
-    if (!fn.driver.empty()) {
-      tree.add_dir("/sys/bus/pci/drivers/" + fn.driver);
-      tree.add_link(dir + "/driver", "/sys/bus/pci/drivers/" + fn.driver);
-    }
-    // As the kernel links it: relative, from /sys/bus/pci/devices up to /sys.
-    tree.add_link("/sys/bus/pci/devices/" + bdf.str(), "../../.." + dir.substr(4));
+    add_function_files(tree, path_of(bdf), bdf, fn);
+    if (!fn.config || fn.config->size() < 4096) complete = false;
+    if (!fn.config) ++without_config;
   }
-  for (const auto& n : nvmes_) {
-    if (!functions_.count(n.bdf)) continue;
-    std::string dir = path_of(n.bdf) + "/nvme/" + n.name;
-    tree.add_link("/sys/class/nvme/" + n.name, "../.." + dir.substr(4));
-    tree.add_link(dir + "/device", "../../../" + n.bdf.str());
-    if (!n.model.empty()) tree.add_file(dir + "/model", n.model + "\n");
-    if (!n.serial.empty()) tree.add_file(dir + "/serial", n.serial + "\n");
-    if (!n.firmware.empty()) tree.add_file(dir + "/firmware_rev", n.firmware + "\n");
-    for (const auto& ns : n.namespaces) {
-      tree.add_dir(dir + "/" + ns);
-      tree.add_link("/sys/block/" + ns, "../devices" + dir.substr(12) + "/" + ns);
-    }
-  }
+  for (const auto& n : nvmes_)
+    if (functions_.count(n.bdf)) add_nvme_files(tree, path_of(n.bdf) + "/nvme/" + n.name, n);
   for (const auto& [path, bytes] : files_) tree.add_file(path, bytes);
   // The host name where the analysis reads it (the machine's identity), unless the input had the file.
   if (!hostname_.empty() && !tree.find("/proc/sys/kernel/hostname"))
@@ -112,15 +135,7 @@ MemoryTree SysfsBuilder::finish() {
   NotCarried not_carried{format_, not_carried_phrase(format_), not_carried_};
   tree.set_not_carried(not_carried);
 
-  nlohmann::ordered_json m;
-  m["schema"] = kCaptureSchema;
-  m["schema_version"] = kCaptureSchemaVersion;
-  m["tool_version"] = kToolVersion;
-  m["format"] = format_;
-  m["captured_at"] = nullptr;
-  m["source"] = source_;
-  m["hostname"] = hostname_.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(hostname_);
-  m["as_root"] = nullptr;
+  nlohmann::ordered_json m = manifest_head(format_, source_, hostname_);
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;

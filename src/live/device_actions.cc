@@ -179,6 +179,59 @@ LibraryProbe probe_library(const std::string& library, const std::vector<std::st
   return first;
 }
 
+// What the child writes to `fd` until it closes it; a runtime that hangs while initialising must
+// not hang capture: 30 s, then the child is killed and `probe` says so.
+std::string read_child_answer(int fd, pid_t pid, LibraryProbe& probe) {
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    int rc = poll(&p, 1, 30000);
+    if (rc <= 0) {
+      probe.error = rc == 0 ? "timed out after 30 s loading the library" : std::strerror(errno);
+      kill(pid, SIGKILL);
+      break;
+    }
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// The child's answer is read by type like any outside JSON: a library that printed its own JSON
+// into the pipe makes an unreadable answer, not an abort.
+void read_probe_answer(LibraryProbe& probe, const std::string& text) {
+  const std::string& library = probe.library;
+  std::optional<nlohmann::ordered_json> parsed;
+  try {
+    parsed = parse_outside_json(text, "the " + library + " probe's answer");
+  } catch (const Error&) {
+    // Nested too deep: unreadable like any other broken answer.
+  }
+  if (!parsed) {
+    probe.error = "unreadable answer from the probe";
+    return;
+  }
+  const nlohmann::ordered_json& j = *parsed;
+  try {
+    JsonFields f(j, "the " + library + " probe's answer");
+    probe.loaded = f.flag("loaded").value_or(false);
+    probe.path = f.text("path").value_or("");
+    probe.error = f.text("error").value_or("");
+    if (const auto* symbols = f.object("symbols"))
+      for (const auto& [name, found] : symbols->items()) {
+        if (!found.is_boolean()) f.fail("symbols", "an object of true/false");
+        probe.symbols[name] = found.get<bool>();
+      }
+    if (auto version = f.integer("runtime_version", INT32_MIN, INT32_MAX))
+      probe.runtime_version = static_cast<int>(*version);
+  } catch (const Error& e) {
+    probe.loaded = false;
+    probe.error = std::string("unreadable answer from the probe: ") + e.what();
+  }
+}
+
 LibraryProbe probe_one(const std::string& library, const std::vector<std::string>& symbols) {
   LibraryProbe probe;
   probe.library = library;
@@ -200,21 +253,7 @@ LibraryProbe probe_one(const std::string& library, const std::vector<std::string
     probe_child(fds[1], library.c_str(), symbols);
   }
   close(fds[1]);
-  std::string text;
-  char buf[4096];
-  // A runtime that hangs while initialising must not hang capture: 30 s, then it is killed.
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    int rc = poll(&p, 1, 30000);
-    if (rc <= 0) {
-      probe.error = rc == 0 ? "timed out after 30 s loading the library" : std::strerror(errno);
-      kill(pid, SIGKILL);
-      break;
-    }
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
+  std::string text = read_child_answer(fds[0], pid, probe);
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -222,36 +261,7 @@ LibraryProbe probe_one(const std::string& library, const std::vector<std::string
     probe.error = WIFSIGNALED(status)
                       ? "the library crashed while loading (signal " + std::to_string(WTERMSIG(status)) + ")"
                       : "no answer from the probe";
-  if (text.empty()) return probe;
-  std::optional<nlohmann::ordered_json> parsed;
-  try {
-    parsed = parse_outside_json(text, "the " + library + " probe's answer");
-  } catch (const Error&) {
-    // Nested too deep: unreadable like any other broken answer.
-  }
-  if (!parsed) {
-    probe.error = "unreadable answer from the probe";
-    return probe;
-  }
-  const nlohmann::ordered_json& j = *parsed;
-  // The child's answer is read by type like any outside JSON: a library that printed its own JSON
-  // into the pipe makes an unreadable answer, not an abort.
-  try {
-    JsonFields f(j, "the " + library + " probe's answer");
-    probe.loaded = f.flag("loaded").value_or(false);
-    probe.path = f.text("path").value_or("");
-    probe.error = f.text("error").value_or("");
-    if (const auto* symbols = f.object("symbols"))
-      for (const auto& [name, found] : symbols->items()) {
-        if (!found.is_boolean()) f.fail("symbols", "an object of true/false");
-        probe.symbols[name] = found.get<bool>();
-      }
-    if (auto version = f.integer("runtime_version", INT32_MIN, INT32_MAX))
-      probe.runtime_version = static_cast<int>(*version);
-  } catch (const Error& e) {
-    probe.loaded = false;
-    probe.error = std::string("unreadable answer from the probe: ") + e.what();
-  }
+  if (!text.empty()) read_probe_answer(probe, text);
   return probe;
 }
 

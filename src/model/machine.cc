@@ -220,23 +220,21 @@ MachineIdentity read_identity(Source& source) {
   return id;
 }
 
-Machine read_machine(Source& source) {
-  Machine m;
-  m.from_dump = !source.is_live();
-  auto note = [&m](const char* path, const FileRead& r) {
-    if (!r.ok() && r.status != ReadStatus::kMissing) m.unread[path] = why_unread(r);
-  };
-  if (FileRead r = source.read("/proc/cpuinfo"); r.ok()) {
-    m.cpu = parse_cpuinfo(r.bytes);
-    m.cpu.evidence_file = "/proc/cpuinfo";
-  } else {
-    note("/proc/cpuinfo", r);
-  }
+namespace {
+
+// A file that is there but could not be read is noted with the reason; a missing one is not.
+void note_unread(Machine& m, const char* path, const FileRead& r) {
+  if (!r.ok() && r.status != ReadStatus::kMissing) m.unread[path] = why_unread(r);
+}
+
+// The release (from /proc/version's third word when osrelease is unreadable), the version line and
+// the command line, each refused when no kernel could have written it: they name files later.
+void read_kernel_strings(Source& source, Machine& m) {
   FileRead raw;
   m.kernel_release = read_text(source, "/proc/sys/kernel/osrelease", &raw);
-  note("/proc/sys/kernel/osrelease", raw);
+  note_unread(m, "/proc/sys/kernel/osrelease", raw);
   m.kernel_version = read_text(source, "/proc/version", &raw);
-  note("/proc/version", raw);
+  note_unread(m, "/proc/version", raw);
   const char* release_file = "/proc/sys/kernel/osrelease";
   if (m.kernel_release.empty() && !m.kernel_version.empty()) {
     // "Linux version 6.8.0-142-generic (buildd@...) ...": the third word is the release.
@@ -252,14 +250,19 @@ Machine read_machine(Source& source) {
     throw Error(release_file, "kernel release '" + printable(m.kernel_release) +
                                   "' holds control characters; a kernel's is printable text");
   m.cmdline = read_text(source, "/proc/cmdline", &raw);
-  note("/proc/cmdline", raw);
+  note_unread(m, "/proc/cmdline", raw);
   if (m.cmdline.size() > kMaxCmdlineBytes)
     throw Error("/proc/cmdline", std::to_string(m.cmdline.size()) + " bytes; a kernel's command line is at most " +
                                      std::to_string(kMaxCmdlineBytes));
+}
+
+// The first os-release file found; empty when neither is.
+OsRelease read_os_release(Source& source) {
+  OsRelease os;
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     FileRead r = source.read(path);
     if (!r.ok()) continue;
-    m.os.file = path;
+    os.file = path;
     for (std::string_view line : split_table_lines(r.bytes, path)) {
       size_t eq = line.find('=');
       if (eq == std::string_view::npos) continue;
@@ -267,30 +270,37 @@ Machine read_machine(Source& source) {
       if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
         value = value.substr(1, value.size() - 2);
       if (key == "ID")
-        m.os.id = value;
+        os.id = value;
       else if (key == "ID_LIKE")
-        m.os.id_like = value;
+        os.id_like = value;
       else if (key == "VERSION_ID")
-        m.os.version_id = value;
+        os.version_id = value;
       else if (key == "PRETTY_NAME")
-        m.os.pretty_name = printable(value);
+        os.pretty_name = printable(value);
     }
     break;
   }
-  m.config = read_kernel_config(source, m.kernel_release, m.unread);
-  if (FileRead r = source.read("/proc/modules"); r.ok()) {
-    m.modules_known = true;
-    for (std::string_view line : split_table_lines(r.bytes, "/proc/modules")) {
-      std::array<std::string_view, 5> words;  // name size refcount users state
-      if (first_words(line, words) == 5) m.modules[std::string(words[0])] = words[4];
-    }
-  } else {
-    note("/proc/modules", r);
+  return os;
+}
+
+void read_modules(Source& source, Machine& m) {
+  FileRead r = source.read("/proc/modules");
+  if (!r.ok()) {
+    note_unread(m, "/proc/modules", r);
+    return;
   }
+  m.modules_known = true;
+  for (std::string_view line : split_table_lines(r.bytes, "/proc/modules")) {
+    std::array<std::string_view, 5> words;  // name size refcount users state
+    if (first_words(line, words) == 5) m.modules[std::string(words[0])] = words[4];
+  }
+}
+
+void read_mounts(Source& source, Machine& m) {
   for (const char* path : {"/proc/mounts", "/proc/self/mounts"}) {
     FileRead r = source.read(path);
     if (!r.ok()) {
-      note(path, r);
+      note_unread(m, path, r);
       continue;
     }
     m.mounts_known = true;
@@ -304,6 +314,24 @@ Machine read_machine(Source& source) {
     }
     break;
   }
+}
+
+}  // namespace
+
+Machine read_machine(Source& source) {
+  Machine m;
+  m.from_dump = !source.is_live();
+  if (FileRead r = source.read("/proc/cpuinfo"); r.ok()) {
+    m.cpu = parse_cpuinfo(r.bytes);
+    m.cpu.evidence_file = "/proc/cpuinfo";
+  } else {
+    note_unread(m, "/proc/cpuinfo", r);
+  }
+  read_kernel_strings(source, m);
+  m.os = read_os_release(source);
+  m.config = read_kernel_config(source, m.kernel_release, m.unread);
+  read_modules(source, m);
+  read_mounts(source, m);
   m.identity = read_identity(source);
   return m;
 }

@@ -349,6 +349,81 @@ PciDecoder::PciDecoder() : access_(offline_access()) {}
 
 PciDecoder::~PciDecoder() { pci_cleanup(access_); }
 
+namespace {
+
+// The PCI Express Capabilities register's device/port type field, as our PortType.
+PortType express_port_type(struct pci_dev* dev, int base) {
+  unsigned type = (pci_read_word(dev, base + PCI_EXP_FLAGS) & PCI_EXP_FLAGS_TYPE) >> 4;
+  static const PortType types[] = {PortType::kEndpoint,        PortType::kLegacyEndpoint,
+                                   PortType::kUnknown,         PortType::kUnknown,
+                                   PortType::kRootPort,        PortType::kUpstreamPort,
+                                   PortType::kDownstreamPort,  PortType::kPcieToPciBridge,
+                                   PortType::kPciToPcieBridge, PortType::kRcIntegratedEndpoint,
+                                   PortType::kRcEventCollector};
+  return type < std::size(types) ? types[type] : PortType::kUnknown;
+}
+
+// Link Capabilities and Link Status fill in what the sysfs attributes left unknown.
+void read_link_registers(LinkInfo& link, struct pci_dev* dev, int base) {
+  u32 lnkcap = pci_read_long(dev, base + PCI_EXP_LNKCAP);
+  u16 lnksta = pci_read_word(dev, base + PCI_EXP_LNKSTA);
+  if (!link.max_speed) link.max_speed = pcie_speed_code(lnkcap & PCI_EXP_LNKCAP_SPEED);
+  // Width 0 means "no link reported" (a VF's reserved-zero register, a link that is down).
+  int max_width = static_cast<int>((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4);
+  int cur_width = static_cast<int>((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4);
+  if (!link.max_width && max_width) link.max_width = max_width;
+  if (!link.cur_speed) link.cur_speed = pcie_speed_code(lnksta & PCI_EXP_LNKSTA_SPEED);
+  if (!link.cur_width && cur_width) link.cur_width = cur_width;
+}
+
+void read_acs(Function& fn, struct pci_dev* dev) {
+  if (struct pci_cap* acs = pci_find_cap(dev, PCI_EXT_CAP_ID_ACS, PCI_CAP_EXTENDED)) {
+    fn.acs.presence = Presence::kPresent;
+    fn.acs.capability = pci_read_word(dev, acs->addr + PCI_ACS_CAP);
+    fn.acs.control = pci_read_word(dev, acs->addr + PCI_ACS_CTRL);
+  } else {
+    fn.acs.presence = Presence::kAbsent;
+  }
+}
+
+void read_resizable_bars(Function& fn, struct pci_dev* dev) {
+  struct pci_cap* rebar = pci_find_cap(dev, PCI_EXT_CAP_ID_REBAR, PCI_CAP_EXTENDED);
+  if (!rebar) {
+    fn.rebar_presence = Presence::kAbsent;
+    return;
+  }
+  fn.rebar_presence = Presence::kPresent;
+  // Control register bits 7:5 of the first entry give the number of resizable BARs.
+  unsigned count = (pci_read_long(dev, rebar->addr + 8) >> 5) & 7;
+  for (unsigned i = 0; i < count && i < 6; ++i) {
+    u32 cap = pci_read_long(dev, rebar->addr + 4 + i * 8);
+    u32 ctrl = pci_read_long(dev, rebar->addr + 8 + i * 8);
+    // BAR Size is 2^(n+20) bytes and the spec defines n up to 43 (8 EiB); a larger n (a broken or
+    // hostile dump) would shift past 64 bits: that entry is not decoded.
+    unsigned size_code = (ctrl >> 8) & 0x3f;
+    if (size_code > 43) continue;
+    ResizableBar r;
+    r.bar = static_cast<int>(ctrl & 7);
+    r.current_size = 1ull << (size_code + 20);
+    for (int bit = 4; bit < 32; ++bit)
+      if (cap & (1u << bit)) r.supported_sizes.push_back(1ull << (bit - 4 + 20));
+    fn.rebar.push_back(std::move(r));
+  }
+}
+
+void read_sriov(Function& fn, struct pci_dev* dev) {
+  if (struct pci_cap* iov = pci_find_cap(dev, PCI_EXT_CAP_ID_SRIOV, PCI_CAP_EXTENDED)) {
+    fn.sriov_presence = Presence::kPresent;
+    fn.sriov.total_vfs = pci_read_word(dev, iov->addr + PCI_IOV_TOTALVF);
+    fn.sriov.num_vfs = pci_read_word(dev, iov->addr + PCI_IOV_NUMVF);
+    fn.sriov.vf_device = pci_read_word(dev, iov->addr + PCI_IOV_DID);
+  } else {
+    fn.sriov_presence = Presence::kAbsent;
+  }
+}
+
+}  // namespace
+
 void PciDecoder::decode_config(Function& fn, const std::string& config) const {
   fn.config_size = config.size();
   if (config.size() < 64) {
@@ -380,70 +455,19 @@ void PciDecoder::decode_config(Function& fn, const std::string& config) const {
     pci_free_dev(dev);
     return;
   }
-  int base = exp->addr;
-  unsigned type = (pci_read_word(dev, base + PCI_EXP_FLAGS) & PCI_EXP_FLAGS_TYPE) >> 4;
-  static const PortType types[] = {PortType::kEndpoint,        PortType::kLegacyEndpoint,
-                                   PortType::kUnknown,         PortType::kUnknown,
-                                   PortType::kRootPort,        PortType::kUpstreamPort,
-                                   PortType::kDownstreamPort,  PortType::kPcieToPciBridge,
-                                   PortType::kPciToPcieBridge, PortType::kRcIntegratedEndpoint,
-                                   PortType::kRcEventCollector};
-  fn.port_type = type < std::size(types) ? types[type] : PortType::kUnknown;
-
+  fn.port_type = express_port_type(dev, exp->addr);
   // Root-complex integrated endpoints and event collectors have no link.
-  if (fn.port_type != PortType::kRcIntegratedEndpoint && fn.port_type != PortType::kRcEventCollector) {
-    u32 lnkcap = pci_read_long(dev, base + PCI_EXP_LNKCAP);
-    u16 lnksta = pci_read_word(dev, base + PCI_EXP_LNKSTA);
-    if (!fn.link.max_speed) fn.link.max_speed = pcie_speed_code(lnkcap & PCI_EXP_LNKCAP_SPEED);
-    // Width 0 means "no link reported" (a VF's reserved-zero register, a link that is down).
-    int max_width = static_cast<int>((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4);
-    int cur_width = static_cast<int>((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4);
-    if (!fn.link.max_width && max_width) fn.link.max_width = max_width;
-    if (!fn.link.cur_speed) fn.link.cur_speed = pcie_speed_code(lnksta & PCI_EXP_LNKSTA_SPEED);
-    if (!fn.link.cur_width && cur_width) fn.link.cur_width = cur_width;
-  }
+  if (fn.port_type != PortType::kRcIntegratedEndpoint && fn.port_type != PortType::kRcEventCollector)
+    read_link_registers(fn.link, dev, exp->addr);
 
   if (config.size() < 4096) {
     fn.config_note = "extended config space (offset 0x100+) not readable: kernel or platform without ECAM";
     pci_free_dev(dev);
     return;
   }
-  if (struct pci_cap* acs = pci_find_cap(dev, PCI_EXT_CAP_ID_ACS, PCI_CAP_EXTENDED)) {
-    fn.acs.presence = Presence::kPresent;
-    fn.acs.capability = pci_read_word(dev, acs->addr + PCI_ACS_CAP);
-    fn.acs.control = pci_read_word(dev, acs->addr + PCI_ACS_CTRL);
-  } else {
-    fn.acs.presence = Presence::kAbsent;
-  }
-  if (struct pci_cap* rebar = pci_find_cap(dev, PCI_EXT_CAP_ID_REBAR, PCI_CAP_EXTENDED)) {
-    fn.rebar_presence = Presence::kPresent;
-    // Control register bits 7:5 of the first entry give the number of resizable BARs.
-    unsigned count = (pci_read_long(dev, rebar->addr + 8) >> 5) & 7;
-    for (unsigned i = 0; i < count && i < 6; ++i) {
-      u32 cap = pci_read_long(dev, rebar->addr + 4 + i * 8);
-      u32 ctrl = pci_read_long(dev, rebar->addr + 8 + i * 8);
-      // BAR Size is 2^(n+20) bytes and the spec defines n up to 43 (8 EiB); a larger n (a broken or
-      // hostile dump) would shift past 64 bits: that entry is not decoded.
-      unsigned size_code = (ctrl >> 8) & 0x3f;
-      if (size_code > 43) continue;
-      ResizableBar r;
-      r.bar = static_cast<int>(ctrl & 7);
-      r.current_size = 1ull << (size_code + 20);
-      for (int bit = 4; bit < 32; ++bit)
-        if (cap & (1u << bit)) r.supported_sizes.push_back(1ull << (bit - 4 + 20));
-      fn.rebar.push_back(std::move(r));
-    }
-  } else {
-    fn.rebar_presence = Presence::kAbsent;
-  }
-  if (struct pci_cap* iov = pci_find_cap(dev, PCI_EXT_CAP_ID_SRIOV, PCI_CAP_EXTENDED)) {
-    fn.sriov_presence = Presence::kPresent;
-    fn.sriov.total_vfs = pci_read_word(dev, iov->addr + PCI_IOV_TOTALVF);
-    fn.sriov.num_vfs = pci_read_word(dev, iov->addr + PCI_IOV_NUMVF);
-    fn.sriov.vf_device = pci_read_word(dev, iov->addr + PCI_IOV_DID);
-  } else {
-    fn.sriov_presence = Presence::kAbsent;
-  }
+  read_acs(fn, dev);
+  read_resizable_bars(fn, dev);
+  read_sriov(fn, dev);
   pci_free_dev(dev);
 }
 

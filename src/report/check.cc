@@ -123,93 +123,137 @@ std::string limits_text(const CheckReport& r) {
 
 // The matrix is printed while it fits about a screenful; beyond that a summary by code says more.
 constexpr std::size_t kMaxMatrixLines = 48;
+constexpr std::size_t kGpuLabelWidth = 20;  // "GPU 0000:03:00.0" and a gap
 
-// GPUs down, NVMe across, as many NVMe per block as the width allows; each cell a short code
-// (kMatrixCodes) whose legend follows. Too big for a screen: one line per code with its pairs counted.
-std::string matrix_text(const CheckReport& r, const TextStyle& style) {
-  if (r.pairs.empty()) return "";
-  // The devices in the order their first pair comes; seen by the list's device numbers (ends).
+// The matrix's rows and columns: the devices in the order their first pair comes.
+struct MatrixDevices {
   std::vector<Bdf> gpus, nvmes;
-  std::vector<char> seen_gpu(r.pairs.ends()), seen_nvme(r.pairs.ends());
-  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
-    const DevicePair& pair = r.pairs.pair(i);
-    if (char& seen = seen_gpu[r.pairs.gpu_end(i)]; !seen) {
+};
+
+// Seen by the list's device numbers (ends), not by address: one vector lookup per pair.
+MatrixDevices devices_in_pair_order(const PairList& pairs) {
+  MatrixDevices devices;
+  std::vector<char> seen_gpu(pairs.ends()), seen_nvme(pairs.ends());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const DevicePair& pair = pairs.pair(i);
+    if (char& seen = seen_gpu[pairs.gpu_end(i)]; !seen) {
       seen = 1;
-      gpus.push_back(pair.gpu);
+      devices.gpus.push_back(pair.gpu);
     }
-    if (char& seen = seen_nvme[r.pairs.nvme_end(i)]; !seen) {
+    if (char& seen = seen_nvme[pairs.nvme_end(i)]; !seen) {
       seen = 1;
-      nvmes.push_back(pair.nvme);
+      devices.nvmes.push_back(pair.nvme);
     }
   }
-  // Each pair's code, made once per class (and redirect): a fabric's pairs share a few dozen.
-  auto cell_index = [&](std::size_t i) { return 2 * r.pairs.class_index(i) + r.pairs.acs_redirected(i); };
-  std::vector<std::string> cell_of(2 * r.pairs.classes());
-  auto code = [&](std::size_t i) -> const std::string& {
-    std::string& c = cell_of[cell_index(i)];
-    if (c.empty()) c = cell(r.pairs.shared(i), r.pairs.acs_redirected(i), r.rules);
+  return devices;
+}
+
+// Each pair's code, made once per class (and redirect): a fabric's pairs share a few dozen.
+class MatrixCells {
+ public:
+  explicit MatrixCells(const CheckReport& r) : r_(r), code_of_(2 * r.pairs.classes()) {}
+  std::size_t count() const { return code_of_.size(); }
+  std::size_t index(std::size_t pair) const { return 2 * r_.pairs.class_index(pair) + r_.pairs.acs_redirected(pair); }
+  const std::string& code(std::size_t pair) {
+    std::string& c = code_of_[index(pair)];
+    if (c.empty()) c = cell(r_.pairs.shared(pair), r_.pairs.acs_redirected(pair), r_.rules);
     return c;
-  };
-  // Each code's pairs: how many, and the first. Counted per cell first, so the codes' map is
-  // touched once per class, not once per pair.
-  std::vector<std::size_t> count_of(cell_of.size()), first_of(cell_of.size());
+  }
+
+ private:
+  const CheckReport& r_;
+  std::vector<std::string> code_of_;
+};
+
+// code -> (how many pairs have it, the first of them).
+using CodeCounts = std::map<std::string, std::pair<std::size_t, std::size_t>>;
+
+// Counted per cell first, so the codes' map is touched once per class, not once per pair.
+CodeCounts pairs_by_code(const CheckReport& r, MatrixCells& cells) {
+  std::vector<std::size_t> count_of(cells.count()), first_of(cells.count());
   for (std::size_t i = 0; i < r.pairs.size(); ++i)
-    if (count_of[cell_index(i)]++ == 0) first_of[cell_index(i)] = i;
-  std::map<std::string, std::pair<std::size_t, std::size_t>> by_code;
-  for (std::size_t c = 0; c < cell_of.size(); ++c) {
+    if (count_of[cells.index(i)]++ == 0) first_of[cells.index(i)] = i;
+  CodeCounts by_code;
+  for (std::size_t c = 0; c < cells.count(); ++c) {
     if (count_of[c] == 0) continue;
-    auto [at, added] = by_code.try_emplace(code(first_of[c]), 0, first_of[c]);
+    auto [at, added] = by_code.try_emplace(cells.code(first_of[c]), 0, first_of[c]);
     at->second.first += count_of[c];
     at->second.second = std::min(at->second.second, first_of[c]);
   }
-  auto label = [&r](const Bdf& nvme) {
-    const NvmeController* c = r.inv.nvme_at(nvme);
-    return c && !c->name.empty() ? c->name : nvme.str();
-  };
-  const size_t first = 20;  // "GPU 0000:03:00.0" and a gap
-  size_t column = 4;
-  for (const Bdf& n : nvmes) column = std::max(column, label(n).size() + 2);
-  size_t per_block = std::max<size_t>(1, (std::max(style.width, first + 2 + column) - 2 - first) / column);
-  size_t blocks = (nvmes.size() + per_block - 1) / per_block;
-  std::string out = "\nPairs (storage -> GPU and GPU -> storage)\n";
-  if (blocks * (gpus.size() + 1) > kMaxMatrixLines) {
-    out += "  " + std::to_string(gpus.size()) + " GPU(s) x " + std::to_string(nvmes.size()) +
-           " NVMe: " + std::to_string(r.pairs.size()) + " pairs, too many for a matrix in " +
-           std::to_string(style.width) + " columns; by verdict and cause:\n";
-    for (const MatrixCode& c : kMatrixCodes) {
-      auto it = by_code.find(c.code);
-      if (it == by_code.end()) continue;
-      std::size_t one = it->second.second;
-      out += "  " + colored(style, cell_color(r.pairs.shared(one)), pad(c.code, 5)) +
-             pad(std::to_string(it->second.first), 7) + c.meaning + " (e.g. GPU " + r.pairs.pair(one).gpu.str() +
-             " <-> " + label(r.pairs.pair(one).nvme) + ")\n";
-    }
-    return out;
+  return by_code;
+}
+
+std::string nvme_label(const CheckReport& r, const Bdf& nvme) {
+  const NvmeController* c = r.inv.nvme_at(nvme);
+  return c && !c->name.empty() ? c->name : nvme.str();
+}
+
+// Too big for a screen: one line per code with its pairs counted and the first as an example.
+std::string matrix_summary_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices,
+                                const CodeCounts& by_code) {
+  std::string out = "  " + std::to_string(devices.gpus.size()) + " GPU(s) x " + std::to_string(devices.nvmes.size()) +
+                    " NVMe: " + std::to_string(r.pairs.size()) + " pairs, too many for a matrix in " +
+                    std::to_string(style.width) + " columns; by verdict and cause:\n";
+  for (const MatrixCode& c : kMatrixCodes) {
+    auto it = by_code.find(c.code);
+    if (it == by_code.end()) continue;
+    std::size_t one = it->second.second;
+    out += "  " + colored(style, cell_color(r.pairs.shared(one)), pad(c.code, 5)) +
+           pad(std::to_string(it->second.first), 7) + c.meaning + " (e.g. GPU " + r.pairs.pair(one).gpu.str() +
+           " <-> " + nvme_label(r, r.pairs.pair(one).nvme) + ")\n";
   }
+  return out;
+}
+
+// The grid in blocks of `per_block` NVMe across, GPUs down, each cell `column` wide; a (GPU, NVMe)
+// that is not a pair is a blank cell.
+std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices,
+                             MatrixCells& cells, std::size_t column, std::size_t per_block) {
   // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
   std::map<std::pair<Bdf, Bdf>, std::size_t> by_pair;
   for (std::size_t i = 0; i < r.pairs.size(); ++i)
     by_pair.emplace(std::make_pair(r.pairs.pair(i).gpu, r.pairs.pair(i).nvme), i);
+  const std::vector<Bdf>& nvmes = devices.nvmes;
+  std::string out;
   for (size_t start = 0; start < nvmes.size(); start += per_block) {
     size_t end = std::min(nvmes.size(), start + per_block);
-    std::string header = "  " + pad("", first);
-    for (size_t i = start; i < end; ++i) header += pad(label(nvmes[i]), column);
+    std::string header = "  " + pad("", kGpuLabelWidth);
+    for (size_t i = start; i < end; ++i) header += pad(nvme_label(r, nvmes[i]), column);
     while (!header.empty() && header.back() == ' ') header.pop_back();
     out += header + "\n";
-    for (const Bdf& g : gpus) {
-      std::string line = "  " + pad("GPU " + g.str(), first);
+    for (const Bdf& g : devices.gpus) {
+      std::string line = "  " + pad("GPU " + g.str(), kGpuLabelWidth);
       for (size_t i = start; i < end; ++i) {
         auto found = by_pair.find({g, nvmes[i]});
         if (found == by_pair.end()) {
           line += pad("", column);
           continue;
         }
-        line += colored(style, cell_color(r.pairs.shared(found->second)), pad(code(found->second), column));
+        line += colored(style, cell_color(r.pairs.shared(found->second)), pad(cells.code(found->second), column));
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
     }
   }
+  return out;
+}
+
+// GPUs down, NVMe across, as many NVMe per block as the width allows; each cell a short code
+// (kMatrixCodes) whose legend follows. Too big for a screen: one line per code with its pairs counted.
+std::string matrix_text(const CheckReport& r, const TextStyle& style) {
+  if (r.pairs.empty()) return "";
+  MatrixDevices devices = devices_in_pair_order(r.pairs);
+  MatrixCells cells(r);
+  CodeCounts by_code = pairs_by_code(r, cells);
+  size_t column = 4;
+  for (const Bdf& n : devices.nvmes) column = std::max(column, nvme_label(r, n).size() + 2);
+  size_t per_block =
+      std::max<size_t>(1, (std::max(style.width, kGpuLabelWidth + 2 + column) - 2 - kGpuLabelWidth) / column);
+  size_t blocks = (devices.nvmes.size() + per_block - 1) / per_block;
+  std::string out = "\nPairs (storage -> GPU and GPU -> storage)\n";
+  if (blocks * (devices.gpus.size() + 1) > kMaxMatrixLines)
+    return out + matrix_summary_text(r, style, devices, by_code);
+  out += matrix_grid_text(r, style, devices, cells, column, per_block);
   for (const MatrixCode& c : kMatrixCodes)
     if (by_code.count(c.code)) out += "  " + pad(c.code, 5) + c.meaning + "\n";
   return out;

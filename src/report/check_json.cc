@@ -78,7 +78,32 @@ json blocked_by_json(const PairDecision& d) {
   return out;
 }
 
+// The host check's parts: the CPU rule and each host bridge against the allowlist.
+json host_check_json(const HostCheck& host) {
+  json bridges = json::array();
+  for (const auto& b : host.bridges) {
+    bridges.push_back({{"host_bridge", b.host_bridge},
+                       {"device", b.device ? json(b.device->str()) : json(nullptr)},
+                       {"device_unknown", b.device_unknown},
+                       {"ids", b.device ? json(b.ids()) : json(nullptr)},
+                       {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
+                       {"passes", tri_json(b.passes)}});
+  }
+  return {{"cpu_supports_p2pdma", tri_json(host.cpu_supports)},
+          {"same_host_bridge", host.same_host_bridge},
+          {"bridges", std::move(bridges)},
+          {"allowlisted", tri_json(host.allowlisted)},
+          {"allowed", tri_json(host.allowed)}};
+}
+
 }  // namespace
+
+json kernel_answer_json(const PairDecision& d) {
+  return {{"distance", d.kernel->distance},
+          {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
+          {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
+          {"agrees", d.kernel_agrees == Tri::kYes}};
+}
 
 json decision_json(const CheckReport& r, const PairDecision& d) {
   return decision_json(r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
@@ -118,38 +143,13 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   std::string later = later_text(d);
   out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
   out["later"] = later.empty() ? json(nullptr) : json(later);
-  if (d.host_checked) {
-    json bridges = json::array();
-    for (const auto& b : d.host.bridges) {
-      bridges.push_back({{"host_bridge", b.host_bridge},
-                         {"device", b.device ? json(b.device->str()) : json(nullptr)},
-                         {"device_unknown", b.device_unknown},
-                         {"ids", b.device ? json(b.ids()) : json(nullptr)},
-                         {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
-                         {"passes", tri_json(b.passes)}});
-    }
-    out["host_check"] = {{"cpu_supports_p2pdma", tri_json(d.host.cpu_supports)},
-                         {"same_host_bridge", d.host.same_host_bridge},
-                         {"bridges", std::move(bridges)},
-                         {"allowlisted", tri_json(d.host.allowlisted)},
-                         {"allowed", tri_json(d.host.allowed)}};
-  } else {
-    out["host_check"] = nullptr;
-  }
+  out["host_check"] = d.host_checked ? host_check_json(d.host) : json(nullptr);
   out["hops"] = hops_json(topo, inv, d.path);
   out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
   out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
   std::optional<double> ceiling = path_ceiling(d.path);
   out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
-  if (d.kernel) {
-    out["kernel"] = {
-        {"distance", d.kernel->distance},
-        {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
-        {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
-        {"agrees", d.kernel_agrees == Tri::kYes}};
-  } else {
-    out["kernel"] = nullptr;
-  }
+  out["kernel"] = d.kernel ? kernel_answer_json(d) : json(nullptr);
   return out;
 }
 
@@ -162,6 +162,42 @@ json counts_json(const ResultCounts& c) {
   j["checks"] = {{"failing", c.failing}, {"unknown", c.unknown}, {"warn", c.warnings}};
   return j;
 }
+
+namespace {
+
+// The kernel the rules were taken from, and what they say of its P2PDMA (a what-if names both kernels).
+json kernel_rules_json(const KernelRules& rules) {
+  return {{"release", rules.release},
+          {"origin", to_string(rules.origin)},
+          {"assumed", rules.what_if()},
+          {"what_if",
+           rules.what_if()
+               ? json({{"release", rules.release},
+                       {"input_release", rules.input_release.empty() ? json(nullptr) : json(rules.input_release)},
+                       {"input_known_bad", rules.input_known_bad ? json(rules.input_known_bad->name) : json(nullptr)}})
+               : json(nullptr)},
+          {"vendor_kernel", rules.vendor_kernel},
+          {"table", allowlist_table_note(rules)},
+          {"p2pdma_config", tri_json(rules.p2pdma_enabled)},
+          {"p2pdma_basis", to_string(rules.p2pdma_basis)},
+          {"distro_row", rules.distro ? json(rules.distro->target) : json(nullptr)},
+          {"known_bad", rules.known_bad ? json(rules.known_bad->name) : json(nullptr)}};
+}
+
+// Whose GPU-direct stack the verdicts speak for: hipFile (AMD), GDS in P2PDMA mode (NVIDIA).
+json gpu_stacks_json(const CheckReport& r) {
+  json stacks = json::array();
+  for (const Bdf& b : r.inv.gpus)
+    if (const Function* fn = r.topo.find(b)) {
+      const char* stack = fn->vendor == kPciVendorAmd      ? "hipfile"
+                          : fn->vendor == kPciVendorNvidia ? "gds_p2pdma"
+                                                           : nullptr;
+      if (stack && std::find(stacks.begin(), stacks.end(), stack) == stacks.end()) stacks.push_back(stack);
+    }
+  return stacks;
+}
+
+}  // namespace
 
 json check_json(const CheckReport& r, bool with_pairs) {
   json findings = json::array();
@@ -187,22 +223,7 @@ json check_json(const CheckReport& r, bool with_pairs) {
                         {"used", use.used},
                         {"why_not_used", use.used ? json(nullptr) : json(use.why_not_used)}});
   j["supplied"] = std::move(supplied);
-  j["kernel"] = {
-      {"release", r.rules.release},
-      {"origin", to_string(r.rules.origin)},
-      {"assumed", r.rules.what_if()},
-      {"what_if",
-       r.rules.what_if()
-           ? json({{"release", r.rules.release},
-                   {"input_release", r.rules.input_release.empty() ? json(nullptr) : json(r.rules.input_release)},
-                   {"input_known_bad", r.rules.input_known_bad ? json(r.rules.input_known_bad->name) : json(nullptr)}})
-           : json(nullptr)},
-      {"vendor_kernel", r.rules.vendor_kernel},
-      {"table", allowlist_table_note(r.rules)},
-      {"p2pdma_config", tri_json(r.rules.p2pdma_enabled)},
-      {"p2pdma_basis", to_string(r.rules.p2pdma_basis)},
-      {"distro_row", r.rules.distro ? json(r.rules.distro->target) : json(nullptr)},
-      {"known_bad", r.rules.known_bad ? json(r.rules.known_bad->name) : json(nullptr)}};
+  j["kernel"] = kernel_rules_json(r.rules);
   j["cpu"] = {{"vendor", r.machine.cpu.vendor_id},
               {"family", r.machine.cpu.family},
               {"model", r.machine.cpu.model},
@@ -210,16 +231,7 @@ json check_json(const CheckReport& r, bool with_pairs) {
               {"hypervisor", r.machine.cpu.hypervisor},
               {"architecture", r.machine.cpu.architecture.empty() ? json(nullptr) : json(r.machine.cpu.architecture)}};
   j["identity"] = identity_json(r.machine.identity);
-  // Whose GPU-direct stack the verdicts speak for: hipFile (AMD), GDS in P2PDMA mode (NVIDIA).
-  json stacks = json::array();
-  for (const Bdf& b : r.inv.gpus)
-    if (const Function* fn = r.topo.find(b)) {
-      const char* stack = fn->vendor == kPciVendorAmd      ? "hipfile"
-                          : fn->vendor == kPciVendorNvidia ? "gds_p2pdma"
-                                                           : nullptr;
-      if (stack && std::find(stacks.begin(), stacks.end(), stack) == stacks.end()) stacks.push_back(stack);
-    }
-  j["gpu_stacks"] = std::move(stacks);
+  j["gpu_stacks"] = gpu_stacks_json(r);
   j["config_space_complete"] = !r.topo.config_truncated;
   j["gpus"] = std::move(gpus);
   j["nvme"] = std::move(nvmes);

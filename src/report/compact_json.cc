@@ -162,13 +162,6 @@ class DecisionTexts {
   std::unordered_map<Key, std::string, KeyHash> texts_;
 };
 
-json kernel_answer_json(const PairDecision& d) {
-  return {{"distance", d.kernel->distance},
-          {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
-          {"map_note", d.kernel->map_note.empty() ? json(nullptr) : json(d.kernel->map_note)},
-          {"agrees", d.kernel_agrees == Tri::kYes}};
-}
-
 // A top-level member whose array (or, with `object`, whose object) is written element by element:
 // `element` appends element i (an object's `"key": value`), each line after its first preceded by
 // the given indentation.

@@ -21,36 +21,40 @@ const char* level_color(Level l) {
   return "0";
 }
 
+// One finding: level, subject and message, its evidence, the fix of a problem. `alike`: how many
+// more devices have the same finding word for word (printed once, counted).
+std::string finding_text(const Finding& f, const TextStyle& style, size_t alike = 0) {
+  // A finding about many devices names the first and counts the rest (JSON lists them all).
+  const bool many = !f.not_carried.empty() && f.devices.size() > 3;
+  std::string subject = many    ? f.devices.front().str() + " and " + std::to_string(f.devices.size() - 1) + " more"
+                        : alike ? f.subject + " and " + std::to_string(alike) + " more"
+                                : f.subject;
+  std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
+                     (subject.empty() ? "" : subject + ": ") + f.message;
+  const size_t shown = many ? 1 : f.evidence.size();
+  if (!f.evidence.empty())
+    line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
+  for (size_t i = 1; i < std::min(shown, f.evidence.size()); ++i)
+    line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
+  if (shown < f.evidence.size()) line += "; and " + std::to_string(f.evidence.size() - shown) + " more";
+  if (alike) line += "; and the same for the " + std::to_string(alike) + " more";
+  if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
+    line += "\n          fix: " + f.fix;
+  return line + "\n";
+}
+
+// The same finding word for word, about another device.
+bool same_cause(const Finding& a, const Finding& b) {
+  return a.id == b.id && a.level == b.level && a.message == b.message && a.fix == b.fix && !a.subject.empty() &&
+         !b.subject.empty();
+}
+
 }  // namespace
 
 std::string findings_text(const CheckReport& r, const TextStyle& style, bool verbose) {
-  // `alike`: how many more devices have the same finding word for word (printed once, counted).
-  auto full = [&](const Finding& f, size_t alike = 0) {
-    // A finding about many devices names the first and counts the rest (JSON lists them all).
-    const bool many = !f.not_carried.empty() && f.devices.size() > 3;
-    std::string subject = many    ? f.devices.front().str() + " and " + std::to_string(f.devices.size() - 1) + " more"
-                          : alike ? f.subject + " and " + std::to_string(alike) + " more"
-                                  : f.subject;
-    std::string line = "  " + colored(style, level_color(f.level), pad(to_string(f.level), 8)) +
-                       (subject.empty() ? "" : subject + ": ") + f.message;
-    const size_t shown = many ? 1 : f.evidence.size();
-    if (!f.evidence.empty())
-      line += "\n          evidence: " + f.evidence.front().file + " = " + f.evidence.front().value;
-    for (size_t i = 1; i < std::min(shown, f.evidence.size()); ++i)
-      line += "; " + f.evidence[i].file + " = " + f.evidence[i].value;
-    if (shown < f.evidence.size()) line += "; and " + std::to_string(f.evidence.size() - shown) + " more";
-    if (alike) line += "; and the same for the " + std::to_string(alike) + " more";
-    if (!f.fix.empty() && (f.level == Level::kFail || f.level == Level::kWarn || f.level == Level::kUnknown))
-      line += "\n          fix: " + f.fix;
-    return line + "\n";
-  };
   std::string out = "\nKernel and stack\n";
   size_t problems = 0, passed = 0, notes = 0;
   // One line per cause: per-device findings that say the same word for word print once, counted.
-  auto same_cause = [](const Finding& a, const Finding& b) {
-    return a.id == b.id && a.level == b.level && a.message == b.message && a.fix == b.fix && !a.subject.empty() &&
-           !b.subject.empty();
-  };
   std::vector<bool> printed(r.findings.size());
   for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
     for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -61,7 +65,7 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
           printed[j] = true;
           ++alike;
         }
-      out += full(r.findings[i], alike);
+      out += finding_text(r.findings[i], style, alike);
       ++problems;
     }
   std::set<std::string> listed_ids;
@@ -81,7 +85,7 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
         continue;
       }
     }
-    out += full(f);
+    out += finding_text(f, style);
   }
   if (!verbose && passed + notes > 0)
     out += "  " + std::string(problems ? "and " : "") + std::to_string(passed) + " passed, " + std::to_string(notes) +

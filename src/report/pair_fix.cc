@@ -70,13 +70,56 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
   return fix;
 }
 
+// Refused at the host bridge: put the two below one host bridge, or under one switch.
+PairFix placement_fix(const PairDecision& d) {
+  PairFix fix;
+  fix.devices = {d.path.pair.gpu, d.path.pair.nvme};
+  if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
+    fix.kind = "same_host_bridge";
+    fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
+               d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
+               "), or under one PCIe switch";
+  } else {
+    fix.kind = "same_switch";
+    fix.text =
+        "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
+        "whose CPU or host bridge the kernel allows";
+  }
+  return fix;
+}
+
+// Undecided on a source that could carry the facts: read what was unreadable (config space, the
+// kernel's config). Empty when neither is missing.
+PairFix read_more_fix(const PairDecision& d, const Machine& machine) {
+  PairFix fix;
+  if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
+    fix.kind = "full_config_space";
+    for (const Unknown& u : d.unknowns)
+      if (u.fact == UnknownFact::kAcsControl && u.function &&
+          std::find(fix.devices.begin(), fix.devices.end(), u.function->bdf) == fix.devices.end())
+        fix.devices.push_back(u.function->bdf);
+    fix.text = machine.from_dump ? "ask the machine's owner for its full config space: `sudo lspci -xxxx` output, or a "
+                                   "capture taken as root (`sudo p2pcheck capture -o host.tar.zst`)"
+                                 : "read the full config space: run p2pcheck as root";
+    return fix;
+  }
+  if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
+    fix.kind = "kernel_config";
+    fix.text = machine.from_dump ? "ask for the machine's /boot/config-" +
+                                       (machine.kernel_release.empty() ? "$(uname -r)" : machine.kernel_release) +
+                                       " (or `zcat /proc/config.gz` there) and give it with --kernel-config FILE, or "
+                                       "--kernel-config p2pdma=y|n"
+                                 : "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), "
+                                   "or give it with --kernel-config FILE|p2pdma=y";
+  }
+  return fix;
+}
+
 }  // namespace
 
 PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
   PairFix fix;
   if (d.verdict == Verdict::kSupported) return fix;  // nothing to do
-  const Bdf& gpu = d.path.pair.gpu;
-  const Bdf& nvme = d.path.pair.nvme;
   if (d.known_bad) {
     fix.kind = "other_kernel";
     fix.text = "boot another kernel before using the fastpath";
@@ -99,44 +142,10 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
                "passthrough loses isolation)";
     return fix;
   }
-  if (d.map_type == MapType::kNotSupported && d.host_checked && rules.p2pdma_enabled != Tri::kNo) {
-    fix.devices = {gpu, nvme};
-    if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
-      fix.kind = "same_host_bridge";
-      fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
-                 d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
-                 "), or under one PCIe switch";
-    } else {
-      fix.kind = "same_switch";
-      fix.text =
-          "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
-          "whose CPU or host bridge the kernel allows";
-    }
-    return fix;
-  }
+  if (d.map_type == MapType::kNotSupported && d.host_checked && rules.p2pdma_enabled != Tri::kNo)
+    return placement_fix(d);
   if (d.verdict != Verdict::kUnknown) return fix;
-  if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
-    fix.kind = "full_config_space";
-    for (const Unknown& u : d.unknowns)
-      if (u.fact == UnknownFact::kAcsControl && u.function &&
-          std::find(fix.devices.begin(), fix.devices.end(), u.function->bdf) == fix.devices.end())
-        fix.devices.push_back(u.function->bdf);
-    fix.text = machine.from_dump ? "ask the machine's owner for its full config space: `sudo lspci -xxxx` output, or a "
-                                   "capture taken as root (`sudo p2pcheck capture -o host.tar.zst`)"
-                                 : "read the full config space: run p2pcheck as root";
-    return fix;
-  }
-  if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
-    fix.kind = "kernel_config";
-    fix.text = machine.from_dump ? "ask for the machine's /boot/config-" +
-                                       (machine.kernel_release.empty() ? "$(uname -r)" : machine.kernel_release) +
-                                       " (or `zcat /proc/config.gz` there) and give it with --kernel-config FILE, or "
-                                       "--kernel-config p2pdma=y|n"
-                                 : "make the kernel's config readable (/boot/config-<release> or /proc/config.gz), "
-                                   "or give it with --kernel-config FILE|p2pdma=y";
-    return fix;
-  }
-  return fix;
+  return read_more_fix(d, machine);
 }
 
 }  // namespace p2pcheck

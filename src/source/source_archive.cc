@@ -70,100 +70,129 @@ void refuse_unopened(archive* ar, const std::string& file) {
   throw Error(file, "not a readable tar archive: " + archive_error_text(ar));
 }
 
-// Reads every member of the opened archive `ar` (named `file` in messages) into memory.
-LoadedArchive read_members(archive* ar, const std::string& file) {
-  LoadedArchive loaded;
+// One pass over an opened archive `ar` (named `file` in messages), reading every member into memory.
+class MemberReader {
+ public:
+  MemberReader(archive* ar, const std::string& file) : ar_(ar), file_(file) {}
+  LoadedArchive read();
+
+ private:
+  // archive:member, for a message about the member read last; made only when one is thrown.
+  std::string where() const { return file_ + ":" + last_; }
+  void expand(std::uint64_t bytes);
+  void copy_hard_link(std::string name, const char* hard);
+  void add_symlink(std::string name, const char* target_text);
+  std::string read_data(archive_entry* entry, bool raw);
+
+  archive* ar_;
+  const std::string& file_;
+  LoadedArchive loaded_;
   // Everything the archive expands to in memory counts against the limits: member data, each hard
   // link's copy of its target (a 5 KB archive of links to one large file once reached 1.3 GB), and
   // a node's worth for every entry and link target.
-  std::uint64_t total = 0;
+  std::uint64_t total_ = 0;
   // The member read last (kept across headers so a broken one is placed after it): one buffer
-  // for every name, as an archive has tens of thousands of members. `where()` names it in a
-  // message (archive:member), made only when one is thrown.
-  std::string last;
-  auto where = [&] { return file + ":" + last; };
-  auto expand = [&](std::uint64_t bytes) {
-    total += bytes;
-    if (total > kMaxArchiveBytes)
-      throw Error(where(),
-                  "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
-    // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
-    std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar, -1), 0));
-    if (total > kBombCheckBytes && total > packed * kMaxExpansionRatio)
-      throw Error(where(), "archive expands more than " + std::to_string(kMaxExpansionRatio) +
-                               " times its compressed size (" + mib(total) + " from " + std::to_string(packed >> 10) +
-                               " KiB so far); refusing a compression bomb");
-  };
+  // for every name, as an archive has tens of thousands of members.
+  std::string last_;
+};
+
+void MemberReader::expand(std::uint64_t bytes) {
+  total_ += bytes;
+  if (total_ > kMaxArchiveBytes)
+    throw Error(where(), "archive expands beyond " + mib(kMaxArchiveBytes) + " in total; refusing (compression bomb?)");
+  // Checked as we go, so a bomb is stopped after kBombCheckBytes, not after a gigabyte.
+  std::uint64_t packed = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_filter_bytes(ar_, -1), 0));
+  if (total_ > kBombCheckBytes && total_ > packed * kMaxExpansionRatio)
+    throw Error(where(), "archive expands more than " + std::to_string(kMaxExpansionRatio) +
+                             " times its compressed size (" + mib(total_) + " from " + std::to_string(packed >> 10) +
+                             " KiB so far); refusing a compression bomb");
+}
+
+void MemberReader::copy_hard_link(std::string name, const char* hard) {
+  std::string target = clean_member_name(file_, hard);
+  const MemoryTree::Node* node = loaded_.tree.find(target);
+  if (!node) throw Error(where(), "hard link to a member that is not earlier in the archive");
+  expand(node->data.size());
+  MemoryTree::Node copy = *node;
+  if (copy.kind == EntryKind::kFile)
+    loaded_.tree.add_file(std::move(name), std::move(copy.data));
+  else if (copy.kind == EntryKind::kLink)
+    loaded_.tree.add_link(std::move(name), std::move(copy.data));
+  else
+    loaded_.tree.add_dir(std::move(name));
+}
+
+void MemberReader::add_symlink(std::string name, const char* target_text) {
+  std::string target = target_text ? target_text : "";
+  if (target.size() >= kMaxPathBytes)
+    throw Error(where(), "symlink target of " + std::to_string(target.size()) +
+                             " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
+  expand(target.size());
+  loaded_.tree.add_link(std::move(name), std::move(target));
+}
+
+// The current member's bytes. A `raw` one (compressed text, no tar) has no header giving its size.
+std::string MemberReader::read_data(archive_entry* entry, bool raw) {
+  la_int64_t size = archive_entry_size(entry);
+  if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
+    throw Error(where(),
+                "member is " + std::to_string(size) + " bytes; no captured file may exceed " + mib(kMaxFileBytes));
+  std::string data;
+  if (!raw) data.reserve(static_cast<std::size_t>(size));  // its header says how much comes
+  char buf[65536];
+  for (;;) {
+    la_ssize_t n = archive_read_data(ar_, buf, sizeof buf);
+    if (n < 0) throw Error(where(), "cannot read member data: " + archive_error_text(ar_));
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    if (data.size() > kMaxFileBytes) throw Error(where(), "member expands beyond " + mib(kMaxFileBytes));
+    expand(static_cast<std::uint64_t>(n));
+  }
+  return data;
+}
+
+LoadedArchive MemberReader::read() {
   archive_entry* entry = nullptr;
   for (;;) {
-    int rc = archive_read_next_header(ar, &entry);
+    int rc = archive_read_next_header(ar_, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN)
-      throw Error(last.empty() ? file : where(), std::string("broken or truncated archive") +
-                                                     (last.empty() ? "" : " after this member") + ": " +
-                                                     archive_error_text(ar));
-    bool raw = archive_format(ar) == ARCHIVE_FORMAT_RAW;
-    if (raw && archive_filter_count(ar) <= 1)
-      throw Error(file, "not a recognised dump: neither a tar archive nor compressed text");
+      throw Error(last_.empty() ? file_ : where(), std::string("broken or truncated archive") +
+                                                       (last_.empty() ? "" : " after this member") + ": " +
+                                                       archive_error_text(ar_));
+    bool raw = archive_format(ar_) == ARCHIVE_FORMAT_RAW;
+    if (raw && archive_filter_count(ar_) <= 1)
+      throw Error(file_, "not a recognised dump: neither a tar archive nor compressed text");
     const char* raw_name = archive_entry_pathname(entry);
-    last.assign(raw ? "data" : raw_name ? raw_name : "");
-    std::string name = clean_member_name(file, last);
+    last_.assign(raw ? "data" : raw_name ? raw_name : "");
+    std::string name = clean_member_name(file_, last_);
     if (name.empty()) continue;
     expand(kEntryBytes + name.size());
     if (const char* hard = archive_entry_hardlink(entry)) {
-      std::string target = clean_member_name(file, hard);
-      const MemoryTree::Node* node = loaded.tree.find(target);
-      if (!node) throw Error(where(), "hard link to a member that is not earlier in the archive");
-      expand(node->data.size());
-      MemoryTree::Node copy = *node;
-      if (copy.kind == EntryKind::kFile)
-        loaded.tree.add_file(std::move(name), std::move(copy.data));
-      else if (copy.kind == EntryKind::kLink)
-        loaded.tree.add_link(std::move(name), std::move(copy.data));
-      else
-        loaded.tree.add_dir(std::move(name));
+      copy_hard_link(std::move(name), hard);
       continue;
     }
     switch (raw ? AE_IFREG : archive_entry_filetype(entry)) {
-      case AE_IFDIR: loaded.tree.add_dir(std::move(name)); break;
-      case AE_IFLNK: {
-        std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
-        if (target.size() >= kMaxPathBytes)
-          throw Error(where(), "symlink target of " + std::to_string(target.size()) +
-                                   " bytes; Linux link targets are shorter than " + std::to_string(kMaxPathBytes));
-        expand(target.size());
-        loaded.tree.add_link(std::move(name), std::move(target));
-        break;
-      }
+      case AE_IFDIR: loaded_.tree.add_dir(std::move(name)); break;
+      case AE_IFLNK: add_symlink(std::move(name), archive_entry_symlink(entry)); break;
       case AE_IFREG: {
-        la_int64_t size = archive_entry_size(entry);
-        if (!raw && (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes))
-          throw Error(where(), "member is " + std::to_string(size) + " bytes; no captured file may exceed " +
-                                   mib(kMaxFileBytes));
-        std::string data;
-        if (!raw) data.reserve(static_cast<std::size_t>(size));  // its header says how much comes
-        char buf[65536];
-        for (;;) {
-          la_ssize_t n = archive_read_data(ar, buf, sizeof buf);
-          if (n < 0) throw Error(where(), "cannot read member data: " + archive_error_text(ar));
-          if (n == 0) break;
-          data.append(buf, static_cast<size_t>(n));
-          if (data.size() > kMaxFileBytes) throw Error(where(), "member expands beyond " + mib(kMaxFileBytes));
-          expand(static_cast<std::uint64_t>(n));
-        }
-        loaded.tree.add_file(std::move(name), std::move(data));
+        std::string data = read_data(entry, raw);
+        loaded_.tree.add_file(std::move(name), std::move(data));
         break;
       }
       default:
         throw Error(where(), "device node, fifo or socket in a dump; expected only files, directories and symlinks");
     }
     if (raw) {
-      loaded.raw = true;
+      loaded_.raw = true;
       break;
     }
   }
-  return loaded;
+  return std::move(loaded_);
 }
+
+// Reads every member of the opened archive `ar` (named `file` in messages) into memory.
+LoadedArchive read_members(archive* ar, const std::string& file) { return MemberReader(ar, file).read(); }
 
 }  // namespace
 

@@ -230,6 +230,64 @@ const char* to_string(Outcome o) {
   return "?";
 }
 
+namespace {
+
+// Each target belongs to the NVMe controller(s) its storage sits on; one target per controller.
+std::map<Bdf, TargetPlan> plan_targets(const VerifyPlan& plan, const std::vector<DevicePair>& pairs, Source& source,
+                                       VerifyIo& io) {
+  const VerifyOptions& options = plan.options;
+  std::set<Bdf> selected_nvme;
+  for (const auto& p : pairs) selected_nvme.insert(p.nvme);
+  std::map<Bdf, TargetPlan> targets;
+  auto add_target = [&](TargetPlan t, const std::string& option) {
+    bool used = false;
+    for (const Bdf& c : t.controllers) {
+      if (!selected_nvme.count(c)) continue;
+      used = true;
+      if (!targets.emplace(c, t).second)
+        t.notes.push_back("another target on the same NVMe came first; " + t.path + " is not used for it");
+    }
+    if (!used) {
+      std::vector<std::string> names;
+      for (const Bdf& c : t.controllers) {
+        const NvmeController* n = plan.inv.nvme_at(c);
+        names.push_back(n && !n->name.empty() ? n->name + " (" + c.str() + ")" : c.str());
+      }
+      throw UsageError(option + " " + t.path + " is on " + join(names, ", ") +
+                       ", which is not an NVMe of the selected pairs");
+    }
+  };
+  for (const auto& dir : options.targets)
+    add_target(resolve_target_dir(dir, io, source, plan.machine, plan.storage, plan.inv), "--target");
+  for (const auto& dev : options.raw_devices)
+    add_target(resolve_raw_device(dev, *options.offset, io, source, plan.storage, plan.inv), "--raw");
+  return targets;
+}
+
+// What the user must know before anything is written: raw mode's byte ranges, the NVMe driver's
+// timeout a dropped transfer waits for, and --force on a known-bad kernel.
+void add_warnings(VerifyPlan& plan) {
+  const VerifyOptions& options = plan.options;
+  const std::string timeout_text =
+      plan.io_timeout_s ? std::to_string(*plan.io_timeout_s) + " s (/sys/module/nvme_core/parameters/io_timeout)"
+                        : "30 s by default (/sys/module/nvme_core/parameters/io_timeout unreadable)";
+  if (!options.raw_devices.empty()) {
+    for (const auto& pp : plan.pairs)
+      if (pp.target && pp.target->kind == TargetPlan::Kind::kRawDevice && pp.refusal.empty())
+        plan.warnings.push_back("raw mode: overwrites bytes " + std::to_string(pp.target->raw_offset) + " to " +
+                                std::to_string(pp.target->raw_offset + pp.size) + " of " + pp.target->path);
+    plan.warnings.push_back(
+        "a transfer the root complex drops completes only when the NVMe driver's io_timeout fires, " + timeout_text +
+        ", often with a controller reset; p2pcheck stops waiting after " + seconds_text(options.timeout_s) +
+        " s and starts nothing more");
+  }
+  if (plan.rules.known_bad && options.force)
+    plan.warnings.push_back(std::string("--force: running on ") + plan.rules.known_bad->name +
+                            ", whose P2PDMA can corrupt memory");
+}
+
+}  // namespace
+
 std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const VerifyOptions& options) {
   validate(options);
   auto plan = std::make_unique<VerifyPlan>();
@@ -243,34 +301,7 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
   plan->storage = read_storage(source, plan->machine, plan->inv);
   plan->io_timeout_s = nvme_io_timeout(source);
   std::vector<DevicePair> pairs = select_pairs(plan->topo, plan->inv, options.selection);
-  std::set<Bdf> selected_nvme;
-  for (const auto& p : pairs) selected_nvme.insert(p.nvme);
-
-  // Each target belongs to the NVMe controller(s) its storage sits on; one target per controller.
-  std::map<Bdf, TargetPlan> targets;
-  auto add_target = [&](TargetPlan t, const std::string& option) {
-    bool used = false;
-    for (const Bdf& c : t.controllers) {
-      if (!selected_nvme.count(c)) continue;
-      used = true;
-      if (!targets.emplace(c, t).second)
-        t.notes.push_back("another target on the same NVMe came first; " + t.path + " is not used for it");
-    }
-    if (!used) {
-      std::vector<std::string> names;
-      for (const Bdf& c : t.controllers) {
-        const NvmeController* n = plan->inv.nvme_at(c);
-        names.push_back(n && !n->name.empty() ? n->name + " (" + c.str() + ")" : c.str());
-      }
-      throw UsageError(option + " " + t.path + " is on " + join(names, ", ") +
-                       ", which is not an NVMe of the selected pairs");
-    }
-  };
-  for (const auto& dir : options.targets)
-    add_target(resolve_target_dir(dir, io, source, plan->machine, plan->storage, plan->inv), "--target");
-  for (const auto& dev : options.raw_devices)
-    add_target(resolve_raw_device(dev, *options.offset, io, source, plan->storage, plan->inv), "--raw");
-
+  std::map<Bdf, TargetPlan> targets = plan_targets(*plan, pairs, source, io);
   for (const auto& p : pairs) plan->pairs.push_back(plan_pair(*plan, p, targets));
   // An NVMe the user named explicitly must have somewhere to write.
   if (!options.selection.nvme.empty())
@@ -279,23 +310,7 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
         throw UsageError("--nvme selects " + (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) +
                          " but no " + (options.raw_devices.empty() ? "--target directory" : "--raw device") +
                          " is on it");
-
-  const std::string timeout_text =
-      plan->io_timeout_s ? std::to_string(*plan->io_timeout_s) + " s (/sys/module/nvme_core/parameters/io_timeout)"
-                         : "30 s by default (/sys/module/nvme_core/parameters/io_timeout unreadable)";
-  if (!options.raw_devices.empty()) {
-    for (const auto& pp : plan->pairs)
-      if (pp.target && pp.target->kind == TargetPlan::Kind::kRawDevice && pp.refusal.empty())
-        plan->warnings.push_back("raw mode: overwrites bytes " + std::to_string(pp.target->raw_offset) + " to " +
-                                 std::to_string(pp.target->raw_offset + pp.size) + " of " + pp.target->path);
-    plan->warnings.push_back(
-        "a transfer the root complex drops completes only when the NVMe driver's io_timeout fires, " + timeout_text +
-        ", often with a controller reset; p2pcheck stops waiting after " + seconds_text(options.timeout_s) +
-        " s and starts nothing more");
-  }
-  if (plan->rules.known_bad && options.force)
-    plan->warnings.push_back(std::string("--force: running on ") + plan->rules.known_bad->name +
-                             ", whose P2PDMA can corrupt memory");
+  add_warnings(*plan);
   return plan;
 }
 

@@ -186,75 +186,133 @@ std::string verify_plan_text(const VerifyPlan& plan, const TextStyle& style) {
   return out;
 }
 
+namespace {
+
+// One direction's outcome, and for a transfer that moved data its size, time and rate.
+std::string direction_text(const PairPlan& pp, const DirectionResult& d, const TextStyle& style) {
+  std::string line = "  " + pad(direction_label(pp, d.direction), 16) + " " +
+                     colored(style, outcome_color(d.outcome), pad(upper(to_string(d.outcome)), 9)) + " ";
+  if (d.outcome == Outcome::kRefused) line += "by the " + d.refused_by + ": ";
+  line += d.reason;
+  if (d.bytes) {
+    line += "\n" + std::string(28, ' ') + format_size(d.bytes) + " in " + seconds_text(d.seconds);
+    if (d.throughput) line += ", " + rate_text(*d.throughput);
+    if (pp.ceiling) line += " (path ceiling " + rate_text(*pp.ceiling) + ")";
+  }
+  std::string out = line + "\n";
+  for (const auto& n : d.notes) out += std::string(28, ' ') + n + "\n";
+  return out;
+}
+
+// The AER counters on the path: which moved, or why none could be seen to.
+std::string aer_text(const PairResult& r, const TextStyle& style) {
+  std::string out;
+  const size_t reporting = r.aer_devices.size() - r.aer_not_reported.size();
+  if (reporting == 0) {
+    out += "  AER       none of the " + std::to_string(r.aer_devices.size()) +
+           " device(s) on the path reports AER counters (no AER capability, or a kernel without PCIe AER): link "
+           "errors would go unseen\n";
+  } else if (r.aer_changes.empty()) {
+    out +=
+        "  AER       no counter moved on the " + std::to_string(reporting) + " device(s) on the path that report AER" +
+        (r.aer_not_reported.empty() ? "" : " (" + std::to_string(r.aer_not_reported.size()) + " report none)") + "\n";
+  } else {
+    for (const auto& c : r.aer_changes)
+      out += "  " + colored(style, "33", "AER") + "       " + c.bdf.str() + " " + c.counter + ": " +
+             std::to_string(c.before) + " -> " + std::to_string(c.after) + "\n";
+  }
+  for (const auto& u : r.aer_unreadable) out += "  AER       unreadable: " + u + "\n";
+  return out;
+}
+
+// One pair that was not skipped: its verdict, then why it did not run, or each direction, the AER
+// counters and the kernel's messages.
+std::string pair_result_text(const PairPlan& pp, const PairResult& r, const TextStyle& style) {
+  const PairDecision& dec = pp.decision;
+  std::string out = "\n" + pair_title(pp) + "\n";
+  out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) +
+         "): " + rule_text(dec) + "\n";
+  if (!pp.refusal.empty())
+    return out + "  " +
+           colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
+           "   " + pp.refusal + "\n";
+  out += "  engine    " + std::string(to_string(*pp.engine));
+  for (const auto& f : r.engine_facts) out += "; " + f;
+  out += "\n";
+  if (!r.problem.empty()) return out + "  " + colored(style, "33", "NOT RUN") + "   " + r.problem + "\n";
+  out += "  target    " + (r.target_file.empty() ? pp.target->path : r.target_file) + ", " + format_size(pp.size) +
+         (pp.target->kind == TargetPlan::Kind::kScratchFile ? (r.target_removed ? ", removed" : ", NOT removed") : "") +
+         "\n";
+  for (const auto& d : r.directions) out += direction_text(pp, d, style);
+  out += aer_text(r, style);
+  if (!r.kernel_log_problem.empty()) {
+    out += "  kernel    log not read: " + r.kernel_log_problem + "\n";
+  } else if (!r.kernel_log.empty()) {
+    out += "  kernel    " + std::to_string(r.kernel_log.size()) + " message(s) while it ran:\n";
+    for (const auto& l : r.kernel_log) out += "              " + l + "\n";
+  }
+  for (const auto& n : r.notes) out += "  note      " + n + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string verify_text(const VerifyReport& report, const TextStyle& style) {
   const VerifyPlan& plan = *report.plan;
   std::string out;
-  for (size_t i = 0; i < plan.pairs.size(); ++i) {
-    const PairPlan& pp = plan.pairs[i];
-    const PairResult& r = report.results[i];
-    if (pp.skipped) continue;
-    const PairDecision& dec = pp.decision;
-    out += "\n" + pair_title(pp) + "\n";
-    out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) +
-           "): " + rule_text(dec) + "\n";
-    if (!pp.refusal.empty()) {
-      out += "  " +
-             colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
-             "   " + pp.refusal + "\n";
-      continue;
-    }
-    out += "  engine    " + std::string(to_string(*pp.engine));
-    for (const auto& f : r.engine_facts) out += "; " + f;
-    out += "\n";
-    if (!r.problem.empty()) {
-      out += "  " + colored(style, "33", "NOT RUN") + "   " + r.problem + "\n";
-      continue;
-    }
-    out +=
-        "  target    " + (r.target_file.empty() ? pp.target->path : r.target_file) + ", " + format_size(pp.size) +
-        (pp.target->kind == TargetPlan::Kind::kScratchFile ? (r.target_removed ? ", removed" : ", NOT removed") : "") +
-        "\n";
-    for (const auto& d : r.directions) {
-      std::string line = "  " + pad(direction_label(pp, d.direction), 16) + " " +
-                         colored(style, outcome_color(d.outcome), pad(upper(to_string(d.outcome)), 9)) + " ";
-      if (d.outcome == Outcome::kRefused) line += "by the " + d.refused_by + ": ";
-      line += d.reason;
-      if (d.bytes) {
-        line += "\n" + std::string(28, ' ') + format_size(d.bytes) + " in " + seconds_text(d.seconds);
-        if (d.throughput) line += ", " + rate_text(*d.throughput);
-        if (pp.ceiling) line += " (path ceiling " + rate_text(*pp.ceiling) + ")";
-      }
-      out += line + "\n";
-      for (const auto& n : d.notes) out += std::string(28, ' ') + n + "\n";
-    }
-    const size_t reporting = r.aer_devices.size() - r.aer_not_reported.size();
-    if (reporting == 0) {
-      out += "  AER       none of the " + std::to_string(r.aer_devices.size()) +
-             " device(s) on the path reports AER counters (no AER capability, or a kernel without PCIe AER): link "
-             "errors would go unseen\n";
-    } else if (r.aer_changes.empty()) {
-      out += "  AER       no counter moved on the " + std::to_string(reporting) +
-             " device(s) on the path that report AER" +
-             (r.aer_not_reported.empty() ? "" : " (" + std::to_string(r.aer_not_reported.size()) + " report none)") +
-             "\n";
-    } else {
-      for (const auto& c : r.aer_changes)
-        out += "  " + colored(style, "33", "AER") + "       " + c.bdf.str() + " " + c.counter + ": " +
-               std::to_string(c.before) + " -> " + std::to_string(c.after) + "\n";
-    }
-    for (const auto& u : r.aer_unreadable) out += "  AER       unreadable: " + u + "\n";
-    if (!r.kernel_log_problem.empty()) {
-      out += "  kernel    log not read: " + r.kernel_log_problem + "\n";
-    } else if (!r.kernel_log.empty()) {
-      out += "  kernel    " + std::to_string(r.kernel_log.size()) + " message(s) while it ran:\n";
-      for (const auto& l : r.kernel_log) out += "              " + l + "\n";
-    }
-    for (const auto& n : r.notes) out += "  note      " + n + "\n";
-  }
+  for (size_t i = 0; i < plan.pairs.size(); ++i)
+    if (!plan.pairs[i].skipped) out += pair_result_text(plan.pairs[i], report.results[i], style);
   out += "\nRESULT: " + colored(style, level_color(report.result), to_string(report.result)) + " — " + report.summary;
   if (report.abandoned) out += "; a transfer did not complete, so nothing after it was started";
   return out + "\n";
 }
+
+namespace {
+
+json aer_json(const PairResult& r) {
+  json aer_dev = json::array(), changes = json::array(), not_rep = json::array();
+  for (const auto& b : r.aer_devices) aer_dev.push_back(b.str());
+  for (const auto& c : r.aer_changes)
+    changes.push_back({{"bdf", c.bdf.str()}, {"counter", c.counter}, {"before", c.before}, {"after", c.after}});
+  for (const auto& b : r.aer_not_reported) not_rep.push_back(b.str());
+  return {{"devices", aer_dev}, {"changes", changes}, {"not_reported", not_rep}, {"unreadable", r.aer_unreadable}};
+}
+
+// One pair: what was planned for it, and what happened.
+json pair_json(const PairPlan& pp, const PairResult& r) {
+  const PairDecision& d = pp.decision;
+  json p;
+  p["gpu"] = d.path.pair.gpu.str();
+  p["provider_role"] = pp.provider_role;
+  p["provider_driver"] = text_or_null(pp.provider_driver);
+  p["nvme"] = d.path.pair.nvme.str();
+  p["nvme_name"] = text_or_null(pp.nvme_name);
+  p["verdict"] = to_string(d.verdict);
+  p["map_type"] = to_string(d.map_type);
+  p["distance"] = opt(d.distance);
+  p["rule"] = rule_text(d);
+  p["status"] = pair_status(pp, r);
+  p["refusal"] = text_or_null(pp.refusal);
+  p["problem"] = text_or_null(r.problem);
+  p["engine"] = pp.engine ? json(to_string(*pp.engine)) : json(nullptr);
+  p["engine_facts"] = r.engine_facts;
+  p["target"] = target_json(pp, r);
+  p["size_bytes"] = pp.size;
+  p["chunk_bytes"] = pp.chunk;
+  p["seed"] = r.seed;
+  p["bandwidth_ceiling_bytes_per_s"] = opt(pp.ceiling);
+  json dirs = json::array();
+  for (const auto& dr : r.directions) dirs.push_back(direction_json(pp, dr));
+  p["directions"] = dirs;
+  p["aer"] = aer_json(r);
+  p["kernel_log"] = {{"lines", r.kernel_log}, {"problem", text_or_null(r.kernel_log_problem)}};
+  json notes = pp.notes;
+  for (const auto& n : r.notes) notes.push_back(n);
+  p["notes"] = notes;
+  return p;
+}
+
+}  // namespace
 
 json verify_json(const VerifyReport& report) {
   const VerifyPlan& plan = *report.plan;
@@ -282,46 +340,7 @@ json verify_json(const VerifyReport& report) {
                   {"offset", opt(o.offset)}};
   j["warnings"] = plan.warnings;
   json pairs = json::array();
-  for (size_t i = 0; i < plan.pairs.size(); ++i) {
-    const PairPlan& pp = plan.pairs[i];
-    const PairResult& r = report.results[i];
-    const PairDecision& d = pp.decision;
-    json p;
-    p["gpu"] = d.path.pair.gpu.str();
-    p["provider_role"] = pp.provider_role;
-    p["provider_driver"] = text_or_null(pp.provider_driver);
-    p["nvme"] = d.path.pair.nvme.str();
-    p["nvme_name"] = text_or_null(pp.nvme_name);
-    p["verdict"] = to_string(d.verdict);
-    p["map_type"] = to_string(d.map_type);
-    p["distance"] = opt(d.distance);
-    p["rule"] = rule_text(d);
-    p["status"] = pair_status(pp, r);
-    p["refusal"] = text_or_null(pp.refusal);
-    p["problem"] = text_or_null(r.problem);
-    p["engine"] = pp.engine ? json(to_string(*pp.engine)) : json(nullptr);
-    p["engine_facts"] = r.engine_facts;
-    p["target"] = target_json(pp, r);
-    p["size_bytes"] = pp.size;
-    p["chunk_bytes"] = pp.chunk;
-    p["seed"] = r.seed;
-    p["bandwidth_ceiling_bytes_per_s"] = opt(pp.ceiling);
-    json dirs = json::array();
-    for (const auto& dr : r.directions) dirs.push_back(direction_json(pp, dr));
-    p["directions"] = dirs;
-    json aer_dev = json::array(), changes = json::array(), not_rep = json::array();
-    for (const auto& b : r.aer_devices) aer_dev.push_back(b.str());
-    for (const auto& c : r.aer_changes)
-      changes.push_back({{"bdf", c.bdf.str()}, {"counter", c.counter}, {"before", c.before}, {"after", c.after}});
-    for (const auto& b : r.aer_not_reported) not_rep.push_back(b.str());
-    p["aer"] = {
-        {"devices", aer_dev}, {"changes", changes}, {"not_reported", not_rep}, {"unreadable", r.aer_unreadable}};
-    p["kernel_log"] = {{"lines", r.kernel_log}, {"problem", text_or_null(r.kernel_log_problem)}};
-    json notes = pp.notes;
-    for (const auto& n : r.notes) notes.push_back(n);
-    p["notes"] = notes;
-    pairs.push_back(std::move(p));
-  }
+  for (size_t i = 0; i < plan.pairs.size(); ++i) pairs.push_back(pair_json(plan.pairs[i], report.results[i]));
   j["pairs"] = pairs;
   return j;
 }

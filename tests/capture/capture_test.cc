@@ -15,6 +15,7 @@
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/memory_source.h"
+#include "test_paths.h"
 #include "test_tree.h"
 
 namespace p2pcheck {

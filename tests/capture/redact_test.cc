@@ -7,6 +7,7 @@
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/report/report.h"
+#include "test_paths.h"
 #include "test_tree.h"
 
 namespace p2pcheck {

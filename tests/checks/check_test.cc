@@ -6,6 +6,7 @@
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/kernel_module.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

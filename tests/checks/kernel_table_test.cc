@@ -9,6 +9,7 @@
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/source/source.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -14,6 +14,7 @@
 #include "p2pcheck/plan/plan.h"
 #include "p2pcheck/report/topo_dot.h"
 #include "p2pcheck/source/error.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -10,6 +10,7 @@
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_read.h"
+#include "test_paths.h"
 #include "test_tree.h"
 
 namespace p2pcheck {

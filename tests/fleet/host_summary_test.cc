@@ -8,6 +8,7 @@
 #include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/source.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "p2pcheck/fleet/fleet.h"
 #include "p2pcheck/source/json_read.h"
+#include "test_paths.h"
 #include "test_tree.h"
 
 namespace p2pcheck {

@@ -11,6 +11,7 @@
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/error.h"
+#include "test_paths.h"
 #include "uapi/p2pprobe.h"
 
 namespace p2pcheck {

@@ -9,6 +9,7 @@
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/source/error.h"
 #include "small_machine.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -17,6 +17,7 @@
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/paths.h"
 #include "p2pcheck/source/json_text.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -6,6 +6,7 @@
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

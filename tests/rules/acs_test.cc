@@ -7,6 +7,7 @@
 
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/model/topology.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

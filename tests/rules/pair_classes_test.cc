@@ -16,6 +16,7 @@
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/source/source.h"
 #include "small_machine.h"
+#include "test_paths.h"
 
 namespace p2pcheck {
 namespace {

@@ -357,7 +357,9 @@ TEST(TreeSource, TypesFromAListingAgreeWithLookingEachUp) {
   auto answers = [&](bool list_first) {
     auto src = open_tree_source(dir.path());
     src->set_recording(true);
-    if (list_first) EXPECT_EQ(src->list("/sys/d"), names);
+    if (list_first) {
+      EXPECT_EQ(src->list("/sys/d"), names);
+    }
     std::vector<std::string> out;
     for (const std::string& name : names) {
       const std::string path = "/sys/d/" + name;
@@ -366,7 +368,9 @@ TEST(TreeSource, TypesFromAListingAgreeWithLookingEachUp) {
                     src->resolve(path).value_or("-") + " " + src->link_target(path).value_or("-") + " " +
                     (src->list(path).empty() ? "" : src->list(path).front()));
     }
-    if (!list_first) EXPECT_EQ(src->list("/sys/d"), names);
+    if (!list_first) {
+      EXPECT_EQ(src->list("/sys/d"), names);
+    }
     const AccessLog& log = src->access_log();
     for (const auto& [path, kind] : log.found) out.push_back("found " + path + " " + std::to_string(int(kind)));
     for (const auto& [name, entry] : log.listings.at("/sys/d"))

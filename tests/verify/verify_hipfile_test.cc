@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "p2pcheck/verify/hip_api.h"
+#include "test_paths.h"
 #include "verify_fakes.h"
 
 namespace p2pcheck {

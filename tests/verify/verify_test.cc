@@ -15,6 +15,7 @@
 #include "p2pcheck/verify/verify_p2pmem.h"
 #include "p2pcheck/verify/verify_report.h"
 #include "test_expect.h"
+#include "test_paths.h"
 #include "verify_fakes.h"
 
 namespace p2pcheck {

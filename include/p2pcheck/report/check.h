@@ -26,6 +26,8 @@ const char* result_color(Result result);
 std::string what_if_prefix(const KernelRules& rules);
 // One pair's decision in the check document's "pairs", with its fix and rule_id.
 nlohmann::ordered_json decision_json(const CheckReport& report, const PairDecision& d);
+// The running kernel's own answer for the pair (p2pprobe), and whether it agrees: a decision's `kernel`.
+nlohmann::ordered_json kernel_answer_json(const PairDecision& d);
 nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv,
                                      const PairFix& fix);
 // `explain --json`: the envelope (schema p2pcheck.explain), the identity, then the pair's decision.
