@@ -389,6 +389,14 @@ std::vector<Finding> multipath_findings(const StorageLayout& layout) {
   return {multipath_param_finding(mp)};
 }
 
+// The fix for a part of the machine that was not read: on a dump, a capture taken there, which holds
+// it; live, where to run.
+std::string unread_part_fix(const StorageLayout& layout, const std::string& holds, const std::string& live) {
+  return layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it holds " +
+                                holds + ") and replay that"
+                          : live;
+}
+
 // The block layer could not be read: every stack above the namespaces is unknown.
 Finding block_unknown_finding(const StorageLayout& layout) {
   Finding f;
@@ -397,9 +405,7 @@ Finding block_unknown_finding(const StorageLayout& layout) {
   f.message = "the block layer could not be read, so the storage stacks above the NVMe namespaces are unknown";
   f.evidence.push_back({"/sys/class/block", "missing or empty"});
   f.evidence.push_back({"/sys/block", "missing or empty"});
-  f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
-                             "holds the block layer, /sys/class/block) and replay that"
-                           : "run p2pcheck where /sys is mounted";
+  f.fix = unread_part_fix(layout, "the block layer, /sys/class/block", "run p2pcheck where /sys is mounted");
   if (!layout.block_not_carried.empty()) {
     f.not_carried = layout.block_not_carried;
     f.message =
@@ -421,9 +427,7 @@ Finding mounts_unknown_finding(const StorageLayout& layout) {
   f.message = "the mount table is empty or unreadable: which file systems sit on the NVMe namespaces" +
               (open.empty() ? std::string() : " (" + join(open, ", ") + ")") + " is unknown";
   f.evidence.push_back({"/proc/mounts", "no entries"});
-  f.fix = layout.from_dump ? "ask the machine's owner for a `p2pcheck capture -o host.tar.zst` taken there (it "
-                             "holds the mount table) and replay that"
-                           : "run p2pcheck where /proc/mounts is readable";
+  f.fix = unread_part_fix(layout, "the mount table", "run p2pcheck where /proc/mounts is readable");
   if (!layout.mounts_not_carried.empty()) {
     f.not_carried = layout.mounts_not_carried;
     f.message = "which file systems sit on the NVMe namespaces" +

@@ -34,12 +34,7 @@ std::string fleet_csv(const FleetReport& r) {
                          "unknown", "failing_causes", "unknown_causes", "topology", "fingerprint", "error"});
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
-    std::size_t ok = 0, no = 0, unknown = 0;
-    for (const auto& p : host.pairs) {
-      ok += p.verdict == Verdict::kSupported;
-      no += p.verdict == Verdict::kNotSupported;
-      unknown += p.verdict == Verdict::kUnknown;
-    }
+    auto [ok, no, unknown] = pair_tally(host);
     std::string failing, unknowns;
     for (const auto* groups : {&r.failures, &r.unknowns})
       for (const auto& g : *groups)

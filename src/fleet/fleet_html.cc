@@ -171,12 +171,7 @@ std::string hosts_html(const FleetReport& r, const std::vector<std::string>& lab
       "<th>refused</th><th>unknown</th><th>topology</th><th>input</th></tr>\n";
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
-    std::size_t ok = 0, no = 0, unknown = 0;
-    for (const auto& p : host.pairs) {
-      ok += p.verdict == Verdict::kSupported;
-      no += p.verdict == Verdict::kNotSupported;
-      unknown += p.verdict == Verdict::kUnknown;
-    }
+    auto [ok, no, unknown] = pair_tally(host);
     out += "<tr class=\"" + std::string(result_class(host.result)) + "\"><td>" + host_link(r, h) + "</td><td>" +
            to_string(host.result) + "</td><td>" + std::to_string(ok) + "</td><td>" + std::to_string(no) + "</td><td>" +
            std::to_string(unknown) + "</td><td>" + (labels[h].empty() ? "-" : labels[h]) + "</td><td><code>" +

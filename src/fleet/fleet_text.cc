@@ -137,12 +137,7 @@ std::string hosts_text(const FleetReport& r, const TextStyle& style) {
                     "CAUSES (? = unknown)\n";
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
     const HostSummary& host = r.hosts[h];
-    std::size_t ok = 0, no = 0, unknown = 0;
-    for (const auto& p : host.pairs) {
-      ok += p.verdict == Verdict::kSupported;
-      no += p.verdict == Verdict::kNotSupported;
-      unknown += p.verdict == Verdict::kUnknown;
-    }
+    auto [ok, no, unknown] = pair_tally(host);
     std::string pairs = std::to_string(ok) + "/" + std::to_string(no) + "/" + std::to_string(unknown);
     out += "  " + pad(host.host, width) + colored(style, result_color(host.result), pad(to_string(host.result), 10)) +
            pad(pairs, 15) + pad(std::to_string(host.gpus), 5) + pad(std::to_string(host.nvmes), 6) +

@@ -256,6 +256,16 @@ HostPair host_pair_named(const JsonFields& doc, const ordered_json& pair, std::s
 
 }  // namespace
 
+PairTally pair_tally(const HostSummary& host) {
+  PairTally t;
+  for (const HostPair& p : host.pairs) {
+    t.supported += p.verdict == Verdict::kSupported;
+    t.not_supported += p.verdict == Verdict::kNotSupported;
+    t.unknown += p.verdict == Verdict::kUnknown;
+  }
+  return t;
+}
+
 HostSummary summarize_check_json(const ordered_json& check, const std::string& file) {
   JsonFields doc(check, file);
   std::int64_t version = readable_schema_version(doc);

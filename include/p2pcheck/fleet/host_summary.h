@@ -55,6 +55,12 @@ struct HostSummary {
   std::optional<HostFix> fix;
 };
 
+// A host's pairs counted by verdict, as every fleet view shows them.
+struct PairTally {
+  std::size_t supported = 0, not_supported = 0, unknown = 0;
+};
+PairTally pair_tally(const HostSummary& host);
+
 // What the host is called in the report: the machine's `identity.hostname` (check --json's, of a
 // saved report or of this replay: /proc/sys/kernel/hostname, /etc/hostname, a sosreport's), else
 // the capture manifest's `hostname`, else the input's file name without its extensions. A name is
