@@ -13,6 +13,8 @@ import re
 import sys
 import tempfile
 
+from source_files import source_files
+
 LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "fleet", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]{1,300})"')
@@ -30,30 +32,24 @@ def layer_of(rel):
 def check(repo):
     problems = []
     files = 0
-    for top in ("src", "include"):
-        for dirpath, _, names in os.walk(os.path.join(repo, top)):
-            for name in sorted(names):
-                if not name.endswith((".cc", ".h")):
+    for rel, path in source_files(repo, ("src", "include"), (".cc", ".h")):
+        files += 1
+        own = layer_of(rel)
+        if own not in RANK:
+            problems.append(f"{rel}: not in a layer folder ({', '.join(LAYERS)})")
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if not m or not m.group(1).startswith("p2pcheck/"):
                     continue
-                files += 1
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, repo)
-                own = layer_of(rel)
-                if own not in RANK:
-                    problems.append(f"{rel}: not in a layer folder ({', '.join(LAYERS)})")
-                    continue
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    for lineno, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m or not m.group(1).startswith("p2pcheck/"):
-                            continue
-                        target = m.group(1).split("/")
-                        other = target[1] if len(target) > 2 else None
-                        if other not in RANK:
-                            problems.append(f"{rel}:{lineno}: includes {m.group(1)}, which is in no layer")
-                        elif RANK[other] > RANK[own]:
-                            problems.append(f"{rel}:{lineno}: {own}/ includes {m.group(1)} from the higher "
-                                            f"layer {other}/ (order: {' -> '.join(LAYERS)})")
+                target = m.group(1).split("/")
+                other = target[1] if len(target) > 2 else None
+                if other not in RANK:
+                    problems.append(f"{rel}:{lineno}: includes {m.group(1)}, which is in no layer")
+                elif RANK[other] > RANK[own]:
+                    problems.append(f"{rel}:{lineno}: {own}/ includes {m.group(1)} from the higher "
+                                    f"layer {other}/ (order: {' -> '.join(LAYERS)})")
     if files == 0:
         problems.append(f"no .cc or .h files under {repo}/src or {repo}/include")
     return files, problems

@@ -14,6 +14,8 @@ import re
 import sys
 import tempfile
 
+from source_files import source_files
+
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 CHECKED = ("src", "include", "tools", "tests")
@@ -71,7 +73,8 @@ def long_functions(lines):
             continue
         depth, j = 0, i
         while j < len(lines):
-            depth += code_only(lines[j], {"block": False}).count("{") - code_only(lines[j], {"block": False}).count("}")
+            code_j = code_only(lines[j], {"block": False})
+            depth += code_j.count("{") - code_j.count("}")
             if depth <= 0:
                 break
             j += 1
@@ -93,26 +96,19 @@ def has_reason(lines, first):
 
 def check(repo):
     problems, files = [], 0
-    for top in CHECKED:
-        for dirpath, dirnames, names in os.walk(os.path.join(repo, top)):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(names):
-                if not name.endswith(SUFFIXES):
-                    continue
-                files += 1
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, repo)
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    lines = f.read().split("\n")
-                count = len(lines) - (1 if lines and lines[-1] == "" else 0)
-                limit = TEST_DEBT.get(rel, MAX_FILE_LINES)
-                if count > limit:
-                    problems.append(f"{rel}: {count} lines (at most {limit}): split it by concern")
-                if rel.startswith("src/") and name.endswith(".cc"):
-                    for first, length, signature in long_functions(lines):
-                        if not has_reason(lines, first):
-                            problems.append(f"{rel}:{first + 1}: a function of {length} lines (over "
-                                            f"{MAX_FUNCTION_LINES}) without a '// Long: why' comment: {signature[:80]}")
+    for rel, path in source_files(repo, CHECKED, SUFFIXES):
+        files += 1
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        count = len(lines) - (1 if lines and lines[-1] == "" else 0)
+        limit = TEST_DEBT.get(rel, MAX_FILE_LINES)
+        if count > limit:
+            problems.append(f"{rel}: {count} lines (at most {limit}): split it by concern")
+        if rel.startswith("src/") and rel.endswith(".cc"):
+            for first, length, signature in long_functions(lines):
+                if not has_reason(lines, first):
+                    problems.append(f"{rel}:{first + 1}: a function of {length} lines (over "
+                                    f"{MAX_FUNCTION_LINES}) without a '// Long: why' comment: {signature[:80]}")
     if files == 0:
         problems.append(f"no source files under {repo}")
     return files, problems
