@@ -16,6 +16,9 @@ packages=(
   libxml2-dev   # hwloc XML imports
   libtomlplusplus-dev # --plan files (src/plan/): toml++, linked as Debian's libtomlplusplus3
   python3       # tools/mkfixture.py: the bundled reference machine
+  # `p2pcheck watch` (src/live/bpf/): clang compiles the CO-RE probe, bpftool writes its skeleton,
+  # libbpf loads it (linked statically, with libelf and zlib).
+  clang llvm libbpf-dev bpftool libelf-dev
 )
 if [ "$mode" != --tool ]; then
   # The .deb packages: CPack's Depends come from dpkg-shlibdeps (dpkg-dev), which CPack feeds with

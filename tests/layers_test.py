@@ -15,7 +15,7 @@ import tempfile
 
 from source_files import source_files
 
-LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "fleet", "cli"]
+LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "watch", "fleet", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]{1,300})"')
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sys/stat.h>
 
+#include "output_file.h"
 #include "p2pcheck/fleet/fleet.h"
 #include "p2pcheck/fleet/fleet_csv.h"
 #include "p2pcheck/fleet/fleet_html.h"
@@ -29,32 +30,6 @@ struct FleetCommandOptions {
   std::string junit, html;
   bool csv = false;
 };
-
-// A report file, whole or not at all: written to a temporary file beside it, then renamed.
-void write_report_file(const std::string& path, const std::string& text) {
-  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  if (dir.empty()) dir = "/";
-  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  std::string tmp = dir + "/." + base + ".XXXXXX";
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) throw Error(path, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
-  std::size_t done = 0;
-  int err = 0;
-  while (done < text.size() && !err) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n > 0)
-      done += static_cast<std::size_t>(n);
-    else if (n == 0 || errno != EINTR)
-      err = n == 0 ? EIO : errno;
-  }
-  if (!err && fchmod(fd, 0644) != 0) err = errno;
-  if (close(fd) != 0 && !err) err = errno;
-  if (!err && rename(tmp.c_str(), path.c_str()) != 0) err = errno;
-  if (err) {
-    unlink(tmp.c_str());
-    throw Error(path, std::string("cannot write the report: ") + std::strerror(err));
-  }
-}
 
 int exit_for(FleetResult result) {
   switch (result) {
@@ -97,8 +72,8 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
     };
   FleetReport report = run_fleet(inputs, std::move(unreadable), options);
   for (const auto& path : skipped) report.skipped.push_back(printable(path));
-  if (!f.junit.empty()) write_report_file(f.junit, fleet_junit(report));
-  if (!f.html.empty()) write_report_file(f.html, fleet_html(report));
+  if (!f.junit.empty()) write_whole_file(f.junit, fleet_junit(report));
+  if (!f.html.empty()) write_whole_file(f.html, fleet_html(report));
   if (o.json)
     std::cout << json_output(o, fleet_json(report)) << "\n";
   else if (f.csv)

@@ -23,6 +23,7 @@
 #include "usage_errors.h"
 #include "verify_command.h"
 #include "version.h"
+#include "watch_command.h"
 
 namespace {
 
@@ -84,6 +85,7 @@ int run(int argc, char** argv) {
   std::vector<Command> commands = {add_check_command(app, o), add_explain_command(app, o), add_topo_command(app, o),
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
   commands.push_back(add_fleet_command(app, o));
+  commands.push_back(add_watch_command(app, o));
   auto verify = add_verify_command(app);
   // The build writes p2pcheck(1) with this from these registrations and src/cli/p2pcheck.1.in
   // (packaging/CMakeLists.txt); hidden, as it is no command for users.

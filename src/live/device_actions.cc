@@ -339,6 +339,7 @@ class LiveDeviceActions : public DeviceActions {
     return answers;
   }
 
+  WatchStart start_watch(const WatchHookPlan& plan) override { return start_watch_probe(plan); }
   std::optional<std::string> saved_results(const SavedResults& which) override {
     int fd = open(which.path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "p2pcheck/rules/policy.h"
 
+#include <iterator>
+
 namespace p2pcheck {
 
 const std::vector<AllowlistEntry>& host_bridge_allowlist() {
@@ -120,6 +122,12 @@ const DistroKernel* find_distro_kernel(const OsRelease& os) {
     return nullptr;
   }
   return nullptr;
+}
+
+const P2pRefusalErrno& p2p_refusal_errno(int major, int minor) {
+  for (const P2pRefusalErrno& row : kP2pRefusalErrnos)
+    if (major > row.major || (major == row.major && minor >= row.minor)) return row;
+  return kP2pRefusalErrnos[std::size(kP2pRefusalErrnos) - 1];
 }
 
 bool is_vendor_kernel(const std::string& release) {

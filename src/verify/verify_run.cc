@@ -11,6 +11,7 @@
 #include "p2pcheck/checks/links.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/rules/policy.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/verify/verify.h"
@@ -64,7 +65,7 @@ std::string mismatch_text(const DataMismatch& m, std::uint64_t start) {
 }
 
 void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std::optional<int> io_timeout,
-              DirectionResult& d) {
+              const P2pRefusalErrno& refusal_errno, DirectionResult& d) {
   d.error = res.error;
   d.error_text = res.error_text;
   d.bytes = res.bytes;
@@ -74,8 +75,10 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
   d.counters = res.counters;
   d.notes = res.notes;
   const bool hipfile = pp.engine == EngineKind::kHipfile;
-  // amdgpu's AIS path answers ENODEV where the block layer answers EREMOTEIO (kfd_ais.c).
-  const bool refusal = res.error == -EREMOTEIO || (hipfile && res.error == -ENODEV);
+  // amdgpu's AIS path answers ENODEV where the block layer answers EREMOTEIO (kfd_ais.c); from
+  // 6.17 the block layer answers a refused P2P map with EINVAL (policy.h kP2pRefusalErrnos).
+  const bool refusal = res.error == -EREMOTEIO || (hipfile && res.error == -ENODEV) ||
+                       (refusal_errno.errno_value != EREMOTEIO && res.error == -refusal_errno.errno_value);
   if (refusal) {
     d.outcome = Outcome::kRefused;
     const auto& stacked = pp.target ? pp.target->stacked_layers : std::vector<std::string>{};
@@ -203,7 +206,8 @@ void run_direction_once(const VerifyPlan& plan, const PairPlan& pp, const Engine
     abandoned_at = (pp.nvme_name.empty() ? base.client.str() : pp.nvme_name) + " " + to_string(dir);
     return;
   }
-  classify(*res, pp, wall, plan.io_timeout_s, d);
+  const std::optional<KernelVersion>& v = plan.rules.version;
+  classify(*res, pp, wall, plan.io_timeout_s, v ? p2p_refusal_errno(v->major, v->minor) : p2p_refusal_errno(0, 0), d);
   if (dir == Direction::kToStorage && d.outcome == Outcome::kPassed) {
     // The P2P write reached the file: read it back the ordinary way.
     env.io->fsync(req.target.fd);

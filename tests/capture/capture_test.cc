@@ -1,6 +1,7 @@
 #include "p2pcheck/capture/capture.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,7 @@ class FakeActions : public DeviceActions {
     return a;
   }
   std::optional<std::string> saved_results(const SavedResults&) override { return verify; }
+  WatchStart start_watch(const WatchHookPlan& plan) override { return {nullptr, "not in a test", ENOSYS, plan}; }
 };
 
 const CaptureEntry* entry(const CaptureSet& set, const std::string& path) {

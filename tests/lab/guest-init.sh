@@ -210,6 +210,23 @@ vrun_unplug() {
 	echo "bdf=$bdf gone=$gone after_s=$(echo "$g - $b" | bc)" > $O/verify-$n.unplug
 	vrun_end "$n" $rc
 }
+# vwatch NAME ARGS...: vrun inside `p2pcheck watch` (the eBPF probe): watch's JSON,
+# exit status and recording beside verify's own files (watch-NAME.json, .rc, .rec).
+vwatch() {
+	n=$1; shift
+	vrun_start "$n"
+	p2pcheck watch --json=pretty --record $O/watch-$n.rec -- sh -c \
+		'o=$1; shift; p2pcheck verify --color never "$@" > $o.out 2> $o.err; echo $? > $o.vrc' \
+		sh "$O/verify-$n" "$@" > $O/watch-$n.json 2> $O/watch-$n.err
+	echo $? > $O/watch-$n.rc
+	vrun_end "$n" "$(cat $O/verify-$n.vrc 2>/dev/null)"
+}
+# wrun NAME COMMAND...: any command inside `p2pcheck watch` (host-memory I/O, say).
+wrun() {
+	n=$1; shift
+	p2pcheck watch --json=pretty --record $O/watch-$n.rec -- "$@" > $O/watch-$n.json 2> $O/watch-$n.err
+	echo $? > $O/watch-$n.rc
+}
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
 if [ -f /verify.sh ]; then
 	. /verify.sh

@@ -49,6 +49,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 import pattern  # noqa: E402
+from lab_io import kv, load_json, read  # noqa: E402
+from lab_verify import check_verify  # noqa: E402
+from lab_watch import PathExpect, WatchExpect, WatchRun, check_watch_runs  # noqa: E402
 
 CACHE = os.environ.get("P2PCHECK_LAB_CACHE", os.path.expanduser("~/.cache/p2pcheck-lab"))
 FIXTURES = os.path.join(REPO, "fixtures", "lab")
@@ -280,6 +283,7 @@ class VerifyRun:
     unplug: str = ""             # QEMU device id: device_del'd (QMP) once the transfer has started
     after: str = ""              # shell, run in the guest right after it
     after_has: tuple = ()        # in the output of `after`
+    watch: object = None         # WatchExpect: run it inside `p2pcheck watch` (lab_watch.py)
 
 
 @dataclasses.dataclass
@@ -296,6 +300,7 @@ class Scenario:
     verify: list = dataclasses.field(default_factory=list)   # VerifyRun, in order
     mode: str = ""            # "kmod-abuse": tests/lab/kmod-abuse.sh instead of verdicts, p2pcheck and DMA
     fixture: bool = True      # compare with a stored fixture (fixtures/lab/<name>)
+    watch_runs: list = dataclasses.field(default_factory=list)  # WatchRun: commands run inside `p2pcheck watch`
 
     @property
     def t(self):
@@ -312,6 +317,7 @@ class Scenario:
 
 
 PASSED2 = ("passed", "passed")
+BUS_8M = PathExpect("bus_addr", to_device=8 * MiB, to_storage=8 * MiB)
 REFUSED2 = ("refused", "refused")
 F1 = "--gpu {cmb0} --nvme {f1} --target /mnt/f1"
 F2 = "--gpu {cmb0} --nvme {f2} --target /mnt/f2"
@@ -321,12 +327,16 @@ RAW_WARNING = "warning: raw mode: overwrites bytes "
 def _verify_epyc():
     """Zen: every pair of the vfy topology is allowed (switch: BUS_ADDR; across root ports: through the host bridge)."""
     return [
-        VerifyRun("sw-kmod", F1 + " --engine kmod --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")}),
+        VerifyRun("sw-kmod", F1 + " --engine kmod --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
         VerifyRun("sw-p2pmem", F1 + " --engine p2pmem --size 8M --json", 0,
-                  {("cmb0", "f1"): PairExpect(engine="p2pmem")}),
+                  {("cmb0", "f1"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
         VerifyRun("ivsh-auto", "--gpu {ivsh} --nvme {f1} --target /mnt/f1 --size 8M --json", 0,
-                  {("ivsh", "f1"): PairExpect(engine="p2pmem")}),
-        VerifyRun("rp-auto", F2 + " --size 8M --json", 0, {("cmb0", "f2"): PairExpect(engine="p2pmem")}),
+                  {("ivsh", "f1"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("ivsh", "f1"): BUS_8M})),
+        VerifyRun("rp-auto", F2 + " --size 8M --json", 0, {("cmb0", "f2"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f2"): PathExpect("thru_host_bridge", 8 * MiB, 8 * MiB)})),
         # Every eligible pair at once: no --nvme; r1 has no target (skipped), nor has cmb0 as a client of ivsh.
         VerifyRun("all", "--gpu {cmb0},{ivsh} --target /mnt/f1 --target /mnt/f2 --size 4M --json", 0,
                   {("cmb0", "f1"): PairExpect(), ("cmb0", "f2"): PairExpect(), ("ivsh", "f1"): PairExpect(),
@@ -343,7 +353,8 @@ def _verify_epyc():
         VerifyRun("loop", "--gpu {cmb0} --nvme {f1} --target /mnt/loop --size 1M --engine p2pmem --json", 1,
                   {("cmb0", "f1"): PairExpect(outcomes=REFUSED2, engine="p2pmem", refused_by="storage stack",
                                               errno="EREMOTEIO", text="loop0")},
-                  setup="losetup /dev/loop0 /mnt/f1/inner.img && mount -t ext4 /dev/loop0 /mnt/loop"),
+                  setup="losetup /dev/loop0 /mnt/f1/inner.img && mount -t ext4 /dev/loop0 /mnt/loop",
+                  watch=WatchExpect(1, "FAIL", stack_refused="loop")),
         # Last: r1's next completion is dropped (CONFIG_FAIL_IO_TIMEOUT) like a P2P read the root complex
         # drops; the tool stops waiting at --timeout while nvme_core (io_timeout=5) aborts and resets.
         VerifyRun("timeout", "--gpu {cmb0} --nvme {r1} --raw {dev:r1} --offset 16M --size 1M --allow-destructive "
@@ -353,7 +364,8 @@ def _verify_epyc():
                         "echo 1 > /sys/block/$(basename $(dev_of r1))/io-timeout-fail && "
                         "echo 100 > /sys/kernel/debug/fail_io_timeout/probability && "
                         "echo 1 > /sys/kernel/debug/fail_io_timeout/times",
-                  raw=("r1", 16 * MiB, 1 * MiB), max_direction_s=4, kernel_log_has="timeout"),
+                  raw=("r1", 16 * MiB, 1 * MiB), max_direction_s=4, kernel_log_has="timeout",
+                  watch=WatchExpect(1, "FAIL", {("cmb0", "r1"): PathExpect("bus_addr")})),
     ]
 
 
@@ -364,7 +376,8 @@ def _verify_intel():
         VerifyRun("rp-refused", F2 + " --size 1M --json", 1,
                   {("cmb0", "f2"): PairExpect(status="refused", text="the kernel will refuse this pair")}),
         VerifyRun("rp-try-kmod", F2 + " --size 1M --try-anyway --engine kmod --json", 1,
-                  {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")}),
+                  {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")},
+                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EREMOTEIO")})),
         VerifyRun("rp-try-p2pmem", F2 + " --size 1M --try-anyway --engine p2pmem --json", 1,
                   {("cmb0", "f2"): dataclasses.replace(refused, engine="p2pmem")}, capture_after=True),
         VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="p2pmem")}),
@@ -374,7 +387,8 @@ def _verify_intel():
 def _verify_k61():
     """6.1: no p2pmem/allocate, so auto picks the module."""
     return [
-        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")}),
+        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
         VerifyRun("p2pmem", F1 + " --size 1M --engine p2pmem --json", 1,
                   {("cmb0", "f1"): PairExpect(status="refused", text="needs kernel 6.2 or newer")}),
         VerifyRun("rp-auto", "--gpu {ivsh} --nvme {f2} --target /mnt/f2 --size 4M --json", 0,
@@ -446,7 +460,8 @@ def _scenarios():
                                                            "--size 1M --allow-destructive --engine kmod --json", 1,
                                         {("cmb2", "n3"): PairExpect(outcomes=("mismatch", "mismatch"), engine="kmod",
                                                                     text="data mismatch: first bad byte at offset")},
-                                        raw=("n3", 8 * MiB, 1 * MiB))]))
+                                        raw=("n3", 8 * MiB, 1 * MiB),
+                                        watch=WatchExpect(0, "P2P SEEN", {("cmb2", "n3"): PathExpect("bus_addr", MiB, MiB)}))]))
     s.append(Scenario("iommu-skx", "iommu", "skx", note="vIOMMU: BUS_ADDR data is not checked",
                       data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR}, acs_fix=fix))
     s.append(Scenario("iommufix-skx", "iommufix", "skx", note="vIOMMU: BUS_ADDR data is not checked",
@@ -459,14 +474,18 @@ def _scenarios():
                                                          "--allow-destructive --json", 1,
                                         {("cmb0", "n1"): PairExpect(status="refused",
                                                                     text="the kernel will refuse this pair")},
-                                        raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged")]))
+                                        raw=("n1", 8 * MiB, 1 * MiB), raw_data="unchanged",
+                                        watch=WatchExpect(4, "NO P2P", text="peer-to-peer"))]))
     s.append(Scenario("kmod-abuse", "kabuse", "epyc", note="p2pprobe under abuse: malformed ioctls, concurrent "
                       "callers, unload while busy, killed callers, kmemleak", mode="kmod-abuse"))
     s.append(Scenario("kmod-abuse-k61", "kabuse", "epyc", kernel="6.1", note="kmod-abuse on 6.1 (before 6.7 the "
                       "module takes the write's freeze protection itself)", mode="kmod-abuse"))
     s.append(Scenario("vfault-epyc", "vfault", "epyc", note="p2pcheck verify under faults", verify=_verify_faults(),
                       fixture=False))
-    s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc()))
+    # Host-memory I/O only: watch counts it on r1 and says no P2P happened.
+    host_dd = WatchRun("host-dd", "dd if={dev:r1} of=/dev/null bs=1M count=4 iflag=direct",
+                       WatchExpect(4, "NO P2P", host=(("r1", "to-device", 4 * MiB, "dd"),)))
+    s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc(), watch_runs=[host_dd]))
     s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
     s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
     return {x.name: x for x in s}
@@ -786,12 +805,16 @@ def verify_script(sc):
             lines.append(f"( {guest_words(v.setup)} ) > $O/verify-{v.name}.setup 2>&1")
         if v.unplug:
             lines.append(f"vrun_unplug {v.name} {v.unplug} {guest_words(v.args)}")
+        elif v.watch:
+            lines.append(f"vwatch {v.name} {guest_words(v.args)}")
         else:
             lines.append(f"vrun {v.name} {guest_words(v.args)}")
         if v.after:
             lines.append(f"( {guest_words(v.after)} ) > $O/verify-{v.name}.after 2>&1")
         if v.capture_after:
             lines.append(f"vcapture {v.name}")
+    for wr in sc.watch_runs:
+        lines.append(f"wrun {wr.name} {guest_words(wr.command)}")
     return "\n".join(lines) + "\n"
 
 
@@ -946,10 +969,6 @@ def unpack_payload(rdir):
     return out
 
 
-def kv(line):
-    return dict(re.findall(r"(\w+)=(\S+)", line))
-
-
 class Checker:
     def __init__(self, sc):
         self.sc = sc
@@ -960,22 +979,6 @@ class Checker:
         if not cond:
             self.fails.append(msg)
         return cond
-
-
-def read(path, default=""):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return default
-
-
-def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 PAIR_FIELDS = ("gpu", "nvme", "common_bridge", "distance", "path_distance", "map_type", "verdict", "rule")
@@ -1147,6 +1150,8 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
     verify_regions = check_verify(sc, ck, p2pcheck, out, dev, disks, result)
     check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions)
     check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result)
+    watched = os.path.join(FIXTURES, sc.name, "watch") if update_fixtures and sc.fixture else None
+    check_watch_runs(sc, ck, p2pcheck, out, dev, result, O("capture.tar.gz"), watched)
     if ck.fails:
         ck.notes.append("guest files: " + out)
     return ck, result
@@ -1365,156 +1370,6 @@ def check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions):
                 start = mem.find(want[:64], start + 1)
             ck.ok(n == copies, f"ivshmem memory holds {n} copies of the {off} pattern, expected {copies} "
                                f"({'source + what the NVMe wrote' if copies == 2 else 'only the source: the NVMe must not have written'})")
-
-
-def verify_document(out, name):
-    """The run's JSON: what it printed (--json), else the results file it left for capture."""
-    text = read(os.path.join(out, f"verify-{name}.out"))
-    if text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return None
-    return load_json(os.path.join(out, f"verify-{name}.results.json"))
-
-
-def check_verify(sc, ck, p2pcheck, out, dev, disks, result):
-    """Each `p2pcheck verify` of the scenario: exit code, per-pair and per-direction outcomes, no
-    scratch file left, results saved for capture (and shown by a replay), and on raw disks the
-    pattern in the named region. Returns serial -> regions it wrote, for check_dma's hash of the rest."""
-    regions = {}
-    result["verify"] = []
-    O = lambda *a: os.path.join(out, *a)  # noqa: E731
-    dmesg = read(O("dmesg.txt"))
-    bdf = lambda n: dev.get(n, (None,))[0]  # noqa: E731
-    for v in sc.verify:
-        name = f"verify {v.name}"
-        rc = read(O(f"verify-{v.name}.rc")).strip()
-        err = read(O(f"verify-{v.name}.err"))
-        stdout = read(O(f"verify-{v.name}.out"))
-        row = {"run": name, "rc": rc, "expect": f"exit {v.rc}", "pairs": []}
-        result["verify"].append(row)
-        setup = read(O(f"verify-{v.name}.setup")).strip()
-        if setup:
-            ck.notes.append(f"{name} setup said: {setup[:300]}")
-        ck.ok(rc == str(v.rc), f"{name}: exit {rc or '(none)'}, expected {v.rc}; stderr: {err.strip()[-800:]}")
-        for want in v.stderr_has:
-            ck.ok(want in err, f"{name}: stderr lacks {want!r}: {err.strip()[-500:]}")
-        pos = 0
-        for want in v.stdout_has:
-            i = stdout.find(want, pos)
-            if ck.ok(i >= 0, f"{name}: stdout lacks {want!r} (after byte {pos}):\n{stdout[:1500]}"):
-                pos = i + len(want)
-        listing = read(O(f"verify-{v.name}.ls"))
-        left = [x for x in listing.split() if x.startswith(".p2pcheck-verify-")]
-        ck.ok(not left, f"{name}: scratch files left behind: {left}")
-        # The listing must have seen the file systems, or "nothing left" would prove nothing.
-        for serial in sc.t.fs_disks:
-            ck.ok(f"/mnt/{serial}:" in listing and "lost+found" in listing,
-                  f"{name}: the guest did not list /mnt/{serial} after the run: {listing[:300]!r}")
-        doc = verify_document(out, v.name)
-        saved = load_json(O(f"verify-{v.name}.results.json"))
-        if v.rc == 3:
-            ck.ok(saved is None, f"{name}: a refused command line must not leave results")
-        elif ck.ok(doc is not None, f"{name}: no JSON results; stderr: {err.strip()[-500:]}"):
-            ck.ok(saved == doc, f"{name}: /run/p2pcheck/verify.json differs from what verify printed")
-            check_verify_pairs(ck, name, v, doc, bdf, row)
-            if v.raw:
-                serial, off, size = v.raw
-                pr = next((x for x in doc.get("pairs", []) if x.get("nvme") == bdf(serial)), None)
-                if v.raw_data == "pattern" and ck.ok(pr is not None, f"{name}: no pair on {serial}"):
-                    with open(disks[serial], "rb") as f:
-                        f.seek(off)
-                        got = f.read(size)
-                    cnt, first = pattern.first_mismatch(got, int(pr["seed"]) + 1, off)
-                    ck.ok(cnt == 0, f"{name}: {serial}.img [{off}, +{size}) does not hold the to_storage pattern "
-                                    f"(seed {int(pr['seed']) + 1}): {cnt} bytes differ, first at {first}")
-        if v.raw:
-            serial, off, size = v.raw
-            regions.setdefault(serial, []).append((off, size, None, False if v.raw_data == "unchanged" else None))
-        if v.kernel_log_has:
-            ck.ok(v.kernel_log_has in dmesg, f"{name}: the kernel log lacks {v.kernel_log_has!r}")
-            # Which request the fault took (op and size), so that a flake names its cause.
-            for line in dmesg.splitlines():
-                if "timeout, aborting" in line:
-                    ck.notes.append(f"{name}: kernel: {line.strip()}")
-        if v.after:
-            after = read(O(f"verify-{v.name}.after"))
-            for want in v.after_has:
-                ck.ok(want in after, f"{name}: after it, {want!r} missing from:\n{after[-800:]}")
-        if v.unplug:
-            qlog = read(os.path.join(os.path.dirname(out), "qmp.log"))
-            ck.ok(re.search(rf"device_del {v.unplug} at .*\{{\"return\": \{{\}}\}}", qlog),
-                  f"{name}: QMP device_del {v.unplug} did not succeed: {qlog.strip() or '(never sent)'}")
-            gone = kv(read(O(f"verify-{v.name}.unplug")))
-            ck.ok(gone.get("gone") == "1", f"{name}: the guest still has the device after the run: {gone}")
-            row["pairs"].append(f"unplugged {gone.get('after_s')} s after the transfer began")
-        if v.capture_after:
-            check_recorded_verify(ck, p2pcheck, name, v, O(f"capture-{v.name}.tar.gz"), bdf)
-    return regions
-
-
-def check_verify_pairs(ck, name, v, doc, bdf, row):
-    for (p, c), e in v.pairs.items():
-        label = f"{name} {p}->{c}"
-        pr = next((x for x in doc.get("pairs", []) if x.get("gpu") == bdf(p) and x.get("nvme") == bdf(c)), None)
-        if not ck.ok(pr is not None, f"{label}: pair {bdf(p)} -> {bdf(c)} not in the results"):
-            continue
-        dirs = pr.get("directions") or []
-        outcomes = tuple(d.get("outcome") for d in dirs)
-        row["pairs"].append(f"{p}->{c} {pr.get('status')} {pr.get('engine') or '-'} {'/'.join(outcomes) or '-'}")
-        why = pr.get("refusal") or pr.get("problem") or "; ".join(d.get("reason", "") for d in dirs)
-        ck.ok(pr.get("status") == e.status, f"{label}: status {pr.get('status')}, expected {e.status} ({why})")
-        if e.engine:
-            ck.ok(pr.get("engine") == e.engine, f"{label}: engine {pr.get('engine')}, expected {e.engine}")
-        if e.text:
-            texts = [pr.get("refusal") or "", pr.get("problem") or ""] + [d.get("reason") or "" for d in dirs]
-            ck.ok(any(e.text in t for t in texts), f"{label}: no {e.text!r} in {texts}")
-        if e.status != "ran":
-            ck.ok(not dirs, f"{label}: {e.status}, yet directions ran: {outcomes}")
-            continue
-        ck.ok(outcomes == e.outcomes, f"{label}: outcomes {outcomes}, expected {e.outcomes}: {why}")
-        for d in dirs:
-            o = d.get("outcome")
-            if o == "passed":
-                ck.ok(d.get("bytes") == pr.get("size_bytes"), f"{label} {d.get('direction')}: moved {d.get('bytes')} "
-                      f"of {pr.get('size_bytes')} bytes")
-            if o == "refused" and e.refused_by:
-                ck.ok(d.get("refused_by") == e.refused_by,
-                      f"{label} {d.get('direction')}: refused by {d.get('refused_by')}, expected {e.refused_by}")
-            if o != "passed" and e.errno:
-                ck.ok(d.get("errno") == e.errno, f"{label} {d.get('direction')}: errno {d.get('errno')}, expected {e.errno}")
-            if o == "timeout" and v.max_direction_s:
-                ck.ok((d.get("seconds") or 1e9) <= v.max_direction_s,
-                      f"{label}: the timeout was reported after {d.get('seconds')} s, limit {v.max_direction_s} s")
-        target = pr.get("target") or {}
-        if target.get("kind") == "file":
-            ck.ok(target.get("removed") is True, f"{label}: scratch file {target.get('file')} not removed")
-
-
-def check_recorded_verify(ck, p2pcheck, name, v, capture, bdf):
-    """The capture taken after the run, replayed: check shows what verify saw, and the kernel's recorded answers."""
-    ran = [(p, c) for (p, c), e in v.pairs.items() if e.status == "ran"]
-    gpus = ",".join(sorted({bdf(p) for p, _ in ran}))
-    nvmes = ",".join(sorted({bdf(c) for _, c in ran}))
-    r = subprocess.run([p2pcheck, "--dump", capture, "check", "--json", "--gpu", gpus, "--nvme", nvmes],
-                       capture_output=True, text=True)
-    rep = json.loads(r.stdout) if r.stdout.strip().startswith("{") else None
-    if not ck.ok(rep is not None, f"{name}: replay of the capture taken after it failed (exit {r.returncode}): "
-                 f"{r.stderr[:300]}"):
-        return
-    found = {f["id"]: f for f in rep.get("findings", [])}
-    rec = found.get("verify.recorded")
-    want = "PASS" if v.rc == 0 else "FAIL"
-    if ck.ok(rec is not None, f"{name}: the replayed capture does not show the verify run"):
-        ck.ok(rec.get("level") == want, f"{name}: replay shows verify as {rec.get('level')}, expected {want}: "
-                                        f"{rec.get('message')}")
-        lines = [e.get("value", "") for e in rec.get("evidence", [])]
-        for p, c in ran:
-            ck.ok(any(x.startswith(f"{bdf(p)} -> {bdf(c)}") for x in lines), f"{name}: replay lacks {p}->{c}: {lines}")
-    km = found.get("kmod.kernel_verdict")
-    ck.ok(km is not None and km.get("level") == "PASS",
-          f"{name}: the replay should compare the recorded kernel answers (PASS): {km}")
 
 
 def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result):

@@ -85,5 +85,13 @@ TEST(VendorKernel, ReleasesWithBackportsTheNumberDoesNotShow) {
   EXPECT_FALSE(is_vendor_kernel("6.8.0-142-generic"));
 }
 
+TEST(P2pRefusalErrno, EremoteioUntil616ThenEinval) {
+  EXPECT_STREQ(p2p_refusal_errno(6, 1).name, "EREMOTEIO");
+  EXPECT_STREQ(p2p_refusal_errno(6, 16).name, "EREMOTEIO");
+  EXPECT_STREQ(p2p_refusal_errno(6, 17).name, "EINVAL");
+  EXPECT_EQ(p2p_refusal_errno(7, 3).errno_value, EINVAL);
+  EXPECT_EQ(p2p_refusal_errno(0, 0).errno_value, EREMOTEIO);  // unknown release: the older behaviour
+}
+
 }  // namespace
 }  // namespace p2pcheck

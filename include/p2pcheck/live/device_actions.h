@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "p2pcheck/live/p2pprobe_client.h"
+#include "p2pcheck/live/watch_probe.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/rules/verdict.h"
@@ -103,6 +104,8 @@ class DeviceActions {
   virtual KernelModuleAnswers kernel_module(const std::vector<DevicePair>& pairs) = 0;
   // The bytes of one of kSavedResults' paths; nullopt when absent.
   virtual std::optional<std::string> saved_results(const SavedResults& which) = 0;
+  // Loads the `watch` probe (eBPF) with the plan's programs; the probe detaches when destroyed.
+  virtual WatchStart start_watch(const WatchHookPlan& plan) = 0;
 };
 
 std::unique_ptr<DeviceActions> open_live_device_actions();

@@ -2,6 +2,7 @@
 // version, kernels known to corrupt memory with P2PDMA, and distribution kernels' P2PDMA support.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +41,23 @@ inline constexpr KernelVersion kNewestVerifiedTable{6, 12, 999};
 // el8/el9/el10, SLES's "-default"): the table by version may miss rows they carry.
 inline constexpr const char* kVendorKernelMarkers[] = {".el", "-default"};
 bool is_vendor_kernel(const std::string& release);
+
+// The errno a request gets when the kernel's P2P map type is NOT_SUPPORTED, by the first release
+// of each behaviour: nvme turns the mapping's -EREMOTEIO into BLK_STS_TARGET (drivers/nvme/host/
+// pci.c, its dma_map_sgtable() call: 6.1 :849, 6.12 :819); from 6.17 blk_dma_map_iter_start() sets BLK_STS_INVAL
+// (blk-mq-dma.c 7.3 :193), so the I/O fails with EINVAL. Newest row first.
+struct P2pRefusalErrno {
+  int major, minor;  // the first release that behaves so
+  int errno_value;
+  const char* name;
+  const char* source;
+};
+inline constexpr P2pRefusalErrno kP2pRefusalErrnos[] = {
+    {6, 17, EINVAL, "EINVAL", "block/blk-mq-dma.c blk_dma_map_iter_start (7.3 :193): BLK_STS_INVAL"},
+    {0, 0, EREMOTEIO, "EREMOTEIO", "drivers/nvme/host/pci.c nvme_map_data: -EREMOTEIO -> BLK_STS_TARGET"},
+};
+// The row for `release` (major, minor); the oldest row for an unknown release.
+const P2pRefusalErrno& p2p_refusal_errno(int major, int minor);
 
 struct KnownBadKernel {
   const char* release_suffix;  // matched at the end of the release string (".el9_8")

@@ -1,0 +1,142 @@
+// `p2pcheck watch`'s one decision model: the probe's counters (live/watch_probe.h) joined with
+// p2pcheck's prediction for each pair (rules/verdict.h, as verify plans it), turned into rows,
+// findings and a result. Text, JSON, the interval lines and a replayed recording are all views of
+// a WatchReport; nothing here reads a file or prints.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "p2pcheck/live/watch_probe.h"
+#include "p2pcheck/model/finding.h"
+#include "p2pcheck/model/machine_state.h"
+#include "p2pcheck/rules/kernel_rules.h"
+#include "p2pcheck/rules/p2pdma.h"
+#include "p2pcheck/rules/tri.h"
+#include "p2pcheck/rules/verdict.h"
+#include "p2pcheck/watch/watch_environment.h"
+
+namespace p2pcheck {
+
+// What was watched besides the counters: a live run's facts, or a recording's.
+struct WatchFacts {
+  std::string kernel_release;  // the watched kernel's; "" when unknown
+  WatchHookPlan hooks;         // with `attached` and `error` filled by the loader
+  LockdownState lockdown;
+  NvidiaFsState nvidia_fs;
+  // Why the probe could not run at all (cannot_watch_reason(), watch_start_failure()); the report
+  // then has no rows, and its result is UNKNOWN.
+  std::optional<std::string> cannot_watch;
+};
+
+// --gpu, --nvme, --pid, --comm. A P2P row passes --gpu when its provider is named; --nvme when its
+// NVMe (by BDF, controller or namespace name) is. Rows without that side (host memory has no
+// provider; a storage-stack refusal names only md/dm/loop) pass that selector.
+struct WatchFilter {
+  std::vector<std::string> gpu;   // BDFs ("0000:03:00.0" or "03:00.0")
+  std::vector<std::string> nvme;  // BDF, nvme1, nvme1n1, /dev/nvme1n1[p2]
+  std::optional<std::uint32_t> pid;
+  std::optional<std::string> comm;
+  bool empty() const { return gpu.empty() && nvme.empty() && !pid && !comm; }
+};
+
+struct WatchCounts {
+  std::uint64_t requests = 0;  // completed (refusals: refused) requests
+  std::uint64_t bytes = 0;     // completed without error
+  std::uint64_t segments = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t error_bytes = 0;
+  std::uint32_t last_status = 0;  // the last error's blk_status_t seen in these rows (0: none)
+  bool any() const { return requests || errors; }
+};
+
+struct WatchProcess {
+  std::uint32_t tgid = 0;
+  std::string comm;  // as the kernel gave it: hostile, printable() before text shows it
+  std::uint64_t requests = 0;
+  std::uint64_t bytes = 0;
+};
+
+// The errno a refused request failed with: from its blk_status_t when the probe saw the request
+// end, else the one this kernel sets (WatchHookPlan::refusal_errno), never guessed otherwise.
+struct WatchRefusal {
+  std::string errno_name;  // "EREMOTEIO"; "" when the status is not one this kernel's table names
+  int errno_value = 0;     // 0 with errno_name ""
+  std::uint32_t status = 0;
+  bool observed = false;  // false: "expected for this kernel"
+};
+
+// One (provider, client) pair on one path, every direction.
+struct WatchPair {
+  std::string provider;            // the P2P memory's PCI device, as the kernel named it; "" when unseen
+  std::string provider_role;       // "GPU", "CMB of nvme0", "endpoint" (as verify names it); "" when not in the tree
+  std::string client;              // the NVMe function's PCI name; "" when unseen
+  std::string controller;          // "nvme1"; "" when not known
+  std::vector<std::string> disks;  // the request disks seen (refusals end before one is known)
+  WatchPath path = WatchPath::kBusAddr;
+  bool in_machine = false;  // both devices are in the machine the prediction is made for
+  MapType predicted = MapType::kUnknown;
+  Verdict verdict = Verdict::kUnknown;
+  std::string rule;  // rule_text() of the prediction
+  std::string fix;   // pair_fix() text for a pair the prediction refuses; "" when none
+  Tri agrees = Tri::kUnknown;
+  WatchCounts to_device, to_storage, other;
+  std::vector<WatchProcess> processes;  // most bytes, then most requests first
+  std::optional<WatchRefusal> refusal;  // path kRefused
+  const WatchCounts& counts(WatchDir dir) const;
+  WatchCounts total() const;
+};
+
+// Host-memory I/O, or a storage-stack refusal, on one disk in one direction.
+struct WatchDiskRow {
+  std::string disk;        // "nvme1n1", "loop0"
+  std::string controller;  // the disk's NVMe controller in this machine, when it is one
+  std::string client;      // that controller's PCI function; "" when not known
+  WatchDir dir = WatchDir::kOther;
+  WatchCounts counts;
+  std::vector<WatchProcess> processes;
+};
+
+enum class WatchResult {
+  kP2pSeen,  // P2P I/O seen, all completed, none contradicting the prediction (exit 0)
+  kFail,     // something refused, failed, fell back or mismatched (exit 1)
+  kUnknown,  // could not watch: no rows at all (exit 2)
+  kNoP2p,    // no P2P bytes seen, or no P2PDMA in this kernel (exit 4)
+};
+const char* to_string(WatchResult result);  // "P2P SEEN", "FAIL", "UNKNOWN", "NO P2P"
+
+struct WatchReport {
+  std::string source;  // the machine the predictions are for (MachineState::source)
+  double seconds = 0;  // watched (the snapshot's)
+  WatchFacts facts;
+  WatchFilter filter;
+  // Why nothing could be watched: facts.cannot_watch, or a hook the counting needs that did not
+  // attach, or no decision hook on a kernel that has P2PDMA.
+  std::optional<std::string> cannot_watch;
+  std::vector<WatchPair> pairs;    // by provider, client, path
+  std::vector<WatchDiskRow> host;  // only when the block tracepoints were attached
+  std::vector<WatchDiskRow> stack_refused;
+  std::uint64_t unpaired = 0, dropped_rows = 0, inflight_full = 0;
+  std::vector<Finding> findings;  // in the order made; the text view sorts by level
+  WatchResult result = WatchResult::kUnknown;
+  std::uint64_t p2p_bytes() const;  // completed bytes on bus_addr and thru_host_bridge pairs
+};
+
+// The report of `snapshot` (cumulative counters) on the machine `state` with the kernel `rules`
+// (kernel_rules_for(state.machine, std::nullopt)). Throws UsageError for a --gpu or --nvme value
+// that is neither a PCI address nor an NVMe name.
+WatchReport build_watch_report(const WatchSnapshot& snapshot, const WatchFacts& facts, const MachineState& state,
+                               const KernelRules& rules, const WatchFilter& filter = {});
+
+// What happened between two snapshots of the same probe: each row's counters minus the previous
+// ones (rows that did not move are left out), seconds the time between them. A report of it is one
+// interval (watch_interval_text, watch_interval_json). A row whose counters went back (a new
+// probe) counts from zero.
+WatchSnapshot watch_delta(const WatchSnapshot& previous, const WatchSnapshot& current);
+
+// "kworker/u8:2": a kernel worker, which hides the process that asked for the I/O.
+bool is_kernel_worker(const std::string& comm);
+
+}  // namespace p2pcheck

@@ -1,0 +1,169 @@
+// watch's JSON (watch_json.h): the summary document and the per-interval record, one shape for a
+// pair, a disk row and a finding in both.
+#include "p2pcheck/watch/watch_json.h"
+
+#include "p2pcheck/report/common.h"
+#include "p2pcheck/source/sysfs_text.h"
+#include "watch_internal.h"
+
+namespace p2pcheck {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// "to_device": docs/json.md's direction names (verify's), where the text says "to-device".
+const char* dir_key(WatchDir d) {
+  return d == WatchDir::kToDevice ? "to_device" : d == WatchDir::kToStorage ? "to_storage" : "other";
+}
+
+json counts_json(const WatchCounts& c) {
+  return json{{"requests", c.requests},       {"bytes", c.bytes},
+              {"segments", c.segments},       {"errors", c.errors},
+              {"error_bytes", c.error_bytes}, {"last_status", c.last_status ? json(c.last_status) : json(nullptr)}};
+}
+
+json processes_json(const std::vector<WatchProcess>& processes) {
+  json out = json::array();
+  for (const WatchProcess& w : processes)
+    out.push_back({{"pid", w.tgid}, {"comm", w.comm}, {"requests", w.requests}, {"bytes", w.bytes}});
+  return out;
+}
+
+json refusal_json(const std::optional<WatchRefusal>& r) {
+  if (!r) return nullptr;
+  return {{"errno", text_or_null(r->errno_name)},
+          {"errno_value", r->errno_value ? json(r->errno_value) : json(nullptr)},
+          {"status", r->status ? json(r->status) : json(nullptr)},
+          {"source", r->observed ? "observed" : "expected for this kernel"}};
+}
+
+json pair_json(const WatchPair& p) {
+  json j = json::object();
+  j["provider"] = {{"bdf", text_or_null(p.provider)}, {"role", text_or_null(p.provider_role)}};
+  j["client"] = {{"bdf", text_or_null(p.client)}, {"controller", text_or_null(p.controller)}, {"disks", p.disks}};
+  j["path"] = to_string(p.path);
+  j["predicted"] = p.in_machine ? json{{"map_type", to_string(p.predicted)},
+                                       {"verdict", to_string(p.verdict)},
+                                       {"rule", text_or_null(p.rule)},
+                                       {"fix", text_or_null(p.fix)}}
+                                : json(nullptr);
+  j["agrees"] = tri_json(p.agrees);
+  for (WatchDir d : {WatchDir::kToDevice, WatchDir::kToStorage, WatchDir::kOther})
+    j[dir_key(d)] = counts_json(p.counts(d));
+  j["processes"] = processes_json(p.processes);
+  j["refusal"] = refusal_json(p.refusal);
+  return j;
+}
+
+json disk_rows_json(const std::vector<WatchDiskRow>& rows) {
+  json out = json::array();
+  for (const WatchDiskRow& d : rows) {
+    json j = {{"disk", d.disk},
+              {"controller", text_or_null(d.controller)},
+              {"client", text_or_null(d.client)},
+              {"direction", dir_key(d.dir)}};
+    const json counts = counts_json(d.counts);
+    for (const auto& [key, value] : counts.items()) j[key] = value;
+    j["processes"] = processes_json(d.processes);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json finding_json(const Finding& f) {
+  json evidence = json::array();
+  for (const Evidence& e : f.evidence) evidence.push_back({{"file", e.file}, {"value", e.value}});
+  json devices = json::array();
+  for (const Bdf& b : f.devices) devices.push_back(b.str());
+  return {{"id", f.id},
+          {"level", to_string(f.level)},
+          {"subject", f.subject},
+          {"devices", std::move(devices)},
+          {"concerns_selected_pairs", true},
+          {"message", f.message},
+          {"evidence", std::move(evidence)},
+          {"fix", text_or_null(f.fix)},
+          {"state", to_string(f.state)}};
+}
+
+json hooks_json(const WatchHookPlan& plan) {
+  json out = json::array();
+  for (const WatchHook& h : plan.hooks)
+    out.push_back({{"program", h.program},
+                   {"attach", h.attach},
+                   {"enabled", h.enabled},
+                   {"attached", h.attached},
+                   {"error", text_or_null(h.error)},
+                   {"why", text_or_null(h.why)}});
+  return out;
+}
+
+json environment_json(const WatchFacts& f) {
+  json lockdown = {{"status", watch_detail::read_status_word(f.lockdown.status)},
+                   {"mode", text_or_null(f.lockdown.mode)},
+                   {"forbids_watch", tri_json(f.lockdown.forbids_watch())}};
+  json nvidia_fs = {{"loaded", tri_json(f.nvidia_fs.loaded)}, {"stats", opt(f.nvidia_fs.stats)}};
+  return {{"lockdown", std::move(lockdown)}, {"nvidia_fs", std::move(nvidia_fs)}};
+}
+
+json filter_json(const WatchFilter& f) {
+  return {{"gpu", f.gpu}, {"nvme", f.nvme}, {"pid", opt(f.pid)}, {"comm", opt(f.comm)}};
+}
+
+// The rows every document has: pairs, host, stack refusals and what could not be attributed.
+void rows_into(json& j, const WatchReport& r) {
+  json pairs = json::array();
+  for (const WatchPair& p : r.pairs) pairs.push_back(pair_json(p));
+  j["pairs"] = std::move(pairs);
+  j["host"] = disk_rows_json(r.host);
+  j["stack_refused"] = disk_rows_json(r.stack_refused);
+  j["unpaired"] = r.unpaired;
+  j["dropped_rows"] = r.dropped_rows;
+  j["inflight_full"] = r.inflight_full;
+  j["p2p_bytes"] = r.p2p_bytes();
+}
+
+}  // namespace
+
+json watch_json(const WatchReport& r) {
+  json j = json_envelope("p2pcheck.watch", r.source);
+  j["result"] = to_string(r.result);
+  j["seconds"] = r.seconds;
+  j["kernel"] = {{"release", text_or_null(r.facts.kernel_release)}};
+  j["cannot_watch"] = opt(r.cannot_watch);
+  const WatchHookPlan& plan = r.facts.hooks;
+  j["hooks"] = hooks_json(plan);
+  j["decision_hook"] = to_string(plan.decision);
+  j["provider_layout"] = to_string(plan.provider);
+  j["map_type_values"] = {{"not_supported", opt(plan.not_supported)},
+                          {"bus_addr", opt(plan.bus_addr)},
+                          {"thru_host_bridge", opt(plan.thru_host_bridge)}};
+  j["refusal_errno"] = plan.refusal_errno ? json(plan.refusal_errno) : json(nullptr);
+  j["block_hooks"] = plan.block_hooks;
+  j["problems"] = plan.problems;
+  j["environment"] = environment_json(r.facts);
+  j["filter"] = filter_json(r.filter);
+  rows_into(j, r);
+  json findings = json::array();
+  for (const Finding& f : r.findings) findings.push_back(finding_json(f));
+  j["findings"] = std::move(findings);
+  return j;
+}
+
+json watch_interval_json(const WatchReport& r, double at_seconds) {
+  json j = json_envelope("p2pcheck.watch-interval", r.source);
+  j["seconds"] = at_seconds;
+  j["interval_seconds"] = r.seconds;
+  rows_into(j, r);
+  return j;
+}
+
+}  // namespace p2pcheck
