@@ -3,13 +3,16 @@
 // One CO-RE object for 6.1 to 7.x; p2pcheck enables the programs whose hook the running kernel's
 // BTF has (live/watch_hooks.cc) and reads the counters once per interval. Hook points and why:
 // shared/docs/watch-design.md §1.
+// clang-format off
+// The kernel's types first: the helpers' headers use them, and linux/bpf.h brings __u32 and __u64.
+#include "watch_types.h"
+#include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <linux/bpf.h>
+// clang-format on
 
 #include "watch_shared.h"
-#include "watch_types.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
