@@ -7,11 +7,16 @@ tools, every QEMU lab capture (check, topo) and the live/verify.json that verify
 real imports in tests/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
 not FAIL or WARN where the fixture itself does not (a problem its format cannot carry).
+`p2pcheck watch` (no probe is loaded here): `--hooks` on every saved BTF in tests/live/btf, the lab's
+recordings (fixtures/lab/*/watch/*.json) and replays of them, recordings made here by hand on the
+xeon-broadwell-switch-acs tree (every path, every watch.* finding, each decision hook) replayed with
+--json and --json-lines, and what UNIT_TESTS' Watch* tests keep (summary, interval, recording).
 
 It also holds the lists in docs/json.md to the code: every finding id, rule_id and fix.kind the
 schema allows is in the doc's tables and the other way round, and every finding id the checks'
 source names is allowed (so a new id fails here until it is documented).
 TREES: the generated fixtures (<TREES>/<name>/root), default $P2PCHECK_FIXTURE_TREES or build/fixtures."""
+import glob
 import json
 import os
 import re
@@ -105,8 +110,9 @@ def check_lists(schema):
             fail(f"docs/json.md: the {header} table lacks `{missing}`, which the schema allows")
         for extra in sorted(documented - allowed):
             fail(f"docs/json.md: the {header} table lists `{extra}`, which the schema does not allow")
-    # Every finding id the checks name in their source: make("id", ...), Finding x{"id", ...}, .id = "id".
-    pattern = re.compile(r'(?:make\(|Finding \w+\{|\.id = )"([a-z]+\.[a-z0-9_]+)"')
+    # Every finding id the checks name in their source: make("id", ...), Finding x{"id", ...}, .id = "id"
+    # (clang-format may break the line after the parenthesis: make(\n "watch.unpaired", ...)).
+    pattern = re.compile(r'(?:make\(\s*|Finding \w+\{\s*|\.id = )"([a-z]+\.[a-z0-9_]+)"')
     src = os.path.join(REPO, "src")
     seen = set()
     for root, _, files in os.walk(src):
@@ -117,6 +123,160 @@ def check_lists(schema):
         fail(f"src names finding id `{missing}`, which docs/json.md and the schema do not list")
     if len(seen) < 20:
         fail(f"found only {len(seen)} finding ids in src/: the pattern no longer matches the code")
+
+
+# ---- p2pcheck watch ------------------------------------------------------------------------------
+# The probe's programs in its object's order (src/live/watch_hooks.cc) and, per decision hook, the ones
+# that count besides the block tracepoints (watch_findings.cc needed_programs(), plus bio pinning).
+WATCH_PROGRAMS = (("watch_map_sgtable", "fentry dma_map_sgtable"),
+                  ("watch_map_segment", "fexit pci_p2pdma_map_segment"),
+                  ("watch_update_state", "fexit __pci_p2pdma_update_state"),
+                  ("watch_iter_start", "fexit blk_rq_dma_map_iter_start"),
+                  ("watch_bio_pin", "fexit bio_iov_iter_get_pages"),
+                  ("watch_rq_issue", "tp_btf block_rq_issue"), ("watch_rq_complete", "tp_btf block_rq_complete"))
+WATCH_DECISIONS = {"none": (), "pci_p2pdma_map_segment": ("watch_map_sgtable", "watch_map_segment", "watch_bio_pin"),
+                   "__pci_p2pdma_update_state": ("watch_map_sgtable", "watch_update_state", "watch_bio_pin"),
+                   "blk_rq_dma_map_iter_start": ("watch_iter_start", "watch_bio_pin")}
+# xeon-broadwell-switch-acs (tests/watch/watch_fixture.h): the GPU, nvme0 below its switch (BUS_ADDR),
+# nvme2 on a root port of an Intel root complex (NOT_SUPPORTED).
+WATCH_TREE, GPU, SW_NVME, RP_NVME = "xeon-broadwell-switch-acs", "0000:04:00.0", "0000:06:00.0", "0000:01:00.0"
+MiB = 1 << 20
+
+
+def watch_recording(decision, release, rows, unpaired=0, dropped_rows=0, inflight_full=0, cannot_watch=None,
+                    lockdown=("ok", "none", ""), nvidia_fs=(False, None), not_attached=(), problems=()):
+    """A recording as `watch --record` writes it (src/watch/watch_recording.cc): every program the
+    decision hook loads attached but `not_attached` ({program: error}); rows are (provider, client,
+    disk, comm, tgid, path, dir, requests, bytes, errors, last_status), one cumulative snapshot."""
+    on = set(WATCH_DECISIONS[decision]) | {"watch_rq_issue", "watch_rq_complete"}
+    programs = [{"program": p, "attach": a, "enabled": p in on, "why": "" if p in on else "another decision hook",
+                 "attached": p in on and p not in not_attached, "error": dict(not_attached).get(p, "")}
+                for p, a in WATCH_PROGRAMS]
+    p2p = decision != "none"
+    snapshot = {"seconds": 7.5, "rows": [], "unpaired": unpaired, "dropped_rows": dropped_rows,
+                "inflight_full": inflight_full}
+    for provider, client, disk, comm, tgid, path, way, requests, size, errors, status in rows:
+        snapshot["rows"].append({"provider": provider, "client": client, "disk": disk, "comm": comm, "tgid": tgid,
+                                 "path": path, "dir": way, "requests": requests, "bytes": size,
+                                 "segments": requests if path in ("bus_addr", "thru_host_bridge") else 0,
+                                 "errors": errors, "error_bytes": errors * 4096, "last_status": status})
+    loaded, stats = nvidia_fs
+    return {"schema": "p2pcheck.watch-recording", "schema_version": 1, "tool_version": "0.1.0",
+            "kernel": {"release": release}, "cannot_watch": cannot_watch,
+            "hooks": {"decision": decision,
+                      "provider": ("p2pdma_provider.owner" if decision == "blk_rq_dma_map_iter_start"
+                                   else "pci_p2pdma_pagemap.provider") if p2p else "unknown",
+                      "map_types": {"not_supported": 0 if decision == "blk_rq_dma_map_iter_start" else 1,
+                                    "bus_addr": 2, "thru_host_bridge": 3},
+                      "block_hooks": True,
+                      "refusal_errno": "EINVAL" if decision == "blk_rq_dma_map_iter_start" else "EREMOTEIO",
+                      "problems": list(problems), "programs": programs},
+            "environment": {"lockdown": dict(zip(("status", "mode", "error"), lockdown)),
+                            "nvidia_fs": {"loaded": loaded, "stats": stats}},
+            "snapshots_dropped": 0, "snapshots": [] if cannot_watch else [snapshot]}
+
+
+def hand_recordings():
+    """(name, recording, global options, options after `watch`, expected result, finding ids it must have)."""
+    every = watch_recording("pci_p2pdma_map_segment", "6.8.0-142-generic", [
+        (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 2048, 8 * MiB, 0, 0),
+        (GPU, SW_NVME, "nvme0n1", "train", 4242, "thru_host_bridge", "to-storage", 4, 16384, 2, 10),
+        (GPU, RP_NVME, "", "train", 4242, "refused", "to-device", 12, 0, 0, 5),
+        ("", "", "nvme2n1", "train", 4242, "host", "to-device", 3, 12288, 0, 0),
+        ("", "", "loop0", "dd\nRESULT: PASS", 77, "stack_refused", "to-storage", 3, 0, 0, 0),
+        ("", "", "nvme0n1", "kworker/u8:2", 0, "host", "other", 1, 4096, 0, 0),
+        ("0000:7f:00.0", "0000:7e:00.0", "", "eval", 7, "refused", "to-storage", 2, 0, 0, 99),
+    ], unpaired=3, dropped_rows=2, inflight_full=1, lockdown=("denied", "", "Permission denied"),
+        nvidia_fs=(None, None), not_attached={"watch_bio_pin": "-EINVAL"},
+        problems=["the P2P memory's provider cannot be read on this kernel (neither known layout)"])
+    return [
+        ("every path", every, [], [], "FAIL",
+         {"watch.mismatch", "watch.errors", "watch.refused", "watch.fallback", "watch.stack_refused", "watch.unpaired",
+          "watch.dropped_rows", "watch.inflight_full", "watch.hooks", "watch.not_in_machine", "watch.kworker",
+          "watch.nvidia_fs", "watch.lockdown"}),
+        ("every path, filtered", every, ["--gpu", GPU, "--nvme", "nvme0"], ["--pid", "4242", "--comm", "train"],
+         "FAIL", {"watch.mismatch"}),
+        ("bus address", watch_recording("__pci_p2pdma_update_state", "6.16.1", [
+            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 64, MiB, 0, 0)],
+            nvidia_fs=(True, "GDS Version: 1.9.0\n")), [], [], "P2P SEEN", {"watch.nvidia_fs"}),
+        ("iter start", watch_recording("blk_rq_dma_map_iter_start", "6.17.2", [
+            (GPU, RP_NVME, "", "fio", 9, "refused", "to-device", 5, 0, 0, 0)]), [], [], "FAIL", {"watch.refused"}),
+        ("no P2PDMA", watch_recording("none", "6.1.0-57-amd64", [
+            ("", "", "nvme0n1", "cp", 5, "host", "to-storage", 10, 40960, 0, 0)]), [], [], "NO P2P",
+         {"watch.no_p2pdma"}),
+        ("cannot watch", watch_recording("pci_p2pdma_map_segment", None, [],
+                                         cannot_watch="lockdown=confidentiality forbids the probe"),
+         [], [], "UNKNOWN", {"watch.cannot_watch"}),
+        ("a hook not attached", watch_recording("pci_p2pdma_map_segment", "6.8.0-142-generic", [
+            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 64, MiB, 0, 0)],
+            not_attached={"watch_rq_issue": "Permission denied"}), [], [], "UNKNOWN", {"watch.cannot_watch"}),
+    ]
+
+
+def replay(validator, name, binary, machine, recording, options=()):
+    """`watch --replay` of one recording: --json (the summary) and --json-lines (the same, one line).
+    The global options go before `watch`, which does not take them after it (no fallthrough())."""
+    base = [binary] + machine
+    doc = run(validator, f"{name} --json", base + ["--json", "watch", "--replay", recording] + list(options))
+    lines = run(validator, f"{name} --json-lines",
+                base + ["watch", "--replay", recording, "--json-lines"] + list(options))
+    if doc is not None and lines is not None and lines != doc:
+        fail(f"{name}: --json-lines and --json differ")
+    run(validator, f"{name} --json=pretty", base + ["--json=pretty", "watch", "--replay", recording] + list(options))
+    return doc
+
+
+def check_watch(validator, binary, trees, tmp, unit_tests):
+    """Every watch document we can make without a probe; the watch.* finding ids the schema allows
+    must all appear in the hand-made replays (each then validated in a real document)."""
+    for btf in sorted(glob.glob(os.path.join(REPO, "tests/live/btf/*.btf"))):
+        name = "watch --hooks " + os.path.basename(btf)
+        run(validator, name, [binary, "--json", "watch", "--hooks", "--btf", btf])
+        run(validator, name + " pretty", [binary, "--json=pretty", "watch", "--hooks", "--btf", btf])
+    lab = os.path.join(REPO, "fixtures/lab")
+    for rec in sorted(glob.glob(os.path.join(lab, "*", "watch", "*.json"))):
+        scenario = os.path.basename(os.path.dirname(os.path.dirname(rec)))
+        name = f"lab {scenario} {os.path.basename(rec)}"
+        validate(validator, name + " (recording)", open(rec).read())
+        capture = os.path.join(lab, scenario, scenario + ".tar.zst")
+        if os.path.isfile(capture):
+            replay(validator, name + " replay", binary, ["--dump", capture], rec)
+    tree = os.path.join(trees, WATCH_TREE, "root")
+    if not os.path.isdir(tree):
+        fail(f"watch: no fixture tree {tree} to replay recordings on")
+        return
+    seen = set()
+    for name, recording, machine, options, result, ids in hand_recordings():
+        path = os.path.join(tmp, "watch-" + name.replace(" ", "-").replace(",", "") + ".json")
+        with open(path, "w") as out:
+            json.dump(recording, out, indent=1)
+        validate(validator, f"watch recording {name} (by hand)", json.dumps(recording))
+        doc = replay(validator, f"watch replay {name}", binary, ["--root", tree] + machine, path, options)
+        if doc is None:
+            continue
+        got = {f["id"] for f in doc.get("findings", [])}
+        seen |= got
+        if doc.get("result") != result or not ids <= got:
+            fail(f"watch replay {name}: {doc.get('result')} with {sorted(got)}, expected {result} with {sorted(ids)}")
+    documented = {i for i in validator.schema["$defs"]["finding"]["properties"]["id"]["enum"] if i.startswith("watch.")}
+    for missing in sorted(documented - seen):
+        fail(f"watch: no hand-made recording gives `{missing}`: add one to hand_recordings()")
+    if unit_tests:
+        out = os.path.join(tmp, "watch-json")
+        os.makedirs(out)
+        subprocess.run([unit_tests, "--gtest_filter=Watch*"], env=dict(os.environ, P2PCHECK_WATCH_JSON_DIR=out),
+                       capture_output=True)
+        kept = sorted(os.listdir(out))
+        schemas = set()
+        for f in kept:
+            doc = validate(validator, f"watch {f} (unit test)", open(os.path.join(out, f)).read())
+            schemas.add(doc.get("schema") if isinstance(doc, dict) else None)
+        want = {"p2pcheck.watch", "p2pcheck.watch-interval", "p2pcheck.watch-recording"}
+        if not want <= schemas:
+            fail(f"watch unit tests left {kept} in {out}: no {sorted(want - schemas)}")
+        if "watch-recording.json" in kept:
+            replay(validator, "watch replay (unit test recording)", binary, ["--root", tree],
+                   os.path.join(out, "watch-recording.json"))
 
 
 def main():
@@ -229,6 +389,7 @@ def main():
                 fail(f"verify unit tests left {kept} in {out}, expected two documents")
             for f in kept:
                 validate(validator, f"verify {f} (unit test)", open(os.path.join(out, f)).read())
+        check_watch(validator, binary, trees, tmp, unit_tests)
         run(validator, "live check", [binary, "check", "--json"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

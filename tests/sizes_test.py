@@ -25,7 +25,7 @@ TEST_DEBT = {
     "tests/lab/lab.py": 1693,
     "tests/verify/verify_test.cc": 750,
     "tests/checks/storage_test.cc": 630,
-    "tests/capture/capture_test.cc": 596,
+    "tests/capture/capture_test.cc": 598,  # +2: the fake DeviceActions answers start_watch (issue 35 splits it)
     "tests/import/import_test.cc": 589,
     "tests/rules/verdict_test.cc": 560,
     "tests/source/source_test.cc": 536,

@@ -101,6 +101,7 @@ int run_btf_only(const GlobalOptions& o, const WatchOptions& w) {
 Command add_watch_command(CLI::App& app, const GlobalOptions& o) {
   auto* sub =
       app.add_subcommand("watch", "which I/O really went peer-to-peer, per pair, while a job runs (eBPF, root)");
+  sub->fallthrough();  // --json, --root, --gpu ... after `watch` too, as every command takes them
   static WatchOptions w;
   sub->add_option("--interval", w.interval_s, "seconds between progress lines (default 1)")->option_text("S");
   sub->add_option("--duration", w.duration_s, "stop after S seconds (default: when COMMAND ends, or Ctrl-C)")

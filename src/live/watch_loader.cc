@@ -11,22 +11,29 @@
 #include <cstring>
 
 #include "p2pcheck/live/watch_probe.h"
-#include "watch_shared.h"
-
-// After watch_shared.h: the skeleton names its .bss types without declaring them.
 #include "watch.skel.h"
+#include "watch_shared.h"
 
 namespace p2pcheck {
 
 namespace {
 
-// libbpf's messages of the current load, kept for the error a user sees (the verifier's last lines).
+// libbpf's messages of the current load, kept for the error a user sees. The verifier's log comes
+// as one message of many lines, and its last lines say why: the tail is kept, not the head.
 std::string g_libbpf_log;
 int collect_log(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG) return 0;
-  char line[512];
-  const int n = std::vsnprintf(line, sizeof line, format, args);
-  if (n > 0 && g_libbpf_log.size() < 16384) g_libbpf_log += line;
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, again);
+  va_end(again);
+  if (n <= 0) return n;
+  std::string message(static_cast<std::size_t>(n) + 1, '\0');
+  std::vsnprintf(message.data(), message.size(), format, args);
+  message.pop_back();
+  g_libbpf_log += message;
+  constexpr std::size_t kKeep = 16384;
+  if (g_libbpf_log.size() > kKeep) g_libbpf_log.erase(0, g_libbpf_log.size() - kKeep);
   return n;
 }
 
@@ -83,10 +90,13 @@ class BpfWatchProbe : public WatchProbe {
       key = next;
       prev = &key;
     }
-    const watch_totals& totals = skel_->bss->totals;
-    snap.unpaired = __atomic_load_n(&totals.unpaired, __ATOMIC_RELAXED);
-    snap.dropped_rows = __atomic_load_n(&totals.dropped_rows, __ATOMIC_RELAXED);
-    snap.inflight_full = __atomic_load_n(&totals.inflight_full, __ATOMIC_RELAXED);
+    watch_totals totals{};
+    const std::uint32_t zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.totals), &zero, &totals) == 0) {
+      snap.unpaired = totals.unpaired;
+      snap.dropped_rows = totals.dropped_rows;
+      snap.inflight_full = totals.inflight_full;
+    }
     return snap;
   }
 
@@ -100,7 +110,7 @@ class BpfWatchProbe : public WatchProbe {
 WatchStart failed(WatchStart start, const std::string& what, int err) {
   start.error_number = err;
   start.error = what + ": " + std::strerror(err);
-  const std::string log = last_lines(g_libbpf_log, 6);
+  const std::string log = last_lines(g_libbpf_log, 12);
   if (!log.empty()) start.error += "\nlibbpf: " + log;
   return start;
 }

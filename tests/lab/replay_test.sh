@@ -105,5 +105,26 @@ EOF
 	fi
 	[ "$ok" = 1 ] && passed=$((passed + 1))
 done
+# `watch --replay` of each lab watch recording (fixtures/lab/<scenario>/watch/watch-NAME.json, kept
+# by lab.py --update-fixtures) judged on its scenario's capture: the text and exit code ==
+# watch-NAME.expected (reviewed; rewritten in update mode).
+for rec in fixtures/lab/*/watch/watch-*.json; do
+	[ -f "$rec" ] || continue
+	scenario=$(basename "$(dirname "$(dirname "$rec")")")
+	capture=fixtures/lab/$scenario/$scenario.tar.zst
+	want=${rec%.json}.expected
+	got=$tmp/watch.out
+	"$bin" --dump "$capture" --color never watch --replay "$rec" > "$got" 2>&1
+	echo "exit $?" >> "$got"
+	if [ "$mode" = update ]; then
+		cp "$got" "$want"
+		passed=$((passed + 1))
+	elif cmp -s "$got" "$want"; then
+		passed=$((passed + 1))
+	else
+		fail "$rec" "watch --replay differs from $want"
+		diff "$want" "$got" | head -20
+	fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

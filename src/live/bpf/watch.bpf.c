@@ -62,7 +62,26 @@ struct {
   __type(value, struct watch_value);
 } rows SEC(".maps");
 
-struct watch_totals totals = {};
+// The run's totals, in a one-entry array rather than global data: libbpf creates .bss only where
+// its feature probe (a socket filter) loads, which a kernel without CONFIG_NET refuses.
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, u32);
+  __type(value, struct watch_totals);
+} totals SEC(".maps");
+
+static __always_inline void count_total(int which) {
+  u32 zero = 0;
+  struct watch_totals* t = bpf_map_lookup_elem(&totals, &zero);
+  if (!t) return;
+  if (which == 0)
+    __sync_fetch_and_add(&t->unpaired, 1);
+  else if (which == 1)
+    __sync_fetch_and_add(&t->dropped_rows, 1);
+  else
+    __sync_fetch_and_add(&t->inflight_full, 1);
+}
 
 // The map type as watch_path; the enum's values come from the running kernel (CO-RE).
 static __always_inline int path_of(int map) {
@@ -114,7 +133,7 @@ static __always_inline struct watch_value* row(struct watch_key* key) {
   if (v) return v;
   struct watch_value zero = {};
   if (bpf_map_update_elem(&rows, key, &zero, BPF_NOEXIST) && !bpf_map_lookup_elem(&rows, key)) {
-    __sync_fetch_and_add(&totals.dropped_rows, 1);
+    count_total(1);
     return 0;
   }
   return bpf_map_lookup_elem(&rows, key);
@@ -135,7 +154,7 @@ SEC("fentry/dma_map_sgtable")
 int BPF_PROG(watch_map_sgtable, struct device* dev, struct sg_table* sgt, int dir) {
   u32 tid = (u32)bpf_get_current_pid_tgid();
   struct pending* old = bpf_map_lookup_elem(&pending, &tid);
-  if (old && old->segments) __sync_fetch_and_add(&totals.unpaired, 1);
+  if (old && old->segments) count_total(0);
   struct pending fresh = {};
   fresh.key.dir = dir == bpf_core_enum_value(enum dma_data_direction, DMA_FROM_DEVICE) ? WATCH_DIR_TO_DEVICE
                   : dir == bpf_core_enum_value(enum dma_data_direction, DMA_TO_DEVICE) ? WATCH_DIR_TO_STORAGE
@@ -223,7 +242,7 @@ int BPF_PROG(watch_iter_start, struct request* req, struct device* dma_dev, void
   }
   struct inflight rec = {.key = key, .mapped = 1};
   u64 rq = (u64)req;
-  if (bpf_map_update_elem(&inflight, &rq, &rec, BPF_ANY)) __sync_fetch_and_add(&totals.inflight_full, 1);
+  if (bpf_map_update_elem(&inflight, &rq, &rec, BPF_ANY)) count_total(2);
   return 0;
 }
 
@@ -232,7 +251,7 @@ SEC("fexit/bio_iov_iter_get_pages")
 int watch_bio_pin(u64* ctx) {
   u64 ret = 0;
   bpf_get_func_ret(ctx, &ret);
-  if ((long)ret != -121)  // -EREMOTEIO
+  if ((int)ret != -121)  // -EREMOTEIO
     return 0;
   struct bio* bio = (struct bio*)ctx[0];
   struct watch_key key = {};
@@ -271,7 +290,7 @@ int BPF_PROG(watch_rq_issue, struct request* rq) {
   fill_task(&rec.key);
   struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
   if (disk) bpf_probe_read_kernel_str(rec.key.disk, sizeof(rec.key.disk), disk->disk_name);
-  if (bpf_map_update_elem(&inflight, &key_rq, &rec, BPF_ANY)) __sync_fetch_and_add(&totals.inflight_full, 1);
+  if (bpf_map_update_elem(&inflight, &key_rq, &rec, BPF_ANY)) count_total(2);
   return 0;
 }
 
