@@ -20,6 +20,7 @@
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/rules/kernel_rules.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/watch/watch_environment.h"
 #include "p2pcheck/watch/watch_json.h"
@@ -117,7 +118,7 @@ Watched watch_loop(WatchProbe& probe, const GlobalOptions& o, const WatchOptions
     WatchSnapshot current = probe.poll();
     WatchReport interval = build_watch_report(watch_delta(previous, current), facts, state, rules, filter);
     if (w.json_lines) {
-      std::cout << watch_interval_json(interval, current.seconds).dump() << "\n" << std::flush;
+      std::cout << json_text(watch_interval_json(interval, current.seconds), -1) << "\n" << std::flush;
     } else if (!o.json) {
       std::string lines = watch_interval_text(interval, clock_text());
       if (!lines.empty() && !header_printed) {
@@ -145,7 +146,7 @@ Watched watch_loop(WatchProbe& probe, const GlobalOptions& o, const WatchOptions
 int print_summary(const GlobalOptions& o, const WatchOptions& w, const WatchReport& report) {
   if (o.json || w.json_lines) {
     nlohmann::ordered_json j = watch_json(report);
-    std::cout << (w.json_lines ? j.dump() : json_output(o, j)) << "\n";
+    std::cout << (w.json_lines ? json_text(j, -1) : json_output(o, j)) << "\n";
   } else {
     std::cout << watch_text(report, text_style(o));
   }
@@ -209,7 +210,8 @@ int run_watch(const GlobalOptions& o, const WatchOptions& w) {
   WatchSnapshot last = watched.snapshots.empty() ? WatchSnapshot{} : watched.snapshots.back();
   WatchReport report = build_watch_report(last, facts, state, rules, filter_of(o, w));
   if (!w.record.empty())
-    write_whole_file(w.record, watch_recording_json({facts, watched.snapshots}).dump(1) + "\n", "watch recording");
+    write_whole_file(w.record, json_text(watch_recording_json({facts, watched.snapshots}), 1) + "\n",
+                     "watch recording");
   if (watched.command_status && !o.json && !w.json_lines)
     std::cout << "command exited with status " << *watched.command_status << "\n";
   return print_summary(o, w, report);
