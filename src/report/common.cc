@@ -68,6 +68,18 @@ std::string nvme_name_prefix(const Inventory& inv, const Bdf& bdf) {
 namespace report_detail {
 
 json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }
+json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+const char* level_color(Level l) {
+  switch (l) {
+    case Level::kPass: return "32";
+    case Level::kInfo: return "0";
+    case Level::kWarn: return "33";
+    case Level::kFail: return "1;31";
+    case Level::kUnknown: return "35";
+  }
+  return "0";
+}
 
 json object_for(std::size_t keys) {
   json j(json::value_t::object);

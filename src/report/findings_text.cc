@@ -10,17 +10,6 @@ using namespace report_detail;
 
 namespace {
 
-const char* level_color(Level l) {
-  switch (l) {
-    case Level::kPass: return "32";
-    case Level::kInfo: return "0";
-    case Level::kWarn: return "33";
-    case Level::kFail: return "1;31";
-    case Level::kUnknown: return "35";
-  }
-  return "0";
-}
-
 // One finding: level, subject and message, its evidence, the fix of a problem. `alike`: how many
 // more devices have the same finding word for word (printed once, counted).
 std::string finding_text(const Finding& f, const TextStyle& style, size_t alike = 0) {

@@ -68,17 +68,6 @@ const WatchHook* find_hook(const WatchHookPlan& plan, const std::string& program
   return nullptr;
 }
 
-const char* read_status_word(ReadStatus s) {
-  switch (s) {
-    case ReadStatus::kOk: return "ok";
-    case ReadStatus::kMissing: return "missing";
-    case ReadStatus::kDenied: return "denied";
-    case ReadStatus::kFailed: return "failed";
-    case ReadStatus::kNotCarried: return "not_carried";
-  }
-  return "failed";
-}
-
 namespace {
 
 // `watch`: what the probe counted, the evidence of every finding made from its counters.

@@ -25,8 +25,6 @@ std::string refusal_errno_text(const WatchRefusal& refusal);
 // The programs counting needs on this decision hook (watch.bpf.c's names), block tracepoints first.
 std::vector<std::string> needed_programs(DecisionHook decision);
 const WatchHook* find_hook(const WatchHookPlan& plan, const std::string& program);
-// "ok", "missing", "denied", "failed", "not_carried": a read's status in JSON and recordings.
-const char* read_status_word(ReadStatus status);
 
 // Every finding of a report whose rows and cannot_watch are filled, in a fixed order.
 std::vector<Finding> watch_findings(const WatchReport& report);

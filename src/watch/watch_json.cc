@@ -2,6 +2,7 @@
 // pair, a disk row and a finding in both.
 #include "p2pcheck/watch/watch_json.h"
 
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "watch_internal.h"
@@ -12,12 +13,8 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
+using report_detail::opt;
+using report_detail::text_or_null;
 
 // "to_device": docs/json.md's direction names (verify's), where the text says "to-device".
 const char* dir_key(WatchDir d) {
@@ -107,7 +104,7 @@ json hooks_json(const WatchHookPlan& plan) {
 }
 
 json environment_json(const WatchFacts& f) {
-  json lockdown = {{"status", watch_detail::read_status_word(f.lockdown.status)},
+  json lockdown = {{"status", read_status_name(f.lockdown.status)},
                    {"mode", text_or_null(f.lockdown.mode)},
                    {"forbids_watch", tri_json(f.lockdown.forbids_watch())}};
   json nvidia_fs = {{"loaded", tri_json(f.nvidia_fs.loaded)}, {"stats", opt(f.nvidia_fs.stats)}};

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "p2pcheck/capture/format.h"
+#include "p2pcheck/report/common.h"
 #include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/version.h"
 #include "watch_internal.h"
@@ -13,12 +15,8 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
+using report_detail::opt;
+using report_detail::text_or_null;
 
 // The reader takes integers up to INT64_MAX; a counter never gets there, but the file must read back.
 std::uint64_t clamp(std::uint64_t n) { return n > INT64_MAX ? INT64_MAX : n; }
@@ -73,9 +71,7 @@ json hooks_json(const WatchHookPlan& plan) {
 json environment_json(const WatchFacts& f) {
   json loaded = f.nvidia_fs.loaded == Tri::kUnknown ? json(nullptr) : json(f.nvidia_fs.loaded == Tri::kYes);
   return {{"lockdown",
-           {{"status", watch_detail::read_status_word(f.lockdown.status)},
-            {"mode", f.lockdown.mode},
-            {"error", f.lockdown.error}}},
+           {{"status", read_status_name(f.lockdown.status)}, {"mode", f.lockdown.mode}, {"error", f.lockdown.error}}},
           {"nvidia_fs", {{"loaded", loaded}, {"stats", opt(f.nvidia_fs.stats)}}}};
 }
 

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "../live/bpf/watch_shared.h"  // the probe's field sizes: a longer name was not made by it
+#include "p2pcheck/capture/format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"
@@ -63,7 +64,7 @@ const json& object(const JsonFields& j, const char* key, bool required) {
 }
 
 // Declared before word() so that its lookup finds it (ReadStatus has no to_string of its own).
-const char* to_string(ReadStatus s) { return watch_detail::read_status_word(s); }
+const char* to_string(ReadStatus s) { return read_status_name(s); }
 
 // One of `values` by its to_string() word; anything else (or nothing) is an Error listing them.
 template <typename E, std::size_t N>

@@ -15,6 +15,7 @@ namespace p2pcheck {
 
 using namespace watch_detail;
 using report_detail::colored;
+using report_detail::level_color;
 using report_detail::pad;
 
 namespace {
@@ -127,17 +128,6 @@ std::string table_text(const std::vector<Line>& lines) {
     out += line + "\n";
   }
   return out;
-}
-
-const char* level_color(Level l) {
-  switch (l) {
-    case Level::kPass: return "32";
-    case Level::kInfo: return "0";
-    case Level::kWarn: return "33";
-    case Level::kFail: return "1;31";
-    case Level::kUnknown: return "35";
-  }
-  return "0";
 }
 
 std::string findings_text(const WatchReport& r, const TextStyle& style) {

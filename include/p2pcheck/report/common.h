@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/route.h"
@@ -59,6 +60,9 @@ using json = nlohmann::ordered_json;
 
 using p2pcheck::hex;  // source/sysfs_text.h
 json opt_bdf(const std::optional<Bdf>& bdf);
+json text_or_null(const std::string& s);  // "" -> null
+// The ANSI color of a finding level's word: green PASS, red FAIL, yellow WARN, magenta UNKNOWN.
+const char* level_color(Level l);
 template <typename T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
