@@ -70,6 +70,19 @@ namespace report_detail {
 json opt_bdf(const std::optional<Bdf>& bdf) { return bdf ? json(bdf->str()) : json(nullptr); }
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
+std::string causes_line(const Causes& causes) {
+  std::vector<std::string> parts;
+  for (const auto& [id, subjects] : causes) {
+    std::string part = id;
+    if (subjects.size() > 3)
+      part += " (" + subjects.front() + " and " + std::to_string(subjects.size() - 1) + " more)";
+    else if (!subjects.empty())
+      part += " (" + join(subjects, ", ") + ")";
+    parts.push_back(part);
+  }
+  return join(parts, ", ");
+}
+
 const char* level_color(Level l) {
   switch (l) {
     case Level::kPass: return "32";

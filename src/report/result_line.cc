@@ -89,16 +89,7 @@ std::string causes_text(const CheckReport& r, Level level) {
     for (const std::string& s : subjects)
       if (std::find(it->second.begin(), it->second.end(), s) == it->second.end()) it->second.push_back(s);
   }
-  std::vector<std::string> parts;
-  for (const auto& [id, subjects] : causes) {
-    std::string part = id;
-    if (subjects.size() > 3)
-      part += " (" + subjects.front() + " and " + std::to_string(subjects.size() - 1) + " more)";
-    else if (!subjects.empty())
-      part += " (" + join(subjects, ", ") + ")";
-    parts.push_back(part);
-  }
-  return join(parts, ", ");
+  return causes_line(causes);
 }
 
 std::string what_if_prefix(const KernelRules& rules) {

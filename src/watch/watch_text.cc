@@ -172,16 +172,7 @@ std::string causes(const WatchReport& r, Level level) {
     if (!subject.empty() && std::find(it->second.begin(), it->second.end(), subject) == it->second.end())
       it->second.push_back(subject);
   }
-  std::vector<std::string> parts;
-  for (const auto& [id, subjects] : by_id) {
-    std::string part = id;
-    if (subjects.size() > 3)
-      part += " (" + subjects.front() + " and " + std::to_string(subjects.size() - 1) + " more)";
-    else if (!subjects.empty())
-      part += " (" + join(subjects, ", ") + ")";
-    parts.push_back(part);
-  }
-  return join(parts, ", ");
+  return report_detail::causes_line(by_id);
 }
 
 // "0000:03:00.0 -> nvme1 (0000:04:00.0): 8.0 MiB by bus address, as predicted", the first three pairs.

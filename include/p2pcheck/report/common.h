@@ -61,6 +61,9 @@ using json = nlohmann::ordered_json;
 using p2pcheck::hex;  // source/sysfs_text.h
 json opt_bdf(const std::optional<Bdf>& bdf);
 json text_or_null(const std::string& s);  // "" -> null
+// RESULT's causes: "storage.stack (nvme6n1, nvme7n1), watch.unpaired"; past three subjects, the first and a count.
+using Causes = std::vector<std::pair<std::string, std::vector<std::string>>>;  // id -> subjects, first seen first
+std::string causes_line(const Causes& causes);
 // The ANSI color of a finding level's word: green PASS, red FAIL, yellow WARN, magenta UNKNOWN.
 const char* level_color(Level l);
 template <typename T>
