@@ -5,12 +5,14 @@
 # linux-source-<series> packages, for QEMU boots and for building kmod/.
 #
 # Usage:
-#   tests/lab/build-kernel.sh 6.12|6.1|all     build (skips finished builds)
+#   tests/lab/build-kernel.sh 6.12|6.1|7.3|all build (skips finished builds)
 #   tests/lab/build-kernel.sh --print-path 6.12 print the cache dir of a
 #                                              finished build (exit 1 if none)
 #
 # Cache: ${P2PCHECK_LAB_CACHE:-$HOME/.cache/p2pcheck-lab}/
 #   debs/                                  downloaded linux-source .debs
+#   apt-<suite>/                           apt lists of a suite this machine's
+#                                          sources lack (7.3: trixie-backports)
 #   kernel-<ver>-<key>/                    one build, <key> = first 12 hex of
 #                                          sha256(kernel.config + SCRIPT_VERSION)
 #     linux-<ver>/                         built tree, usable as KDIR for kmod
@@ -27,7 +29,11 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 FRAGMENT="$HERE/kernel.config"
 CACHE="${P2PCHECK_LAB_CACHE:-$HOME/.cache/p2pcheck-lab}"
 JOBS="${P2PCHECK_LAB_JOBS:-$(nproc)}"
-SERIES_ALL=(6.12 6.1)
+SERIES_ALL=(6.12 6.1 7.3)
+# Series whose linux-source comes from a suite bookworm's sources.list lacks:
+# read from a private apt list so the machine's own apt setup is untouched.
+declare -A SERIES_SUITE=([7.3]="trixie-backports")
+declare -A SUITE_KEYRING=([trixie-backports]="/usr/share/keyrings/debian-archive-trixie-automatic.gpg")
 APT_DEPS=(flex bison bc libelf-dev libssl-dev build-essential xz-utils dwarves rsync kmod cpio)
 
 die() { echo "build-kernel: error: $*" >&2; exit 1; }
@@ -45,8 +51,8 @@ cache_key() {
 
 check_series() {
 	case "$1" in
-	6.12|6.1) ;;
-	*) die "unknown kernel series '$1' (expected 6.12, 6.1 or all)" ;;
+	6.12|6.1|7.3) ;;
+	*) die "unknown kernel series '$1' (expected 6.12, 6.1, 7.3 or all)" ;;
 	esac
 }
 
@@ -93,14 +99,31 @@ verify_config() {
 	fi
 }
 
+# apt options that read only a private list of one suite (see SERIES_SUITE).
+APT_OPTS=()
+use_suite() {
+	local suite="$1" dir="$CACHE/apt-$1" keyring="${SUITE_KEYRING[$1]}"
+	[ -f "$keyring" ] || die "no keyring $keyring for $suite (package debian-archive-keyring)"
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	echo "deb [signed-by=$keyring] http://deb.debian.org/debian $suite main" > "$dir/sources.list"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache")
+	if ! ls "$dir"/lists/*_Packages* >/dev/null 2>&1; then
+		log "reading the package list of $suite"
+		apt-get "${APT_OPTS[@]}" update >&2 || die "apt-get update of $suite failed"
+	fi
+}
+
 build_series() {
 	local series="$1" pkg="linux-source-$1" debver upver key dir lock deb tree start
 	key="$(cache_key)"
-	debver="$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+	APT_OPTS=()
+	[ -n "${SERIES_SUITE[$series]:-}" ] && use_suite "${SERIES_SUITE[$series]}"
+	debver="$(apt-cache "${APT_OPTS[@]}" policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
 	if [ -z "$debver" ] || [ "$debver" = "(none)" ]; then
 		log "no apt candidate for $pkg; running apt-get update"
-		apt-get update >&2 || true
-		debver="$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+		apt-get "${APT_OPTS[@]}" update >&2 || true
+		debver="$(apt-cache "${APT_OPTS[@]}" policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')"
 	fi
 	[ -n "$debver" ] && [ "$debver" != "(none)" ] || die "package $pkg not available from apt"
 	upver="${debver%%-*}"            # 6.12.117-1~deb12u1 -> 6.12.117
@@ -128,7 +151,7 @@ build_series() {
 	deb="$(ls "$CACHE"/debs/"${pkg}_${debver#*:}"_*.deb 2>/dev/null | head -n1 || true)"
 	if [ -z "$deb" ]; then
 		log "$series: downloading $pkg=$debver"
-		(cd "$CACHE/debs" && apt-get download "$pkg=$debver" >&2) || die "apt-get download $pkg failed"
+		(cd "$CACHE/debs" && apt-get "${APT_OPTS[@]}" download "$pkg=$debver" >&2) || die "apt-get download $pkg failed"
 		deb="$(ls "$CACHE"/debs/"${pkg}"_*.deb | sort -V | tail -n1)"
 	fi
 	log "$series: using $deb"

@@ -1003,7 +1003,9 @@ def pair_core(p):
 def replay(p2pcheck, root, gpus, nvmes, how="--root"):
     # schema_version 1 (2 is the default): pair_core() reads each pair's own decision, as the guest's
     # check.json has it, and expected/check.json (written from this) is tests/lab/replay_test.sh's golden.
-    r = subprocess.run([p2pcheck, how, root, "--json-schema", "1", "check", "--json", "--gpu", gpus, "--nvme", nvmes],
+    # Pretty JSON: strip_source() drops the "source" line, as replay_test.sh does.
+    r = subprocess.run([p2pcheck, how, root, "--json-schema", "1", "check", "--json=pretty", "--gpu", gpus,
+                        "--nvme", nvmes],
                        capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
 
@@ -1391,9 +1393,8 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
         for x in os.listdir(inner):
             os.rename(os.path.join(inner, x), os.path.join(root, x))
         os.rmdir(inner)
-    # Stored fixtures have never held empty directories (they were git trees): keep it that way so
-    # a re-recorded archive compares like with like.
-    subprocess.run(["find", root, "-mindepth", "1", "-type", "d", "-empty", "-delete"], check=True)
+    # Empty directories stay: one is evidence (sys/module/nvme_core/parameters/ without `multipath`
+    # says the kernel has no native multipath; without the folder that fact is unknown).
     gpus = ",".join(dev[p][0] for p in sc.t.providers)
     nvmes = ",".join(dev[c][0] for c in sc.t.clients)
     rc, text, err = replay(p2pcheck, root, gpus, nvmes)
