@@ -280,11 +280,17 @@ std::string allowlist_table_note(const KernelRules& rules) {
              "complex ID instead of CPU family, and early kernels refused any ACS redirect)";
       break;
     case TableBasis::kVerified:
-      note = "allowlist as of " + rules.version->str() + " (same table as 6.1-6.12, verified from source)";
+      if (const VerifiedAllowlist* read = verified_allowlist_for(*rules.version))
+        note = "allowlist as of " + rules.version->str() + " (" + read->note + ")";
+      else
+        note = "allowlist as of " + rules.version->str() + " (verified from source)";
       break;
-    case TableBasis::kNewerRowsReported:
-      note = "allowlist as of " + rules.version->str() + " (rows newer than 6.12 are from reports)";
+    case TableBasis::kNewerRowsReported: {
+      const VerifiedAllowlist* before = verified_allowlist_before(*rules.version);
+      note = "allowlist as of " + rules.version->str() + " (rows newer than " + (before ? before->newest : "6.12") +
+             " are from reports)";
       break;
+    }
   }
   if (rules.vendor_kernel)
     note += "; vendor kernel: backports may differ from upstream " +

@@ -30,7 +30,7 @@ namespace {
 TableBasis table_basis_for(const std::optional<KernelVersion>& version) {
   if (!version) return TableBasis::kReleaseUnknown;
   if (*version < kOldestVerifiedTable) return TableBasis::kOlderThanVerified;
-  if (*version <= kNewestVerifiedTable) return TableBasis::kVerified;
+  if (verified_allowlist_for(*version)) return TableBasis::kVerified;
   return TableBasis::kNewerRowsReported;
 }
 

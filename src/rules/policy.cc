@@ -6,8 +6,9 @@ namespace p2pcheck {
 
 const std::vector<AllowlistEntry>& host_bridge_allowlist() {
   static const char* kSrc61 = "drivers/pci/p2pdma.c pci_p2pdma_whitelist[], read in 6.1.192 and 6.12.117";
-  static const char* kSrc71 = "stable-review mails for 7.1; not verified from a source tree";
-  static const char* kSrcNv = "PCI maintainer tree, Aug 2026; in no release";
+  // Both read in drivers/pci/p2pdma.c :541-573 of Debian's linux-source-7.3 (7.3.4-1~bpo13+1).
+  static const char* kSrc71 = "stable-review mails for 7.1; also in 7.3.4's source";
+  static const char* kSrcNv = "read in 7.3.4's source; earlier 7.3.y not read";
   static const char* kSrcZx = "PCI maintainer tree after 7.3-rc1; in no release";
   static const std::vector<AllowlistEntry> table = {
       // Rows present before 6.1 are dated by the first P2PDMA kernel (4.20): history not verified.
@@ -38,10 +39,10 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist() {
       {0x8086, 0x4946, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
       {0x8086, 0x4948, false, {7, 1, 0}, RowStatus::kReported, "Intel QAT", kSrc71},
       {0x1ae0, std::nullopt, false, {7, 1, 0}, RowStatus::kReported, "Google (any device)", kSrc71},
-      {0x10de, 0x2f95, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
-      {0x10de, 0x2f96, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
-      {0x10de, 0x2f97, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
-      {0x10de, 0x2f98, false, {}, RowStatus::kPending, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f95, false, {7, 3, 4}, RowStatus::kVerified, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f96, false, {7, 3, 4}, RowStatus::kVerified, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f97, false, {7, 3, 4}, RowStatus::kVerified, "NVIDIA host bridge", kSrcNv},
+      {0x10de, 0x2f98, false, {7, 3, 4}, RowStatus::kVerified, "NVIDIA host bridge", kSrcNv},
       {0x1d17, 0x1003, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
       {0x1d17, 0x1005, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
       {0x1d17, 0x1006, true, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
@@ -49,6 +50,19 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist() {
       {0x1d17, 0x1008, false, {}, RowStatus::kPending, "Zhaoxin host bridge", kSrcZx},
   };
   return table;
+}
+
+const VerifiedAllowlist* verified_allowlist_for(const KernelVersion& version) {
+  for (const VerifiedAllowlist& table : kVerifiedAllowlists)
+    if (table.first <= version && version <= table.last) return &table;
+  return nullptr;
+}
+
+const VerifiedAllowlist* verified_allowlist_before(const KernelVersion& version) {
+  const VerifiedAllowlist* before = nullptr;
+  for (const VerifiedAllowlist& table : kVerifiedAllowlists)
+    if (table.last < version) before = &table;
+  return before;
 }
 
 const std::vector<KnownBadKernel>& known_bad_kernels() {

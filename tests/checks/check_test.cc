@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/checks/kernel.h"
@@ -101,6 +102,18 @@ TEST(CheckKernel, TableNoteSaysWhichBasis) {
             "backports may differ from upstream 6.16, the kernel module's own answer settles it");
   Machine m = machine_with("6.8.0-142-generic", "y");
   EXPECT_EQ(kernel_rules_for(m, std::nullopt).table_basis, TableBasis::kVerified);
+  // 7.3.4's table was read; 7.3.0-7.3.3 and 7.4 lean on reports, each naming the newest table read before.
+  rules.vendor_kernel = false;
+  for (auto [release, basis, note] :
+       {std::tuple{"7.3.4-amd64", TableBasis::kVerified, "allowlist as of 7.3.4 (table read from 7.3.4's source)"},
+        std::tuple{"7.3.2-amd64", TableBasis::kNewerRowsReported,
+                   "allowlist as of 7.3.2 (rows newer than 6.12 are from reports)"},
+        std::tuple{"7.4.1-amd64", TableBasis::kNewerRowsReported,
+                   "allowlist as of 7.4.1 (rows newer than 7.3.4 are from reports)"}}) {
+    KernelRules seen = kernel_rules_for(machine_with(release, "y"), std::nullopt);
+    EXPECT_EQ(seen.table_basis, basis) << release;
+    EXPECT_EQ(allowlist_table_note(seen), note) << release;
+  }
   EXPECT_EQ(find(check_kernel(m, kernel_rules_for(m, std::nullopt)), "kernel.allowlist_table")->message,
             "allowlist as of 6.8 (same table as 6.1-6.12, verified from source)");
 }

@@ -195,11 +195,14 @@ TEST_F(RuleText, LaterKernels) {
   EXPECT_EQ(later_text(d_), "");
   d_.later = &row(0x8086, 0x0b25);
   EXPECT_EQ(later_text(d_),
-            "allowed from kernel 7.1 on (Intel DSA; stable-review mails for 7.1; not verified from a source tree)");
+            "allowed from kernel 7.1 on (Intel DSA; stable-review mails for 7.1; also in 7.3.4's source)");
   d_.later = &row(0x10de, 0x2f95);
   EXPECT_EQ(later_text(d_),
-            "would be allowed once the pending allowlist row for NVIDIA host bridge is merged (PCI maintainer tree, "
-            "Aug 2026; in no release)");
+            "allowed from kernel 7.3.4 on (NVIDIA host bridge; read in 7.3.4's source; earlier 7.3.y not read)");
+  d_.later = &row(0x1d17, 0x1008);
+  EXPECT_EQ(later_text(d_),
+            "would be allowed once the pending allowlist row for Zhaoxin host bridge is merged (PCI maintainer tree "
+            "after 7.3-rc1; in no release)");
 }
 
 }  // namespace

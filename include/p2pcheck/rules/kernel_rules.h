@@ -17,8 +17,8 @@ namespace p2pcheck {
 enum class TableBasis {
   kReleaseUnknown,     // no parseable release: the 6.1-6.12 table
   kOlderThanVerified,  // before 6.1: 6.1's algorithm with rows dated by release, history unverified
-  kVerified,           // 6.1-6.12: the table verified from source
-  kNewerRowsReported,  // after 6.12: rows added later come from reports
+  kVerified,           // a release whose table was read from source (kVerifiedAllowlists)
+  kNewerRowsReported,  // after a read table: rows added later come from reports
 };
 
 // Where the release the rules are for came from.

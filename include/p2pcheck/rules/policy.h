@@ -34,8 +34,31 @@ const std::vector<AllowlistEntry>& host_bridge_allowlist();
 
 // The oldest release whose table we read ourselves; older kernels are evaluated with it, and say so.
 inline constexpr KernelVersion kOldestVerifiedTable{6, 1, 0};
-// The newest series read from a source tree (6.12.117): any 6.12.y; later tables rest on reported rows.
-inline constexpr KernelVersion kNewestVerifiedTable{6, 12, 999};
+// The releases whose table was read from a source tree; between and after them, the rows newer than
+// the last read table come from reports.
+struct VerifiedAllowlist {
+  KernelVersion first, last;  // the releases the reading covers
+  const char* newest;         // the newest release read, as notes name it ("6.12", "7.3.4")
+  const char* note;           // what the table note says ("same table as 6.1-6.12, verified from source")
+  const char* source;
+};
+inline constexpr VerifiedAllowlist kVerifiedAllowlists[] = {
+    {{6, 1, 0},
+     {6, 12, 999},
+     "6.12",
+     "same table as 6.1-6.12, verified from source",
+     "drivers/pci/p2pdma.c read in 6.1.192 and 6.12.117"},
+    // 7.3.0-7.3.3 are not covered: the NVIDIA rows may have come in a stable update.
+    {{7, 3, 4},
+     {7, 3, 999},
+     "7.3.4",
+     "table read from 7.3.4's source",
+     "drivers/pci/p2pdma.c :541-573 in Debian's linux-source-7.3 7.3.4-1~bpo13+1"},
+};
+// The reading that covers `version`, or nullptr.
+const VerifiedAllowlist* verified_allowlist_for(const KernelVersion& version);
+// The newest reading older than `version` ("6.12" or "7.3.4" in the table note), or nullptr.
+const VerifiedAllowlist* verified_allowlist_before(const KernelVersion& version);
 
 // Release strings of vendor kernels whose backports their version number does not show (RHEL's
 // el8/el9/el10, SLES's "-default"): the table by version may miss rows they carry.
