@@ -27,7 +27,7 @@ kdirs=("$@")
 for d in /usr/src/linux-headers-*/; do
 	[ -f "$d/.config" ] && [ -f "$d/Makefile" ] && kdirs+=("${d%/}")
 done
-for series in 6.12 6.1; do
+for series in 6.12 6.1 7.3; do
 	cache="$("$ROOT/tests/lab/build-kernel.sh" --print-path "$series" 2>/dev/null)" || continue
 	for d in "$cache"/linux-*/; do
 		[ -f "$d/Module.symvers" ] && kdirs+=("${d%/}")

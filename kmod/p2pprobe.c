@@ -33,6 +33,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kernfs.h>
 #include <linux/ktime.h>
 #include <linux/memremap.h>
 #include <linux/miscdevice.h>
@@ -136,6 +137,30 @@ static void p2pprobe_set_bdf(struct p2pprobe_bdf *bdf, struct pci_dev *pdev)
 }
 
 /**
+ * p2pprobe_has_p2pmem() - whether a device has p2pmem to allocate from
+ * @pdev: device
+ *
+ * Where the header declares pci_has_p2pmem(), that (published p2pmem). Later
+ * kernels made it static (7.3.4): there a device has p2pmem when p2pdma.c made
+ * its pool, which comes with the sysfs group "p2pmem" (pci_p2pdma_setup_pool()).
+ * A device set up by pcim_p2pdma_init() alone (VFIO, mlx5) has no pool, and
+ * pci_alloc_p2pmem() on it would dereference a NULL pool.
+ */
+static bool p2pprobe_has_p2pmem(struct pci_dev *pdev)
+{
+#ifdef P2PPROBE_HAVE_PCI_HAS_P2PMEM
+	return pci_has_p2pmem(pdev);
+#else
+	struct kernfs_node *kn = kernfs_find_and_get(pdev->dev.kobj.sd, "p2pmem");
+
+	if (!kn)
+		return false;
+	kernfs_put(kn);
+	return true;
+#endif
+}
+
+/**
  * p2pprobe_provider_flags() - classify a p2pmem provider
  * @pdev: provider; the caller holds device_lock(&pdev->dev) so that the bound
  *	driver cannot change underneath
@@ -151,7 +176,7 @@ static u32 p2pprobe_provider_flags(struct pci_dev *pdev)
 	struct device_driver *drv = pdev->dev.driver;
 	u32 flags = 0;
 
-	if (pci_has_p2pmem(pdev))
+	if (p2pprobe_has_p2pmem(pdev))
 		flags |= P2PPROBE_PROV_HAS_P2PMEM;
 	if (drv == &p2pprobe_pci_driver.driver)
 		flags |= P2PPROBE_PROV_DRIVER_P2PPROBE;

@@ -115,7 +115,7 @@ struct p2pprobe_info {
 #define P2PPROBE_MAP_REASON_MAP_ERROR		6u	/* other dma_map error, see map_errno */
 
 /* provider_flags */
-#define P2PPROBE_PROV_HAS_P2PMEM	(1u << 0)	/* pci_has_p2pmem() */
+#define P2PPROBE_PROV_HAS_P2PMEM	(1u << 0)	/* pci_has_p2pmem(), or a p2pmem pool where that is static */
 #define P2PPROBE_PROV_DRIVER_NVME	(1u << 1)	/* bound to "nvme" (CMB) */
 #define P2PPROBE_PROV_DRIVER_P2PPROBE	(1u << 2)	/* bound to this module */
 #define P2PPROBE_PROV_ALLOC_ALLOWED	(1u << 3)	/* module may allocate its p2pmem */

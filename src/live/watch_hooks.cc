@@ -48,7 +48,7 @@ const char* to_string(ProviderLayout l) {
 
 namespace {
 
-// block/blk-core.c blk_errors[] and include/linux/blk_types.h, read in 6.1.192 and 6.12.118.
+// block/blk-core.c blk_errors[] and include/linux/blk_types.h, read in 6.1.192, 6.12.118 and 7.3.4.
 struct StatusRow {
   std::uint32_t status;
   int first_major, first_minor;  // the first kernel read with this numbering
@@ -69,10 +69,11 @@ constexpr StatusRow kBlkStatus[] = {
     {11, 6, 1, 99, 99, {EREMCHG, "EREMCHG"}},
     {12, 6, 1, 99, 99, {EAGAIN, "EAGAIN"}},
     {13, 6, 1, 99, 99, {EBUSY, "EBUSY"}},
-    // Renumbered between 6.1 (ZONE_RESOURCE 14 ... OFFLINE 17) and 6.12 (OFFLINE 16, INVAL 19).
+    // Renumbered between 6.1 (ZONE_RESOURCE 14 ... OFFLINE 17) and 6.12 (OFFLINE 16, INVAL 19); 7.3.4
+    // numbers them as 6.12 does, and the kernels between are taken to as well.
     {17, 6, 1, 6, 1, {ENODEV, "ENODEV"}},
-    {16, 6, 12, 6, 12, {ENODEV, "ENODEV"}},
-    {19, 6, 12, 6, 12, {EINVAL, "EINVAL"}},
+    {16, 6, 12, 7, 3, {ENODEV, "ENODEV"}},
+    {19, 6, 12, 7, 3, {EINVAL, "EINVAL"}},
 };
 
 bool at_least(int major, int minor, int m, int n) { return major > m || (major == m && minor >= n); }
@@ -112,9 +113,11 @@ constexpr const char* kP2pdmaWitness = "pci_p2pdma_add_resource";
 DecisionHook decision_hook(const BtfFacts& btf) {
   if (!btf.has_function(kP2pdmaWitness)) return DecisionHook::kNone;
   if (btf.has_function("pci_p2pdma_map_segment")) return DecisionHook::kMapSegment;
-  if (btf.has_function("__pci_p2pdma_update_state")) return DecisionHook::kUpdateState;
+  // 6.17+ keeps __pci_p2pdma_update_state() as the helper the request iterator calls (7.3.4's BTF
+  // has both), so the iterator is asked for first.
   if (btf.has_function("blk_rq_dma_map_iter_start") && btf.has_member("blk_dma_iter", "p2pdma"))
     return DecisionHook::kIterStart;
+  if (btf.has_function("__pci_p2pdma_update_state")) return DecisionHook::kUpdateState;
   return DecisionHook::kNone;
 }
 

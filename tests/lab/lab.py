@@ -19,7 +19,7 @@ capture`; this script then asserts, on the host:
   - the expected number of pairs was checked (never zero);
   - p2pcheck's distance / verdict / map type == the kernel's, for every pair,
     and both == the scenario's expected table;
-  - DMA passes exactly where the kernel allows, fails with EREMOTEIO (-121)
+  - DMA passes exactly where the kernel allows, fails with EREMOTEIO (-121; EINVAL from 6.17)
     where it does not; the pattern is on the client's disk image where it
     passed, the region is untouched where it failed, and nothing else on any
     disk image changed; an ivshmem provider's memory (a file on the host)
@@ -61,8 +61,11 @@ DISK_RANDOM = 6 * MiB            # the first 6 MiB of every disk hold pseudo-ran
 IVSH_SIZE = 16 * MiB
 DMA_LEN = 512 * 1024
 EREMOTEIO = 121
+EINVAL = 22
 EOPNOTSUPP = 95
 QEMU_TIMEOUT = 420
+# The lab kernels build-kernel.sh makes (7.3: the 6.17+ block-layer P2P mapping watch hooks there).
+LAB_SERIES = ("6.12", "6.1", "7.3")
 PREPARE_VERSION = 2         # bump when prepare() builds something differently
 
 CPUS = {
@@ -291,7 +294,7 @@ class Scenario:
     name: str
     topo: str
     cpu: str
-    kernel: str = "6.12"      # 6.12 | 6.1 | stock
+    kernel: str = "6.12"      # 6.12 | 6.1 | 7.3 | stock
     note: str = ""
     # (provider, client) pairs whose DMA data is not asserted, with the reason
     data_artefact: dict = dataclasses.field(default_factory=dict)
@@ -305,6 +308,17 @@ class Scenario:
     @property
     def t(self):
         return TOPOLOGIES[self.topo]
+
+    @property
+    def refusal(self):
+        """(errno, name) of an I/O the kernel's P2P map refuses: from 6.17 blk_dma_map_iter_start() sets
+        BLK_STS_INVAL (EINVAL); before, nvme turns the mapping's -EREMOTEIO into BLK_STS_TARGET."""
+        return (EINVAL, "EINVAL") if self.kernel == "7.3" else (EREMOTEIO, "EREMOTEIO")
+
+    @property
+    def p2pmem_allocate(self):
+        """p2pmem/allocate (user-space mapping of p2pmem) exists from 6.2; the stock kernel has no P2PDMA."""
+        return self.kernel in ("6.12", "7.3")
 
     def expected(self, pair):
         """(distance, map_type) the kernel must give."""
@@ -399,6 +413,42 @@ def _verify_k61():
     ]
 
 
+def _verify_k73_epyc():
+    """7.3 (watch's 6.17+ hook, blk_rq_dma_map_iter_start): by bus address in the switch, through the host
+    bridge across root ports, and the storage stack's refusal on loop, each as the kernel decided it."""
+    return [
+        VerifyRun("sw-kmod", F1 + " --engine kmod --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
+        VerifyRun("ivsh-auto", "--gpu {ivsh} --nvme {f1} --target /mnt/f1 --size 8M --json", 0,
+                  {("ivsh", "f1"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("ivsh", "f1"): BUS_8M})),
+        VerifyRun("rp-auto", F2 + " --size 8M --json", 0, {("cmb0", "f2"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f2"): PathExpect("thru_host_bridge", 8 * MiB, 8 * MiB)}),
+                  capture_after=True),
+        VerifyRun("loop", "--gpu {cmb0} --nvme {f1} --target /mnt/loop --size 1M --engine p2pmem --json", 1,
+                  {("cmb0", "f1"): PairExpect(outcomes=REFUSED2, engine="p2pmem", refused_by="storage stack",
+                                              errno="EREMOTEIO", text="loop0")},
+                  setup="losetup /dev/loop0 /mnt/f1/inner.img && mount -t ext4 /dev/loop0 /mnt/loop",
+                  watch=WatchExpect(1, "FAIL", stack_refused="loop")),
+    ]
+
+
+def _verify_k73_intel():
+    """7.3 on Intel with q35's unlisted host bridge: the kernel refuses the root-port pair with EINVAL."""
+    refused = PairExpect(outcomes=REFUSED2, refused_by="kernel", errno="EINVAL")
+    return [
+        VerifyRun("rp-try-kmod", F2 + " --size 1M --try-anyway --engine kmod --json", 1,
+                  {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")},
+                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EINVAL")})),
+        VerifyRun("rp-try-p2pmem", F2 + " --size 1M --try-anyway --engine p2pmem --json", 1,
+                  {("cmb0", "f2"): dataclasses.replace(refused, engine="p2pmem")},
+                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EINVAL")}),
+                  capture_after=True),
+        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="p2pmem")},
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
+    ]
+
+
 # kmod-abuse: concurrent DMA tests (provider, raw client or file on f1, offset, bio?), each 1 MiB in 256 KiB
 # chunks, and killed callers (name, provider, client or file on f1, p2pprobe-cli dma arguments).
 ABUSE_CONC = [("cmb0", "n1", 2 * MiB, False), ("ivsh", "n2", 2 * MiB, True), ("cmb0", "/mnt/f1/conc-a", 0, False),
@@ -471,6 +521,9 @@ def _scenarios():
                       data_artefact={("cmb2", "n3"): VIOMMU_BUS_ADDR, ("cmb0", "n1"): VIOMMU_BUS_ADDR}))
     s.append(Scenario("k61-epyc", "swrp", "epyc", kernel="6.1"))
     s.append(Scenario("k61-skx", "swrp", "skx", kernel="6.1"))
+    # 7.3: the block layer maps P2P requests itself (blk_rq_dma_map_iter_start, 6.17+); a refusal is EINVAL.
+    s.append(Scenario("k73-epyc", "swrp", "epyc", kernel="7.3"))
+    s.append(Scenario("k73-skx", "swrp", "skx", kernel="7.3"))
     s.append(Scenario("stock-epyc", "swrp", "epyc", kernel="stock",
                       note="Debian's own kernel: CONFIG_PCI_P2PDMA is not set",
                       verify=[VerifyRun("raw-no-p2pdma", "--gpu {cmb0} --nvme {n1} --raw {dev:n1} --offset 8M --size 1M "
@@ -491,6 +544,10 @@ def _scenarios():
     s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc(), watch_runs=[host_dd]))
     s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
     s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
+    s.append(Scenario("vfy-k73-epyc", "vfy", "epyc", kernel="7.3", note="p2pcheck verify and watch on 7.3",
+                      verify=_verify_k73_epyc()))
+    s.append(Scenario("vfy-k73-skx", "vfy", "skx", kernel="7.3", note="p2pcheck verify and watch on 7.3",
+                      verify=_verify_k73_intel()))
     return {x.name: x for x in s}
 
 
@@ -542,7 +599,7 @@ def lab_kernel_dir(series):
 def kernels():
     """kind -> dict(bzimage, kdir, release-ish)."""
     k = {}
-    for series in ("6.12", "6.1"):
+    for series in LAB_SERIES:
         d = lab_kernel_dir(series)
         if d:
             kdir = [os.path.join(d, x) for x in os.listdir(d) if x.startswith("linux-")][0]
@@ -720,7 +777,7 @@ def prepare(w, p2pcheck, build_kernels=True):
         t0 = time.time()
         if build_kernels:
             run([os.path.join(HERE, "setup-deps.sh")])
-            for series in ("6.12", "6.1"):
+            for series in LAB_SERIES:
                 if not lab_kernel_dir(series):
                     log(f"building the {series} lab kernel (about 8-13 min on 2 cores)")
                 run([os.path.join(HERE, "build-kernel.sh"), series], stdout=subprocess.DEVNULL)
@@ -730,7 +787,7 @@ def prepare(w, p2pcheck, build_kernels=True):
         ks = prev.get("kernels") if not build_kernels else None
         if not ks or not all(os.path.exists(k["bzimage"]) and os.path.isdir(k["kdir"]) for k in ks.values()):
             ks = kernels()
-        for series in ("6.12", "6.1"):
+        for series in LAB_SERIES:
             if series not in ks:
                 raise SystemExit(f"lab: no {series} lab kernel; run tests/lab/lab.py prepare")
         if not os.path.exists(ks["stock"]["bzimage"]):
@@ -744,7 +801,7 @@ def prepare(w, p2pcheck, build_kernels=True):
         if "common" in todo:
             build_helpers(w)
             build_common_cpio(w, p2pcheck)
-        for kind in ("6.12", "6.1", "stock"):
+        for kind in LAB_SERIES + ("stock",):
             if kind in todo:
                 build_kernel_cpio(w, kind, ks[kind])
         with open(stamp + ".tmp", "w") as f:
@@ -764,7 +821,7 @@ def write_plan_cpio(sc, rdir):
     kdma = " ".join(f"{p}:{c}:{off}:{DMA_LEN}:{seed_for(sc, p, c, off)}{':bio' if bio else ''}"
                     for p, c, off, bio in t.kdma)
     udma = " ".join(f"{p}:{c}:{off}:{DMA_LEN}:{seed_for(sc, p, c, off)}" for p, c, off in t.udma) \
-        if sc.kernel == "6.12" else ""
+        if sc.p2pmem_allocate else ""
     plan = (f"SCENARIO={sc.name}\nKERNEL_KIND={'stock' if sc.kernel == 'stock' else 'lab'}\n"
             f"NVME_SERIALS=\"{' '.join(s for s, _ in t.nvme)}\"\nPROVIDERS=\"{' '.join(t.providers)}\"\n"
             f"CLIENTS=\"{' '.join(t.clients)}\"\nKDMA=\"{kdma}\"\nUDMA=\"{udma}\"\nMODE={sc.mode}\n")
@@ -1086,8 +1143,8 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
         elif cmb:
             ck.ok(has and int(has.group(1)) == 16 * MiB, f"{serial}: no 16 MiB p2pmem (CMB): {p2pmem}")
             alloc = re.search(rf"^{serial} .* allocate=(\d)", p2pmem, re.M)
-            ck.ok(alloc and alloc.group(1) == ("1" if sc.kernel == "6.12" else "0"),
-                  f"{serial}: p2pmem/allocate should {'exist' if sc.kernel == '6.12' else 'not exist'} on {sc.kernel}")
+            ck.ok(alloc and alloc.group(1) == ("1" if sc.p2pmem_allocate else "0"),
+                  f"{serial}: p2pmem/allocate should {'exist' if sc.p2pmem_allocate else 'not exist'} on {sc.kernel}")
 
     # The kernel's verdicts.
     kern = {}
@@ -1296,19 +1353,20 @@ def check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions):
             if p == "ivsh":
                 ivsh_expect = [(seed, off, 2)]
         else:
-            ck.ok(r.get("write_error") == str(-EREMOTEIO), f"{name}: refused pair, write should fail -121: {line}")
+            err, err_name = sc.refusal
+            ck.ok(r.get("write_error") == str(-err), f"{name}: refused pair, write should fail -{err}: {line}")
             nw = next((ln for ln in lines if ln.startswith("kdma-nowrite ") and ln.split()[1:4] == [p, c, str(off)]
                        and ln.split()[6] == mode), "")
-            ck.ok(kv(nw).get("read_error") == str(-EREMOTEIO),
-                  f"{name}: refused pair, read (storage -> p2pmem) should fail -121: {nw}")
+            ck.ok(kv(nw).get("read_error") == str(-err),
+                  f"{name}: refused pair, read (storage -> p2pmem) should fail -{err}: {nw}")
             row["read_error"] = kv(nw).get("read_error")
-            row["expect"] = "EREMOTEIO both directions"
+            row["expect"] = f"{err_name} both directions"
             regions[c].append((off, DMA_LEN, seed, False))
             if p == "ivsh":
                 ivsh_expect = [(seed, off, 1)]
         result["dma"].append(row)
     ud = [ln for ln in lines if ln.startswith("udma ")]
-    ck.ok(len(ud) == (len(t.udma) if sc.kernel == "6.12" else 0), f"{len(ud)} p2pmem/allocate runs reported")
+    ck.ok(len(ud) == (len(t.udma) if sc.p2pmem_allocate else 0), f"{len(ud)} p2pmem/allocate runs reported")
     for line in ud:
         f = line.split()
         p, c, off = f[1], f[2], int(f[3])
@@ -1327,9 +1385,10 @@ def check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions):
             regions[c].append((off, DMA_LEN, seed, True))
             row["expect"] = "data moved and intact"
         else:
-            ck.ok(r.get("write_errno") == str(EREMOTEIO) and r.get("read_errno") == str(EREMOTEIO),
-                  f"{name}: refused pair, pwrite and pread should fail with EREMOTEIO: {line}")
-            row["expect"] = "EREMOTEIO both directions"
+            err, err_name = sc.refusal
+            ck.ok(r.get("write_errno") == str(err) and r.get("read_errno") == str(err),
+                  f"{name}: refused pair, pwrite and pread should fail with {err_name}: {line}")
+            row["expect"] = f"{err_name} both directions"
             regions[c].append((off, DMA_LEN, seed, False))
         result["dma"].append(row)
 

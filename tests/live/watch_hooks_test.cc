@@ -106,24 +106,30 @@ TEST(WatchHooks, Kernel616UpdatesStateWithTheShiftedEnum) {
   EXPECT_STREQ(plan.refusal_errno, "EREMOTEIO");
 }
 
-TEST(WatchHooks, Kernel73StartsTheRequestIteratorAndNamesTheProviderByItsOwner) {
-  BtfBuilder k;
-  for (const char* f :
-       {"pci_p2pdma_add_resource", "dma_map_sgtable", "blk_rq_dma_map_iter_start", "bio_iov_iter_get_pages"})
-    k.func(f);
-  k.typedef_("btf_trace_block_rq_issue");
-  k.typedef_("btf_trace_block_rq_complete");
-  k.strukt("pci_p2pdma_map_state", {"mem", "map", "bus_off"});
-  k.strukt("p2pdma_provider", {"owner", "bus_offset"});
-  k.strukt("blk_dma_iter", {"iter", "p2pdma", "status"});
-  k.map_types(2);
-  WatchHookPlan plan = plan_for(k.bytes());
+// The lab's 7.3.4: __pci_p2pdma_update_state() is still there (the iterator's helper), so the
+// iterator must win; a synthetic 7.3 without it once hid that the object would not load.
+TEST(WatchHooks, Lab734StartsTheRequestIteratorAndNamesTheProviderByItsOwner) {
+  WatchHookPlan plan = plan_for(saved_btf("lab-7.3.4.btf"));
   EXPECT_EQ(plan.decision, DecisionHook::kIterStart);
   EXPECT_EQ(plan.provider, ProviderLayout::kMemOwner);
-  EXPECT_TRUE(hook(plan, "watch_iter_start").enabled);
-  EXPECT_FALSE(hook(plan, "watch_map_sgtable").enabled);
+  EXPECT_EQ(plan.not_supported, 2);
+  EXPECT_EQ(plan.bus_addr, 3);
+  EXPECT_EQ(plan.thru_host_bridge, 4);
+  for (const char* on : {"watch_iter_start", "watch_bio_pin", "watch_rq_issue", "watch_rq_complete"})
+    EXPECT_TRUE(hook(plan, on).enabled) << on;
+  EXPECT_EQ(hook(plan, "watch_update_state").why, "another decision hook");
   EXPECT_EQ(hook(plan, "watch_map_sgtable").why, "not needed: the request is at hand");
+  EXPECT_EQ(hook(plan, "watch_map_segment").why, "not in this kernel's BTF (pci_p2pdma_map_segment)");
   EXPECT_STREQ(plan.refusal_errno, "EINVAL");  // blk_dma_map_iter_start sets BLK_STS_INVAL
+  EXPECT_TRUE(plan.problems.empty());
+}
+
+TEST(WatchHooks, Lab61MapsSegments) {
+  WatchHookPlan plan = plan_for(saved_btf("lab-6.1.192.btf"));
+  EXPECT_EQ(plan.decision, DecisionHook::kMapSegment);
+  EXPECT_EQ(plan.provider, ProviderLayout::kPagemapProvider);
+  EXPECT_EQ(plan.bus_addr, 2);
+  EXPECT_STREQ(plan.refusal_errno, "EREMOTEIO");
   EXPECT_TRUE(plan.problems.empty());
 }
 
@@ -162,6 +168,8 @@ TEST(BlkStatusErrno, StableStatusesAndTheRenumberedOnes) {
   EXPECT_FALSE(blk_status_errno(17, 6, 12));                  // 6.12's DURATION_LIMIT: not in the table
   EXPECT_STREQ(blk_status_errno(19, 6, 12)->name, "EINVAL");  // BLK_STS_INVAL
   EXPECT_FALSE(blk_status_errno(19, 6, 1));
+  EXPECT_STREQ(blk_status_errno(19, 7, 3)->name, "EINVAL");  // 7.3.4: a refused P2P request (6.17+)
+  EXPECT_FALSE(blk_status_errno(19, 7, 4));                  // not read: not named
   EXPECT_FALSE(blk_status_errno(0, 6, 12));
 }
 

@@ -52,9 +52,10 @@ struct WatchSnapshot {
 };
 
 // The kernel's blk_status_t as the errno an application sees (block/blk-core.c blk_errors[]):
-// 5 (BLK_STS_TARGET) -> {EREMOTEIO, "EREMOTEIO"}. Statuses 1-13 mean the same in 6.1 and 6.12;
-// above 13 they were renumbered (6.1: OFFLINE 17; 6.12: OFFLINE 16, INVAL 19), so those are named
-// only for a kernel (major, minor) whose table was read. nullopt for a status not known there.
+// 5 (BLK_STS_TARGET) -> {EREMOTEIO, "EREMOTEIO"}. Statuses 1-13 mean the same in 6.1, 6.12 and
+// 7.3; above 13 they were renumbered (6.1: OFFLINE 17; 6.12 and 7.3: OFFLINE 16, INVAL 19), so those
+// are named only for 6.1 and for 6.12-7.3, whose tables were read at both ends. nullopt for a status
+// not known there.
 struct StatusErrno {
   int errno_value;
   const char* name;

@@ -39,11 +39,19 @@ struct pci_p2pdma_pagemap___any {
 struct p2pdma_provider {
   struct device* owner;
 } PAI;
-// dma-map-ops.h 6.1 :430 / 6.12 :475 {pgmap, map, bus_off}; 7.x {mem, map, bus_off}.
+// The enums whose values CO-RE resolves at load (6.16 inserted PCI_P2PDMA_MAP_NONE).
+enum pci_p2pdma_map_type {
+  PCI_P2PDMA_MAP_UNKNOWN,
+  PCI_P2PDMA_MAP_NOT_SUPPORTED,
+  PCI_P2PDMA_MAP_BUS_ADDR,
+  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE,
+};
+// dma-map-ops.h 6.1 :430 / 6.12 :475 {pgmap, map, bus_off}; 7.3 pci-p2pdma.h :171 {mem, map}. `map`
+// is the enum itself: libbpf matches an enum member only with an enum (7.3's is unsigned).
 struct pci_p2pdma_map_state___any {
   struct dev_pagemap* pgmap;
   struct p2pdma_provider* mem;
-  int map;
+  enum pci_p2pdma_map_type map;
 } PAI;
 
 struct scatterlist {
@@ -77,13 +85,6 @@ struct blk_dma_iter___any {
   struct pci_p2pdma_map_state___any p2pdma;
 } PAI;
 
-// The enums whose values CO-RE resolves at load (6.16 inserted PCI_P2PDMA_MAP_NONE).
-enum pci_p2pdma_map_type {
-  PCI_P2PDMA_MAP_UNKNOWN,
-  PCI_P2PDMA_MAP_NOT_SUPPORTED,
-  PCI_P2PDMA_MAP_BUS_ADDR,
-  PCI_P2PDMA_MAP_THRU_HOST_BRIDGE,
-};
 enum req_op {
   REQ_OP_READ = 0,
   REQ_OP_WRITE = 1,
