@@ -6,6 +6,7 @@
 set -u
 bin=$1
 fx=$(realpath -m "${2:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../build/fixtures}}")
+src=$(cd "$(dirname "$0")/.." && pwd)  # the source tree: saved BTF in tests/live/btf
 cd "$(dirname "$0")/.." || exit 1
 [ -d "$fx/epyc-mi300x-8gpu/root/sys" ] || { echo "cli_test: no generated fixtures in $fx (python3 tools/mkfixture.py --all --out $fx)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -49,6 +50,11 @@ expect verify_bad_direction 3 "^p2pcheck: --direction: sideways not in \{both,to
 if [ -d /sys/class/nvme ] && [ -n "$(ls /sys/class/nvme 2>/dev/null)" ]; then :; else
   expect verify_target_not_nvme 3 "^p2pcheck: (--target /tmp: its file system sits on .+, which is not on a local NVMe controller; |--gpu 00:00\.0: no PCI function)" -- "$bin" verify --gpu 00:00.0 --nvme 00:00.0 --target /tmp
 fi
+# watch: option mistakes are usage errors before anything loads.
+expect watch_bad_interval 3 "^p2pcheck: --interval must be more than 0 seconds$" -- "$bin" watch --interval 0
+expect watch_btf_needs_hooks 3 "^p2pcheck: --btf is for --hooks or --save-btf" -- "$bin" watch --btf /dev/null
+expect watch_hooks_with_command 3 "^p2pcheck: --hooks loads nothing and runs nothing: drop it, or drop \`-- true \.\.\.\`$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf" -- true
+expect watch_hooks_73 0 "^  P2P decision: blk_rq_dma_map_iter_start$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf"
 # No kernel module can load here: the tool says so and how to get one.
 if [ ! -e /dev/p2pprobe ]; then
   expect kmod_status 1 "^p2pprobe: not loaded$" -- "$bin" kmod status

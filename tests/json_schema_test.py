@@ -133,7 +133,8 @@ WATCH_PROGRAMS = (("watch_map_sgtable", "fentry dma_map_sgtable"),
                   ("watch_update_state", "fexit __pci_p2pdma_update_state"),
                   ("watch_iter_start", "fexit blk_rq_dma_map_iter_start"),
                   ("watch_bio_pin", "fexit bio_iov_iter_get_pages"),
-                  ("watch_rq_issue", "tp_btf block_rq_issue"), ("watch_rq_complete", "tp_btf block_rq_complete"))
+                  ("watch_rq_issue", "tp_btf block_rq_issue"), ("watch_rq_requeue", "tp_btf block_rq_requeue"),
+                  ("watch_rq_complete", "tp_btf block_rq_complete"))
 WATCH_DECISIONS = {"none": (), "pci_p2pdma_map_segment": ("watch_map_sgtable", "watch_map_segment", "watch_bio_pin"),
                    "__pci_p2pdma_update_state": ("watch_map_sgtable", "watch_update_state", "watch_bio_pin"),
                    "blk_rq_dma_map_iter_start": ("watch_iter_start", "watch_bio_pin")}
@@ -147,30 +148,32 @@ def watch_recording(decision, release, rows, unpaired=0, dropped_rows=0, infligh
                     lockdown=("ok", "none", ""), nvidia_fs=(False, None), not_attached=(), problems=()):
     """A recording as `watch --record` writes it (src/watch/watch_recording.cc): every program the
     decision hook loads attached but `not_attached` ({program: error}); rows are (provider, client,
-    disk, comm, tgid, path, dir, requests, bytes, errors, last_status), one cumulative snapshot."""
-    on = set(WATCH_DECISIONS[decision]) | {"watch_rq_issue", "watch_rq_complete"}
-    programs = [{"program": p, "attach": a, "enabled": p in on, "why": "" if p in on else "another decision hook",
-                 "attached": p in on and p not in not_attached, "error": dict(not_attached).get(p, "")}
+    disk, comm, tgid, path, direction, requests, bytes, errors, last_status[, requeues]), one cumulative
+    snapshot."""
+    on = set(WATCH_DECISIONS[decision]) | {"watch_rq_issue", "watch_rq_requeue", "watch_rq_complete"}
+    programs = [{"program": p, "attach": a, "enabled": p in on, "why": None if p in on else "another decision hook",
+                 "attached": p in on and p not in not_attached, "error": dict(not_attached).get(p)}
                 for p, a in WATCH_PROGRAMS]
     p2p = decision != "none"
     snapshot = {"seconds": 7.5, "rows": [], "unpaired": unpaired, "dropped_rows": dropped_rows,
                 "inflight_full": inflight_full}
-    for provider, client, disk, comm, tgid, path, way, requests, size, errors, status in rows:
+    for provider, client, disk, comm, tgid, path, way, requests, size, errors, status, *requeues in rows:
         snapshot["rows"].append({"provider": provider, "client": client, "disk": disk, "comm": comm, "tgid": tgid,
-                                 "path": path, "dir": way, "requests": requests, "bytes": size,
+                                 "path": path, "direction": way, "requests": requests, "bytes": size,
                                  "segments": requests if path in ("bus_addr", "thru_host_bridge") else 0,
-                                 "errors": errors, "error_bytes": errors * 4096, "last_status": status})
+                                 "errors": errors, "error_bytes": errors * 4096, "last_status": status,
+                                 "requeues": requeues[0] if requeues else 0})
     loaded, stats = nvidia_fs
-    return {"schema": "p2pcheck.watch-recording", "schema_version": 1, "tool_version": "0.1.0",
+    return {"schema": "p2pcheck.watch_recording", "schema_version": 2, "tool_version": "0.1.0",
             "kernel": {"release": release}, "cannot_watch": cannot_watch,
-            "hooks": {"decision": decision,
-                      "provider": ("p2pdma_provider.owner" if decision == "blk_rq_dma_map_iter_start"
-                                   else "pci_p2pdma_pagemap.provider") if p2p else "unknown",
-                      "map_types": {"not_supported": 0 if decision == "blk_rq_dma_map_iter_start" else 1,
-                                    "bus_addr": 2, "thru_host_bridge": 3},
-                      "block_hooks": True,
+            "hooks": {"decision_hook": decision,
+                      "provider_layout": ("p2pdma_provider.owner" if decision == "blk_rq_dma_map_iter_start"
+                                          else "pci_p2pdma_pagemap.provider") if p2p else "unknown",
+                      "map_type_values": {"not_supported": 2 if decision == "blk_rq_dma_map_iter_start" else 1,
+                                          "bus_addr": 3 if decision == "blk_rq_dma_map_iter_start" else 2,
+                                          "thru_host_bridge": 4 if decision == "blk_rq_dma_map_iter_start" else 3},
                       "refusal_errno": "EINVAL" if decision == "blk_rq_dma_map_iter_start" else "EREMOTEIO",
-                      "problems": list(problems), "programs": programs},
+                      "block_hooks": True, "problems": list(problems), "hooks": programs},
             "environment": {"lockdown": dict(zip(("status", "mode", "error"), lockdown)),
                             "nvidia_fs": {"loaded": loaded, "stats": stats}},
             "snapshots_dropped": 0, "snapshots": [] if cannot_watch else [snapshot]}
@@ -179,13 +182,13 @@ def watch_recording(decision, release, rows, unpaired=0, dropped_rows=0, infligh
 def hand_recordings():
     """(name, recording, global options, options after `watch`, expected result, finding ids it must have)."""
     every = watch_recording("pci_p2pdma_map_segment", "6.8.0-142-generic", [
-        (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 2048, 8 * MiB, 0, 0),
-        (GPU, SW_NVME, "nvme0n1", "train", 4242, "thru_host_bridge", "to-storage", 4, 16384, 2, 10),
-        (GPU, RP_NVME, "", "train", 4242, "refused", "to-device", 12, 0, 0, 5),
-        ("", "", "nvme2n1", "train", 4242, "host", "to-device", 3, 12288, 0, 0),
-        ("", "", "loop0", "dd\nRESULT: PASS", 77, "stack_refused", "to-storage", 3, 0, 0, 0),
+        (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to_device", 2048, 8 * MiB, 0, 0),
+        (GPU, SW_NVME, "nvme0n1", "train", 4242, "thru_host_bridge", "to_storage", 4, 16384, 2, 10),
+        (GPU, RP_NVME, "", "train", 4242, "refused", "to_device", 12, 0, 0, 5),
+        ("", "", "nvme2n1", "train", 4242, "host", "to_device", 3, 12288, 0, 0),
+        ("", "", "loop0", "dd\nRESULT: PASS", 77, "stack_refused", "to_storage", 3, 0, 0, 0),
         ("", "", "nvme0n1", "kworker/u8:2", 0, "host", "other", 1, 4096, 0, 0),
-        ("0000:7f:00.0", "0000:7e:00.0", "", "eval", 7, "refused", "to-storage", 2, 0, 0, 99),
+        ("0000:7f:00.0", "0000:7e:00.0", "", "eval", 7, "refused", "to_storage", 2, 0, 0, 99),
     ], unpaired=3, dropped_rows=2, inflight_full=1, lockdown=("denied", "", "Permission denied"),
         nvidia_fs=(None, None), not_attached={"watch_bio_pin": "-EINVAL"},
         problems=["the P2P memory's provider cannot be read on this kernel (neither known layout)"])
@@ -197,18 +200,21 @@ def hand_recordings():
         ("every path, filtered", every, ["--gpu", GPU, "--nvme", "nvme0"], ["--pid", "4242", "--comm", "train"],
          "FAIL", {"watch.mismatch"}),
         ("bus address", watch_recording("__pci_p2pdma_update_state", "6.16.1", [
-            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 64, MiB, 0, 0)],
+            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to_device", 64, MiB, 0, 0)],
             nvidia_fs=(True, "GDS Version: 1.9.0\n")), [], [], "P2P SEEN", {"watch.nvidia_fs"}),
+        ("requeued", watch_recording("pci_p2pdma_map_segment", "6.12.118", [
+            (GPU, SW_NVME, "nvme0n1", "p2pcheck", 31, "bus_addr", "to_storage", 1, MiB, 0, 0, 1)]),
+         [], [], "P2P SEEN", {"watch.requeued"}),
         ("iter start", watch_recording("blk_rq_dma_map_iter_start", "6.17.2", [
-            (GPU, RP_NVME, "", "fio", 9, "refused", "to-device", 5, 0, 0, 0)]), [], [], "FAIL", {"watch.refused"}),
+            (GPU, RP_NVME, "", "fio", 9, "refused", "to_device", 5, 0, 0, 0)]), [], [], "FAIL", {"watch.refused"}),
         ("no P2PDMA", watch_recording("none", "6.1.0-57-amd64", [
-            ("", "", "nvme0n1", "cp", 5, "host", "to-storage", 10, 40960, 0, 0)]), [], [], "NO P2P",
+            ("", "", "nvme0n1", "cp", 5, "host", "to_storage", 10, 40960, 0, 0)]), [], [], "NO P2P",
          {"watch.no_p2pdma"}),
         ("cannot watch", watch_recording("pci_p2pdma_map_segment", None, [],
                                          cannot_watch="lockdown=confidentiality forbids the probe"),
          [], [], "UNKNOWN", {"watch.cannot_watch"}),
         ("a hook not attached", watch_recording("pci_p2pdma_map_segment", "6.8.0-142-generic", [
-            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to-device", 64, MiB, 0, 0)],
+            (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to_device", 64, MiB, 0, 0)],
             not_attached={"watch_rq_issue": "Permission denied"}), [], [], "UNKNOWN", {"watch.cannot_watch"}),
     ]
 
@@ -271,7 +277,7 @@ def check_watch(validator, binary, trees, tmp, unit_tests):
         for f in kept:
             doc = validate(validator, f"watch {f} (unit test)", open(os.path.join(out, f)).read())
             schemas.add(doc.get("schema") if isinstance(doc, dict) else None)
-        want = {"p2pcheck.watch", "p2pcheck.watch-interval", "p2pcheck.watch-recording"}
+        want = {"p2pcheck.watch", "p2pcheck.watch_interval", "p2pcheck.watch_recording"}
         if not want <= schemas:
             fail(f"watch unit tests left {kept} in {out}: no {sorted(want - schemas)}")
         if "watch-recording.json" in kept:

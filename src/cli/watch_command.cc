@@ -14,6 +14,7 @@
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/source.h"
+#include "p2pcheck/watch/watch_json.h"
 #include "watch_run.h"
 
 namespace p2pcheck::cli {
@@ -36,26 +37,6 @@ std::optional<std::string> read_kernel_btf(Source& source, const WatchOptions& w
     default: why = std::string("cannot read ") + kKernelBtf + ": " + r.error; break;
   }
   return std::nullopt;
-}
-
-nlohmann::ordered_json hooks_json(const WatchHookPlan& plan) {
-  nlohmann::ordered_json hooks = nlohmann::ordered_json::array();
-  for (const WatchHook& h : plan.hooks)
-    hooks.push_back({{"program", h.program},
-                     {"attach", h.attach},
-                     {"enabled", h.enabled},
-                     {"why", h.why.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(h.why)}});
-  auto value = [](const std::optional<long long>& v) { return v ? nlohmann::ordered_json(*v) : nullptr; };
-  return {{"decision_hook", to_string(plan.decision)},
-          {"provider_layout", to_string(plan.provider)},
-          {"block_hooks", plan.block_hooks},
-          {"map_type_values",
-           {{"NOT_SUPPORTED", value(plan.not_supported)},
-            {"BUS_ADDR", value(plan.bus_addr)},
-            {"THRU_HOST_BRIDGE", value(plan.thru_host_bridge)}}},
-          {"refusal_errno", plan.refusal_errno},
-          {"hooks", hooks},
-          {"problems", plan.problems}};
 }
 
 std::string hooks_text(const WatchHookPlan& plan, const std::string& from) {
@@ -88,7 +69,7 @@ int run_btf_only(const GlobalOptions& o, const WatchOptions& w) {
   WatchHookPlan plan = select_watch_hooks(*parse_btf(*btf, from));
   if (o.json) {
     nlohmann::ordered_json j = json_envelope("p2pcheck.watch_hooks", from);
-    j.update(hooks_json(plan));
+    j.update(watch_hooks_json(plan));
     std::cout << json_output(o, j) << "\n";
   } else {
     std::cout << hooks_text(plan, from);
@@ -123,6 +104,10 @@ Command add_watch_command(CLI::App& app, const GlobalOptions& o) {
             if (w.duration_s && *w.duration_s <= 0) throw UsageError("--duration must be more than 0 seconds");
             if (!w.btf.empty() && !w.hooks && w.save_btf.empty())
               throw UsageError("--btf is for --hooks or --save-btf: watching reads the running kernel's own");
+            if ((w.hooks || !w.save_btf.empty()) && !w.command.empty())
+              throw UsageError(std::string(w.hooks ? "--hooks" : "--save-btf") +
+                               " loads nothing and runs nothing: drop it, or drop `-- " + printable(w.command[0]) +
+                               " ...`");
             if (w.hooks || !w.save_btf.empty()) return run_btf_only(o, w);
             return run_watch(o, w);
           }};

@@ -22,7 +22,8 @@ constexpr const char* kFunctions[] = {
     "pci_p2pdma_add_resource",   "dma_map_sgtable",           "pci_p2pdma_map_segment",
     "__pci_p2pdma_update_state", "blk_rq_dma_map_iter_start", "bio_iov_iter_get_pages",
 };
-constexpr const char* kTypedefs[] = {"btf_trace_block_rq_issue", "btf_trace_block_rq_complete"};
+constexpr const char* kTypedefs[] = {"btf_trace_block_rq_issue", "btf_trace_block_rq_requeue",
+                                     "btf_trace_block_rq_complete"};
 struct StructRow {
   const char* name;
   const char* members[3];

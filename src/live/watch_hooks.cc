@@ -103,6 +103,7 @@ constexpr ProgramRow kPrograms[] = {
     {"watch_iter_start", "fexit blk_rq_dma_map_iter_start", "blk_rq_dma_map_iter_start"},
     {"watch_bio_pin", "fexit bio_iov_iter_get_pages", "bio_iov_iter_get_pages"},
     {"watch_rq_issue", "tp_btf block_rq_issue", "btf_trace_block_rq_issue"},
+    {"watch_rq_requeue", "tp_btf block_rq_requeue", "btf_trace_block_rq_requeue"},
     {"watch_rq_complete", "tp_btf block_rq_complete", "btf_trace_block_rq_complete"},
 };
 

@@ -64,6 +64,7 @@ WatchRow to_row(const watch_key& key, const watch_value& value) {
   row.errors = value.errors;
   row.error_bytes = value.error_bytes;
   row.last_status = value.last_status;
+  row.requeues = value.requeues;
   return row;
 }
 

@@ -125,8 +125,9 @@ Finding mismatch(const WatchPair& p) {
 
 Finding refused(const WatchPair& p) {
   const WatchRefusal& r = *p.refusal;
-  std::string how = r.observed ? "observed: blk_status " + std::to_string(r.status)
-                               : "expected for this kernel: the probe did not see the requests end";
+  std::string how = !r.observed              ? "expected for this kernel: the probe did not see the requests end"
+                    : r.errno_name.empty() ? "observed; p2pcheck's status table for this kernel does not name it"
+                                           : "observed: blk_status " + std::to_string(r.status);
   std::string message = by_direction(p, &WatchCounts::requests) +
                         " request(s) refused by the kernel (NOT_SUPPORTED): the I/O failed with " +
                         refusal_errno_text(r) + " (" + how + ")";
@@ -155,6 +156,24 @@ Finding errors(const WatchPair& p, const WatchFacts& facts) {
                    "this pair moves known data and checks it",
                    std::string(to_string(p.path)) + ": " + std::to_string(t.errors) + " error(s), " +
                        std::to_string(t.error_bytes) + " bytes");
+  f.devices = pair_devices(p);
+  return f;
+}
+
+// P2P requests put back on the queue before they completed: nvme aborts a request that timed out and
+// retries it, which is how a P2P transfer the root complex drops shows (pre-Zen AMD drops P2P reads).
+Finding requeued(const WatchPair& p) {
+  const WatchCounts t = p.total();
+  std::string message = std::to_string(t.requeues) + " requeue(s) of P2P requests " +
+                        (p.path == WatchPath::kBusAddr ? "by bus address" : "through the host bridge") +
+                        " before they completed (" + by_direction(p, &WatchCounts::requeues) +
+                        "): the kernel issued them again after a timeout's abort or a busy device";
+  message += t.errors ? "" : "; all completed in the end";
+  Finding f = make("watch.requeued", Level::kWarn, pair_label(p), message,
+                   "read the kernel log for nvme timeouts and aborts on this NVMe: a P2P request that times out was "
+                   "lost between the devices (a root complex or switch that drops peer-to-peer reads, an IOMMU "
+                   "fault); `p2pcheck verify` on this pair moves known data and checks it",
+                   std::string(to_string(p.path)) + ": " + std::to_string(t.requeues) + " requeue(s)");
   f.devices = pair_devices(p);
   return f;
 }
@@ -205,25 +224,28 @@ void stack_refusals(const WatchReport& r, std::vector<Finding>& out) {
   }
 }
 
+// The probe counts these for the whole machine: it cannot tell which pair or process they were.
 void unattributed(const WatchReport& r, std::vector<Finding>& out) {
+  const std::string whole = r.filter.empty() ? "" : " (all I/O on the machine: the selection cannot apply to these)";
   if (r.unpaired)
     out.push_back(make(
         "watch.unpaired", Level::kWarn, "",
-        std::to_string(r.unpaired) + " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row",
+        std::to_string(r.unpaired) + " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row" +
+            whole,
         "if it grows with the workload, send this run's --record file to the p2pcheck maintainers: "
         "something maps P2P memory outside the block requests the probe follows",
         "unpaired = " + std::to_string(r.unpaired)));
   if (r.dropped_rows)
     out.push_back(make("watch.dropped_rows", Level::kWarn, "",
                        std::to_string(r.dropped_rows) +
-                           " request(s) did not fit the probe's table of counter rows: counted, but in no row",
+                           " request(s) did not fit the probe's table of counter rows: counted, but in no row" + whole,
                        "watch a shorter run (--duration): the probe's table holds 8,192 rows, one per pair, path, "
                        "direction and process, each kept for the whole run",
                        "dropped_rows = " + std::to_string(r.dropped_rows)));
   if (r.inflight_full)
     out.push_back(make("watch.inflight_full", Level::kWarn, "",
                        std::to_string(r.inflight_full) +
-                           " request(s) were not followed: the probe's table of requests in flight was full",
+                           " request(s) were not followed: the probe's table of requests in flight was full" + whole,
                        "lower the I/O queue depth while watching: the probe follows 65,536 requests in flight",
                        "inflight_full = " + std::to_string(r.inflight_full)));
 }
@@ -316,6 +338,7 @@ std::vector<Finding> watch_findings(const WatchReport& r) {
     if (p.agrees == Tri::kNo) out.push_back(mismatch(p));
     if (p.path == WatchPath::kRefused && p.refusal) out.push_back(refused(p));
     if (is_p2p(p.path) && p.total().errors) out.push_back(errors(p, r.facts));
+    if (is_p2p(p.path) && p.total().requeues) out.push_back(requeued(p));
   }
   fallbacks(r, out);
   stack_refusals(r, out);
@@ -323,6 +346,7 @@ std::vector<Finding> watch_findings(const WatchReport& r) {
   hook_notes(r, out);
   pair_notes(r, out);
   environment_notes(r, out);
+  for (Finding& f : out) finish_provenance(f);  // cannot_watch: nothing was observed, so "unreadable"
   return out;
 }
 

@@ -16,15 +16,15 @@ namespace {
 using report_detail::opt;
 using report_detail::text_or_null;
 
-// "to_device": docs/json.md's direction names (verify's), where the text says "to-device".
-const char* dir_key(WatchDir d) {
-  return d == WatchDir::kToDevice ? "to_device" : d == WatchDir::kToStorage ? "to_storage" : "other";
-}
-
-json counts_json(const WatchCounts& c) {
-  return json{{"requests", c.requests},       {"bytes", c.bytes},
-              {"segments", c.segments},       {"errors", c.errors},
-              {"error_bytes", c.error_bytes}, {"last_status", c.last_status ? json(c.last_status) : json(nullptr)}};
+// requeues is null where the run did not count them (no block_rq_requeue hook).
+json counts_json(const WatchCounts& c, bool requeues_counted) {
+  return json{{"requests", c.requests},
+              {"bytes", c.bytes},
+              {"segments", c.segments},
+              {"errors", c.errors},
+              {"error_bytes", c.error_bytes},
+              {"last_status", c.last_status ? json(c.last_status) : json(nullptr)},
+              {"requeues", requeues_counted ? json(c.requeues) : json(nullptr)}};
 }
 
 json processes_json(const std::vector<WatchProcess>& processes) {
@@ -42,7 +42,7 @@ json refusal_json(const std::optional<WatchRefusal>& r) {
           {"source", r->observed ? "observed" : "expected for this kernel"}};
 }
 
-json pair_json(const WatchPair& p) {
+json pair_json(const WatchPair& p, bool requeues_counted) {
   json j = json::object();
   j["provider"] = {{"bdf", text_or_null(p.provider)}, {"role", text_or_null(p.provider_role)}};
   j["client"] = {{"bdf", text_or_null(p.client)}, {"controller", text_or_null(p.controller)}, {"disks", p.disks}};
@@ -54,20 +54,20 @@ json pair_json(const WatchPair& p) {
                                 : json(nullptr);
   j["agrees"] = tri_json(p.agrees);
   for (WatchDir d : {WatchDir::kToDevice, WatchDir::kToStorage, WatchDir::kOther})
-    j[dir_key(d)] = counts_json(p.counts(d));
+    j[watch_direction_key(d)] = counts_json(p.counts(d), requeues_counted);
   j["processes"] = processes_json(p.processes);
   j["refusal"] = refusal_json(p.refusal);
   return j;
 }
 
-json disk_rows_json(const std::vector<WatchDiskRow>& rows) {
+json disk_rows_json(const std::vector<WatchDiskRow>& rows, bool requeues_counted) {
   json out = json::array();
   for (const WatchDiskRow& d : rows) {
     json j = {{"disk", d.disk},
               {"controller", text_or_null(d.controller)},
               {"client", text_or_null(d.client)},
-              {"direction", dir_key(d.dir)}};
-    const json counts = counts_json(d.counts);
+              {"direction", watch_direction_key(d.dir)}};
+    const json counts = counts_json(d.counts, requeues_counted);
     for (const auto& [key, value] : counts.items()) j[key] = value;
     j["processes"] = processes_json(d.processes);
     out.push_back(std::move(j));
@@ -91,18 +91,6 @@ json finding_json(const Finding& f) {
           {"state", to_string(f.state)}};
 }
 
-json hooks_json(const WatchHookPlan& plan) {
-  json out = json::array();
-  for (const WatchHook& h : plan.hooks)
-    out.push_back({{"program", h.program},
-                   {"attach", h.attach},
-                   {"enabled", h.enabled},
-                   {"attached", h.attached},
-                   {"error", text_or_null(h.error)},
-                   {"why", text_or_null(h.why)}});
-  return out;
-}
-
 json environment_json(const WatchFacts& f) {
   json lockdown = {{"status", read_status_name(f.lockdown.status)},
                    {"mode", text_or_null(f.lockdown.mode)},
@@ -118,10 +106,10 @@ json filter_json(const WatchFilter& f) {
 // The rows every document has: pairs, host, stack refusals and what could not be attributed.
 void rows_into(json& j, const WatchReport& r) {
   json pairs = json::array();
-  for (const WatchPair& p : r.pairs) pairs.push_back(pair_json(p));
+  for (const WatchPair& p : r.pairs) pairs.push_back(pair_json(p, r.requeues_counted));
   j["pairs"] = std::move(pairs);
-  j["host"] = disk_rows_json(r.host);
-  j["stack_refused"] = disk_rows_json(r.stack_refused);
+  j["host"] = disk_rows_json(r.host, r.requeues_counted);
+  j["stack_refused"] = disk_rows_json(r.stack_refused, r.requeues_counted);
   j["unpaired"] = r.unpaired;
   j["dropped_rows"] = r.dropped_rows;
   j["inflight_full"] = r.inflight_full;
@@ -136,16 +124,7 @@ json watch_json(const WatchReport& r) {
   j["seconds"] = r.seconds;
   j["kernel"] = {{"release", text_or_null(r.facts.kernel_release)}};
   j["cannot_watch"] = opt(r.cannot_watch);
-  const WatchHookPlan& plan = r.facts.hooks;
-  j["hooks"] = hooks_json(plan);
-  j["decision_hook"] = to_string(plan.decision);
-  j["provider_layout"] = to_string(plan.provider);
-  j["map_type_values"] = {{"not_supported", opt(plan.not_supported)},
-                          {"bus_addr", opt(plan.bus_addr)},
-                          {"thru_host_bridge", opt(plan.thru_host_bridge)}};
-  j["refusal_errno"] = plan.refusal_errno ? json(plan.refusal_errno) : json(nullptr);
-  j["block_hooks"] = plan.block_hooks;
-  j["problems"] = plan.problems;
+  j.update(watch_hooks_json(r.facts.hooks));
   j["environment"] = environment_json(r.facts);
   j["filter"] = filter_json(r.filter);
   rows_into(j, r);
@@ -156,11 +135,36 @@ json watch_json(const WatchReport& r) {
 }
 
 json watch_interval_json(const WatchReport& r, double at_seconds) {
-  json j = json_envelope("p2pcheck.watch-interval", r.source);
+  json j = json_envelope("p2pcheck.watch_interval", r.source);
   j["seconds"] = at_seconds;
   j["interval_seconds"] = r.seconds;
   rows_into(j, r);
   return j;
 }
 
+
+json watch_hooks_json(const WatchHookPlan& plan) {
+  json hooks = json::array();
+  for (const WatchHook& h : plan.hooks)
+    hooks.push_back({{"program", h.program},
+                     {"attach", h.attach},
+                     {"enabled", h.enabled},
+                     {"why", text_or_null(h.why)},
+                     {"attached", h.attached},
+                     {"error", text_or_null(h.error)}});
+  return {{"decision_hook", to_string(plan.decision)},
+          {"provider_layout", to_string(plan.provider)},
+          {"map_type_values",
+           {{"not_supported", opt(plan.not_supported)},
+            {"bus_addr", opt(plan.bus_addr)},
+            {"thru_host_bridge", opt(plan.thru_host_bridge)}}},
+          {"refusal_errno", plan.refusal_errno ? json(plan.refusal_errno) : json(nullptr)},
+          {"block_hooks", plan.block_hooks},
+          {"problems", plan.problems},
+          {"hooks", std::move(hooks)}};
+}
+
+const char* watch_direction_key(WatchDir d) {
+  return d == WatchDir::kToDevice ? "to_device" : d == WatchDir::kToStorage ? "to_storage" : "other";
+}
 }  // namespace p2pcheck

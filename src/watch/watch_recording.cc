@@ -7,6 +7,7 @@
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/version.h"
+#include "p2pcheck/watch/watch_json.h"
 #include "watch_internal.h"
 
 namespace p2pcheck {
@@ -28,13 +29,14 @@ json row_json(const WatchRow& r) {
           {"comm", r.comm},
           {"tgid", r.tgid},
           {"path", to_string(r.path)},
-          {"dir", to_string(r.dir)},
+          {"direction", watch_direction_key(r.dir)},
           {"requests", clamp(r.requests)},
           {"bytes", clamp(r.bytes)},
           {"segments", clamp(r.segments)},
           {"errors", clamp(r.errors)},
           {"error_bytes", clamp(r.error_bytes)},
-          {"last_status", r.last_status}};
+          {"last_status", r.last_status},
+          {"requeues", clamp(r.requeues)}};
 }
 
 json snapshot_json(const WatchSnapshot& s) {
@@ -45,27 +47,6 @@ json snapshot_json(const WatchSnapshot& s) {
           {"unpaired", clamp(s.unpaired)},
           {"dropped_rows", clamp(s.dropped_rows)},
           {"inflight_full", clamp(s.inflight_full)}};
-}
-
-json hooks_json(const WatchHookPlan& plan) {
-  json programs = json::array();
-  for (const WatchHook& h : plan.hooks)
-    programs.push_back({{"program", h.program},
-                        {"attach", h.attach},
-                        {"enabled", h.enabled},
-                        {"why", h.why},
-                        {"attached", h.attached},
-                        {"error", h.error}});
-  return {{"decision", to_string(plan.decision)},
-          {"provider", to_string(plan.provider)},
-          {"map_types",
-           {{"not_supported", opt(plan.not_supported)},
-            {"bus_addr", opt(plan.bus_addr)},
-            {"thru_host_bridge", opt(plan.thru_host_bridge)}}},
-          {"block_hooks", plan.block_hooks},
-          {"refusal_errno", plan.refusal_errno ? plan.refusal_errno : "EREMOTEIO"},
-          {"problems", plan.problems},
-          {"programs", std::move(programs)}};
 }
 
 json environment_json(const WatchFacts& f) {
@@ -107,7 +88,7 @@ json watch_recording_json(const WatchRecording& rec) {
   j["tool_version"] = kToolVersion;
   j["kernel"] = {{"release", text_or_null(rec.facts.kernel_release)}};
   j["cannot_watch"] = opt(rec.facts.cannot_watch);
-  j["hooks"] = hooks_json(rec.facts.hooks);
+  j["hooks"] = watch_hooks_json(rec.facts.hooks);
   j["environment"] = environment_json(rec.facts);
   std::vector<std::size_t> kept = kept_snapshots(rec.snapshots);
   j["snapshots_dropped"] = clamp(rec.snapshots_dropped + (rec.snapshots.size() - kept.size()));

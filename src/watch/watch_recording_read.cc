@@ -10,6 +10,7 @@
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/sysfs_text.h"
+#include "p2pcheck/watch/watch_json.h"
 #include "p2pcheck/watch/watch_recording.h"
 #include "watch_internal.h"
 
@@ -87,6 +88,13 @@ constexpr ProviderLayout kLayouts[] = {ProviderLayout::kUnknown, ProviderLayout:
 constexpr ReadStatus kStatuses[] = {ReadStatus::kOk, ReadStatus::kMissing, ReadStatus::kDenied, ReadStatus::kFailed,
                                     ReadStatus::kNotCarried};
 
+WatchDir direction(const JsonFields& j) {
+  std::optional<std::string> w = j.text("direction");
+  for (WatchDir d : kDirs)
+    if (w && *w == watch_direction_key(d)) return d;
+  j.fail("direction", "one of \"to_device\", \"to_storage\", \"other\"");
+}
+
 WatchRow read_row(const JsonFields& j) {
   WatchRow r;
   r.provider = text(j, "provider", kNameChars);
@@ -95,13 +103,16 @@ WatchRow read_row(const JsonFields& j) {
   r.comm = text(j, "comm", kCommChars);
   r.tgid = static_cast<std::uint32_t>(j.integer("tgid", 0, UINT32_MAX).value_or(0));
   r.path = word(j, "path", kPaths);
-  r.dir = word(j, "dir", kDirs);
+  r.dir = direction(j);
   r.requests = count(j, "requests");
   r.bytes = count(j, "bytes");
   r.segments = count(j, "segments");
   r.errors = count(j, "errors");
   r.error_bytes = count(j, "error_bytes");
   r.last_status = static_cast<std::uint32_t>(j.integer("last_status", 0, UINT32_MAX).value_or(0));
+  // Absent in recordings made before watch counted requeues; their hooks then lack watch_rq_requeue,
+  // so the report says requeues were not counted rather than none.
+  r.requeues = count(j, "requeues");
   return r;
 }
 
@@ -148,9 +159,9 @@ const char* refusal_errno(const JsonFields& j) {
 
 WatchHookPlan read_hooks(const JsonFields& j) {
   WatchHookPlan plan;
-  plan.decision = word(j, "decision", kDecisions);
-  plan.provider = word(j, "provider", kLayouts);
-  JsonFields types(object(j, "map_types", false), j.file(), j.member("map_types"));
+  plan.decision = word(j, "decision_hook", kDecisions);
+  plan.provider = word(j, "provider_layout", kLayouts);
+  JsonFields types(object(j, "map_type_values", false), j.file(), j.member("map_type_values"));
   plan.not_supported = types.integer("not_supported", -1, 1000);
   plan.bus_addr = types.integer("bus_addr", -1, 1000);
   plan.thru_host_bridge = types.integer("thru_host_bridge", -1, 1000);
@@ -163,9 +174,9 @@ WatchHookPlan read_hooks(const JsonFields& j) {
                                 " characters, found " + json_brief(problems[i]));
     plan.problems.push_back(problems[i].get<std::string>());
   }
-  const json& programs = array(j, "programs", kMaxPrograms, true);
+  const json& programs = array(j, "hooks", kMaxPrograms, true);
   for (std::size_t i = 0; i < programs.size(); ++i)
-    plan.hooks.push_back(read_program(JsonFields(programs[i], j.file(), j.member("programs", i))));
+    plan.hooks.push_back(read_program(JsonFields(programs[i], j.file(), j.member("hooks", i))));
   return plan;
 }
 
@@ -191,7 +202,8 @@ WatchRecording read_watch_recording(std::string_view input, const std::string& f
   if (top.text("schema") != kWatchRecordingSchema)
     top.fail("schema", std::string("\"") + kWatchRecordingSchema + "\" (a recording made by p2pcheck watch --record)");
   if (top.integer("schema_version", INT64_MIN, INT64_MAX) != kWatchRecordingVersion)
-    top.fail("schema_version", "1 (this p2pcheck reads version 1)");
+    top.fail("schema_version", std::to_string(kWatchRecordingVersion) + " (this p2pcheck reads version " +
+                                   std::to_string(kWatchRecordingVersion) + ")");
   WatchRecording rec;
   JsonFields kernel(object(top, "kernel", false), file, "kernel");
   rec.facts.kernel_release = text(kernel, "release", kReleaseChars);

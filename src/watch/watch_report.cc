@@ -43,10 +43,11 @@ void add(WatchCounts& c, const WatchCounts& more) {
   c.errors += more.errors;
   c.error_bytes += more.error_bytes;
   if (more.last_status) c.last_status = more.last_status;
+  c.requeues += more.requeues;
 }
 
 WatchCounts counts_of(const WatchRow& r) {
-  return {r.requests, r.bytes, r.segments, r.errors, r.error_bytes, r.last_status};
+  return {r.requests, r.bytes, r.segments, r.errors, r.error_bytes, r.last_status, r.requeues};
 }
 
 }  // namespace
@@ -246,11 +247,12 @@ WatchCounts& counts_for(WatchPair& p, WatchDir dir) {
 // One pass over the rows, each kind to its table.
 void fill_rows(WatchReport& r, const WatchSnapshot& snapshot, const MachineState& state) {
   const Selection sel = resolve(r.filter, state.inv);
-  const bool block = [&] {
-    const WatchHook* issue = find_hook(r.facts.hooks, "watch_rq_issue");
-    const WatchHook* complete = find_hook(r.facts.hooks, "watch_rq_complete");
-    return issue && issue->attached && complete && complete->attached;
-  }();
+  auto attached = [&](const char* program) {
+    const WatchHook* hook = find_hook(r.facts.hooks, program);
+    return hook && hook->attached;
+  };
+  const bool block = attached("watch_rq_issue") && attached("watch_rq_complete");
+  r.requeues_counted = block && attached("watch_rq_requeue");
   std::map<PairKey, WatchPair> pairs;
   std::map<DiskKey, WatchDiskRow> host, stack;
   for (const WatchRow& row : snapshot.rows) {
@@ -338,6 +340,7 @@ WatchSnapshot watch_delta(const WatchSnapshot& previous, const WatchSnapshot& cu
       d.segments = minus(now.segments, b.segments);
       d.errors = now.errors - b.errors;
       d.error_bytes = minus(now.error_bytes, b.error_bytes);
+      d.requeues = minus(now.requeues, b.requeues);
     }
     if (d.requests || d.errors || d.bytes) out.rows.push_back(std::move(d));
   }

@@ -210,9 +210,10 @@ std::string host_summary(const WatchReport& r) {
   return "host memory: " + mib(bytes) + " on " + join(disks, ", ");
 }
 
+// "0.03 s" for a short command (a tenth would read as nothing), "12.5 s" for a longer run.
 std::string seconds_text(double s) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.1f s", s);
   return buf;
 }
 

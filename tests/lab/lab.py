@@ -381,8 +381,9 @@ def _verify_epyc():
                   raw=("r1", 16 * MiB, 1 * MiB), max_direction_s=4, kernel_log_has="timeout",
                   # The dropped request is not lost to the kernel: nvme aborts it after io_timeout and
                   # kblockd issues it again, which completes (verify had stopped waiting). watch counts
-                  # the request once, by bus address, with its 1 MiB; requeues are not counted yet.
-                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "r1"): PathExpect("bus_addr", 0, MiB)})),
+                  # the request once, by bus address, with its 1 MiB, and its requeue (watch.requeued).
+                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "r1"): PathExpect("bus_addr", 0, MiB, requeues=1)},
+                                    findings=("watch.requeued",))),
     ]
 
 

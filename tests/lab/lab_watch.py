@@ -24,6 +24,7 @@ class PathExpect:
     errors_min: int = 0        # at least this many failed requests (both directions)
     refused_min: int = 0       # path refused: at least this many refused requests
     errno: str = ""            # path refused: the errno watch names
+    requeues: int = 0          # exact requeues over every direction (the probe's block_rq_requeue)
 
 
 @dataclasses.dataclass
@@ -36,6 +37,7 @@ class WatchExpect:
     stack_refused: str = ""      # a storage-stack refusal on a disk whose name starts with this
     host: tuple = ()             # (serial, direction, exact bytes, comm): host-memory rows
     text: str = ""               # in a finding's message or cannot-watch reason
+    findings: tuple = ()         # finding ids the report must have
 
 
 @dataclasses.dataclass
@@ -65,6 +67,8 @@ def check_pair(ck, label, pr, e, kern_map_type):
         if want >= 0:
             got = counts(pr, direction).get("bytes")
             ck.ok(got == want, f"{label} {direction}: {got} bytes by {pr.get('path')}, expected {want}")
+    requeues = sum(counts(pr, d).get("requeues") or 0 for d in ("to_device", "to_storage", "other"))
+    ck.ok(requeues == e.requeues, f"{label}: {requeues} requeue(s), expected {e.requeues}")
     errors = sum(counts(pr, d).get("errors", 0) for d in ("to_device", "to_storage", "other"))
     ck.ok(errors >= e.errors_min, f"{label}: {errors} failed requests, expected at least {e.errors_min}")
     if e.path == "refused":
@@ -105,6 +109,9 @@ def check_watch_doc(ck, name, doc, e, bdf, kern):
         ck.ok(got == size, f"{name}: host {direction} on {serial}: {got} bytes, expected {size}: {rows}")
         procs = [p.get("comm") for r in rows for p in r.get("processes") or []]
         ck.ok(comm in procs, f"{name}: host I/O on {serial} not attributed to {comm}: {procs}")
+    ids = {f.get("id") for f in doc.get("findings", [])}
+    for want in e.findings:
+        ck.ok(want in ids, f"{name}: no finding {want}: {sorted(ids)}")
     if e.text:
         texts = [f.get("message", "") for f in doc.get("findings", [])] + [doc.get("cannot_watch") or ""]
         ck.ok(any(e.text in t for t in texts), f"{name}: no {e.text!r} in {texts}")

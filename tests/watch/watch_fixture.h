@@ -65,6 +65,7 @@ inline WatchFacts watch_facts(DecisionHook decision = DecisionHook::kMapSegment,
         Program{"watch_iter_start", "fexit blk_rq_dma_map_iter_start", decision == DecisionHook::kIterStart},
         Program{"watch_bio_pin", "fexit bio_iov_iter_get_pages", decision != DecisionHook::kNone},
         Program{"watch_rq_issue", "tp_btf block_rq_issue", true},
+        Program{"watch_rq_requeue", "tp_btf block_rq_requeue", true},
         Program{"watch_rq_complete", "tp_btf block_rq_complete", true}}) {
     WatchHook h{p.program, p.attach};
     h.enabled = h.attached = p.on;

@@ -33,6 +33,7 @@ WatchRecording sample_recording() {
   rec.snapshots.push_back(snapshot_of({bus}, 1));
   bus.requests = 30;
   bus.bytes = 120 * kMiB;
+  bus.requeues = 2;
   WatchRow refused =
       watch_row(kGpu, kRootPortNvme, "", "eval", 7, WatchPath::kRefused, WatchDir::kToStorage, 2, 0, 0, 5);
   WatchSnapshot last = snapshot_of({bus, refused}, 2.5);
@@ -54,7 +55,7 @@ TEST(WatchRecording, RoundTripReplaysToTheSameReport) {
   WatchRecording rec = sample_recording();
   json doc = watch_recording_json(rec);
   keep_watch_json(doc, "watch-recording.json");
-  EXPECT_EQ(doc["schema"], "p2pcheck.watch-recording");
+  EXPECT_EQ(doc["schema"], "p2pcheck.watch_recording");
   EXPECT_EQ(doc["snapshots"].size(), 2u);
   EXPECT_EQ(doc["snapshots_dropped"], 0);
   WatchRecording back = read_watch_recording(json_text(doc, -1), "rec.json");
@@ -63,7 +64,7 @@ TEST(WatchRecording, RoundTripReplaysToTheSameReport) {
   EXPECT_EQ(back.facts.hooks.provider, ProviderLayout::kPagemapProvider);
   EXPECT_EQ(back.facts.hooks.bus_addr, 2);
   EXPECT_STREQ(back.facts.hooks.refusal_errno, "EREMOTEIO");
-  ASSERT_EQ(back.facts.hooks.hooks.size(), 7u);
+  ASSERT_EQ(back.facts.hooks.hooks.size(), 8u);
   EXPECT_EQ(back.facts.hooks.hooks[1].attach, "fexit pci_p2pdma_map_segment");
   EXPECT_TRUE(back.facts.hooks.hooks[1].attached);
   EXPECT_EQ(back.facts.hooks.hooks[2].why, "another decision hook");
@@ -79,6 +80,7 @@ TEST(WatchRecording, RoundTripReplaysToTheSameReport) {
   EXPECT_EQ(r.dir, WatchDir::kToStorage);
   EXPECT_EQ(r.last_status, 5u);
   EXPECT_EQ(back.snapshots[1].rows[0].bytes, 120 * kMiB);
+  EXPECT_EQ(back.snapshots[1].rows[0].requeues, 2u);
   EXPECT_EQ(back.snapshots[1].unpaired, 1u);
   // The same answer, recorded or not.
   const WatchMachine& m = watch_machine();
@@ -111,28 +113,33 @@ TEST(WatchRecording, TheReaderRejectsWhatTheWriterDoesNotWrite) {
   json good = watch_recording_json(sample_recording());
   EXPECT_EQ(error_of("{"),
             "rec.json: not JSON; expected a p2pcheck watch recording (schema "
-            "\"p2pcheck.watch-recording\", made by p2pcheck watch --record)");
+            "\"p2pcheck.watch_recording\", made by p2pcheck watch --record)");
   json other = good;
   other["schema"] = "p2pcheck.watch";
   EXPECT_EQ(error_of(json_text(other, -1)),
-            "rec.json: schema: expected \"p2pcheck.watch-recording\" (a recording made by p2pcheck watch --record), "
+            "rec.json: schema: expected \"p2pcheck.watch_recording\" (a recording made by p2pcheck watch --record), "
             "found a string \"p2pcheck.watch\"");
   json version = good;
-  version["schema_version"] = 2;
+  version["schema_version"] = 1;  // the first watch's names, before any release
   EXPECT_EQ(error_of(json_text(version, -1)),
-            "rec.json: schema_version: expected 1 (this p2pcheck reads version 1), found a number 2");
+            "rec.json: schema_version: expected 2 (this p2pcheck reads version 2), found a number 1");
   json path = good;
   path["snapshots"][1]["rows"][0]["path"] = "teleport";
   EXPECT_EQ(error_of(json_text(path, -1)),
             "rec.json: snapshots[1].rows[0].path: expected one of \"host\", \"bus_addr\", \"thru_host_bridge\", "
             "\"refused\", \"stack_refused\", found a string \"teleport\"");
   json dir = good;
-  dir["snapshots"][0]["rows"][0]["dir"] = 1;
-  EXPECT_EQ(error_of(json_text(dir, -1)), "rec.json: snapshots[0].rows[0].dir: expected a string, found a number 1");
+  dir["snapshots"][0]["rows"][0]["direction"] = 1;
+  EXPECT_EQ(error_of(json_text(dir, -1)),
+            "rec.json: snapshots[0].rows[0].direction: expected a string, found a number 1");
+  dir["snapshots"][0]["rows"][0]["direction"] = "to-device";  // the text's word, not JSON's
+  EXPECT_EQ(error_of(json_text(dir, -1)),
+            "rec.json: snapshots[0].rows[0].direction: expected one of \"to_device\", \"to_storage\", \"other\", "
+            "found a string \"to-device\"");
   json hook = good;
-  hook["hooks"]["decision"] = "nvme_map_data";
+  hook["hooks"]["decision_hook"] = "nvme_map_data";
   EXPECT_TRUE(error_of(json_text(hook, -1))
-                  .starts_with("rec.json: hooks.decision: expected one of \"none\", "
+                  .starts_with("rec.json: hooks.decision_hook: expected one of \"none\", "
                                "\"pci_p2pdma_map_segment\""));
   json comm = good;
   comm["snapshots"][1]["rows"][0]["comm"] = "sixteen-chars-xx";

@@ -281,6 +281,35 @@ TEST(WatchReport, ErrorsOnCompletedP2pRequestsFail) {
   EXPECT_EQ(r.result, WatchResult::kFail);
 }
 
+// The lab's dropped request: nvme aborted it after io_timeout, kblockd issued it again, it completed.
+TEST(WatchReport, RequeuedP2pRequestsWarnButTheirBytesCount) {
+  WatchRow row = watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500, WatchPath::kBusAddr, WatchDir::kToStorage,
+                           1, kMiB);
+  row.requeues = 1;
+  WatchReport r = report_of(snapshot_of({row}));
+  EXPECT_TRUE(r.requeues_counted);
+  EXPECT_EQ(r.pairs.at(0).to_storage.requeues, 1u);
+  const Finding* f = find_finding(r, "watch.requeued");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->level, Level::kWarn);
+  EXPECT_EQ(f->message,
+            "1 requeue(s) of P2P requests by bus address before they completed (1 to-storage): the kernel issued "
+            "them again after a timeout's abort or a busy device; all completed in the end");
+  EXPECT_EQ(r.result, WatchResult::kP2pSeen);
+  EXPECT_EQ(r.p2p_bytes(), kMiB);
+}
+
+// A recording made before watch counted requeues: not counted, which is not "none".
+TEST(WatchReport, WithoutTheRequeueHookRequeuesAreNotCounted) {
+  WatchFacts facts = watch_facts();
+  std::erase_if(facts.hooks.hooks, [](const WatchHook& h) { return h.program == "watch_rq_requeue"; });
+  WatchReport r = report_of(snapshot_of({watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500,
+                                                   WatchPath::kBusAddr, WatchDir::kToStorage, 1, kMiB)}),
+                            facts);
+  EXPECT_FALSE(r.requeues_counted);
+  EXPECT_EQ(r.result, WatchResult::kP2pSeen);
+}
+
 TEST(WatchReport, FiltersByNvmeNameGpuPidAndComm) {
   WatchSnapshot s = snapshot_of({
       watch_row(kGpu, kSwitchNvme, "nvme0n1", "train", 4242, WatchPath::kBusAddr, WatchDir::kToDevice, 1, 4096),

@@ -33,7 +33,7 @@ TEST(WatchText, SummaryHasHeaderTableAndResult) {
   std::string text = watch_text(r, TextStyle{});
   EXPECT_EQ(watch_header(r),
             "p2pcheck watch — kernel 6.8.0-142-generic; hooks: fentry dma_map_sgtable, fexit pci_p2pdma_map_segment, "
-            "fexit bio_iov_iter_get_pages, tp_btf block_rq_issue, tp_btf block_rq_complete\n");
+            "fexit bio_iov_iter_get_pages, tp_btf block_rq_issue, tp_btf block_rq_requeue, tp_btf block_rq_complete\n");
   EXPECT_EQ(text.rfind(watch_header(r), 0), 0u) << text;
   EXPECT_TRUE(contains(text, "watched 12.0 s\n"));
   EXPECT_TRUE(contains(text, "GPU (provider)")) << text;
@@ -144,7 +144,7 @@ TEST(WatchJson, DocumentHoldsEveryRowAndTheResult) {
   EXPECT_EQ(j["result"], "FAIL");
   EXPECT_EQ(j["kernel"]["release"], "6.8.0-142-generic");
   EXPECT_EQ(j["decision_hook"], "pci_p2pdma_map_segment");
-  EXPECT_EQ(j["hooks"].size(), 7u);
+  EXPECT_EQ(j["hooks"].size(), 8u);
   EXPECT_EQ(j["hooks"][1]["attach"], "fexit pci_p2pdma_map_segment");
   EXPECT_EQ(j["hooks"][1]["attached"], true);
   ASSERT_EQ(j["pairs"].size(), 2u);
@@ -160,6 +160,7 @@ TEST(WatchJson, DocumentHoldsEveryRowAndTheResult) {
   EXPECT_EQ(bus["to_device"]["bytes"], 8 * kMiB);
   EXPECT_EQ(bus["to_device"]["requests"], 2048);
   EXPECT_EQ(bus["to_storage"]["requests"], 0);
+  EXPECT_EQ(bus["to_device"]["requeues"], 0);  // counted: the requeue hook attached
   EXPECT_EQ(bus["processes"][0]["pid"], 4242);
   EXPECT_EQ(bus["processes"][0]["comm"], "train");
   EXPECT_TRUE(bus["refusal"].is_null());
@@ -189,7 +190,7 @@ TEST(WatchJson, IntervalRecordIsTheDeltaWithItsTimes) {
   WatchSnapshot after = snapshot_of({more}, 12);
   nlohmann::ordered_json j = watch_interval_json(report_of(watch_delta(before, after)), after.seconds);
   keep_watch_json(j, "watch-interval.json");
-  EXPECT_EQ(j["schema"], "p2pcheck.watch-interval");
+  EXPECT_EQ(j["schema"], "p2pcheck.watch_interval");
   EXPECT_EQ(j["seconds"], 12.0);
   EXPECT_EQ(j["interval_seconds"], 2.0);
   EXPECT_EQ(j["pairs"][0]["to_device"]["bytes"], 8 * kMiB);

@@ -40,6 +40,7 @@ struct WatchRow {
   std::uint64_t errors = 0;    // completed with an error
   std::uint64_t error_bytes = 0;
   std::uint32_t last_status = 0;  // the last error's blk_status_t (0: none seen)
+  std::uint64_t requeues = 0;     // requeued before they completed (a timeout's abort, a busy device)
 };
 
 // The probe's counters since it started, cumulative.

@@ -1,5 +1,5 @@
 // `p2pcheck watch --record FILE` and `--replay FILE`: a watch run kept as a JSON document (schema
-// "p2pcheck.watch-recording", docs/json.md) of its facts (kernel, hooks, lockdown, nvidia_fs) and
+// "p2pcheck.watch_recording", docs/json.md) of its facts (kernel, hooks, lockdown, nvidia_fs) and
 // its cumulative snapshots. A replay judges the last snapshot again against the machine given by
 // --root or --dump, so the same recording judged on the machine it was made on gives the same answer.
 // The reader treats the file as hostile: typed reads (source/json_read.h), every count and string bounded.
@@ -16,8 +16,10 @@
 
 namespace p2pcheck {
 
-inline constexpr const char* kWatchRecordingSchema = "p2pcheck.watch-recording";
-inline constexpr int kWatchRecordingVersion = 1;
+inline constexpr const char* kWatchRecordingSchema = "p2pcheck.watch_recording";
+// 2: the house's names (watch_hooks_json(), "direction": "to_device", rows' "requeues"). Version 1
+// ("p2pcheck.watch-recording") was written by the first watch, before any release: not read.
+inline constexpr int kWatchRecordingVersion = 2;
 inline constexpr std::size_t kMaxRecordedRows = 100000;       // per snapshot (the probe holds 8,192)
 inline constexpr std::size_t kMaxRecordedSnapshots = 100000;  // a day at one a second
 inline constexpr std::uint64_t kMaxRecordingBytes = 256ull << 20;

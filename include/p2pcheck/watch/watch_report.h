@@ -49,6 +49,7 @@ struct WatchCounts {
   std::uint64_t errors = 0;
   std::uint64_t error_bytes = 0;
   std::uint32_t last_status = 0;  // the last error's blk_status_t seen in these rows (0: none)
+  std::uint64_t requeues = 0;     // requeued before completing; counted only where requeues_counted
   bool any() const { return requests || errors; }
 };
 
@@ -119,6 +120,9 @@ struct WatchReport {
   std::vector<WatchDiskRow> host;  // only when the block tracepoints were attached
   std::vector<WatchDiskRow> stack_refused;
   std::uint64_t unpaired = 0, dropped_rows = 0, inflight_full = 0;
+  // block_rq_requeue was attached (a recording made before watch counted requeues has no such
+  // hook): else every WatchCounts::requeues is 0 because nothing counted, and the JSON says null.
+  bool requeues_counted = false;
   std::vector<Finding> findings;  // in the order made; the text view sorts by level
   WatchResult result = WatchResult::kUnknown;
   std::uint64_t p2p_bytes() const;  // completed bytes on bus_addr and thru_host_bridge pairs

@@ -30,8 +30,8 @@ struct pending {
 struct inflight {
   struct watch_key key;
   u64 segments;
-  u32 mapped;  // set by the 6.17+ map hook: the issue keeps this record
-  u32 pad;
+  u32 mapped;    // set by the 6.17+ map hook: the issue keeps this record
+  u32 requeues;  // block_rq_requeue since its first issue (a timeout's abort, a busy device)
 };
 
 struct {
@@ -70,6 +70,12 @@ struct {
   __type(key, u32);
   __type(value, struct watch_totals);
 } totals SEC(".maps");
+
+// A requeued request is mapped and issued again under the same address: its count carries over.
+static __always_inline u32 requeues_of(u64 rq) {
+  struct inflight* old = bpf_map_lookup_elem(&inflight, &rq);
+  return old ? old->requeues : 0;
+}
 
 static __always_inline void count_total(int which) {
   u32 zero = 0;
@@ -240,8 +246,8 @@ int BPF_PROG(watch_iter_start, struct request* req, struct device* dma_dev, void
     count_refusal(&key, 0);
     return 0;
   }
-  struct inflight rec = {.key = key, .mapped = 1};
   u64 rq = (u64)req;
+  struct inflight rec = {.key = key, .mapped = 1, .requeues = requeues_of(rq)};
   if (bpf_map_update_elem(&inflight, &rq, &rec, BPF_ANY)) count_total(2);
   return 0;
 }
@@ -276,7 +282,7 @@ int BPF_PROG(watch_rq_issue, struct request* rq) {
     if (disk) bpf_probe_read_kernel_str(mapped->key.disk, sizeof(mapped->key.disk), disk->disk_name);
     return 0;
   }
-  struct inflight rec = {};
+  struct inflight rec = {.requeues = requeues_of(key_rq)};
   u32 tid = (u32)bpf_get_current_pid_tgid();
   struct pending* p = bpf_map_lookup_elem(&pending, &tid);
   if (p && p->segments) {
@@ -291,6 +297,16 @@ int BPF_PROG(watch_rq_issue, struct request* rq) {
   struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
   if (disk) bpf_probe_read_kernel_str(rec.key.disk, sizeof(rec.key.disk), disk->disk_name);
   if (bpf_map_update_elem(&inflight, &key_rq, &rec, BPF_ANY)) count_total(2);
+  return 0;
+}
+
+// Issued, then put back on the queue (nvme's abort after a timeout, a busy device): it is issued
+// again later, and completes once; the count goes to its row then.
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(watch_rq_requeue, struct request* rq) {
+  u64 key_rq = (u64)rq;
+  struct inflight* rec = bpf_map_lookup_elem(&inflight, &key_rq);
+  if (rec) __sync_fetch_and_add(&rec->requeues, 1);
   return 0;
 }
 
@@ -315,6 +331,7 @@ int BPF_PROG(watch_rq_complete, struct request* rq, int error, unsigned int nr_b
   if (v) {
     __sync_fetch_and_add(&v->requests, 1);
     __sync_fetch_and_add(&v->segments, rec->segments);
+    if (rec->requeues) __sync_fetch_and_add(&v->requeues, rec->requeues);
     if (error) {
       __sync_fetch_and_add(&v->errors, 1);
       __sync_fetch_and_add(&v->error_bytes, nr_bytes);

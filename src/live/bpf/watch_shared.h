@@ -41,7 +41,7 @@ struct watch_value {
   unsigned long long errors;    // requests that completed with an error
   unsigned long long error_bytes;
   unsigned int last_status;  // the last error's blk_status_t (0 = none seen)
-  unsigned int pad;
+  unsigned int requeues;     // times these requests were requeued before they completed
 };
 
 // Counters of what the probe could not attribute; read from the object's .bss.
