@@ -210,10 +210,10 @@ std::string host_summary(const WatchReport& r) {
   return "host memory: " + mib(bytes) + " on " + join(disks, ", ");
 }
 
-// "0.03 s" for a short command (a tenth would read as nothing), "12.5 s" for a longer run.
+// "0.03 s" for a short command (a tenth would read as nothing), "12.5 s" for anything longer.
 std::string seconds_text(double s) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.1f s", s);
+  std::snprintf(buf, sizeof buf, s < 1 ? "%.2f s" : "%.1f s", s);
   return buf;
 }
 
