@@ -125,7 +125,7 @@ Finding mismatch(const WatchPair& p) {
 
 Finding refused(const WatchPair& p) {
   const WatchRefusal& r = *p.refusal;
-  std::string how = !r.observed              ? "expected for this kernel: the probe did not see the requests end"
+  std::string how = !r.observed            ? "expected for this kernel: the probe did not see the requests end"
                     : r.errno_name.empty() ? "observed; p2pcheck's status table for this kernel does not name it"
                                            : "observed: blk_status " + std::to_string(r.status);
   std::string message = by_direction(p, &WatchCounts::requests) +
@@ -228,13 +228,12 @@ void stack_refusals(const WatchReport& r, std::vector<Finding>& out) {
 void unattributed(const WatchReport& r, std::vector<Finding>& out) {
   const std::string whole = r.filter.empty() ? "" : " (all I/O on the machine: the selection cannot apply to these)";
   if (r.unpaired)
-    out.push_back(make(
-        "watch.unpaired", Level::kWarn, "",
-        std::to_string(r.unpaired) + " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row" +
-            whole,
-        "if it grows with the workload, send this run's --record file to the p2pcheck maintainers: "
-        "something maps P2P memory outside the block requests the probe follows",
-        "unpaired = " + std::to_string(r.unpaired)));
+    out.push_back(make("watch.unpaired", Level::kWarn, "",
+                       std::to_string(r.unpaired) +
+                           " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row" + whole,
+                       "if it grows with the workload, send this run's --record file to the p2pcheck maintainers: "
+                       "something maps P2P memory outside the block requests the probe follows",
+                       "unpaired = " + std::to_string(r.unpaired)));
   if (r.dropped_rows)
     out.push_back(make("watch.dropped_rows", Level::kWarn, "",
                        std::to_string(r.dropped_rows) +

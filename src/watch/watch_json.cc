@@ -142,7 +142,6 @@ json watch_interval_json(const WatchReport& r, double at_seconds) {
   return j;
 }
 
-
 json watch_hooks_json(const WatchHookPlan& plan) {
   json hooks = json::array();
   for (const WatchHook& h : plan.hooks)

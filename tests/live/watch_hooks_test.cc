@@ -79,8 +79,8 @@ TEST(WatchHooks, Lab612MapsSegmentsWithThe61EnumAndThePagemapProvider) {
   EXPECT_EQ(plan.bus_addr, 2);
   EXPECT_EQ(plan.thru_host_bridge, 3);
   EXPECT_STREQ(plan.refusal_errno, "EREMOTEIO");
-  for (const char* on :
-       {"watch_map_sgtable", "watch_map_segment", "watch_bio_pin", "watch_rq_issue", "watch_rq_requeue", "watch_rq_complete"})
+  for (const char* on : {"watch_map_sgtable", "watch_map_segment", "watch_bio_pin", "watch_rq_issue",
+                         "watch_rq_requeue", "watch_rq_complete"})
     EXPECT_TRUE(hook(plan, on).enabled) << on;
   EXPECT_EQ(hook(plan, "watch_update_state").why, "not in this kernel's BTF (__pci_p2pdma_update_state)");
   EXPECT_TRUE(plan.problems.empty());
@@ -115,7 +115,8 @@ TEST(WatchHooks, Lab734StartsTheRequestIteratorAndNamesTheProviderByItsOwner) {
   EXPECT_EQ(plan.not_supported, 2);
   EXPECT_EQ(plan.bus_addr, 3);
   EXPECT_EQ(plan.thru_host_bridge, 4);
-  for (const char* on : {"watch_iter_start", "watch_bio_pin", "watch_rq_issue", "watch_rq_requeue", "watch_rq_complete"})
+  for (const char* on :
+       {"watch_iter_start", "watch_bio_pin", "watch_rq_issue", "watch_rq_requeue", "watch_rq_complete"})
     EXPECT_TRUE(hook(plan, on).enabled) << on;
   EXPECT_EQ(hook(plan, "watch_update_state").why, "another decision hook");
   EXPECT_EQ(hook(plan, "watch_map_sgtable").why, "not needed: the request is at hand");

@@ -283,8 +283,8 @@ TEST(WatchReport, ErrorsOnCompletedP2pRequestsFail) {
 
 // The lab's dropped request: nvme aborted it after io_timeout, kblockd issued it again, it completed.
 TEST(WatchReport, RequeuedP2pRequestsWarnButTheirBytesCount) {
-  WatchRow row = watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500, WatchPath::kBusAddr, WatchDir::kToStorage,
-                           1, kMiB);
+  WatchRow row =
+      watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500, WatchPath::kBusAddr, WatchDir::kToStorage, 1, kMiB);
   row.requeues = 1;
   WatchReport r = report_of(snapshot_of({row}));
   EXPECT_TRUE(r.requeues_counted);
@@ -303,8 +303,8 @@ TEST(WatchReport, RequeuedP2pRequestsWarnButTheirBytesCount) {
 TEST(WatchReport, WithoutTheRequeueHookRequeuesAreNotCounted) {
   WatchFacts facts = watch_facts();
   std::erase_if(facts.hooks.hooks, [](const WatchHook& h) { return h.program == "watch_rq_requeue"; });
-  WatchReport r = report_of(snapshot_of({watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500,
-                                                   WatchPath::kBusAddr, WatchDir::kToStorage, 1, kMiB)}),
+  WatchReport r = report_of(snapshot_of({watch_row(kGpu, kSwitchNvme, "nvme0n1", "p2pcheck", 500, WatchPath::kBusAddr,
+                                                   WatchDir::kToStorage, 1, kMiB)}),
                             facts);
   EXPECT_FALSE(r.requeues_counted);
   EXPECT_EQ(r.result, WatchResult::kP2pSeen);
