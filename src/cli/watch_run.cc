@@ -13,7 +13,6 @@
 #include <ctime>
 #include <iostream>
 #include <sys/wait.h>
-#include <thread>
 
 #include "output_file.h"
 #include "p2pcheck/live/device_actions.h"
@@ -60,6 +59,15 @@ std::string clock_text() {
   return buf;
 }
 
+// SIGCHLD stays blocked in p2pcheck so the loop can sleep in sigtimedwait() until the command ends
+// or the interval is up, with no wakeups between; the command gets the mask it would have had.
+sigset_t child_signal() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  return set;
+}
+
 // The user's command in a child process; -1 (with `error`) when it could not start.
 pid_t start_command(const std::vector<std::string>& command, std::string& error) {
   int fds[2];
@@ -67,8 +75,12 @@ pid_t start_command(const std::vector<std::string>& command, std::string& error)
     error = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
+  const sigset_t chld = child_signal();
+  sigset_t before;
+  sigprocmask(SIG_BLOCK, &chld, &before);
   pid_t pid = fork();
   if (pid == 0) {
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     std::vector<char*> argv;
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -94,6 +106,26 @@ struct Watched {
   std::optional<int> command_status;  // the command's exit status (128+N for a signal)
 };
 
+// Sleeps until `until`, or until the command `child` ends (its exit status then), or a stop signal
+// (its handler interrupts the wait; g_stop says so).
+std::optional<int> wait_for_child(pid_t child, std::chrono::steady_clock::time_point until) {
+  const sigset_t chld = child_signal();
+  for (;;) {
+    if (child > 0) {
+      int status = 0;
+      if (waitpid(child, &status, WNOHANG) == child)
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    const auto left = until - std::chrono::steady_clock::now();
+    if (g_stop || left <= std::chrono::steady_clock::duration::zero()) return std::nullopt;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    struct timespec ts {
+      static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)
+    };
+    sigtimedwait(&chld, nullptr, &ts);  // SIGCHLD, the timeout, or EINTR from a stop signal
+  }
+}
+
 // Polls the probe every interval until the command ends, --duration passes or a signal arrives.
 Watched watch_loop(WatchProbe& probe, const GlobalOptions& o, const WatchOptions& w, const WatchFacts& facts,
                    const MachineState& state, const KernelRules& rules, pid_t child) {
@@ -103,17 +135,11 @@ Watched watch_loop(WatchProbe& probe, const GlobalOptions& o, const WatchOptions
   bool header_printed = false;
   const WatchFilter filter = filter_of(o, w);
   while (!g_stop) {
-    const auto tick = std::chrono::duration<double>(w.interval_s);
-    for (auto until = std::chrono::steady_clock::now() + tick; std::chrono::steady_clock::now() < until && !g_stop;) {
-      if (child > 0) {
-        int status = 0;
-        if (waitpid(child, &status, WNOHANG) == child) {
-          out.command_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-          child = -1;
-          break;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto tick =
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(w.interval_s));
+    if (std::optional<int> status = wait_for_child(child, std::chrono::steady_clock::now() + tick)) {
+      out.command_status = status;
+      child = -1;
     }
     WatchSnapshot current = probe.poll();
     WatchReport interval = build_watch_report(watch_delta(previous, current), facts, state, rules, filter);

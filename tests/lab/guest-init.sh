@@ -228,6 +228,26 @@ wrun() {
 	echo $? > $O/watch-$n.rc
 }
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
+# wbench NAME ROUNDS COMMAND...: COMMAND (which times itself) alone and inside `p2pcheck watch`,
+# ROUNDS times, which goes first alternating, for bench/watch_overhead.py: bench-NAME.txt has one
+# line a run ("plain OUTPUT" or "watch rc=N OUTPUT"), bench-NAME-watch.json the last watch's JSON.
+wbench() {
+	n=$1; r=$2; shift 2
+	i=0
+	while [ $i -lt $r ]; do
+		for m in $([ $((i % 2)) -eq 0 ] && echo "plain watch" || echo "watch plain"); do
+			# the same sh -c around the command either way: only watch differs
+			if [ $m = plain ]; then
+				sh -c '"$@" > /tmp/wbench.out 2>&1' sh "$@"
+				echo "plain $(tr '\n' ' ' < /tmp/wbench.out)" >> $O/bench-$n.txt
+			else
+				p2pcheck watch --json -- sh -c '"$@" > /tmp/wbench.out 2>&1' sh "$@" > $O/bench-$n-watch.json 2> $O/bench-$n-watch.err
+				echo "watch rc=$? $(tr '\n' ' ' < /tmp/wbench.out)" >> $O/bench-$n.txt
+			fi
+		done
+		i=$((i + 1))
+	done
+}
 if [ -f /verify.sh ]; then
 	. /verify.sh
 	echo "verify_done_s=$(up)" >> $O/timing.txt

@@ -304,6 +304,7 @@ class Scenario:
     mode: str = ""            # "kmod-abuse": tests/lab/kmod-abuse.sh instead of verdicts, p2pcheck and DMA
     fixture: bool = True      # compare with a stored fixture (fixtures/lab/<name>)
     watch_runs: list = dataclasses.field(default_factory=list)  # WatchRun: commands run inside `p2pcheck watch`
+    guest_script: str = ""    # shell run after the verify runs ({x}, {dev:x} as in VerifyRun.args): benchmarks
 
     @property
     def t(self):
@@ -648,7 +649,7 @@ def build_helpers(w):
     b = w.p("bin")
     os.makedirs(b, exist_ok=True)
     inc = "-I" + os.path.join(REPO, "kmod")
-    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse"):
+    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse", "bench-io"):
         run(["gcc", "-static", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, name),
              os.path.join(HERE, name + ".c")])
     run(["gcc", "-O2", "-Wall", "-Werror", inc, "-o", os.path.join(b, "pattern-vectors"),
@@ -690,7 +691,7 @@ def build_common_cpio(w, p2pcheck):
     os.symlink("../bin/busybox", os.path.join(st, "sbin", "modprobe"))
     shutil.copy(os.path.join(HERE, "guest-init.sh"), os.path.join(st, "init"))
     os.chmod(os.path.join(st, "init"), 0o755)
-    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse"):
+    for name in ("p2pprobe-cli", "p2pmem-io", "kmod-abuse", "bench-io"):
         shutil.copy(w.p("bin", name), os.path.join(st, "bin", name))
     shutil.copy(os.path.join(HERE, "kmod-abuse.sh"), os.path.join(st, "kmod-abuse.sh"))
     # p2pcheck as built (dynamic): the libraries ldd lists and the loader, at their paths.
@@ -761,7 +762,7 @@ def inputs_keys(p2pcheck, kinds):
     """Keys of the common part (p2pcheck, busybox, helpers) and of each kernel's part (p2pprobe.ko)."""
     kmod = [os.path.join(REPO, "kmod", x) for x in ("p2pprobe.c", "Kbuild", "Makefile", "uapi/p2pprobe.h")]
     common = files_key([p2pcheck, "/bin/busybox", "/usr/share/misc/pci.ids"] + kmod +
-                       [os.path.join(HERE, x) for x in ("guest-init.sh", "p2pprobe-cli.c", "p2pmem-io.c",
+                       [os.path.join(HERE, x) for x in ("guest-init.sh", "p2pprobe-cli.c", "p2pmem-io.c", "bench-io.c",
                                                         "pattern-vectors.c", "kmod-abuse.c", "kmod-abuse.sh")])
     keys = {"common": common}
     for kind in sorted(kinds):
@@ -836,7 +837,7 @@ def write_plan_cpio(sc, rdir):
     if t.fs_disks or sc.verify:
         with open(os.path.join(st, "verify-setup.sh"), "w") as f:
             f.write(verify_setup_script(sc))
-    if sc.verify:
+    if sc.verify or sc.watch_runs or sc.guest_script:
         with open(os.path.join(st, "verify.sh"), "w") as f:
             f.write(verify_script(sc))
     mkcpio(st, os.path.join(rdir, "plan.cpio"))
@@ -876,6 +877,8 @@ def verify_script(sc):
             lines.append(f"vcapture {v.name}")
     for wr in sc.watch_runs:
         lines.append(f"wrun {wr.name} {guest_words(wr.command)}")
+    if sc.guest_script:
+        lines.append(guest_words(sc.guest_script))
     return "\n".join(lines) + "\n"
 
 
