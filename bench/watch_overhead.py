@@ -123,14 +123,17 @@ def watch_counted(doc):
 
 def run_lab(a):
     sys.path.insert(0, LAB)
-    import lab  # noqa: E402  (tests/lab/lab.py: prepare, boot, the guest's payload)
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    from lab_boot import boot, unpack_payload  # tests/lab: one boot and the guest's payload
+    from lab_prepare import Work, prepare
+    from lab_scenarios import Scenario
     script = "\n".join(f"wbench {w.name} {a.rounds} {w.command}" for w in LAB_WORKLOADS)
-    sc = lab.Scenario(f"bench-watch-{a.kernel.replace('.', '')}", "vfy", "epyc", kernel=a.kernel,
+    sc = Scenario(f"bench-watch-{a.kernel.replace('.', '')}", "vfy", "epyc", kernel=a.kernel,
                       note="watch overhead", fixture=False, guest_script=script)
-    w = lab.Work(a.work)
-    ks = lab.prepare(w, a.p2pcheck)
-    rdir, _, _, secs, rc = lab.boot(sc, w, ks)
-    out = lab.unpack_payload(rdir)
+    w = Work(a.work)
+    ks = prepare(w, a.p2pcheck)
+    rdir, _, _, secs, rc = boot(sc, w, ks)
+    out = unpack_payload(rdir)
     if out is None:
         raise SystemExit(f"watch_overhead: no payload from the guest (qemu exit {rc}); see {rdir}/console.log")
     rows, notes = [], []
