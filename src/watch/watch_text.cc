@@ -64,9 +64,12 @@ void pair_lines(const WatchPair& p, std::vector<Line>& out) {
   }
 }
 
+// A request whose queue has no disk: an NVMe admin or passthrough command (Identify, an abort).
+std::string disk_cell(const std::string& disk) { return disk.empty() ? "(no disk)" : printable(disk); }
+
 void disk_lines(const WatchReport& r, std::vector<Line>& out) {
   for (const WatchDiskRow& h : r.host)
-    out.push_back({"host memory", (h.client.empty() ? "" : h.client + " ") + printable(h.disk), "host",
+    out.push_back({"host memory", (h.client.empty() ? "" : h.client + " ") + disk_cell(h.disk), "host",
                    to_string(h.dir), "-", processes_cell(h.processes), h.counts.requests, h.counts.bytes,
                    h.counts.errors, true});
   for (const WatchDiskRow& s : r.stack_refused)
@@ -203,7 +206,7 @@ std::string host_summary(const WatchReport& r) {
   std::vector<std::string> disks;
   for (const WatchDiskRow& h : r.host) {
     bytes += h.counts.bytes;
-    std::string disk = printable(h.disk);
+    std::string disk = disk_cell(h.disk);
     if (std::find(disks.begin(), disks.end(), disk) == disks.end()) disks.push_back(disk);
   }
   if (disks.empty()) return "no host-memory block I/O either";

@@ -98,6 +98,18 @@ TEST(WatchText, NoP2pAndUnknownResultLines) {
   EXPECT_EQ(watch_result_line(unknown, color).rfind("\x1b[35mRESULT: UNKNOWN\x1b[0m — ", 0), 0u);
 }
 
+// An admin or passthrough command's queue has no disk: named so, not left blank.
+TEST(WatchText, ARequestWithoutADiskSaysSo) {
+  WatchReport r = report_of(
+      snapshot_of({watch_row("", "", "", "nvme", 9, WatchPath::kHost, WatchDir::kToDevice, 2, 8192),
+                   watch_row("", "", "nvme0n1", "dd", 77, WatchPath::kHost, WatchDir::kToDevice, 1024, 4 * kMiB)},
+                  2.5));
+  const std::string text = watch_text(r, TextStyle{});
+  EXPECT_TRUE(contains(text, "  host memory     (no disk) ")) << text;
+  EXPECT_EQ(watch_result_line(r, TextStyle{}),
+            "RESULT: NO P2P — no peer-to-peer I/O in 2.5 s; host memory: 4.0 MiB on (no disk), nvme0n1\n");
+}
+
 TEST(WatchText, AHostileCommCannotAddALine) {
   WatchReport r = report_of(snapshot_of(
       {watch_row("", "", "nvme2n1", "x\nRESULT: PASS", 66, WatchPath::kHost, WatchDir::kToDevice, 1, 4096),
