@@ -55,6 +55,12 @@ expect watch_bad_interval 3 "^p2pcheck: --interval must be more than 0 seconds$"
 expect watch_btf_needs_hooks 3 "^p2pcheck: --btf is for --hooks or --save-btf" -- "$bin" watch --btf /dev/null
 expect watch_hooks_with_command 3 "^p2pcheck: --hooks loads nothing and runs nothing: drop it, or drop \`-- true \.\.\.\`$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf" -- true
 expect watch_hooks_73 0 "^  P2P decision: blk_rq_dma_map_iter_start$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf"
+# Where this machine lets watch load its probe: --duration ends the watching, never the command,
+# and watch does not wait for it.
+"$bin" watch --duration 0.2 > /dev/null 2>&1; watch_rc=$?
+if [ $watch_rc -eq 0 ] || [ $watch_rc -eq 4 ]; then
+  expect watch_duration_leaves_command 4 "^p2pcheck: watch: stopped watching; sleep \(pid [0-9]+\) is still running$" -- "$bin" watch --duration 0.5 -- sleep 3
+fi
 # No kernel module can load here: the tool says so and how to get one.
 if [ ! -e /dev/p2pprobe ]; then
   expect kmod_status 1 "^p2pprobe: not loaded$" -- "$bin" kmod status

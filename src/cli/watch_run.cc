@@ -30,8 +30,8 @@
 namespace p2pcheck::cli {
 namespace {
 
-volatile sig_atomic_t g_stop = 0;
-void on_stop_signal(int) { g_stop = 1; }
+volatile sig_atomic_t g_stop = 0;  // the stop signal's number, 0 while none came
+void on_stop_signal(int sig) { g_stop = sig; }
 
 int exit_for(WatchResult result) {
   switch (result) {
@@ -104,11 +104,12 @@ pid_t start_command(const std::vector<std::string>& command, std::string& error)
 struct Watched {
   std::vector<WatchSnapshot> snapshots;
   std::optional<int> command_status;  // the command's exit status (128+N for a signal)
+  pid_t still_running = -1;           // the command, left running when watch stopped
 };
 
-// Sleeps until `until`, or until the command `child` ends (its exit status then), or a stop signal
-// (its handler interrupts the wait; g_stop says so).
-std::optional<int> wait_for_child(pid_t child, std::chrono::steady_clock::time_point until) {
+// Sleeps until `until`, or until the command `child` ends (its exit status then), or, unless
+// `through_stop`, a stop signal (its handler interrupts the wait; g_stop says so).
+std::optional<int> wait_for_child(pid_t child, std::chrono::steady_clock::time_point until, bool through_stop = false) {
   const sigset_t chld = child_signal();
   for (;;) {
     if (child > 0) {
@@ -117,13 +118,30 @@ std::optional<int> wait_for_child(pid_t child, std::chrono::steady_clock::time_p
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
     const auto left = until - std::chrono::steady_clock::now();
-    if (g_stop || left <= std::chrono::steady_clock::duration::zero()) return std::nullopt;
+    if ((g_stop && !through_stop) || left <= std::chrono::steady_clock::duration::zero()) return std::nullopt;
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
     struct timespec ts {
       static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)
     };
     sigtimedwait(&chld, nullptr, &ts);  // SIGCHLD, the timeout, or EINTR from a stop signal
   }
+}
+
+// Watch stopped while the command runs. After --duration the command is the user's and keeps
+// running. After a stop signal: Ctrl-C reached the whole process group, so the command ends on its
+// own; a signal sent to p2pcheck alone (kill, timeout, systemd) is passed on after a moment. Either
+// way watch never waits without bound: a command that outlives that is reported still running.
+void finish_command(pid_t child, Watched& out) {
+  using namespace std::chrono_literals;
+  auto wait = [&](std::chrono::seconds s) {
+    out.command_status = wait_for_child(child, std::chrono::steady_clock::now() + s, true);
+    return out.command_status.has_value();
+  };
+  if (g_stop && !wait(2s)) {
+    kill(child, g_stop);
+    wait(10s);
+  }
+  if (!out.command_status) out.still_running = child;
 }
 
 // Polls the probe every interval until the command ends, --duration passes or a signal arrives.
@@ -160,10 +178,8 @@ Watched watch_loop(WatchProbe& probe, const GlobalOptions& o, const WatchOptions
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (out.command_status || (w.duration_s && elapsed >= *w.duration_s)) break;
   }
-  if (child > 0) {  // stopped by a signal: the command got it too (same process group); wait for it
-    int status = 0;
-    if (waitpid(child, &status, 0) == child)
-      out.command_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (child > 0) {
+    finish_command(child, out);
     out.snapshots.push_back(probe.poll());
   }
   return out;
@@ -240,6 +256,9 @@ int run_watch(const GlobalOptions& o, const WatchOptions& w) {
                      "watch recording");
   if (watched.command_status && !o.json && !w.json_lines)
     std::cout << "command exited with status " << *watched.command_status << "\n";
+  if (watched.still_running > 0)
+    std::cerr << "p2pcheck: watch: stopped watching; " << printable(w.command[0]) << " (pid " << watched.still_running
+              << ") is still running\n";
   return print_summary(o, w, report);
 }
 
