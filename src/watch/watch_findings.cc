@@ -34,6 +34,10 @@ const char* path_words(WatchPath path) {
   return "host";
 }
 
+const char* p2p_how(WatchPath path) {
+  return path == WatchPath::kBusAddr ? "by bus address" : "through the host bridge";
+}
+
 std::string mib(std::uint64_t bytes) {
   if (bytes && bytes < 100 * 1024) return std::to_string(bytes) + " bytes";  // "0.0 MiB" would read as none
   char buf[48];
@@ -142,8 +146,7 @@ Finding refused(const WatchPair& p) {
 
 Finding errors(const WatchPair& p, const WatchFacts& facts) {
   const WatchCounts t = p.total();
-  std::string message = by_direction(p, &WatchCounts::errors) + " P2P request(s) " +
-                        (p.path == WatchPath::kBusAddr ? "by bus address" : "through the host bridge") +
+  std::string message = by_direction(p, &WatchCounts::errors) + " P2P request(s) " + p2p_how(p.path) +
                         " completed with an error (" + mib(t.error_bytes) + ")";
   if (t.last_status) {
     message += ", last blk_status " + std::to_string(t.last_status);
@@ -164,8 +167,7 @@ Finding errors(const WatchPair& p, const WatchFacts& facts) {
 // retries it, which is how a P2P transfer the root complex drops shows (pre-Zen AMD drops P2P reads).
 Finding requeued(const WatchPair& p) {
   const WatchCounts t = p.total();
-  std::string message = std::to_string(t.requeues) + " requeue(s) of P2P requests " +
-                        (p.path == WatchPath::kBusAddr ? "by bus address" : "through the host bridge") +
+  std::string message = std::to_string(t.requeues) + " requeue(s) of P2P requests " + p2p_how(p.path) +
                         " before they completed (" + by_direction(p, &WatchCounts::requeues) +
                         "): the kernel issued them again after a timeout's abort or a busy device";
   message += t.errors ? "" : "; all completed in the end";
@@ -226,27 +228,32 @@ void stack_refusals(const WatchReport& r, std::vector<Finding>& out) {
 
 // The probe counts these for the whole machine: it cannot tell which pair or process they were.
 void unattributed(const WatchReport& r, std::vector<Finding>& out) {
+  struct Counted {
+    const char* id;
+    std::uint64_t count;
+    const char* what;
+    const char* fix;
+    const char* name;
+  };
+  const Counted rows[] = {
+      {"watch.unpaired", r.unpaired, " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row",
+       "if it grows with the workload, send this run's --record file to the p2pcheck maintainers: something maps "
+       "P2P memory outside the block requests the probe follows",
+       "unpaired"},
+      {"watch.dropped_rows", r.dropped_rows,
+       " request(s) did not fit the probe's table of counter rows: counted, but in no row",
+       "watch a shorter run (--duration): the probe's table holds 8,192 rows, one per pair, path, direction and "
+       "process, each kept for the whole run",
+       "dropped_rows"},
+      {"watch.inflight_full", r.inflight_full,
+       " request(s) were not followed: the probe's table of requests in flight was full",
+       "lower the I/O queue depth while watching: the probe follows 65,536 requests in flight", "inflight_full"},
+  };
   const std::string whole = r.filter.empty() ? "" : " (all I/O on the machine: the selection cannot apply to these)";
-  if (r.unpaired)
-    out.push_back(make("watch.unpaired", Level::kWarn, "",
-                       std::to_string(r.unpaired) +
-                           " P2P mapping(s) were claimed by no request issue: counted, but in no pair's row" + whole,
-                       "if it grows with the workload, send this run's --record file to the p2pcheck maintainers: "
-                       "something maps P2P memory outside the block requests the probe follows",
-                       "unpaired = " + std::to_string(r.unpaired)));
-  if (r.dropped_rows)
-    out.push_back(make("watch.dropped_rows", Level::kWarn, "",
-                       std::to_string(r.dropped_rows) +
-                           " request(s) did not fit the probe's table of counter rows: counted, but in no row" + whole,
-                       "watch a shorter run (--duration): the probe's table holds 8,192 rows, one per pair, path, "
-                       "direction and process, each kept for the whole run",
-                       "dropped_rows = " + std::to_string(r.dropped_rows)));
-  if (r.inflight_full)
-    out.push_back(make("watch.inflight_full", Level::kWarn, "",
-                       std::to_string(r.inflight_full) +
-                           " request(s) were not followed: the probe's table of requests in flight was full" + whole,
-                       "lower the I/O queue depth while watching: the probe follows 65,536 requests in flight",
-                       "inflight_full = " + std::to_string(r.inflight_full)));
+  for (const Counted& c : rows)
+    if (c.count)
+      out.push_back(make(c.id, Level::kWarn, "", std::to_string(c.count) + c.what + whole, c.fix,
+                         std::string(c.name) + " = " + std::to_string(c.count)));
 }
 
 void hook_notes(const WatchReport& r, std::vector<Finding>& out) {

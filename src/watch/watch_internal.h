@@ -16,6 +16,8 @@ bool is_p2p(WatchPath path);
 MapType observed_map_type(WatchPath path);
 // "p2p bus address", "p2p via host bridge", "refused", "refused by storage stack", "host".
 const char* path_words(WatchPath path);
+// "by bus address", "through the host bridge": how P2P bytes moved, in a sentence.
+const char* p2p_how(WatchPath path);
 // "12.0 MiB"; "8192 bytes" below a tenth of a MiB
 std::string mib(std::uint64_t bytes);
 // "0000:03:00.0 -> nvme1 (0000:04:00.0)": as the kernel named them (hostile; printable() to show).

@@ -189,7 +189,7 @@ std::string p2p_summary(const WatchReport& r) {
       ++more;
       continue;
     }
-    std::string how = p.path == WatchPath::kBusAddr ? "by bus address" : "through the host bridge";
+    std::string how = p2p_how(p.path);
     std::string agreement = !p.in_machine           ? "not in this machine's tree"
                             : p.agrees == Tri::kYes ? "as predicted"
                             : p.agrees == Tri::kNo  ? std::string("predicted ") + to_string(p.predicted)

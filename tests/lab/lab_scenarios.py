@@ -139,15 +139,16 @@ def _verify_epyc():
     ]
 
 
-def _verify_intel():
-    """Intel with q35's unlisted host bridge: the switch pair passes, the root-port pair is refused."""
-    refused = PairExpect(outcomes=REFUSED2, refused_by="kernel", errno="EREMOTEIO")
+def _verify_intel(errno="EREMOTEIO"):
+    """Intel with q35's unlisted host bridge: the switch pair passes, the root-port pair is refused, with
+    `errno` (EREMOTEIO up to 6.16, EINVAL from 6.17)."""
+    refused = PairExpect(outcomes=REFUSED2, refused_by="kernel", errno=errno)
     return [
         VerifyRun("rp-refused", F2 + " --size 1M --json", 1,
                   {("cmb0", "f2"): PairExpect(status="refused", text="the kernel will refuse this pair")}),
         VerifyRun("rp-try-kmod", F2 + " --size 1M --try-anyway --engine kmod --json", 1,
                   {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")},
-                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EREMOTEIO")})),
+                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno=errno)})),
         VerifyRun("rp-try-p2pmem", F2 + " --size 1M --try-anyway --engine p2pmem --json", 1,
                   {("cmb0", "f2"): dataclasses.replace(refused, engine="p2pmem")}, capture_after=True),
         VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="p2pmem")}),
@@ -167,39 +168,17 @@ def _verify_k61():
 
 
 def _verify_k73_epyc():
-    """7.3 (watch's 6.17+ hook, blk_rq_dma_map_iter_start): by bus address in the switch, through the host
-    bridge across root ports, and the storage stack's refusal on loop, each as the kernel decided it."""
-    return [
-        VerifyRun("sw-kmod", F1 + " --engine kmod --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="kmod")},
-                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
-        VerifyRun("ivsh-auto", "--gpu {ivsh} --nvme {f1} --target /mnt/f1 --size 8M --json", 0,
-                  {("ivsh", "f1"): PairExpect(engine="p2pmem")},
-                  watch=WatchExpect(0, "P2P SEEN", {("ivsh", "f1"): BUS_8M})),
-        VerifyRun("rp-auto", F2 + " --size 8M --json", 0, {("cmb0", "f2"): PairExpect(engine="p2pmem")},
-                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f2"): PathExpect("thru_host_bridge", 8 * MiB, 8 * MiB)}),
-                  capture_after=True),
-        VerifyRun("loop", "--gpu {cmb0} --nvme {f1} --target /mnt/loop --size 1M --engine p2pmem --json", 1,
-                  {("cmb0", "f1"): PairExpect(outcomes=REFUSED2, engine="p2pmem", refused_by="storage stack",
-                                              errno="EREMOTEIO", text="loop0")},
-                  setup="losetup /dev/loop0 /mnt/f1/inner.img && mount -t ext4 /dev/loop0 /mnt/loop",
-                  watch=WatchExpect(1, "FAIL", stack_refused="loop")),
-    ]
+    """7.3 (watch's 6.17+ hook, blk_rq_dma_map_iter_start): 6.12's runs by bus address in the switch, through
+    the host bridge across root ports (captured after), and the storage stack's refusal on loop."""
+    runs = {v.name: v for v in _verify_epyc()}
+    return [runs["sw-kmod"], runs["ivsh-auto"], dataclasses.replace(runs["rp-auto"], capture_after=True), runs["loop"]]
 
 
 def _verify_k73_intel():
-    """7.3 on Intel with q35's unlisted host bridge: the kernel refuses the root-port pair with EINVAL."""
-    refused = PairExpect(outcomes=REFUSED2, refused_by="kernel", errno="EINVAL")
-    return [
-        VerifyRun("rp-try-kmod", F2 + " --size 1M --try-anyway --engine kmod --json", 1,
-                  {("cmb0", "f2"): dataclasses.replace(refused, engine="kmod")},
-                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EINVAL")})),
-        VerifyRun("rp-try-p2pmem", F2 + " --size 1M --try-anyway --engine p2pmem --json", 1,
-                  {("cmb0", "f2"): dataclasses.replace(refused, engine="p2pmem")},
-                  watch=WatchExpect(1, "FAIL", {("cmb0", "f2"): PathExpect("refused", errno="EINVAL")}),
-                  capture_after=True),
-        VerifyRun("sw-auto", F1 + " --size 8M --json", 0, {("cmb0", "f1"): PairExpect(engine="p2pmem")},
-                  watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M})),
-    ]
+    """7.3 on Intel: 6.12's refused runs, failing with EINVAL now, each watched, and the switch pair."""
+    runs = {v.name: v for v in _verify_intel("EINVAL")}
+    return [runs["rp-try-kmod"], dataclasses.replace(runs["rp-try-p2pmem"], watch=runs["rp-try-kmod"].watch),
+            dataclasses.replace(runs["sw-auto"], watch=WatchExpect(0, "P2P SEEN", {("cmb0", "f1"): BUS_8M}))]
 
 
 # kmod-abuse: concurrent DMA tests (provider, raw client or file on f1, offset, bio?), each 1 MiB in 256 KiB

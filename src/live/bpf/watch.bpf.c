@@ -274,15 +274,15 @@ int watch_bio_pin(u64* ctx) {
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(watch_rq_issue, struct request* rq) {
   u64 key_rq = (u64)rq;
-  struct inflight* mapped = bpf_map_lookup_elem(&inflight, &key_rq);
-  if (mapped && mapped->mapped) {
-    mapped->mapped = 0;
-    fill_task(&mapped->key);
+  struct inflight* earlier = bpf_map_lookup_elem(&inflight, &key_rq);
+  if (earlier && earlier->mapped) {
+    earlier->mapped = 0;
+    fill_task(&earlier->key);
     struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
-    if (disk) bpf_probe_read_kernel_str(mapped->key.disk, sizeof(mapped->key.disk), disk->disk_name);
+    if (disk) bpf_probe_read_kernel_str(earlier->key.disk, sizeof(earlier->key.disk), disk->disk_name);
     return 0;
   }
-  struct inflight rec = {.requeues = requeues_of(key_rq)};
+  struct inflight rec = {.requeues = earlier ? earlier->requeues : 0};  // a requeued request keeps its count
   u32 tid = (u32)bpf_get_current_pid_tgid();
   struct pending* p = bpf_map_lookup_elem(&pending, &tid);
   if (p && p->segments) {
