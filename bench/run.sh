@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# bench/run.sh [--fabric HxLxF | --devices N] [--repeat R] [--tmpdir DIR] [--keep] [--schema-1] [BIN]
+# bench/run.sh [--fabric HxLxF | --devices N] [--repeat R] [--tmpdir DIR] [--keep] [BIN]
 #
 # Times p2pcheck against `lspci -tv` on the same generated tree, in one run on one machine:
 # builds a machine.toml with bench/make-large-machine.py (default --fabric 4x3x5: 1,252 functions,
 # 168 GPUs x 332 NVMe = 55,776 pairs; --devices N: the older server-shaped generator), the
 # sysfs/proc tree with tools/mkfixture.py, then runs every command in R rounds (bench/cputime.py:
 # CPU time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
-# wall clock, peak RSS and output bytes per pair. The schema 1 rows (~6 KB a pair) are left out
-# above 250,000 pairs unless --schema-1 is given: the 10,016-function fabric's 3.57 M pairs would
-# write 21 GB each.
+# wall clock, peak RSS and output bytes per pair. (check/paths --json write schema_version 2 only:
+# version 1, ~6 KB a pair, is retired.)
 # A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
 # when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
 # The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM), else /tmp.
@@ -18,14 +17,12 @@ set -u -o pipefail
 TARGET_RATIO=1.0    # check --json, check and the replay of a capture: no slower than lspci -tv
 TARGET_RSS_MB=100   # peak resident memory of any command
 TIMEOUT=600         # seconds before one run counts as hung (an error)
-SCHEMA1_MAX_PAIRS=250000  # schema 1 writes ~6 KB a pair: past this only with --schema-1
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 shape=(--fabric 4x3x5)
 repeat=3
 keep=0
-schema1=auto
 tmpdir=${TMPDIR:-}
 bin="$repo/build/p2pcheck"
 
@@ -41,7 +38,6 @@ while [ $# -gt 0 ]; do
     --tmpdir) tmpdir=${2:?--tmpdir needs a directory}; shift 2 ;;
     --tmpdir=*) tmpdir=${1#*=}; shift ;;
     --keep) keep=1; shift ;;
-    --schema-1) schema1=always; shift ;;
     -h|--help) usage 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; usage 3 >&2 ;;
     *) bin=$1; shift ;;
@@ -97,22 +93,12 @@ skip() { names+=("$1"); npairs+=("$2"); commands+=(""); skipped+=("$3"); }
 
 cd "$tmp" || exit 1
 add "lspci -tv"                     - -- lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv
-schema1_why=
-if [ "$schema1" = auto ] && [ "${pairs:-0}" -gt "$SCHEMA1_MAX_PAIRS" ]; then
-  schema1_why="~6 KB a pair, $(awk -v p="$pairs" 'BEGIN {printf "%.0f", p * 6000 / 1e9}') GB here (--schema-1 runs it)"
-fi
-if [ -n "$schema1_why" ]; then skip "check --json (schema 1)" "$pairs" "$schema1_why"; else
-add "check --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 check --json
-fi
-add "check --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 check --json
+add "check --json"           "$pairs" -- "$bin" --root "$root" check --json
 add "check"                  "$pairs" -- "$bin" --root "$root" check
-if [ -n "$schema1_why" ]; then skip "paths --json (schema 1)" "$pairs" "$schema1_why"; else
-add "paths --json (schema 1)" "$pairs" -- "$bin" --root "$root" --json-schema 1 paths --json
-fi
-add "paths --json (schema 2)" "$pairs" -- "$bin" --root "$root" --json-schema 2 paths --json
+add "paths --json"           "$pairs" -- "$bin" --root "$root" paths --json
 add "topo"                          - -- "$bin" --root "$root" topo
 add "capture"                "$pairs" -- "$bin" --root "$root" capture --force -o "$tmp/cap.tar.zst"
-add "replay check --json (schema 2)" "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" --json-schema 2 check --json
+add "replay check --json"    "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check --json
 add "replay check"            "$pairs" -- "$bin" --dump "$tmp/cap.tar.zst" check
 
 # Round by round, every command once per round: a machine whose speed drifts (other guests, a
@@ -171,9 +157,9 @@ verdict() {  # NAME KEY: the ratio and memory targets for one row
     printf "%-32s %5.2fx lspci (target <= %.1fx: %s), peak %d MB (target < %d MB: %s)\n", n, r, t,
       (r <= t ? "met" : "missed"), m / 1024, tm, (m / 1024 < tm ? "met" : "missed") }'
 }
-verdict "check --json (schema 2)" check___json__schema_2_
+verdict "check --json" check___json
 verdict "check" check
-verdict "replay check --json (schema 2)" replay_check___json__schema_2_
+verdict "replay check --json" replay_check___json
 verdict "replay check" replay_check
 echo "largest peak RSS of a p2pcheck command: $((max_rss / 1024)) MB ($max_rss_name; target < $TARGET_RSS_MB MB)"
 echo "capture size: $( [ -f "$tmp/cap.tar.zst" ] && stat -c %s "$tmp/cap.tar.zst" || echo -) bytes"

@@ -74,14 +74,14 @@ printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
 expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json=pretty
 expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json=pretty
 
-# check/paths --json: schema_version 2 unless --json-schema 1 asks for version 1 (docs/json.md).
+# check/paths --json: schema_version 2; version 1 is retired, and a script that asks for it hears
+# why and where to read how to migrate (docs/json.md).
 epyc=$fx/epyc-mi300x-8gpu/root
 expect check_json_default_v2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty
-expect check_json_schema_1 1 '^  "schema_version": 1,$' -- "$bin" --root "$epyc" --json-schema 1 check --json=pretty
 expect check_json_schema_2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 2
 expect paths_json_default_v2 0 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
-expect paths_json_schema_1 0 '^  "schema_version": 1,$' -- "$bin" --root "$epyc" paths --json=pretty --json-schema 1
-expect json_schema_3 3 '^p2pcheck: --json-schema: 3 not in \{1,2\}$' -- "$bin" --root "$epyc" --json-schema 3 check --json
+expect check_json_schema_1 3 '^p2pcheck: --json-schema: schema_version 1 \(every pair in full\) is retired: read version 2.s decisions table \(docs/json.md, "Migrating from schema_version 1"\)' -- "$bin" --root "$epyc" --json-schema 1 check --json
+expect json_schema_3 3 '^p2pcheck: --json-schema: 3 is not a schema_version check --json writes \(2\)$' -- "$bin" --root "$epyc" --json-schema 3 check --json
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0

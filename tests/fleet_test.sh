@@ -60,8 +60,8 @@ cp -a "$fx/xeon-sapphire-rapids/root" "$tmp/named-root"
 echo gpu-node-42 > "$tmp/named-root/proc/sys/kernel/hostname"
 "$bin" --root "$tmp/named-root" capture -o "$c/named/renamed-file.tar.zst" > /dev/null
 # Saved reports, as support desks receive them; their captures are in rack1 too. One in each
-# schema_version: 1 (--json-schema 1, every pair in full) and 2 (the default: functions, decisions).
-"$bin" --root "$fx/rhel98-epyc/root" --json-schema 1 check --json > "$c/saved/rhel98-saved.json"
+# schema_version: 1 (every pair in full, kept from an older p2pcheck: tests/fleet/saved) and 2.
+cp "$repo/tests/fleet/saved/rhel98-epyc-schema1.json" "$c/saved/rhel98-saved.json"
 "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check --json > "$c/saved/acs-saved.json"
 # What it cannot read: not a dump, a cut JSON, a JSON of the wrong kind, a lying check --json.
 # Seeded, so every run reads the same bytes (urandom began with '{' one run in 256, or with gzip's magic).
@@ -187,7 +187,8 @@ for name in sorted(os.listdir(lab_dir)):
     lab_results[h["result"]] = lab_results.get(h["result"], 0) + 1
     expect(h["result"] == want_check["result"], f"{name}: {h['result']}, its expected/check.json says {want_check['result']}")
     got = sorted((p["gpu"], p["nvme"], p["verdict"]) for p in h["pairs"])
-    want_pairs = sorted((p["gpu"], p["nvme"], p["verdict"]) for p in want_check["pairs"])
+    want_pairs = sorted((p["gpu"], p["nvme"], want_check["decisions"][p["decision"]]["verdict"])
+                        for p in want_check["pairs"])
     expect(got == want_pairs, f"{name}: pairs {got}, expected {want_pairs}")
 expect(lab_results.get("NO PAIRS", 0) == 0 and len(lab_results) >= 2, f"lab results {lab_results}")
 # Named by identity.hostname: the machine's own name, not its file's; same tree as its fixture.

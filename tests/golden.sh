@@ -25,10 +25,10 @@ run_all() {  # fixture root -> files in $2
     name=$(echo "$cmd" | awk '{print $1}')$(echo "$cmd" | grep -q -- --json && echo .json || echo .txt)
     # The goldens hold indented JSON (--json alone is one line) and text at the default width
     # (80 columns: no terminal, and $COLUMNS unset so the caller's shell cannot change them).
-    # check/paths JSON in schema_version 1 (--json-schema 1; 2 is the default): every pair in full,
-    # so a changed decision shows in the pair it changed. topo has only version 1.
+    # check/paths JSON as users get it (schema_version 2): a changed decision shows in its
+    # `decisions` row, a changed route in `functions`.
     # shellcheck disable=SC2086
-    COLUMNS= "$bin" --root "$root" --json-schema 1 ${cmd/--json/--json=pretty} > "$out/$name" 2>"$out/$name.stderr"
+    COLUMNS= "$bin" --root "$root" ${cmd/--json/--json=pretty} > "$out/$name" 2>"$out/$name.stderr"
     echo "$cmd: $?" >> "$out/exit_codes.txt"
     [ -s "$out/$name.stderr" ] && cat "$out/$name.stderr" >> "$out/stderr.txt"
     rm -f "$out/$name.stderr"
@@ -77,7 +77,7 @@ for toml in "$src"/fixtures/*/machine.toml; do
   fi
   # The same tree as an archive must analyse identically (modulo the source line).
   tar -C "fixtures/$name" -czf "$tmp/$name.tar.gz" root
-  "$bin" --dump "$tmp/$name.tar.gz" --json-schema 1 check --json=pretty | grep -v '"source"' > "$tmp/$name.dump.json"
+  "$bin" --dump "$tmp/$name.tar.gz" check --json=pretty | grep -v '"source"' > "$tmp/$name.dump.json"
   grep -v '"source"' "$tmp/$name/check.json" > "$tmp/$name.root.json"
   if cmp -s "$tmp/$name.dump.json" "$tmp/$name.root.json"; then passed=$((passed + 1)); else
     echo "FAIL $name: --dump of the archived tree differs from --root"; failed=$((failed + 1)); fi

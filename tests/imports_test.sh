@@ -70,8 +70,6 @@ link_tree() {  # SRC DST REL
 }
 [ $have_lstopo -eq 1 ] || echo "note: lstopo (Debian package hwloc) not installed; hwloc imports of the fixtures skipped"
 
-# check --json in schema_version 1 (2 is the default): compare.py reads each pair's decision in full.
-v1=(--json-schema 1)
 fixtures=0
 for dir in "$fx"/*/; do
   name=$(basename "$dir"); root=$(cd "$dir/root" 2>/dev/null && pwd) || continue
@@ -79,33 +77,33 @@ for dir in "$fx"/*/; do
   fixtures=$((fixtures + 1))
   rel=$(cat "$root/proc/sys/kernel/osrelease"); cpu=$(cpu_keyword "$root/proc/cpuinfo")
   w=$tmp/$name; mkdir -p "$w/bundle"
-  run "$name tree" result "$w/tree.json" -- "$bin" --root "$root" "${v1[@]}" check --json --assume-kernel "$rel"
+  run "$name tree" result "$w/tree.json" -- "$bin" --root "$root" check --json --assume-kernel "$rel"
 
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -k -xxxx > "$w/bundle/lspci-xxxx.txt" 2>/dev/null
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv > "$w/bundle/lspci-tv.txt" 2>/dev/null
   cp "$root/proc/cpuinfo" "$w/bundle/cpuinfo"
-  run "$name lspci bundle" result "$w/lspci-bundle.json" -- "$bin" --dump "$w/bundle" "${v1[@]}" check --json --assume-kernel "$rel" &&
+  run "$name lspci bundle" result "$w/lspci-bundle.json" -- "$bin" --dump "$w/bundle" check --json --assume-kernel "$rel" &&
     check "$name lspci bundle" pairs-exact "$w/tree.json" "$w/lspci-bundle.json"
-  run "$name lspci --cpu $cpu" result "$w/lspci.json" -- "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" &&
+  run "$name lspci --cpu $cpu" result "$w/lspci.json" -- "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
     check "$name lspci --cpu $cpu" pairs-exact "$w/tree.json" "$w/lspci.json"
 
   if run "$name lspci import captured" 0 "$w/capture.txt" -- "$bin" --dump "$w/bundle" capture -o "$w/lspci.tar.zst"; then
     if grep -qE "^wrote $w/lspci\.tar\.zst: [0-9]+ files, " "$w/capture.txt"; then passed=$((passed + 1)); else
       echo "FAIL $name lspci import captured: no 'wrote $w/lspci.tar.zst: N files' line"; failed=$((failed + 1)); fi
   fi
-  run "$name lspci import replayed" result "$w/lspci-replay.json" -- "$bin" --dump "$w/lspci.tar.zst" "${v1[@]}" check --json --assume-kernel "$rel" &&
+  run "$name lspci import replayed" result "$w/lspci-replay.json" -- "$bin" --dump "$w/lspci.tar.zst" check --json --assume-kernel "$rel" &&
     check "$name lspci import captured and replayed" pairs-exact "$w/lspci-bundle.json" "$w/lspci-replay.json"
 
   # nvidia-bug-report.log.gz in the script's layout: config space, tree, CPU and uname are in it,
   # the kernel config is not (given here as the fixture has it): every pair decided identically.
   python3 tests/imports/fixture_nvidia_bug_report.py "$root" | gzip > "$w/nvidia-bug-report.log.gz"
   config=(); [ -f "$root/boot/config-$rel" ] && config=(--kernel-config "$root/boot/config-$rel")
-  run "$name tree, its own kernel" result "$w/tree-own.json" -- "$bin" --root "$root" "${v1[@]}" check --json
-  run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" "${v1[@]}" check --json &&
+  run "$name tree, its own kernel" result "$w/tree-own.json" -- "$bin" --root "$root" check --json
+  run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" check --json &&
     check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
 
   python3 tests/imports/fixture_udev.py "$root" > "$w/udev.txt"
-  run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" "${v1[@]}" check --json --assume-kernel "$rel" &&
+  run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
     check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
 
   if [ $have_lstopo -eq 1 ]; then
@@ -118,7 +116,7 @@ for dir in "$fx"/*/; do
     for f in thread_siblings core_cpus core_siblings package_cpus; do echo 1 > "$t/$f"; done
     HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$w/hwroot" --of xml 2>/dev/null |
       grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
-    run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" &&
+    run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
       check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
     # Plain `lstopo --of xml` leaves out "unimportant" functions such as a root bus's 00.0, the
     # kernel's host bridge device: the import must then leave the allowlist question open. On
@@ -128,7 +126,7 @@ for dir in "$fx"/*/; do
       undecided=(); [ "$name" = intel-xeon-broadwell ] && undecided=(--none-decided)
       HWLOC_COMPONENTS=-x86 lstopo --input "$w/hwroot" --of xml 2>/dev/null |
         grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc-default.xml"
-      run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" "${v1[@]}" check --json --assume-kernel "$rel" &&
+      run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
         check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}" ;;
     esac
   fi

@@ -2,7 +2,7 @@
 """json_schema_test.py BINARY [TREES [UNIT_TESTS]]: every JSON document p2pcheck prints validates against
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
-parse alike; check and paths in schema_version 2, the default, and 1), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
+parse alike; check and paths in schema_version 2; the saved version 1 reports in tests/fleet/saved), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
 real imports in tests/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
@@ -23,7 +23,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 import jsonschema
@@ -303,15 +302,12 @@ def main():
         for name in fixtures:
             root = os.path.join(trees, name, "root")
             base = [binary, "--root", root]
-            # check and paths: schema_version 2 by default (tables of functions and decisions, compact
-            # pairs), 1 with --json-schema 1 (every pair in full), 2 also when asked for.
+            # check and paths: schema_version 2 (tables of functions and decisions, compact pairs), also
+            # when a script asks for it by number.
             doc = run(validator, f"{name} check", base + ["check", "--json"], version=2)
             run(validator, f"{name} check pretty", base + ["check", "--json=pretty"], version=2)
             run(validator, f"{name} topo", base + ["topo", "--json"])
             run(validator, f"{name} paths", base + ["paths", "--json"], version=2)
-            run(validator, f"{name} check v1", base + ["--json-schema", "1", "check", "--json"], version=1)
-            run(validator, f"{name} check v1 pretty", base + ["--json-schema", "1", "check", "--json=pretty"], version=1)
-            run(validator, f"{name} paths v1", base + ["--json-schema", "1", "paths", "--json"], version=1)
             run(validator, f"{name} check v2", base + ["--json-schema", "2", "check", "--json"], version=2)
             run(validator, f"{name} paths v2", base + ["--json-schema", "2", "paths", "--json"], version=2)
             if doc and doc.get("pairs"):
@@ -348,8 +344,6 @@ def main():
                 continue
             args = open(os.path.join(lab, scenario, "args")).read().split()
             run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=2)
-            run(validator, f"lab {scenario} check v1",
-                [binary, "--dump", capture, "--json-schema", "1", "check", "--json"] + args, version=1)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
             # Captured again with its args: the replay's `capture` object carries the `selection`.
             again = os.path.join(tmp, scenario + "-selected.tar.zst")
@@ -371,6 +365,12 @@ def main():
             path = os.path.join(real, entry)
             run(validator, f"real {entry} check", [binary, "--dump", path, "check", "--json"])
             run(validator, f"real {entry} topo", [binary, "--dump", path, "topo", "--json"])
+        # Saved reports in schema_version 1, which fleet still reads (p2pcheck writes it no more).
+        saved = os.path.join(REPO, "tests/fleet/saved")
+        for entry in sorted(os.listdir(saved)):
+            doc = validate(validator, f"saved {entry}", open(os.path.join(saved, entry)).read())
+            if isinstance(doc, dict) and doc.get("schema_version") != 1:
+                fail(f"saved {entry}: schema_version {doc.get('schema_version')!r}, expected 1")
         # fleet over everything above: the imports made here, the fixture trees, the lab (each capture
         # with its args beside it) and the real dumps; a host of every format and result, and skipped files.
         fleet = run(validator, "fleet", [binary, "fleet", "-q", "--json", tmp, trees, lab, real])

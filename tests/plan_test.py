@@ -18,6 +18,8 @@ import os
 import subprocess
 import sys
 
+from check_json_pairs import pairs_in_full
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR_KEYS = ["map_type", "verdict", "path", "distance", "path_distance", "common_bridge", "blocked_by", "rule",
              "unknowns", "host_check", "flows", "later"]
@@ -31,14 +33,12 @@ def run(binary, args, cwd):
 
 
 def pairs_of(binary, args, cwd):
-    # schema_version 1 (2 is the default): each pair with its whole decision, PAIR_KEYS compared directly.
-    rc, out, err = run(binary, args + ["--json-schema", "1", "check", "--json"], cwd)
+    # Each pair with its whole decision (its decisions row joined), PAIR_KEYS compared directly.
+    rc, out, err = run(binary, args + ["check", "--json"], cwd)
     if rc not in (0, 1, 2):
         raise SystemExit(f"FAIL {' '.join(args)}: exit {rc}: {err.strip()}")
     j = json.loads(out)
-    if j.get("schema_version") != 1:
-        raise SystemExit(f"FAIL {' '.join(args)}: check --json schema_version {j.get('schema_version')!r}, asked for 1")
-    return rc, j, {(p["gpu"], p["nvme"]): p for p in j["pairs"]}
+    return rc, j, pairs_in_full(j)
 
 
 def equivalence(binary, trees, failures):

@@ -14,7 +14,7 @@ static int run_check_command(const GlobalOptions& o) {
   // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
   if (!o.json) make_printable(report->findings);
   if (o.json) {
-    auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report, false));
+    auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report));
     nlohmann::ordered_json& j = *kept;
     if (input.replay) {
       j["capture"] = capture_summary_json(*input.replay);
@@ -22,12 +22,7 @@ static int run_check_command(const GlobalOptions& o) {
     }
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     // Pair by pair: a fabric's document would not fit in memory as a whole.
-    if (o.json_schema == 2)
-      write_check_json_v2(std::cout, *report, j, json_indent(o));
-    else
-      write_json_streamed(
-          std::cout, std::move(j), "pairs", report->pairs.size(),
-          [&](std::size_t i) { return decision_json(*report, report->pairs[i]); }, json_indent(o));
+    write_check_json(std::cout, *report, j, json_indent(o));
     std::cout << "\n";
     free_at_exit(kept);  // a fabric's document: freeing it took as long as writing it
     if (report->result == Result::kNoPairs)

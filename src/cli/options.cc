@@ -38,11 +38,16 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
         o.json = true;
         o.json_pretty = style == "pretty";
       });
-  app.add_option("--json-schema", o.json_schema,
-                 "check/paths --json: schema_version 2 (default; functions and decisions tables, compact pairs) "
-                 "or 1 (every pair in full, until removed; docs/json.md)")
-      ->option_text("1|2")
-      ->check(CLI::IsMember({1, 2}));
+  // Retired with schema_version 1: kept so a script that asks for a version hears why, not "unknown option".
+  app.add_option("--json-schema", o.json_schema, "")->group("")->each([](const std::string& value) {
+    if (value == "1")
+      throw CLI::ValidationError("--json-schema",
+                                 "schema_version 1 (every pair in full) is retired: read version 2's decisions "
+                                 "table (docs/json.md, \"Migrating from schema_version 1\"), or explain GPU NVME "
+                                 "--json for one pair in full");
+    if (value != "2")
+      throw CLI::ValidationError("--json-schema", value + " is not a schema_version check --json writes (2)");
+  });
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->option_text("auto|always|never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -36,7 +36,7 @@ struct GlobalOptions {
   bool json = false;         // --json: compact, one line (for machines)
   bool json_pretty = false;  // --json=pretty: indented (for people; the goldens)
   std::string json_style;    // what CLI11 parsed: "compact" or "pretty"
-  int json_schema = 2;       // --json-schema: check/paths --json in schema_version 2 (default) or 1 (docs/json.md)
+  int json_schema = 2;       // --json-schema: retired (2 is the only version written; 1 is refused with a why)
   std::string color = "auto";
   bool ascii = false;
   bool verbose = false;  // check: also the checks that pass and the notes

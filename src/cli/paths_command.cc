@@ -14,21 +14,16 @@ static int run_paths(const GlobalOptions& o) {
   MachineState state = load_state(input, Load::kPciOnly);
   std::vector<DevicePair> pairs = select_pairs(state.topo, state.inv, selection_for(input, o));
   std::vector<PairPath> paths;
-  // Version 2 prints no hops: the routes' common bridges and distances are found without them.
-  if (!(o.json && o.json_schema == 2))
-    for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
-  if (o.json && o.json_schema == 2) {
-    auto head = std::make_shared<nlohmann::ordered_json>(paths_json(state.topo, state.inv, {}));
-    write_paths_json_v2(std::cout, state.topo, state.inv, pairs, *head, json_indent(o));
+  if (o.json) {
+    // No hops in JSON: the routes' common bridges and distances are found without them.
+    auto head = std::make_shared<nlohmann::ordered_json>(paths_json(state.topo));
+    write_paths_json(std::cout, state.topo, state.inv, pairs, *head, json_indent(o));
     std::cout << "\n";
     free_at_exit(head);
-  } else if (o.json) {
-    write_json_streamed(
-        std::cout, paths_json(state.topo, state.inv, {}), "pairs", paths.size(),
-        [&](std::size_t i) { return path_json(state.topo, paths[i], state.inv); }, json_indent(o));
-    std::cout << "\n";
-  } else
+  } else {
+    for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
     print_text(o, paths_text(state.topo, state.inv, paths, text_style(o)));
+  }
   int code = kExitOk;
   if (pairs.empty()) {
     print_no_pair(state.topo.source_description, state.inv.gpus.size(), state.inv.nvmes.size());

@@ -128,8 +128,12 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error, 
   const CLI::App& command = *chosen_command(app);
   const std::string help =
       &command == &app ? "see `p2pcheck --help`" : "see `p2pcheck " + command.get_name() + " --help`";
-  if (!dynamic_cast<const CLI::ExtrasError*>(&error))
-    return "p2pcheck: " + printable(error.what()) + "\n" + help + "\n";
+  if (!dynamic_cast<const CLI::ExtrasError*>(&error)) {
+    // CLI11 names a hidden option "" in its messages (": --json-schema: ..."): the message names it.
+    std::string what = error.what();
+    if (what.rfind(": ", 0) == 0) what.erase(0, 2);
+    return "p2pcheck: " + printable(what) + "\n" + help + "\n";
+  }
   std::vector<std::string> words = typed_order(app, args);
   if (words.empty()) return "p2pcheck: " + printable(error.what()) + "\n" + help + "\n";
   std::string out;

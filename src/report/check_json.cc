@@ -43,10 +43,13 @@ json finding_json(const Finding& f, bool concerns) {
   return j;
 }
 
-json fix_json(const PairFix& fix) {
+// In a decisions row (`for_pair` false) a fix that moves the pair's own GPU and NVMe lists no
+// devices: the row is shared by every pair of its class, each with its own two.
+json fix_json(const PairFix& fix, bool for_pair) {
   if (fix.empty()) return nullptr;
   json devices = json::array();
-  for (const Bdf& b : fix.devices) devices.push_back(b.str());
+  if (for_pair || !fix.moves_the_pair)
+    for (const Bdf& b : fix.devices) devices.push_back(b.str());
   json j = object_for(4);
   j["kind"] = fix.kind;
   j["kernel_cmdline"] = fix.kernel_cmdline.empty() ? json(nullptr) : json(fix.kernel_cmdline);
@@ -68,13 +71,9 @@ json flow_json(const PairDecision& d, const Flow& f) {
 
 namespace {
 
-// Why the overall verdict is not the path's: stable tokens (docs/json.md).
 json blocked_by_json(const PairDecision& d) {
   json out = json::array();
-  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
-  if (d.known_bad) out.push_back("known_bad_kernel");
-  for (const auto& u : d.unknowns)
-    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
+  for (const char* token : blocked_by(d)) out.push_back(token);
   return out;
 }
 
@@ -98,6 +97,15 @@ json host_check_json(const HostCheck& host) {
 
 }  // namespace
 
+std::vector<const char*> blocked_by(const PairDecision& d) {
+  std::vector<const char*> out;
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
+  if (d.known_bad) out.push_back("known_bad_kernel");
+  for (const auto& u : d.unknowns)
+    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
+  return out;
+}
+
 json kernel_answer_json(const PairDecision& d) {
   return {{"distance", d.kernel->distance},
           {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
@@ -105,19 +113,24 @@ json kernel_answer_json(const PairDecision& d) {
           {"agrees", d.kernel_agrees == Tri::kYes}};
 }
 
-json decision_json(const CheckReport& r, const PairDecision& d) {
-  return decision_json(r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
-}
+namespace {
 
-json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv, const PairFix& fix) {
+// One body for a decision's members, in the order docs/json.md lists them. With `topo`, the pair's
+// own members too (devices, distances, hops, bandwidth, the kernel's answer: explain --json);
+// without, a `decisions` row, which pairs of one class, common bridge and ACS redirect ports share.
+json decision_members(const Topology* topo, const PairDecision& d, const Inventory& inv, const PairFix& fix) {
   // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
   json out = object_for(21);
-  out["gpu"] = d.path.pair.gpu.str();
-  out["nvme"] = d.path.pair.nvme.str();
-  out["nvme_name"] = nvme_name_json(d.path, inv);
+  if (topo) {
+    out["gpu"] = d.path.pair.gpu.str();
+    out["nvme"] = d.path.pair.nvme.str();
+    out["nvme_name"] = nvme_name_json(d.path, inv);
+  }
   out["common_bridge"] = common_bridge_json(d.path);
-  out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
-  out["path_distance"] = d.walk.distance;
+  if (topo) {
+    out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
+    out["path_distance"] = d.walk.distance;
+  }
   out["map_type"] = to_string(d.map_type);
   out["verdict"] = to_string(d.verdict);
   // The two levels: the PCI path under the kernel's rules, and what else stops the overall verdict.
@@ -128,11 +141,11 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["blocked_by"] = blocked_by_json(d);
   out["rule"] = rule_text(d);
   out["rule_id"] = rule_id(d);
-  out["fix"] = fix_json(fix);
+  out["fix"] = fix_json(fix, topo != nullptr);
   out["unknowns"] = unknown_texts(d);
   if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
-  // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, kept for schema_version 1 readers.
+  // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, the names before (docs/json.md).
   json flows = object_for(4);
   flows["to_device"] = flow_json(d, d.to_gpu);
   flows["to_storage"] = flow_json(d, d.from_gpu);
@@ -144,13 +157,25 @@ json decision_json(const Topology& topo, const PairDecision& d, const Inventory&
   out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
   out["later"] = later.empty() ? json(nullptr) : json(later);
   out["host_check"] = d.host_checked ? host_check_json(d.host) : json(nullptr);
-  out["hops"] = hops_json(topo, inv, d.path);
+  if (topo) out["hops"] = hops_json(*topo, inv, d.path);
   out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
   out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
-  std::optional<double> ceiling = path_ceiling(d.path);
-  out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
-  out["kernel"] = d.kernel ? kernel_answer_json(d) : json(nullptr);
+  if (topo) {
+    std::optional<double> ceiling = path_ceiling(d.path);
+    out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
+    out["kernel"] = d.kernel ? kernel_answer_json(d) : json(nullptr);
+  }
   return out;
+}
+
+}  // namespace
+
+json decision_row_json(const CheckReport& r, const PairDecision& d) {
+  return decision_members(nullptr, d, r.inv, pair_fix(d, r.rules, r.machine));
+}
+
+json pair_decision_json(const CheckReport& r, const PairDecision& d) {
+  return decision_members(&r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
 }
 
 json counts_json(const ResultCounts& c) {
@@ -199,12 +224,9 @@ json gpu_stacks_json(const CheckReport& r) {
 
 }  // namespace
 
-json check_json(const CheckReport& r, bool with_pairs) {
+json check_json(const CheckReport& r) {
   json findings = json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f, concerns_selected_pairs(f, r)));
-  json pairs = json::array();
-  if (with_pairs)
-    for (const auto& d : r.pairs) pairs.push_back(decision_json(r, d));
   json gpus = json::array();
   for (const Bdf& g : r.inv.gpus) gpus.push_back(g.str());
   json nvmes = json::array();
@@ -237,14 +259,14 @@ json check_json(const CheckReport& r, bool with_pairs) {
   j["nvme"] = std::move(nvmes);
   j["findings"] = std::move(findings);
   j["host_fix"] = host_fix_json(host_fix(r));
-  j["pairs"] = std::move(pairs);
+  j["pairs"] = json::array();  // written by write_check_json (compact_json.h), pair by pair
   return j;
 }
 
 json explain_json(const CheckReport& r, const PairDecision& d) {
   json j = json_envelope("p2pcheck.explain", r.source);
   j["identity"] = identity_json(r.machine.identity);
-  json pair = decision_json(r, d);  // a named object: items() of a temporary would dangle
+  json pair = pair_decision_json(r, d);  // a named object: items() of a temporary would dangle
   for (auto& [key, value] : pair.items()) j[key] = std::move(value);
   return j;
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -21,14 +22,14 @@ using namespace report_detail;
 
 namespace {
 
-// `head` given its schema_version 2 and `tables` (name, value) before its "pairs" (none when it has
+// `head` given its schema_version (2) and `tables` (name, value) before its "pairs" (none when it has
 // no "pairs"), in place: the caller's document is the one written and kept.
 void add_tables(json& head, std::vector<std::pair<std::string, json>> tables) {
   json out = object_for(head.size() + tables.size());
   for (auto it = head.begin(); it != head.end(); ++it) {
     if (it.key() == "pairs")
       for (auto& [name, value] : tables) out[name] = std::move(value);
-    out[it.key()] = it.key() == "schema_version" ? json(kCompactJsonSchemaVersion) : std::move(it.value());
+    out[it.key()] = it.key() == "schema_version" ? json(kCheckJsonSchemaVersion) : std::move(it.value());
   }
   head = std::move(out);
 }
@@ -36,31 +37,6 @@ void add_tables(json& head, std::vector<std::pair<std::string, json>> tables) {
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
-}
-
-// A decision as version 1 prints it in each pair, less what belongs to the pair alone: its devices,
-// the distance, the hops and their bandwidth, the kernel module's answer for it. The common bridge
-// and the ACS redirect ports stay: decisions are shared only by pairs with the same ones, so every
-// text and fix names real addresses. A fix that moves the pair's own GPU and NVMe lists no devices.
-json decision_entry(const CheckReport& r, const PairDecision& pair) {
-  // Without its hops (dropped below anyway): their link and ACS objects are most of the cost.
-  PairDecision d = pair;
-  d.path.gpu_side.clear();
-  d.path.nvme_side.clear();
-  json v1 = decision_json(r, d);
-  json out = object_for(18);
-  for (auto it = v1.begin(); it != v1.end(); ++it) {
-    const std::string& k = it.key();
-    if (k == "gpu" || k == "nvme" || k == "nvme_name" || k == "distance" || k == "path_distance" || k == "hops" ||
-        k == "bandwidth_ceiling_bytes_per_s" || k == "kernel")
-      continue;
-    out[k] = it.value();
-  }
-  if (out["fix"].is_object()) {
-    const std::string kind = out["fix"]["kind"].get<std::string>();
-    if (kind == "same_switch" || kind == "same_host_bridge") out["fix"]["devices"] = json::array();
-  }
-  return out;
 }
 
 // What a decision row is shared by: the pair's class (rules/pair_classes.h) and the common bridge
@@ -274,17 +250,14 @@ json functions_json(const Topology& topo, const Inventory& inv, const std::vecto
   return out;
 }
 
-json pair_as_version_1(const json& decision, const std::string& gpu, const std::string& nvme) {
-  json out = decision.is_object() ? decision : json::object();
-  auto fix = out.find("fix");
-  if (fix != out.end() && fix->is_object() && fix->contains("kind") && (*fix)["kind"].is_string()) {
-    const std::string kind = (*fix)["kind"].get<std::string>();
-    if (kind == "same_switch" || kind == "same_host_bridge") (*fix)["devices"] = json::array({gpu, nvme});
-  }
-  return out;
+json check_document(const CheckReport& r) {
+  json head = check_json(r);
+  std::ostringstream text;
+  write_check_json(text, r, head, -1);
+  return json::parse(text.str());
 }
 
-void write_check_json_v2(std::ostream& out, const CheckReport& r, json& head, int indent) {
+void write_check_json(std::ostream& out, const CheckReport& r, json& head, int indent) {
   // A row per distinct decision: pairs of one class (rules/pair_classes.h: the walk's map type, the
   // ports whose ACS could not be read, the host bridges when the path reaches the root complex) with
   // the same common bridge and ACS redirect ports, which the texts name. CPU, kernel and allowlist
@@ -309,7 +282,7 @@ void write_check_json_v2(std::ostream& out, const CheckReport& r, json& head, in
                  {functions_streamed(r.topo, r.inv, rows, indent),
                   {"decisions", first_pair.size(),
                    [&](std::string& text, std::size_t k, const std::string& shift) {
-                     append_shifted(text, decision_entry(r, r.pairs[first_pair[k]]), indent, shift);
+                     append_shifted(text, decision_row_json(r, r.pairs[first_pair[k]]), indent, shift);
                    }},
                   {"pairs", r.pairs.size(),
                    [&](std::string& text, std::size_t i, const std::string&) {
@@ -382,8 +355,8 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
 
 }  // namespace
 
-void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<PairPath>& paths, json& head, int indent) {
+void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
+                      json& head, int indent) {
   Routes routes;
   routes.list.reserve(paths.size());
   for (const PairPath& p : paths)
@@ -392,8 +365,8 @@ void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventor
   write_paths_records(out, topo, inv, routes, head, indent);
 }
 
-void write_paths_json_v2(std::ostream& out, const Topology& topo, const Inventory& inv,
-                         const std::vector<DevicePair>& pairs, json& head, int indent) {
+void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv,
+                      const std::vector<DevicePair>& pairs, json& head, int indent) {
   // describe_path()'s common bridge and distance (meet_upstream), from each device's chain walked
   // once: the pairs' hop lists are not printed in version 2.
   struct Device {

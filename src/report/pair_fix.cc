@@ -74,6 +74,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
 PairFix placement_fix(const PairDecision& d) {
   PairFix fix;
   fix.devices = {d.path.pair.gpu, d.path.pair.nvme};
+  fix.moves_the_pair = true;
   if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
     fix.kind = "same_host_bridge";
     fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +

@@ -1,37 +1,18 @@
 #include "p2pcheck/report/paths.h"
 
-#include "p2pcheck/rules/p2pdma.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
 
 using namespace report_detail;
 
-json path_json(const Topology& topo, const PairPath& path, const Inventory& inv) {
-  json j = object_for(9);
-  j["gpu"] = path.pair.gpu.str();
-  j["nvme"] = path.pair.nvme.str();
-  j["nvme_name"] = nvme_name_json(path, inv);
-  j["common_bridge"] = common_bridge_json(path);
-  j["distance"] = path.distance;
-  j["host_bridges"] = path.host_bridges;
-  j["hops"] = hops_json(topo, inv, path);
-  // Which of the route's devices the kernel finds ACS redirect on (or cannot tell).
-  P2pWalk walk = calc_map_type_and_dist(topo, topo.at(path.pair.gpu), topo.at(path.pair.nvme));
-  j["acs_redirect"] = bdfs_json(walk.acs_redirect);
-  j["acs_unknown"] = bdfs_json(walk.acs_unknown);
-  return j;
-}
-
-json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths) {
-  json pairs = json::array();
-  for (const auto& p : paths) pairs.push_back(path_json(topo, p, inv));
+json paths_json(const Topology& topo) {
   return {{"schema", "p2pcheck.paths"},
           {"schema_version", kJsonSchemaVersion},
           {"tool_version", kToolVersion},
           {"source", topo.source_description},
           {"config_space_complete", !topo.config_truncated},
-          {"pairs", std::move(pairs)}};
+          {"pairs", json::array()}};
 }
 
 std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,

@@ -26,7 +26,7 @@ namespace {
 using testing::TempDir;
 
 nlohmann::ordered_json check_doc(Source& source) {
-  auto j = check_json(*run_check(source, CheckOptions{}));
+  auto j = check_document(*run_check(source, CheckOptions{}));
   j.erase("source");
   return j;
 }
@@ -114,7 +114,7 @@ void expect_inputs_read_what_check_reads(Open open, const PairSelection& selecti
     if (path.ends_with("/resource") && path.starts_with("/sys/devices/") && !gpu_bars.count(path))
       ADD_FAILURE() << what << ": the check read " << path << ", not a GPU's";
   }
-  EXPECT_EQ(check_json(*own_report), check_json(*report)) << what;
+  EXPECT_EQ(check_document(*own_report), check_document(*report)) << what;
 }
 
 TEST(Capture, RecordsEveryReadOfTheCheckWithoutDecidingThePairs) {

@@ -119,7 +119,7 @@ const CaptureEntry* entry(const CaptureSet& set, const std::string& path) {
 }
 
 nlohmann::ordered_json check_doc(Source& source) {
-  auto j = check_json(*run_check(source, CheckOptions{}));
+  auto j = check_document(*run_check(source, CheckOptions{}));
   j.erase("source");
   return j;
 }

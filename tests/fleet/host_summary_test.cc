@@ -1,8 +1,10 @@
 #include "p2pcheck/fleet/host_summary.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <tuple>
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/compact_json.h"
@@ -53,21 +55,36 @@ ordered_json check_doc() {
 }
 
 TEST(FleetHostSummary, PairCauses) {
-  auto cause = [](const ordered_json& p) { return pair_cause(p, "f.json", 0); };
+  auto cause = [](Verdict verdict, Verdict path, std::vector<std::string> blocked, bool acs_redirect, bool host_check,
+                  bool acs_unknown = false) {
+    return pair_cause({verdict, path, std::move(blocked), acs_redirect, acs_unknown, host_check});
+  };
+  const Verdict yes = Verdict::kSupported, no = Verdict::kNotSupported, open = Verdict::kUnknown;
+  EXPECT_EQ(cause(yes, yes, {}, false, false), "");
+  EXPECT_EQ(cause(no, yes, {"kernel_without_p2pdma"}, false, true), "kernel.config_p2pdma");
+  EXPECT_EQ(cause(no, yes, {"known_bad_kernel"}, false, false), "kernel.known_bad");
+  EXPECT_EQ(cause(no, no, {}, true, true), "pair.acs_redirect");
+  EXPECT_EQ(cause(no, no, {}, false, true), "pair.host_bridge");
+  // The path is refused whatever the kernel: the path's cause, not the kernel's.
+  EXPECT_EQ(cause(no, no, {"kernel_without_p2pdma"}, false, true), "pair.host_bridge");
+  EXPECT_EQ(cause(no, no, {}, false, false), "pair.not_supported");
+  EXPECT_EQ(cause(open, yes, {"p2pdma_config_unknown"}, false, false), "kernel.config_p2pdma");
+  EXPECT_EQ(cause(open, open, {}, false, true, true), "pair.acs_unknown");
+  EXPECT_EQ(cause(open, open, {}, false, true), "pair.path_unknown");
+}
+
+// A version 1 pair's members give the causes the model gives (the reader and the model agree).
+TEST(FleetHostSummary, ReadsCausesFromSavedPairs) {
+  auto cause = [](ordered_json pair) {
+    ordered_json doc = check_doc();
+    doc["pairs"] = ordered_json::array({std::move(pair)});
+    return summarize_check_json(doc, "f.json").pairs.at(0).cause;
+  };
   EXPECT_EQ(cause(pair_json("supported", "supported", ordered_json::array(), false, false)), "");
-  EXPECT_EQ(cause(pair_json("not_supported", "supported", {"kernel_without_p2pdma"}, false, true)),
-            "kernel.config_p2pdma");
   EXPECT_EQ(cause(pair_json("not_supported", "supported", {"known_bad_kernel"}, false, false)), "kernel.known_bad");
   EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), true, true)), "pair.acs_redirect");
   EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, true)), "pair.host_bridge");
-  // The path is refused whatever the kernel: the path's cause, not the kernel's.
-  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", {"kernel_without_p2pdma"}, false, true)),
-            "pair.host_bridge");
-  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, false)),
-            "pair.not_supported");
-  EXPECT_EQ(cause(pair_json("unknown", "supported", {"p2pdma_config_unknown"}, false, false)), "kernel.config_p2pdma");
   EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true, true)), "pair.acs_unknown");
-  EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true)), "pair.path_unknown");
 }
 
 TEST(FleetHostSummary, ReadsASavedCheckJson) {
@@ -114,37 +131,78 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
 }
 
-// What p2pcheck writes in version 2 reads as its version 1 does, on every fixture and under a
-// kernel that refuses: causes (pair.acs_redirect from the functions table), rules and ACS fixes
-// with the pair's own ports filled in.
-TEST(FleetHostSummary, SchemaTwoOfEveryFixtureReadsAsSchemaOne) {
-  int acs_redirect_pairs = 0;
+void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
+  EXPECT_EQ(saved.result, model.result);
+  EXPECT_EQ(std::tie(saved.fail_on.refused, saved.fail_on.stack, saved.fail_on.unknown, saved.fail_on.warn),
+            std::tie(model.fail_on.refused, model.fail_on.stack, model.fail_on.unknown, model.fail_on.warn));
+  EXPECT_EQ(saved.kernel, model.kernel);
+  EXPECT_EQ(saved.cpu, model.cpu);
+  EXPECT_EQ(saved.gpus, model.gpus);
+  EXPECT_EQ(saved.nvmes, model.nvmes);
+  EXPECT_EQ(saved.host, model.host);
+  ASSERT_EQ(saved.findings.size(), model.findings.size());
+  for (std::size_t i = 0; i < model.findings.size(); ++i) {
+    const HostFinding &a = model.findings[i], &b = saved.findings[i];
+    EXPECT_EQ(std::tie(b.id, b.level, b.subject, b.message, b.fix, b.concerns),
+              std::tie(a.id, a.level, a.subject, a.message, a.fix, a.concerns))
+        << a.id;
+  }
+  ASSERT_EQ(saved.pairs.size(), model.pairs.size());
+  for (std::size_t i = 0; i < model.pairs.size(); ++i) {
+    const HostPair &a = model.pairs[i], &b = saved.pairs[i];
+    SCOPED_TRACE("pair " + std::to_string(i));
+    EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type),
+              std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type));
+    EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_fix), std::tie(a.cause, a.rule, a.acs_fix));
+  }
+  ASSERT_TRUE(saved.fix && model.fix);
+  EXPECT_EQ(saved.fix->kernel_cmdline, model.fix->kernel_cmdline);
+  EXPECT_EQ(saved.fix->cmdline_params, model.fix->cmdline_params);
+  EXPECT_EQ(saved.fix->acs_ports, model.fix->acs_ports);
+  EXPECT_EQ(saved.fix->steps.size(), model.fix->steps.size());
+}
+
+// A host summarised from its report (captures, imports) and from its check --json saved (support
+// desks' files) are the same summary, on every fixture and under a kernel that refuses.
+TEST(FleetHostSummary, ModelAndSavedCheckJsonAgreeOnEveryFixture) {
+  int acs_redirect_pairs = 0, fixtures = 0;
   for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
     if (!std::filesystem::is_directory(entry.path() / "root")) continue;
+    ++fixtures;
     for (const char* kernel : {"", "5.4.0"}) {
+      SCOPED_TRACE(entry.path().filename().string() + " " + kernel);
       auto source = open_tree_source((entry.path() / "root").string());
       CheckOptions options;
       if (*kernel) options.what_if_kernel = kernel;
       auto report = run_check(*source, options);
-      std::ostringstream v2;
-      ordered_json head = check_json(*report, false);
-      write_check_json_v2(v2, *report, head, -1);
-      HostSummary one = summarize_check_json(check_json(*report), "v1.json");
-      HostSummary two = summarize_check_json(ordered_json::parse(v2.str()), "v2.json");
-      ASSERT_EQ(two.pairs.size(), one.pairs.size()) << entry.path();
-      for (std::size_t i = 0; i < one.pairs.size(); ++i) {
-        SCOPED_TRACE(entry.path().filename().string() + " " + kernel + " pair " + std::to_string(i));
-        EXPECT_EQ(two.pairs[i].gpu, one.pairs[i].gpu);
-        EXPECT_EQ(two.pairs[i].nvme_name, one.pairs[i].nvme_name);
-        EXPECT_EQ(two.pairs[i].verdict, one.pairs[i].verdict);
-        EXPECT_EQ(two.pairs[i].cause, one.pairs[i].cause);
-        EXPECT_EQ(two.pairs[i].rule, one.pairs[i].rule);
-        EXPECT_EQ(two.pairs[i].acs_fix, one.pairs[i].acs_fix);
-        acs_redirect_pairs += one.pairs[i].cause == "pair.acs_redirect";
-      }
+      HostSummary model = summarize_report(*report, nullptr, "saved.json");
+      HostSummary saved = summarize_check_json(check_document(*report), "saved.json");
+      expect_same_summary(model, saved);
+      for (const HostPair& p : model.pairs) acs_redirect_pairs += p.cause == "pair.acs_redirect";
     }
   }
+  EXPECT_GE(fixtures, 10);
   EXPECT_GT(acs_redirect_pairs, 0);  // the ports really were filled in somewhere
+}
+
+// schema_version 1, as an older p2pcheck saved it (tests/fleet/saved/), reads as this p2pcheck
+// judges the same machine: the devices, verdicts, flows and causes of its pairs.
+TEST(FleetHostSummary, ReadsASavedSchemaOneFile) {
+  std::ifstream in(std::string(P2PCHECK_SOURCE_DIR) + "/tests/fleet/saved/rhel98-epyc-schema1.json");
+  ordered_json v1 = ordered_json::parse(in);
+  ASSERT_EQ(v1["schema_version"], 1);
+  HostSummary saved = summarize_check_json(v1, "rhel98-epyc-schema1.json");
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/rhel98-epyc/root");
+  HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
+  ASSERT_EQ(saved.pairs.size(), model.pairs.size());
+  ASSERT_FALSE(saved.pairs.empty());
+  for (std::size_t i = 0; i < model.pairs.size(); ++i) {
+    const HostPair &a = model.pairs[i], &b = saved.pairs[i];
+    EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type, b.cause),
+              std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type, a.cause));
+    EXPECT_FALSE(b.cause.empty() && b.verdict != Verdict::kSupported);
+  }
+  EXPECT_EQ(saved.result, model.result);
 }
 
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {

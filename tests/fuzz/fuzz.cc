@@ -26,7 +26,7 @@ void analyse(Source& source, const PairSelection& selection) {
     (void)check_text(*report, style, true);
     (void)topology_text(report->topo, report->inv, style);
   }
-  (void)json_text(check_json(*report));
+  (void)json_text(check_document(*report));
   (void)json_text(topology_json(report->topo, report->inv));
 }
 

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.not_carried = plan_not_carried();
     auto report = run_check(plan.state, *source, options);
     (void)check_text(*report, TextStyle{false, true}, true);
-    (void)json_text(check_json(*report));
+    (void)json_text(check_document(*report));
     (void)topology_dot(*report);
   });
   return 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare.py MODE REFERENCE IMPORT [--none-decided]: checks an import's JSON against the tree it came from.
 
-  pairs-exact    check --json (--json-schema 1): every pair's decision is identical (the format carries every fact)
+  pairs-exact    check --json: every pair's decision is identical (the format carries every fact)
   pairs-decided  check --json: same pairs, same common bridge and path distance; where the import
                  decided, the same verdict; the map type the same or UNKNOWN; what is unknown named
   topo-identity  topo --json: same functions (BDF, parent, IDs, class) and host bridges
@@ -14,7 +14,11 @@ is unknown). The topo modes need at least one function. An empty comparison is n
 
 Prints what differs and exits 1; prints a one-line summary and exits 0 otherwise."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from check_json_pairs import pairs_in_full  # noqa: E402
 
 EXACT = ("verdict", "map_type", "distance", "path_distance", "common_bridge", "acs_redirect", "acs_unknown", "acs_fix", "unknowns")
 
@@ -29,11 +33,12 @@ def load(path, schema):
     return doc
 
 
-def pairs(doc):
-    # Each pair in full: schema_version 1 (`--json-schema 1 check --json`; 2's pairs are references).
-    if doc.get("schema_version") != 1:
-        sys.exit(f"compare.py: check --json schema_version {doc.get('schema_version')!r}; pass --json-schema 1")
-    return {(p["gpu"], p["nvme"]): p for p in doc["pairs"]}
+def pairs(doc, path):
+    # Each pair in full: its record joined with its decisions row.
+    try:
+        return pairs_in_full(doc)
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        sys.exit(f"compare.py: {path}: {e}")
 
 
 def functions(doc):
@@ -50,7 +55,7 @@ def main():
     ref, imp = (load(p, schema) for p in (ref_path, imp_path))
     bad = []
     if mode.startswith("pairs"):
-        rp, ip = pairs(ref), pairs(imp)
+        rp, ip = pairs(ref, ref_path), pairs(imp, imp_path)
         if set(rp) != set(ip):
             bad.append(f"pairs differ: only in tree {sorted(set(rp) - set(ip))[:3]}, only in import {sorted(set(ip) - set(rp))[:3]}")
         decided = 0  # pairs the import decided

@@ -6,7 +6,7 @@ import os
 import re
 
 import pattern
-from lab_io import kv, load_json, read
+from lab_io import check_pairs, kv, load_json, read
 from lab_verify import check_verify
 from lab_watch import check_watch_runs
 from lab_topology import DMA_LEN, EOPNOTSUPP, FIXTURES, MiB
@@ -80,9 +80,8 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
     npairs = len(sc.t.providers) * len(sc.t.clients)
     ours = {}
     if ck.ok(chk is not None, f"p2pcheck check --json gave no JSON: {read(O('check.err'))[:500]}"):
-        ck.ok(len(chk.get("pairs", [])) == npairs,
-              f"p2pcheck checked {len(chk.get('pairs', []))} pairs, expected {npairs}")
-        byb = {(p["gpu"], p["nvme"]): p for p in chk.get("pairs", [])}
+        ck.ok(len(check_pairs(chk)) == npairs, f"p2pcheck checked {len(check_pairs(chk))} pairs, expected {npairs}")
+        byb = {(p["gpu"], p["nvme"]): p for p in check_pairs(chk)}
         for p in sc.t.providers:
             for c in sc.t.clients:
                 ours[(p, c)] = byb.get((dev.get(p, (None,))[0], dev.get(c, (None,))[0]))

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import tarfile
 
-from lab_io import load_json, read
+from lab_io import check_pairs, load_json, read
 from lab_topology import CPUS, FIXTURES, REPO
 from lab_prepare import log, run
 
@@ -30,11 +30,10 @@ def pair_core(p):
 
 
 def replay(p2pcheck, root, gpus, nvmes, how="--root"):
-    # schema_version 1 (2 is the default): pair_core() reads each pair's own decision, as the guest's
-    # check.json has it, and expected/check.json (written from this) is tests/lab/replay_test.sh's golden.
+    # pair_core() reads each pair in full (check_pairs), as the guest's check.json has it, and
+    # expected/check.json (written from this) is tests/lab/replay_test.sh's golden.
     # Pretty JSON: strip_source() drops the "source" line, as replay_test.sh does.
-    r = subprocess.run([p2pcheck, how, root, "--json-schema", "1", "check", "--json=pretty", "--gpu", gpus,
-                        "--nvme", nvmes],
+    r = subprocess.run([p2pcheck, how, root, "check", "--json=pretty", "--gpu", gpus, "--nvme", nvmes],
                        capture_output=True, text=True)
     return r.returncode, r.stdout, r.stderr
 
@@ -100,8 +99,8 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
     rep = json.loads(text) if text.strip().startswith("{") else None
     if not ck.ok(rep is not None, f"replay of the capture failed (exit {rc}): {err[:300]}"):
         return
-    live = sorted((pair_core(p) for p in chk.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"])) if chk else []
-    again = sorted((pair_core(p) for p in rep.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"]))
+    live = sorted((pair_core(p) for p in check_pairs(chk)), key=lambda x: (x["gpu"], x["nvme"]))
+    again = sorted((pair_core(p) for p in check_pairs(rep)), key=lambda x: (x["gpu"], x["nvme"]))
     ck.ok(live == again, "the capture replayed on the host gives other verdicts than the live run:\n"
           + json.dumps({"live": live, "replay": again}, indent=1)[:3000])
     fx = os.path.join(FIXTURES, sc.name)

@@ -13,7 +13,7 @@
 #       only ever written by a QEMU run: lab.py run --update-fixtures)
 #
 # For each fixture:
-#   1. `p2pcheck --dump <scenario>.tar.zst --json-schema 1 check --json $(cat args)` minus its
+#   1. `p2pcheck --dump <scenario>.tar.zst check --json $(cat args)` minus its
 #      "source" line == expected/check.json, and its exit code == expected/exit_code;
 #   2. the same through --root of the archive unpacked (both readers agree);
 #   3. every pair's distance / verdict / map type == the running kernel's own
@@ -43,9 +43,9 @@ for dir in "${dirs[@]}"; do
 		[ -e "$dir/$f" ] || { fail "$name" "missing $dir/$f"; continue 2; }
 	done
 	read -r -a args < "$dir/args"
-	# schema_version 1 (--json-schema 1; 2 is the default): expected/check.json holds every pair in
-	# full, and the kernel comparison below reads each pair's own map_type and verdict.
-	"$bin" --dump "$capture" --json-schema 1 check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
+	# The kernel comparison below reads each pair in full: its record joined with its decisions row
+	# (tests/check_json_pairs.py).
+	"$bin" --dump "$capture" check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
 	rc=$?
 	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
 	if [ "$mode" = update ]; then
@@ -71,14 +71,16 @@ for dir in "${dirs[@]}"; do
 		continue
 	fi
 	root=$root/p2pcheck-capture
-	"$bin" --root "$root" --json-schema 1 check --json=pretty "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
+	"$bin" --root "$root" check --json=pretty "${args[@]}" 2>/dev/null | grep -v '"source"' > "$tmp/$name.root.json"
 	if ! cmp -s "$tmp/$name.root.json" "$tmp/$name.json"; then
 		fail "$name" "--root of the unpacked archive differs from --dump"
 		ok=0
 	fi
-	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$root" <<'EOF'
+	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$root" tests <<'EOF'
 import json, os, sys
-ours = {(p["gpu"], p["nvme"]): p for p in json.load(open(sys.argv[1]))["pairs"]}
+sys.path.insert(0, sys.argv[4])
+from check_json_pairs import pairs_in_full
+ours = pairs_in_full(json.load(open(sys.argv[1])))
 kmod = os.path.join(sys.argv[3], "live", "kmod.json")
 recorded = os.path.exists(kmod) and bool(json.load(open(kmod)).get("verdicts"))
 kern = json.load(open(sys.argv[2]))

@@ -139,7 +139,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   int disagreements = 0;
   for (const auto& d : disagreed->pairs) disagreements += d.kernel_agrees == Tri::kNo;
   EXPECT_EQ(disagreements, 1);
-  auto json = check_json(*disagreed);
+  auto json = check_document(*disagreed);
   bool found = false;
   for (const auto& p : json["pairs"])
     if (!p["kernel"].is_null() && p["kernel"]["agrees"] == false) found = true;

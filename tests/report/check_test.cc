@@ -5,6 +5,7 @@
 
 #include "../small_machine.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/report/compact_json.h"
 
 namespace p2pcheck::testing {
 namespace {
@@ -38,9 +39,9 @@ TEST_F(CheckText, PathAllowedKernelUnknownIsItsOwnCellAndJsonLevel) {
   EXPECT_TRUE(contains(text, " SW?") || contains(text, " RC?")) << text;
   EXPECT_FALSE(contains(text, "  ?    unknown: the path cannot be decided")) << text;
   EXPECT_TRUE(contains(text, "; the kernel itself (CONFIG_PCI_P2PDMA) is unknown\n")) << text;
-  auto j = check_json(*r);
+  auto j = check_document(*r);
   bool seen = false;
-  for (const auto& p : j["pairs"])
+  for (const auto& p : j["decisions"])
     if (p["path"]["verdict"] == "supported" && p["verdict"] == "unknown") {
       seen = true;
       EXPECT_EQ(p["blocked_by"], nlohmann::ordered_json::array({"p2pdma_config_unknown"})) << p["blocked_by"].dump();
@@ -176,9 +177,9 @@ TEST_F(CheckText, PairsCarryRuleIdAndAStructuredFix) {
   zen_without_kernel_config();
   root_.write("boot/config-6.8.0-142-generic", "CONFIG_PCI_P2PDMA=y\n");
   auto r = check();
-  auto j = check_json(*r);
-  ASSERT_FALSE(j["pairs"].empty());
-  for (const auto& p : j["pairs"]) {
+  auto j = check_document(*r);
+  ASSERT_FALSE(j["decisions"].empty());
+  for (const auto& p : j["decisions"]) {
     EXPECT_TRUE(p["rule_id"].is_string());
     if (p["verdict"] == "supported") {
       EXPECT_TRUE(p["fix"].is_null()) << p["fix"].dump();

@@ -1,9 +1,11 @@
-// Schema 2 says what schema 1 says: for every pair of every fixture (and under kernels that refuse,
-// or cannot decide), its decision row with the pair's devices (pair_as_version_1) equals version 1's
-// pair, common bridge and ACS redirect ports resolved in the row, and the hops rebuilt from the
-// functions table (upstream links, up to the common bridge) equal version 1's hops.
+// check --json says all a pair's decision says: for every pair of every fixture (and under kernels
+// that refuse, or cannot decide), its decisions row holds every member of the pair in full
+// (pair_decision_json, explain --json's) but the pair's own, with the common bridge and ACS redirect
+// ports resolved, and the hops rebuilt from the functions table (upstream links, up to the common
+// bridge) equal the pair's hops.
 #include "p2pcheck/report/compact_json.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -24,7 +26,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Version 1's hops from version 2's tables: the GPU's chain up to the common bridge, the common
+// A pair's hops from the document's tables: the GPU's chain up to the common bridge, the common
 // bridge (or the host bridges), then the NVMe's chain down from below it.
 json rebuilt_hops(const json& functions, const json& decision, const std::string& gpu, const std::string& nvme) {
   auto chain = [&](std::string at, const json& common) {
@@ -57,30 +59,32 @@ json rebuilt_hops(const json& functions, const json& decision, const std::string
   return hops;
 }
 
+// What a pair has that its decisions row leaves out: the pair's own members (explain --json's).
+const std::vector<std::string> kPairOwn = {
+    "gpu", "nvme", "nvme_name", "distance", "path_distance", "hops", "bandwidth_ceiling_bytes_per_s", "kernel"};
+
 void expect_same_content(const CheckReport& report, const std::string& what) {
   SCOPED_TRACE(what);
-  json v1 = check_json(report);
-  std::ostringstream out;
-  json head = check_json(report, false);
-  write_check_json_v2(out, report, head, -1);
-  json v2 = json::parse(out.str());
+  json v2 = check_document(report);
   EXPECT_EQ(v2["schema_version"], 2);
-  ASSERT_EQ(v2["pairs"].size(), v1["pairs"].size());
-  EXPECT_LE(v2["decisions"].size(), v1["pairs"].size());
-  for (std::size_t i = 0; i < v1["pairs"].size(); ++i) {
-    const json& one = v1["pairs"][i];
+  ASSERT_EQ(v2["pairs"].size(), report.pairs.size());
+  EXPECT_LE(v2["decisions"].size(), report.pairs.size());
+  for (std::size_t i = 0; i < report.pairs.size(); ++i) {
+    const json one = pair_decision_json(report, report.pairs[i]);
     const json& compact = v2["pairs"][i];
     const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
-    json expanded = pair_as_version_1(decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
-    json merged = one;
-    for (auto it = expanded.begin(); it != expanded.end(); ++it) merged[it.key()] = it.value();
-    EXPECT_EQ(merged, one) << "pair " << i;
+    // Every member of the pair in full is in its row, or is the pair's own (in its record or tables).
+    for (auto it = one.begin(); it != one.end(); ++it) {
+      if (std::find(kPairOwn.begin(), kPairOwn.end(), it.key()) != kPairOwn.end()) continue;
+      ASSERT_TRUE(decision.contains(it.key())) << "pair " << i << ": " << it.key();
+      json row = decision.at(it.key());
+      // A fix that moves the pair's own GPU and NVMe lists them in the pair, none in the shared row.
+      if (it.key() == "fix" && row.is_object() && row["devices"].empty()) row["devices"] = it.value()["devices"];
+      EXPECT_EQ(row, it.value()) << "pair " << i << ": " << it.key();
+    }
     // The decision names the pair's common bridge and ACS ports itself: a script applies its fix as
     // written, and no text holds a placeholder to fill from `functions`.
-    EXPECT_EQ(decision.at("common_bridge"), one["common_bridge"]) << "pair " << i;
-    EXPECT_EQ(decision.at("acs_redirect"), one["acs_redirect"]) << "pair " << i;
     EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
-    EXPECT_EQ(decision.dump().find("{common_bridge}"), std::string::npos) << "pair " << i;
     if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir") {
       EXPECT_EQ(decision["fix"]["devices"], one["acs_redirect"]) << "pair " << i;
     }
@@ -88,20 +92,13 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     EXPECT_EQ(compact["nvme"], one["nvme"]);
     EXPECT_EQ(compact["distance"], one["distance"]);
     EXPECT_EQ(compact.contains("kernel") ? compact["kernel"] : json(nullptr), one["kernel"]);
-    EXPECT_EQ(rebuilt_hops(v2["functions"], expanded, one["gpu"].get<std::string>(), one["nvme"].get<std::string>()),
-              one["hops"])
-        << "pair " << i;
+    const json hops =
+        rebuilt_hops(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
+    EXPECT_EQ(hops, one["hops"]) << "pair " << i;
   }
-  // Every other member is version 1's, in version 1's order around the two tables.
-  json rest = v2;
-  rest.erase("functions");
-  rest.erase("decisions");
-  rest["schema_version"] = 1;
-  rest["pairs"] = v1["pairs"];
-  EXPECT_EQ(json_text(rest, -1), json_text(v1, -1));
 }
 
-TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
+TEST(CompactJson, CarriesEveryPairsDecisionOnEveryFixture) {
   int fixtures = 0;
   for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
     if (!std::filesystem::is_directory(entry.path() / "root")) continue;
@@ -119,7 +116,7 @@ TEST(CompactJson, CarriesWhatVersionOneDoesOnEveryFixture) {
 
 // The lab's captures: real kernels' ACS redirect, and the p2pprobe module's recorded answers
 // (each pair's `kernel`), judged with the scenario's --gpu and --nvme.
-TEST(CompactJson, CarriesWhatVersionOneDoesOnTheLabCaptures) {
+TEST(CompactJson, CarriesEveryPairsDecisionOnTheLabCaptures) {
   const std::filesystem::path lab = std::filesystem::path(P2PCHECK_SOURCE_DIR) / "fixtures/lab";
   int captures = 0, kernel_answers = 0;
   for (const auto& entry : std::filesystem::directory_iterator(lab)) {
@@ -149,9 +146,9 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
   auto report = run_check(*source, {});
   std::ostringstream compact, pretty;
-  json compact_head = check_json(*report, false), pretty_head = check_json(*report, false);
-  write_check_json_v2(compact, *report, compact_head, -1);
-  write_check_json_v2(pretty, *report, pretty_head, 2);
+  json compact_head = check_json(*report), pretty_head = check_json(*report);
+  write_check_json(compact, *report, compact_head, -1);
+  write_check_json(pretty, *report, pretty_head, 2);
   // The caller keeps the document written, less its streamed tables (functions, decisions, pairs).
   EXPECT_EQ(compact_head["schema_version"], 2);
   json written = json::parse(compact.str());
@@ -164,7 +161,7 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   EXPECT_EQ(pretty.str(), json_text(json::parse(pretty.str()), 2));
 }
 
-// paths --json version 2 from the pairs alone (no hop lists) is byte for byte what it is from their
+// paths --json from the pairs alone (no hop lists) is byte for byte what it is from their
 // described paths, compact and pretty, and the pretty text is nlohmann's own layout.
 TEST(CompactJson, PathsFromPairsWriteWhatPathsDo) {
   for (const char* name : {"epyc-mi300x-8gpu", "xeon-2socket-hostbridges", "xeon-broadwell-switch-acs"}) {
@@ -177,9 +174,9 @@ TEST(CompactJson, PathsFromPairsWriteWhatPathsDo) {
     for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
     for (int indent : {-1, 2}) {
       std::ostringstream from_paths, from_pairs;
-      json paths_head = paths_json(state.topo, state.inv, {}), pairs_head = paths_json(state.topo, state.inv, {});
-      write_paths_json_v2(from_paths, state.topo, state.inv, paths, paths_head, indent);
-      write_paths_json_v2(from_pairs, state.topo, state.inv, pairs, pairs_head, indent);
+      json paths_head = paths_json(state.topo), pairs_head = paths_json(state.topo);
+      write_paths_json(from_paths, state.topo, state.inv, paths, paths_head, indent);
+      write_paths_json(from_pairs, state.topo, state.inv, pairs, pairs_head, indent);
       EXPECT_EQ(from_pairs.str(), from_paths.str());
       json doc = json::parse(from_pairs.str());
       EXPECT_EQ(from_pairs.str(), json_text(doc, indent));

@@ -2,9 +2,9 @@
 // pairs in brief, and a fingerprint of its PCI tree. Small on purpose, so a thousand hosts fit in
 // a few MB: the whole CheckReport of each host is dropped as soon as this is taken from it.
 //
-// Captures and imports are summarised from check_json() of their CheckReport, and saved
-// `check --json` files from the same document read back by type, so both kinds of input give the
-// same summary by the same code.
+// Captures and imports are summarised from their CheckReport's decisions; saved `check --json`
+// files (schema_version 2, or 1 from an older p2pcheck) by a reader of the document. A test holds
+// the two to the same summary on every fixture.
 #pragma once
 
 #include <cstddef>
@@ -74,18 +74,27 @@ std::string file_stem(const std::string& input);
 std::string host_name_for(const nlohmann::ordered_json* manifest, const nlohmann::ordered_json* identity,
                           const std::string& input);
 
-// Why a pair that is not supported is not, as a stable token (the cause fleet groups by), from its
-// check --json fields: kernel.config_p2pdma and kernel.known_bad when the kernel itself blocks a
-// path that is allowed (the same ids as those findings), else the path's rule: pair.acs_redirect,
-// pair.host_bridge, pair.not_supported, pair.acs_unknown, pair.path_unknown. "" when supported.
-std::string pair_cause(const nlohmann::ordered_json& pair, const std::string& file, std::size_t index);
+// What of a pair's decision its cause is taken from: the model's, or a saved check --json's members
+// of the same names (verdict, path.verdict, blocked_by, acs_redirect, acs_unknown, host_check).
+struct PairFacts {
+  Verdict verdict = Verdict::kUnknown;
+  Verdict path = Verdict::kUnknown;     // the PCI path alone under the kernel's rules
+  std::vector<std::string> blocked_by;  // docs/json.md tokens: kernel_without_p2pdma, known_bad_kernel, ...
+  bool acs_redirect = false, acs_unknown = false, host_checked = false;
+};
+
+// Why a pair that is not supported is not, as a stable token (the cause fleet groups by):
+// kernel.config_p2pdma and kernel.known_bad when the kernel itself blocks a path that is allowed
+// (the same ids as those findings), else the path's rule: pair.acs_redirect, pair.host_bridge,
+// pair.not_supported, pair.acs_unknown, pair.path_unknown. "" when supported.
+std::string pair_cause(const PairFacts& pair);
 
 // Reads a check --json document (schema p2pcheck.check) into a summary; `file` names it in
 // errors. Throws Error for anything that is not what check --json writes.
 HostSummary summarize_check_json(const nlohmann::ordered_json& check, const std::string& file);
 
-// A host analysed here: check_json() of the report, summarised as above, with the capture manifest
-// (when the source has one) for its name and format, and the PCI tree's fingerprint.
+// A host analysed here, from its report's decisions and findings, with the capture manifest (when
+// the source has one) for its name and format, and the PCI tree's fingerprint.
 HostSummary summarize_report(const CheckReport& report, const nlohmann::ordered_json* manifest,
                              const std::string& input);
 

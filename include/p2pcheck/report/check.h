@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/report/common.h"
@@ -10,9 +11,9 @@
 
 namespace p2pcheck {
 
-// Without `pairs`, "pairs" is left empty for the caller to stream (write_json_streamed, one
-// decision_json() per pair).
-nlohmann::ordered_json check_json(const CheckReport& report, bool pairs = true);
+// The check document but its tables: "pairs" is left empty for write_check_json (compact_json.h)
+// to stream with the functions and decisions tables.
+nlohmann::ordered_json check_json(const CheckReport& report);
 // Problems first; PASS and INFO findings only when `verbose`.
 std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
 // "RESULT: FAIL — 4 refused of 4 GPU–NVMe pair(s); failing: ..." and a newline: what decided the
@@ -24,12 +25,17 @@ std::string causes_text(const CheckReport& report, Level level);
 const char* result_color(Result result);
 // "if booted with kernel 6.8: " for a what-if, else "".
 std::string what_if_prefix(const KernelRules& rules);
-// One pair's decision in the check document's "pairs", with its fix and rule_id.
-nlohmann::ordered_json decision_json(const CheckReport& report, const PairDecision& d);
-// The running kernel's own answer for the pair (p2pprobe), and whether it agrees: a decision's `kernel`.
+// A pair's decision as a `decisions` row of check --json: what pairs of one class, common bridge
+// and ACS redirect ports share (rule, rule_id, fix, flows, host check), without the pair's own members.
+nlohmann::ordered_json decision_row_json(const CheckReport& report, const PairDecision& d);
+// The same decision with the pair's own members at their places (devices, distance, path_distance,
+// hops, bandwidth ceiling, the kernel's answer): explain --json.
+nlohmann::ordered_json pair_decision_json(const CheckReport& report, const PairDecision& d);
+// The running kernel's own answer for the pair (p2pprobe), and whether it agrees: a pair's `kernel`.
 nlohmann::ordered_json kernel_answer_json(const PairDecision& d);
-nlohmann::ordered_json decision_json(const Topology& topo, const PairDecision& d, const Inventory& inv,
-                                     const PairFix& fix);
+// Why the overall verdict is not the path's, as docs/json.md's stable `blocked_by` tokens:
+// kernel_without_p2pdma, known_bad_kernel, p2pdma_config_unknown.
+std::vector<const char*> blocked_by(const PairDecision& d);
 // `explain --json`: the envelope (schema p2pcheck.explain), the identity, then the pair's decision.
 nlohmann::ordered_json explain_json(const CheckReport& report, const PairDecision& d);
 

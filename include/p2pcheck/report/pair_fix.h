@@ -19,9 +19,10 @@ struct PairFix {
   // docs/json.md: disable_acs_redir, same_host_bridge, same_switch, kernel_with_p2pdma,
   // other_kernel, supply_facts, full_config_space, kernel_config; empty when nothing is to be done.
   std::string kind;
-  std::string kernel_cmdline;  // disable_acs_redir: "pci=disable_acs_redir=0000:40:01.1;..."
-  std::vector<Bdf> devices;    // the devices the fix acts on (the ports, or the GPU and NVMe to move)
-  std::string text;            // one line, as the text report prints it after "fix"
+  std::string kernel_cmdline;   // disable_acs_redir: "pci=disable_acs_redir=0000:40:01.1;..."
+  std::vector<Bdf> devices;     // the devices the fix acts on (the ports, or the GPU and NVMe to move)
+  std::string text;             // one line, as the text report prints it after "fix"
+  bool moves_the_pair = false;  // `devices` are the pair's own GPU and NVMe (same_host_bridge, same_switch)
   bool empty() const { return kind.empty(); }
 };
 

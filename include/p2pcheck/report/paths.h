@@ -11,8 +11,8 @@
 
 namespace p2pcheck {
 
-nlohmann::ordered_json path_json(const Topology& topo, const PairPath& path, const Inventory& inv);
-nlohmann::ordered_json paths_json(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths);
+// The paths document but its tables, which write_paths_json (compact_json.h) streams.
+nlohmann::ordered_json paths_json(const Topology& topo);
 std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
                        const TextStyle& style);
 

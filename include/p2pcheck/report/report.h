@@ -4,6 +4,7 @@
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/explain.h"
 #include "p2pcheck/report/paths.h"
 #include "p2pcheck/report/rule_text.h"

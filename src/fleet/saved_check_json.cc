@@ -1,0 +1,241 @@
+// A saved `check --json` read back into a host's summary (host_summary.h): schema_version 2, and
+// version 1 (every pair in full), which p2pcheck no longer writes but support desks still hold.
+// A reader of the document as docs/json.md describes it, not of anything the writer keeps.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "p2pcheck/fleet/host_summary.h"
+#include "p2pcheck/report/compact_json.h"
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/json_read.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+Level level_named(const JsonFields& f, const char* key) {
+  std::string text = f.text(key).value_or("");
+  for (Level l : {Level::kPass, Level::kInfo, Level::kWarn, Level::kFail, Level::kUnknown})
+    if (text == to_string(l)) return l;
+  f.fail(key, "PASS, INFO, WARN, FAIL or UNKNOWN");
+}
+
+Verdict verdict_named(const JsonFields& f, const char* key) {
+  std::string text = f.text(key).value_or("");
+  for (Verdict v : {Verdict::kSupported, Verdict::kNotSupported, Verdict::kUnknown})
+    if (text == to_string(v)) return v;
+  f.fail(key, "supported, not_supported or unknown");
+}
+
+Result result_named(const JsonFields& f, const char* key) {
+  std::string text = f.text(key).value_or("");
+  for (Result r : {Result::kPass, Result::kFail, Result::kUnknown, Result::kNoPairs})
+    if (text == to_string(r)) return r;
+  f.fail(key, "PASS, FAIL, UNKNOWN or NO PAIRS");
+}
+
+std::vector<std::string> strings(const JsonFields& f, const char* key) {
+  std::vector<std::string> out;
+  if (const ordered_json* a = f.array(key))
+    for (const auto& v : *a) {
+      if (!v.is_string()) f.fail(key, "an array of strings");
+      out.push_back(v.get<std::string>());
+    }
+  return out;
+}
+
+// A flow's verdict: `flows.to_device` (or `to_gpu`, its name in files before it was renamed);
+// unknown when absent.
+Verdict flow_verdict(const JsonFields& decision, const char* flow, const char* old_name) {
+  const ordered_json* flows = decision.object("flows");
+  if (!flows) return Verdict::kUnknown;
+  JsonFields f(*flows, decision.file(), decision.member("flows"));
+  const char* name = f.object(flow) ? flow : old_name;
+  const ordered_json* one = f.object(name);
+  if (!one) return Verdict::kUnknown;
+  return verdict_named(JsonFields(*one, decision.file(), f.member(name)), "verdict");
+}
+
+// Version 2 names an NVMe once, in the top-level "nvme": [{"bdf", "name"}]; BDF -> name.
+std::map<std::string, std::string> nvme_names_in(const JsonFields& doc) {
+  std::map<std::string, std::string> names;
+  if (const ordered_json* nvme = doc.array("nvme"))
+    for (std::size_t i = 0; i < nvme->size(); ++i) {
+      JsonFields c((*nvme)[i], doc.file(), doc.member("nvme", i));
+      auto bdf = c.text("bdf");
+      auto name = c.text("name");
+      if (bdf && name) names.emplace(*bdf, *name);
+    }
+  return names;
+}
+
+// The schema_version of a check --json document, after its schema is checked: a newer version
+// than this build writes is refused before anything else is read.
+std::int64_t readable_schema_version(const JsonFields& doc) {
+  if (doc.text("schema") != std::string("p2pcheck.check")) doc.fail("schema", "\"p2pcheck.check\" (check --json)");
+  auto version = doc.integer("schema_version", 1, INT64_MAX);
+  if (!version) doc.fail("schema_version", "an integer");
+  if (*version > kCheckJsonSchemaVersion)
+    throw Error(doc.file(), "schema_version " + std::to_string(*version) + " is newer than this p2pcheck reads (" +
+                                std::to_string(kCheckJsonSchemaVersion) + "); use a newer p2pcheck");
+  return *version;
+}
+
+FailPolicy fail_policy_named(const JsonFields& doc) {
+  std::vector<std::string> words = strings(doc, "fail_on");
+  if (words.empty()) doc.fail("fail_on", "refused, stack, unknown or warn");
+  try {
+    return parse_fail_policy(join(words, ","));
+  } catch (const UsageError&) {
+    doc.fail("fail_on", "refused, stack, unknown or warn");
+  }
+}
+
+HostFinding host_finding_named(const JsonFields& f) {
+  HostFinding h;
+  h.id = f.text("id").value_or("");
+  if (h.id.empty()) f.fail("id", "a finding id");
+  h.level = level_named(f, "level");
+  h.subject = f.text("subject").value_or("");
+  h.message = f.text("message").value_or("");
+  h.fix = f.text("fix").value_or("");
+  h.concerns = f.flag("concerns_selected_pairs").value_or(true);
+  return h;
+}
+
+// check --json's host_fix (report/host_fix.h) as written.
+HostFix host_fix_named(const JsonFields& f) {
+  HostFix fix;
+  fix.kernel_cmdline = f.text("kernel_cmdline").value_or("");
+  fix.cmdline_params = strings(f, "cmdline_params");
+  for (const std::string& port : strings(f, "acs_ports")) {
+    auto bdf = Bdf::parse(port);
+    if (!bdf) f.fail("acs_ports", "PCI addresses");
+    fix.acs_ports.push_back(*bdf);
+  }
+  fix.cmdline_cost = f.text("cmdline_cost").value_or("");
+  if (const ordered_json* steps = f.array("steps"))
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      JsonFields step((*steps)[i], f.file(), f.member("steps", i));
+      HostFixStep one{step.text("kind").value_or(""), step.text("subject").value_or(""), step.text("text").value_or(""),
+                      step.text("cost").value_or("")};
+      if (one.kind.empty() || one.text.empty()) step.fail(one.kind.empty() ? "kind" : "text", "a string");
+      fix.steps.push_back(std::move(one));
+    }
+  return fix;
+}
+
+// What fleet keeps of a decision: a version 2 `decisions` row, or a version 1 pair (the same
+// members, with the pair's own besides). The devices are the caller's.
+HostPair decision_named(const JsonFields& d) {
+  HostPair h;
+  PairFacts facts;
+  h.verdict = facts.verdict = verdict_named(d, "verdict");
+  if (const ordered_json* level = d.object("path"))
+    facts.path = verdict_named(JsonFields(*level, d.file(), d.member("path")), "verdict");
+  facts.blocked_by = strings(d, "blocked_by");
+  const ordered_json* acs_redirect = d.array("acs_redirect");
+  const ordered_json* acs_unknown = d.array("acs_unknown");
+  facts.acs_redirect = acs_redirect && !acs_redirect->empty();
+  facts.acs_unknown = acs_unknown && !acs_unknown->empty();
+  facts.host_checked = d.object("host_check") != nullptr;
+  h.to_gpu = flow_verdict(d, "to_device", "to_gpu");
+  h.from_gpu = flow_verdict(d, "to_storage", "from_gpu");
+  h.map_type = d.text("map_type").value_or("UNKNOWN");
+  h.cause = pair_cause(facts);
+  if (!h.cause.empty()) {
+    h.rule = d.text("rule").value_or("");
+    h.acs_fix = d.text("acs_fix").value_or("");
+  }
+  return h;
+}
+
+// The pair's devices, whichever version: `gpu` and `nvme` are in both.
+void name_devices(const JsonFields& p, HostPair& h) {
+  h.gpu = p.text("gpu").value_or("");
+  h.nvme = p.text("nvme").value_or("");
+  if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
+}
+
+// Version 2: each pair refers to a row of `decisions`, each row read once (a fabric has millions
+// of pairs and a few dozen rows); the NVMe's name is in the top-level `nvme` table.
+void read_version_2_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
+  const ordered_json* decisions = doc.array("decisions");
+  if (!decisions) doc.fail("decisions", "an array (schema_version 2)");
+  std::map<std::string, std::string> nvme_names = nvme_names_in(doc);
+  std::unordered_map<std::size_t, HostPair> rows;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    JsonFields compact(pairs[i], doc.file(), doc.member("pairs", i));
+    auto at = compact.integer("decision", 0, static_cast<std::int64_t>(decisions->size()) - 1);
+    if (!at) compact.fail("decision", "an index into decisions");
+    auto row = rows.find(static_cast<std::size_t>(*at));
+    if (row == rows.end()) {
+      const std::size_t k = static_cast<std::size_t>(*at);
+      JsonFields decision((*decisions)[k], doc.file(), doc.member("decisions", k));
+      // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
+      if (!(*decisions)[k].contains("common_bridge"))
+        throw Error(doc.file(),
+                    "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
+                    "common_bridge): run check --json again with this version");
+      row = rows.emplace(k, decision_named(decision)).first;
+    }
+    HostPair h = row->second;
+    name_devices(compact, h);
+    if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
+    s.pairs.push_back(std::move(h));
+  }
+}
+
+// Version 1: every pair carries its whole decision and its NVMe's name.
+void read_version_1_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    JsonFields p(pairs[i], doc.file(), doc.member("pairs", i));
+    HostPair h = decision_named(p);
+    name_devices(p, h);
+    h.nvme_name = p.text("nvme_name").value_or("");
+    s.pairs.push_back(std::move(h));
+  }
+}
+
+}  // namespace
+
+HostSummary summarize_check_json(const ordered_json& check, const std::string& file) {
+  JsonFields doc(check, file);
+  std::int64_t version = readable_schema_version(doc);
+  HostSummary s;
+  s.input = file;
+  s.format = "check --json";
+  s.result = result_named(doc, "result");
+  // Reports before `fail_on` existed were judged under the default policy.
+  if (doc.array("fail_on")) s.fail_on = fail_policy_named(doc);
+  if (const ordered_json* kernel = doc.object("kernel"))
+    s.kernel = JsonFields(*kernel, file, "kernel").text("release").value_or("");
+  if (const ordered_json* cpu = doc.object("cpu"))
+    s.cpu = JsonFields(*cpu, file, "cpu").text("model_name").value_or("");
+  s.gpus = strings(doc, "gpus").size();
+  if (const ordered_json* nvme = doc.array("nvme")) s.nvmes = nvme->size();
+  if (const ordered_json* capture = doc.object("capture")) {
+    JsonFields c(*capture, file, "capture");
+    s.redacted = c.flag("redacted");
+  }
+  if (const ordered_json* findings = doc.array("findings"))
+    for (std::size_t i = 0; i < findings->size(); ++i)
+      s.findings.push_back(host_finding_named(JsonFields((*findings)[i], file, doc.member("findings", i))));
+  if (const ordered_json* pairs = doc.array("pairs")) {
+    if (version >= 2)
+      read_version_2_pairs(doc, *pairs, s);
+    else
+      read_version_1_pairs(doc, *pairs, s);
+  } else if (version >= 2 && !doc.array("decisions")) {
+    doc.fail("decisions", "an array (schema_version 2)");
+  }
+  if (const ordered_json* fix = doc.object("host_fix")) s.fix = host_fix_named(JsonFields(*fix, file, "host_fix"));
+  s.host = host_name_for(nullptr, doc.object("identity"), file);
+  return s;
+}
+
+}  // namespace p2pcheck
