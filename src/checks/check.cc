@@ -89,6 +89,50 @@ ResultCounts count_results(const CheckReport& report) {
   return c;
 }
 
+// Whether an --nvme value is a path (path_target.h): the storage is read before pairs are chosen.
+bool needs_targets(const CheckOptions& options) {
+  return options.mounted_targets || std::any_of(options.selection.nvme.begin(), options.selection.nvme.end(),
+                                                [](const std::string& s) { return is_path_selector(s); });
+}
+
+// The selection with each --nvme path replaced by the addresses of the controllers below it (and for
+// `mounts`, every controller below a mounted file system); the targets go into the report.
+PairSelection select_targets(Source& source, const CheckOptions& options, StorageLayout storage, CheckReport& report) {
+  if (options.not_carried.has(CheckArea::kStorage)) {
+    storage.mounts_not_carried = storage.block_not_carried = options.not_carried.why;
+    storage.block_known = false;
+  }
+  PairSelection sel = options.selection;
+  std::vector<std::string> nvme;
+  auto add = [&](const PathTarget& t) {
+    for (const auto& c : t.controllers)
+      if (std::find(nvme.begin(), nvme.end(), c.bdf.str()) == nvme.end()) nvme.push_back(c.bdf.str());
+  };
+  if (options.mounted_targets) {
+    if (!sel.nvme.empty())
+      throw UsageError(
+          "--nvme does not apply to `mounts`, which lists every file system on NVMe; "
+          "`p2pcheck --nvme PATH check` judges one");
+    if (std::string why = mounts_unknown_why(report.machine, storage); !why.empty())
+      report.targets_unknown = "the mount table is " + why;
+    else if (!storage.block_known)
+      report.targets_unknown =
+          "the block layer is " + (storage.block_not_carried.empty() ? "unreadable" : storage.block_not_carried);
+    else
+      report.targets = mounted_nvme_targets(report.machine, storage);
+  }
+  for (const std::string& s : sel.nvme) {
+    if (!is_path_selector(s)) {
+      nvme.push_back(s);
+      continue;
+    }
+    report.targets.push_back(resolve_path_target(source, s, report.machine, storage, sel.nvme_named_by));
+  }
+  for (const auto& t : report.targets) add(t);
+  sel.nvme = std::move(nvme);
+  return sel;
+}
+
 }  // namespace
 
 Result result_for(const ResultCounts& c, const FailPolicy& policy) {
@@ -157,8 +201,14 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
 CheckInputs read_check_inputs(Source& source, const CheckOptions& options) {
   CheckInputs in{load_machine_state(source), {}};
   in.state.inv.index();
-  in.pairs = select_pairs(in.state.topo, in.state.inv, options.selection);
-  read_everything(source, options, in.state.machine, in.state.topo, in.state.inv);
+  CheckReads reads = read_everything(source, options, in.state.machine, in.state.topo, in.state.inv);
+  PairSelection selection = options.selection;
+  if (needs_targets(options)) {
+    CheckReport targets;  // only its machine is read, its targets written
+    targets.machine = in.state.machine;
+    selection = select_targets(source, options, std::move(reads.storage), targets);
+  }
+  in.pairs = select_pairs(in.state.topo, in.state.inv, selection);
   return in;
 }
 
@@ -171,14 +221,24 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->inv.index();  // a plan fills the lists itself
   report->supplied = apply_supplied(report->machine, options.supplied);
   report->rules = kernel_rules_for(report->machine, options.what_if_kernel);
-  std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
+  // A path among --nvme needs the storage stacks before the pairs: read first, then, once only.
+  std::optional<CheckReads> early;
+  PairSelection selection = options.selection;
+  if (needs_targets(options)) {
+    early = read_everything(source, options, report->machine, report->topo, report->inv);
+    selection = select_targets(source, options, early->storage, *report);
+  }
+  std::vector<DevicePair> selected;
+  if (!options.mounted_targets || !selection.nvme.empty())
+    selected = select_pairs(report->topo, report->inv, selection);
   // decide_pair() for each, made once per class of pairs that read the same facts
   report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
   // The list numbers each device of its pairs once: those, not every pair's two, go in the set.
   for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) report->selected_devices.insert(report->pairs.end(e).bdf);
   std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
-  CheckReads reads = read_everything(source, options, report->machine, report->topo, report->inv);
+  CheckReads reads =
+      early ? std::move(*early) : read_everything(source, options, report->machine, report->topo, report->inv);
   if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)
     reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report->pairs);
 
@@ -204,6 +264,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->fail_on = options.fail_on;
   report->counts = count_results(*report);
   report->result = result_for(report->counts, report->fail_on);
+  if (!report->targets_unknown.empty()) report->result = Result::kUnknown;  // `mounts` could not list them
   return report;
 }
 
