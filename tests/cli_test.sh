@@ -205,7 +205,7 @@ st=$fx/storage-stacks/root
 expect nvme_path_md 1 "^  /data/run1: on /data, xfs on /dev/md0$" -- "$bin" --root "$st" --nvme /data/run1 check
 expect nvme_path_md_note 1 "hipFile/GDS will not go peer-to-peer through md0 \(md\)" -- "$bin" --root "$st" --nvme /data/run1 check
 expect nvme_path_two_pairs 1 "2 GPU–NVMe pairs allowed" -- "$bin" --root "$st" --nvme /data/run1 check --quiet
-expect nvme_path_direct_pass 0 "^RESULT: PASS" -- "$bin" --root "$st" --nvme /mnt/fast\ lane check --quiet
+expect nvme_path_direct_stack_passes 1 "^  why     storage.stack PASS: /mnt/fast.040lane, /mnt/odd.012name: xfs on nvme1n1p3" -- "$bin" --root "$st" --nvme /mnt/fast\ lane check
 expect nvme_path_relative 0 "^  srv/work/x \(/srv/work/x\): on /srv/work, ext4 on /dev/mapper/vg0-work$" -- "$bin" --root "$st" --nvme srv/work/x paths
 expect nvme_path_tmpfs 3 "^p2pcheck: --nvme /tmp/x: /tmp/x is on tmpfs mounted on /tmp \(device tmpfs\), which is not on an NVMe" -- "$bin" --root "$st" --nvme /tmp/x check
 expect nvme_path_nfs 3 "nfs4 mounted on /net/home \(device fileserver:/export/home\), which is not on an NVMe" -- "$bin" --root "$st" explain 16:00.0 /net/home/ada
@@ -215,7 +215,7 @@ expect mounts_json 1 '^  "schema": "p2pcheck.mounts",$' -- "$bin" --root "$st" m
 expect mounts_no_nvme_option 3 "^p2pcheck: --nvme does not apply to \`mounts\`" -- "$bin" --root "$st" --nvme nvme0 mounts
 lspci -A linux-sysfs -O "sysfs.path=$st/sys/bus/pci" -xxxx > "$tmp/st-lspci.txt" 2>/dev/null
 expect mounts_lspci_not_carried 2 "^mounts: unknown: the mount table is not in this lspci output$" -- "$bin" --dump "$tmp/st-lspci.txt" mounts
-expect mounts_lspci_json_unknown 2 '"unknown": "the mount table is not in this lspci output"' -- "$bin" --dump "$tmp/st-lspci.txt" mounts --json
+expect mounts_lspci_json_unknown 2 '"unknown":"the mount table is not in this lspci output"' -- "$bin" --dump "$tmp/st-lspci.txt" mounts --json
 expect nvme_path_lspci 3 "^p2pcheck: --nvme /data: which NVMe holds it is unknown: the mount table is not in this lspci output" -- "$bin" --dump "$tmp/st-lspci.txt" --nvme /data check
 tar -C "$st/.." -czf "$tmp/st.tar.gz" root
 expect mounts_dump 1 "^/srv/work  ext4 on /dev/mapper/vg0-work$" -- "$bin" --dump "$tmp/st.tar.gz" mounts
