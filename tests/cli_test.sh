@@ -198,5 +198,30 @@ echo "ro intel_iommu=on pci=disable_acs_redir=0000:00:01.0;pci:10b5:8747" > "$tm
 expect host_fix_merges_the_booted_list 0 "^pci=disable_acs_redir=0000:00:01.0;0000:03:09.0;0000:03:11.0;pci:10b5:8747$" -- host_fix "$tmp/booted"
 expect host_fix_text 1 "kernel command line: pci=disable_acs_redir=0000:03:09.0;0000:03:11.0" -- "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check
 
+# Mounts and files as the NVMe side (issue 36): a path resolves through the mount table and the
+# block layer to its controllers; one on no NVMe is an error naming the path, mount and device; an
+# input without a mount table says so and is UNKNOWN, never an empty PASS.
+st=$fx/storage-stacks/root
+expect nvme_path_md 1 "^  /data/run1: on /data, xfs on /dev/md0$" -- "$bin" --root "$st" --nvme /data/run1 check
+expect nvme_path_md_note 1 "hipFile/GDS will not go peer-to-peer through md0 \(md\)" -- "$bin" --root "$st" --nvme /data/run1 check
+expect nvme_path_two_pairs 1 "2 GPU–NVMe pairs allowed" -- "$bin" --root "$st" --nvme /data/run1 check --quiet
+expect nvme_path_direct_stack_passes 0 "^  why     storage.stack PASS: /mnt/fast.040lane, /mnt/odd.012name: xfs on nvme1n1p3" -- "$bin" --root "$st" --nvme /mnt/fast\ lane check
+# Only the path's own stack counts: the md array on another partition of the same drive does not.
+expect nvme_path_own_stack_only 0 "^RESULT: PASS — the GPU–NVMe pair is allowed$" -- "$bin" --root "$st" --nvme /mnt/fast\ lane check --quiet
+expect nvme_path_md_fails_alone 1 "^RESULT: FAIL — failing: storage.stack \(nvme0n1p4, nvme1n1p1\); all 2 GPU–NVMe pairs allowed$" -- "$bin" --root "$st" --nvme /data check --quiet
+expect nvme_path_relative 0 "^  srv/work/x \(/srv/work/x\): on /srv/work, ext4 on /dev/mapper/vg0-work$" -- "$bin" --root "$st" --nvme srv/work/x paths
+expect nvme_path_tmpfs 3 "^p2pcheck: --nvme /tmp/x: /tmp/x is on tmpfs mounted on /tmp \(device tmpfs\), which is not on an NVMe" -- "$bin" --root "$st" --nvme /tmp/x check
+expect nvme_path_nfs 3 "nfs4 mounted on /net/home \(device fileserver:/export/home\), which is not on an NVMe" -- "$bin" --root "$st" explain 16:00.0 /net/home/ada
+expect explain_path_stack_fails 1 "^  /home/ada: on /home, ext4 on /dev/mapper/home_crypt$" -- "$bin" --root "$st" explain 16:00.0 /home/ada
+expect mounts_text 1 "^/data  xfs on /dev/md0$" -- "$bin" --root "$st" mounts
+expect mounts_json 1 '^  "schema": "p2pcheck.mounts",$' -- "$bin" --root "$st" mounts --json=pretty
+expect mounts_no_nvme_option 3 "^p2pcheck: --nvme does not apply to \`mounts\`" -- "$bin" --root "$st" --nvme nvme0 mounts
+lspci -A linux-sysfs -O "sysfs.path=$st/sys/bus/pci" -xxxx > "$tmp/st-lspci.txt" 2>/dev/null
+expect mounts_lspci_not_carried 2 "^mounts: unknown: the mount table is not in this lspci output$" -- "$bin" --dump "$tmp/st-lspci.txt" mounts
+expect mounts_lspci_json_unknown 2 '"unknown":"the mount table is not in this lspci output"' -- "$bin" --dump "$tmp/st-lspci.txt" mounts --json
+expect nvme_path_lspci 3 "^p2pcheck: --nvme /data: which NVMe holds it is unknown: the mount table is not in this lspci output" -- "$bin" --dump "$tmp/st-lspci.txt" --nvme /data check
+tar -C "$st/.." -czf "$tmp/st.tar.gz" root
+expect mounts_dump 1 "^/srv/work  ext4 on /dev/mapper/vg0-work$" -- "$bin" --dump "$tmp/st.tar.gz" mounts
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -33,6 +33,19 @@ run_all() {  # fixture root -> files in $2
     [ -s "$out/$name.stderr" ] && cat "$out/$name.stderr" >> "$out/stderr.txt"
     rm -f "$out/$name.stderr"
   done
+  # A fixture's own further commands (fixtures/<name>/golden-commands): "FILE: ARGS" a line.
+  local extra
+  extra=$src/fixtures/$(basename "$(dirname "$root")")/golden-commands
+  [ -f "$extra" ] || return 0
+  while IFS= read -r line; do
+    case $line in '' | '#'*) continue ;; esac
+    local file=${line%%: *} args=${line#*: }
+    # shellcheck disable=SC2086
+    COLUMNS= "$bin" --root "$root" $args > "$out/$file" 2>"$out/$file.stderr"
+    echo "$args: $?" >> "$out/exit_codes.txt"
+    [ -s "$out/$file.stderr" ] && cat "$out/$file.stderr" >> "$out/stderr.txt"
+    rm -f "$out/$file.stderr"
+  done < "$extra"
 }
 
 # What a customer would send about the fixture, made with the real tools (lspci reads the tree

@@ -310,6 +310,7 @@ def main():
             run(validator, f"{name} paths", base + ["paths", "--json"], version=2)
             run(validator, f"{name} check v2", base + ["--json-schema", "2", "check", "--json"], version=2)
             run(validator, f"{name} paths v2", base + ["--json-schema", "2", "paths", "--json"], version=2)
+            run(validator, f"{name} mounts", base + ["mounts", "--json"])
             if doc and doc.get("pairs"):
                 p = doc["pairs"][0]
                 run(validator, f"{name} explain", base + ["explain", p["gpu"], p["nvme"], "--json"])

@@ -89,6 +89,51 @@ ResultCounts count_results(const CheckReport& report) {
   return c;
 }
 
+// Whether an --nvme value is a path (path_target.h): the storage is read before pairs are chosen.
+bool needs_targets(const CheckOptions& options) {
+  return options.mounted_targets || std::any_of(options.selection.nvme.begin(), options.selection.nvme.end(),
+                                                [](const std::string& s) { return is_path_selector(s); });
+}
+
+// The selection with each --nvme path replaced by the addresses of the controllers below it (and for
+// `mounts`, every controller below a mounted file system); the targets go into the report.
+PairSelection select_targets(Source& source, const CheckOptions& options, StorageLayout storage, CheckReport& report) {
+  if (options.not_carried.has(CheckArea::kStorage)) {
+    storage.mounts_not_carried = storage.block_not_carried = options.not_carried.why;
+    storage.block_known = false;
+  }
+  PairSelection sel = options.selection;
+  std::vector<std::string> nvme;
+  auto add = [&](const PathTarget& t) {
+    for (const auto& c : t.controllers)
+      if (std::find(nvme.begin(), nvme.end(), c.bdf.str()) == nvme.end()) nvme.push_back(c.bdf.str());
+  };
+  if (options.mounted_targets) {
+    if (!sel.nvme.empty())
+      throw UsageError(
+          "--nvme does not apply to `mounts`, which lists every file system on NVMe; "
+          "`p2pcheck --nvme PATH check` judges one");
+    if (std::string why = mounts_unknown_why(report.machine, storage); !why.empty())
+      report.targets_unknown = "the mount table is " + why;
+    else if (!storage.block_known)
+      report.targets_unknown =
+          "the block layer is " + (storage.block_not_carried.empty() ? "unreadable" : storage.block_not_carried);
+    else
+      report.targets = mounted_nvme_targets(report.machine, storage);
+  }
+  for (const std::string& s : sel.nvme) {
+    if (!is_path_selector(s)) {
+      nvme.push_back(s);
+      continue;
+    }
+    report.targets.push_back(resolve_path_target(source, s, report.machine, storage, sel.nvme_named_by));
+  }
+  report.nvme_by_path_only = !options.mounted_targets && !report.targets.empty() && nvme.empty();
+  for (const auto& t : report.targets) add(t);
+  sel.nvme = std::move(nvme);
+  return sel;
+}
+
 }  // namespace
 
 Result result_for(const ResultCounts& c, const FailPolicy& policy) {
@@ -144,6 +189,14 @@ const char* to_string(Result result) {
 
 bool concerns_selected_pairs(const Finding& finding, const CheckReport& report) {
   if (finding.devices.empty()) return true;
+  // A file system asked about by path: another file system's stack on the same drive (an md array
+  // on its other partition) does not decide whether this one goes peer-to-peer.
+  if (report.nvme_by_path_only && (finding.id == "storage.stack" || finding.id == "storage.raw"))
+    return std::any_of(report.targets.begin(), report.targets.end(), [&](const PathTarget& t) {
+      // The same finding: one per file system, told apart by what it says of its mount.
+      return t.stack_finding && t.stack_finding->id == finding.id && t.stack_finding->subject == finding.subject &&
+             t.stack_finding->message == finding.message;
+    });
   return std::any_of(finding.devices.begin(), finding.devices.end(),
                      [&](const Bdf& device) { return report.selected_devices.count(device) != 0; });
 }
@@ -157,8 +210,14 @@ std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& optio
 CheckInputs read_check_inputs(Source& source, const CheckOptions& options) {
   CheckInputs in{load_machine_state(source), {}};
   in.state.inv.index();
-  in.pairs = select_pairs(in.state.topo, in.state.inv, options.selection);
-  read_everything(source, options, in.state.machine, in.state.topo, in.state.inv);
+  CheckReads reads = read_everything(source, options, in.state.machine, in.state.topo, in.state.inv);
+  PairSelection selection = options.selection;
+  if (needs_targets(options)) {
+    CheckReport targets;  // only its machine is read, its targets written
+    targets.machine = in.state.machine;
+    selection = select_targets(source, options, std::move(reads.storage), targets);
+  }
+  in.pairs = select_pairs(in.state.topo, in.state.inv, selection);
   return in;
 }
 
@@ -171,14 +230,24 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->inv.index();  // a plan fills the lists itself
   report->supplied = apply_supplied(report->machine, options.supplied);
   report->rules = kernel_rules_for(report->machine, options.what_if_kernel);
-  std::vector<DevicePair> selected = select_pairs(report->topo, report->inv, options.selection);
+  // A path among --nvme needs the storage stacks before the pairs: read first, then, once only.
+  std::optional<CheckReads> early;
+  PairSelection selection = options.selection;
+  if (needs_targets(options)) {
+    early = read_everything(source, options, report->machine, report->topo, report->inv);
+    selection = select_targets(source, options, early->storage, *report);
+  }
+  std::vector<DevicePair> selected;
+  if (!options.mounted_targets || !selection.nvme.empty())
+    selected = select_pairs(report->topo, report->inv, selection);
   // decide_pair() for each, made once per class of pairs that read the same facts
   report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
   // The list numbers each device of its pairs once: those, not every pair's two, go in the set.
   for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) report->selected_devices.insert(report->pairs.end(e).bdf);
   std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
-  CheckReads reads = read_everything(source, options, report->machine, report->topo, report->inv);
+  CheckReads reads =
+      early ? std::move(*early) : read_everything(source, options, report->machine, report->topo, report->inv);
   if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)
     reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report->pairs);
 
@@ -204,6 +273,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->fail_on = options.fail_on;
   report->counts = count_results(*report);
   report->result = result_for(report->counts, report->fail_on);
+  if (!report->targets_unknown.empty()) report->result = Result::kUnknown;  // `mounts` could not list them
   return report;
 }
 

@@ -146,26 +146,23 @@ const FsRule* fs_rule(const std::string& fstype) {
 bool judge_stacked_layers(const StorageStack& s, Verdict& v) {
   bool stacked = false;
   for (const auto& l : s.layers) {
+    stacked = stacked || blocks_fastpath(l.kind);
     switch (l.kind) {
       case LayerKind::kMd:
         v.add(Level::kFail, "md RAID (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: md redundancy or striping)");
-        stacked = true;
         break;
       case LayerKind::kDmCrypt:
         v.add(Level::kFail, "dm-crypt (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: encryption at rest; consider the drive's own self-encryption)");
-        stacked = true;
         break;
       case LayerKind::kLoop:
         v.add(Level::kFail, "loop device (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: the convenience of an image file)");
-        stacked = true;
         break;
       case LayerKind::kDmMultipath:
         v.add(Level::kFail, "dm-multipath (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: path failover)");
-        stacked = true;
         break;
       case LayerKind::kDmPartition:
       case LayerKind::kDmOther:
@@ -173,7 +170,6 @@ bool judge_stacked_layers(const StorageStack& s, Verdict& v) {
             Level::kFail,
             std::string(to_string(l.kind)) + " (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
             kStackedFix);
-        stacked = true;
         break;
       default: break;
     }
@@ -439,7 +435,43 @@ Finding mounts_unknown_finding(const StorageLayout& layout) {
   return f;
 }
 
+// Stacks with the same top device (one md array, one LVM volume) are one file system: one finding.
+std::vector<std::vector<const StorageStack*>> stack_groups(const StorageLayout& layout) {
+  std::vector<std::vector<const StorageStack*>> groups;
+  std::map<std::string, size_t> group_of_top;
+  for (const auto& s : layout.stacks) {
+    if (s.unused && !layout.mounts_known) continue;  // storage.unknown names them
+    if (!s.unused && s.layers.size() > 1) {          // stacked: md, dm, loop above the NVMe
+      auto [at, added] = group_of_top.try_emplace(s.layers.front().device, groups.size());
+      if (!added) {
+        groups[at->second].push_back(&s);
+        continue;
+      }
+    }
+    groups.push_back({&s});
+  }
+  return groups;
+}
+
 }  // namespace
+
+bool blocks_fastpath(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kMd:
+    case LayerKind::kDmCrypt:
+    case LayerKind::kLoop:
+    case LayerKind::kDmMultipath:
+    case LayerKind::kDmPartition:
+    case LayerKind::kDmOther: return true;
+    default: return false;
+  }
+}
+
+std::optional<Finding> storage_stack_finding(const StorageLayout& layout, const std::string& top) {
+  for (const auto& group : stack_groups(layout))
+    if (!group.front()->unused && group.front()->layers.front().device == top) return stack_finding(group, layout);
+  return std::nullopt;
+}
 
 std::vector<Finding> check_storage(const StorageLayout& layout) {
   std::vector<Finding> out;
@@ -456,20 +488,7 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
     f.fix = "capture /proc/self/mountinfo (its device numbers identify the block device)";
     out.push_back(std::move(f));
   }
-  // Stacks with the same top device (one md array, one LVM volume) are one file system: one finding.
-  std::vector<std::vector<const StorageStack*>> groups;
-  std::map<std::string, size_t> group_of_top;
-  for (const auto& s : layout.stacks) {
-    if (s.unused && !layout.mounts_known) continue;  // storage.unknown names them
-    if (!s.unused && s.layers.size() > 1) {          // stacked: md, dm, loop above the NVMe
-      auto [at, added] = group_of_top.try_emplace(s.layers.front().device, groups.size());
-      if (!added) {
-        groups[at->second].push_back(&s);
-        continue;
-      }
-    }
-    groups.push_back({&s});
-  }
+  const auto groups = stack_groups(layout);
   for (const auto& group : groups)
     out.push_back(group.front()->unused ? raw_finding(*group.front(), layout) : stack_finding(group, layout));
   for (auto& f : multipath_findings(layout)) out.push_back(std::move(f));

@@ -2,11 +2,11 @@
 // multipath, into a StorageLayout that check_storage judges.
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <functional>
 #include <set>
 
 #include "block_graph.h"
+#include "p2pcheck/checks/path_target.h"
 #include "p2pcheck/checks/storage.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/source/table_text.h"
@@ -21,28 +21,6 @@ using storage_internal::is_nvme_namespace;
 using storage_internal::is_nvme_partition;
 using storage_internal::make_layer;
 using storage_internal::nvme_kind_is;
-
-// /proc/mounts and mountinfo escape space, tab, newline and backslash as \ooo.
-std::string unescape_mount_path(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 3 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isdigit(static_cast<unsigned char>(text[i + 2])) &&
-        std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
-      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-// True when `path` is `dir` or below it, component-wise ("/srv" holds "/srv/a", not "/srvx").
-bool path_under(const std::string& path, const std::string& dir) {
-  if (dir == "/") return !path.empty() && path[0] == '/';
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -87,18 +65,7 @@ class MountMap {
   }
 
   // The mount that holds `path` (the last, i.e. topmost, of the longest matching mount point).
-  const Mount* mount_holding(const std::string& path) const {
-    const Mount* best = nullptr;
-    size_t best_len = 0;
-    for (const Mount& m : machine_.mounts) {
-      std::string mp = unescape_mount_path(m.mountpoint);
-      if (path_under(path, mp) && (!best || mp.size() >= best_len)) {
-        best = &m;
-        best_len = mp.size();
-      }
-    }
-    return best;
-  }
+  const Mount* mount_holding(const std::string& path) const { return p2pcheck::mount_holding(machine_.mounts, path); }
 
  private:
   std::optional<std::string> mountinfo_majmin(const std::string& mountpoint) {

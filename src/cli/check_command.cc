@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "p2pcheck/report/compact_json.h"
+#include "p2pcheck/report/mounts.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -21,6 +22,7 @@ static int run_check_command(const GlobalOptions& o) {
       j["identity"]["redacted"] = replay_redacted(*input.replay);
     }
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
+    if (!report->targets.empty()) j["targets"] = targets_json(report->targets);
     // Pair by pair: a fabric's document would not fit in memory as a whole.
     write_check_json(std::cout, *report, j, json_indent(o));
     std::cout << "\n";
@@ -30,7 +32,7 @@ static int run_check_command(const GlobalOptions& o) {
   } else if (o.quiet) {
     print_text(o, result_line(*report, text_style(o)));
   } else {
-    print_text(o, input_text(input) + check_text(*report, text_style(o), o.verbose));
+    print_text(o, input_text(input) + targets_text(report->targets) + check_text(*report, text_style(o), o.verbose));
   }
   int code = exit_for(report->result);
   free_at_exit(std::shared_ptr<const void>(std::move(report)));

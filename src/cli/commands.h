@@ -11,5 +11,6 @@ Command add_explain_command(CLI::App& app, const GlobalOptions& o);
 Command add_topo_command(CLI::App& app, const GlobalOptions& o);
 Command add_paths_command(CLI::App& app, const GlobalOptions& o);
 Command add_capture_command(CLI::App& app, const GlobalOptions& o);
+Command add_mounts_command(CLI::App& app, const GlobalOptions& o);
 
 }  // namespace p2pcheck::cli

@@ -39,11 +39,12 @@ std::string help_examples(const std::string& command_path) {
   // Each line is also in the man page (src/cli/p2pcheck.1.in) under the same command.
   static const std::map<std::string, std::vector<std::string>> kExamples = {
       {"check",
-       {"p2pcheck check", "p2pcheck --nvme /dev/nvme0n1 check -v", "p2pcheck --dump sosreport.tar.xz check",
-        "p2pcheck --what-if-kernel 6.12 check --quiet"}},
+       {"p2pcheck check", "p2pcheck --nvme /dev/nvme0n1 check -v", "p2pcheck --nvme /data check",
+        "p2pcheck --dump sosreport.tar.xz check", "p2pcheck --what-if-kernel 6.12 check --quiet"}},
       {"explain", {"p2pcheck --dump customer.tar.gz explain 0000:43:00.0 nvme2"}},
       {"topo", {"p2pcheck topo --ascii", "p2pcheck --plan server.toml topo --svg server.svg"}},
       {"paths", {"p2pcheck paths --gpu 43:00.0 --json"}},
+      {"mounts", {"p2pcheck mounts", "p2pcheck --dump sosreport.tar.xz mounts --json"}},
       {"capture", {"p2pcheck capture --redact -o host.tar.zst", "p2pcheck --dump host.tar.zst check"}},
       {"fleet", {"p2pcheck fleet --junit fleet.xml --html fleet.html captures/"}},
       {"kmod", {"p2pcheck kmod status"}},

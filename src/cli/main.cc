@@ -85,6 +85,7 @@ int run(int argc, char** argv) {
   // Registration order is the order --help lists them in.
   std::vector<Command> commands = {add_check_command(app, o), add_explain_command(app, o), add_topo_command(app, o),
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
+  commands.push_back(add_mounts_command(app, o));
   commands.push_back(add_fleet_command(app, o));
   commands.push_back(add_watch_command(app, o));
   auto verify = add_verify_command(app);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sys/ioctl.h>
 
@@ -57,8 +58,10 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->option_text("BDF[,BDF...]")
       ->delimiter(',');
-  app.add_option("--nvme", o.selection.nvme, "NVMe side: PCI address, nvme0, nvme0n1 or /dev/nvme0n1")
-      ->option_text("NAME[,NAME...]")
+  app.add_option(
+         "--nvme", o.selection.nvme,
+         "NVMe side: PCI address, nvme0, nvme0n1, /dev/nvme0n1, or a mount point or file path (the NVMe below it)")
+      ->option_text("NAME|PATH[,...]")
       ->delimiter(',');
   app.add_option("--what-if-kernel", o.what_if_kernel,
                  "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so")
@@ -154,6 +157,11 @@ PairSelection selection_for(const Input& input, const GlobalOptions& o) {
   if (input.plan)
     for (auto* side : {&selection.gpu, &selection.nvme})
       for (std::string& value : *side) value = plan_selector(*input.plan, value);
+  // A relative --nvme path starts where the user stands on the live machine; in a tree, dump or
+  // plan there is no such place, and the library takes it from the machine's "/".
+  if (input.source && input.source->is_live())
+    for (std::string& value : selection.nvme)
+      if (is_path_selector(value) && value[0] != '/') value = std::filesystem::current_path().string() + "/" + value;
   return selection;
 }
 

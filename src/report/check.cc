@@ -399,6 +399,12 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
 
 }  // namespace
 
+std::string pair_code(const CheckReport& r, std::size_t i) {
+  return cell(r.pairs.shared(i), r.pairs.acs_redirected(i), r.rules);
+}
+
+std::string check_banner_text(const CheckReport& r) { return banner_text(r); }
+
 std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose) {
   std::string out = banner_text(r) + "\n" + result_line(r, style) + limits_text(r);
   out += findings_text(r, style, verbose) + matrix_text(r, style) + problem_pairs_text(r, style) +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/checks/path_target.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
@@ -61,6 +62,8 @@ struct CheckOptions {
   P2pprobeClient* kernel_module = nullptr;
   std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
   UncarriedAreas not_carried;         // what the input cannot carry; empty: everything
+  // `mounts`: the NVMe side is every controller below a mounted file system (report.targets).
+  bool mounted_targets = false;
 };
 
 // The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.
@@ -91,6 +94,12 @@ struct CheckReport {
   FailPolicy fail_on;
   ResultCounts counts;
   Result result = Result::kNoPairs;  // over the selected pairs and the findings that concern them
+  // Paths given as --nvme (and with mounted_targets every file system on NVMe): each with its mount,
+  // stacks and controllers (path_target.h). targets_unknown: why the mount table is unknown then.
+  std::vector<PathTarget> targets;
+  std::string targets_unknown;
+  // Every --nvme value was a path: of the storage stacks, only the targets' own bear on the result.
+  bool nvme_by_path_only = false;
 };
 
 // The result under a policy: NO PAIRS without a pair; FAIL when the policy counts something

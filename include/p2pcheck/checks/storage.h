@@ -100,6 +100,14 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
 // "storage.unknown" when the block layer or the mount table could not be read.
 std::vector<Finding> check_storage(const StorageLayout& layout);
 
+// The storage.stack finding check_storage makes for the file system on `top` (a block device name:
+// "md0", "nvme0n1p2"); nullopt when no stack starts there.
+std::optional<Finding> storage_stack_finding(const StorageLayout& layout, const std::string& top);
+
+// A layer hipFile's fastpath does not pass (md, dm-crypt, dm-multipath, other dm targets, loop): the
+// file system's I/O falls back to POSIX there. LVM is judged apart (release-dependent).
+bool blocks_fastpath(LayerKind kind);
+
 // A /proc/mounts line as evidence: "DEVICE MOUNTPOINT FSTYPE OPTIONS".
 std::string mount_line(const Mount& m);
 

@@ -21,6 +21,10 @@ std::string check_text(const CheckReport& report, const TextStyle& style, bool v
 std::string result_line(const CheckReport& report, const TextStyle& style);
 // "storage.stack (nvme6n1, nvme7n1)": the findings of `level` that concern the pairs, by id and subject.
 std::string causes_text(const CheckReport& report, Level level);
+// Pair i's code in check's pair matrix ("SW", "RC", "XA", "?"; the legend is check's).
+std::string pair_code(const CheckReport& report, std::size_t i);
+// check's first lines: tool, kernel, OS, CPU, how many GPUs and NVMe, the source, the machine.
+std::string check_banner_text(const CheckReport& report);
 // The RESULT word's terminal colour (check's line, fleet's per-host results).
 const char* result_color(Result result);
 // "if booted with kernel 6.8: " for a what-if, else "".

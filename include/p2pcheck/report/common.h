@@ -76,7 +76,7 @@ json opt(const std::optional<T>& v) {
 json object_for(std::size_t keys);
 json link_json(const Topology& topo, const Function& fn);
 json acs_json(const Acs& acs);
-// The hop by hop part of a path, shared by path_json and decision_json.
+// The hop by hop part of a path: a pair in full (pair_decision_json) lists it.
 json hops_json(const Topology& topo, const Inventory& inv, const PairPath& path);
 json bdfs_json(const std::vector<const Function*>& fns);
 json nvme_name_json(const PairPath& path, const Inventory& inv);

@@ -1,5 +1,5 @@
 // `p2pcheck explain`: one pair hop by hop, which devices the kernel looked at, what each said,
-// which rule decided. Its --json form is decision_json (report/check.h).
+// which rule decided. Its --json form is pair_decision_json (report/check.h).
 #pragma once
 
 #include <string>

@@ -1,0 +1,187 @@
+// A path as the NVMe side: the mount that holds it, then the storage stacks read_storage found
+// below that file system. The path is resolved in the source (its links, never the host's).
+#include "p2pcheck/checks/path_target.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+
+#include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
+
+namespace p2pcheck {
+namespace {
+
+// The kernel gives up after 40 links in one lookup (ELOOP); so do we.
+constexpr int kMaxLinks = 40;
+
+std::vector<std::string> components(std::string_view path) {
+  std::vector<std::string> out;
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view part = path.substr(0, slash);
+    if (!part.empty()) out.emplace_back(part);
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+std::string joined_path(const std::vector<std::string>& parts) { return parts.empty() ? "/" : "/" + join(parts, "/"); }
+
+bool same_mount(const Mount& a, const Mount& b) {
+  return a.device == b.device && a.mountpoint == b.mountpoint && a.fstype == b.fstype && a.options == b.options;
+}
+
+// The stacks below `m`'s file system: those whose top carries this mount.
+std::vector<StorageStack> stacks_of(const Mount& m, const StorageLayout& layout) {
+  std::vector<StorageStack> out;
+  for (const StorageStack& s : layout.stacks)
+    if (!s.unused && std::any_of(s.mounts.begin(), s.mounts.end(), [&](const Mount& o) { return same_mount(o, m); }))
+      out.push_back(s);
+  return out;
+}
+
+// The target of a mount with stacks below it (`stacks` not empty).
+PathTarget target_of(const Mount& m, std::vector<StorageStack> stacks, const StorageLayout& layout) {
+  PathTarget t;
+  t.mount = m;
+  t.mountpoint = unescape_mount_path(m.mountpoint);
+  t.stacks = std::move(stacks);
+  for (const StorageStack& s : t.stacks) {
+    if (s.controller_bdf && std::none_of(t.controllers.begin(), t.controllers.end(),
+                                         [&](const TargetController& c) { return c.bdf == *s.controller_bdf; }))
+      t.controllers.push_back({s.controller, *s.controller_bdf});
+    for (const StorageLayer& l : s.layers)
+      if (blocks_fastpath(l.kind) &&
+          std::none_of(t.stacked.begin(), t.stacked.end(), [&](const StorageLayer& o) { return o.device == l.device; }))
+        t.stacked.push_back(l);
+  }
+  t.stack_finding = storage_stack_finding(layout, t.stacks.front().layers.front().device);
+  return t;
+}
+
+std::string mount_words(const Mount& m) {
+  return m.fstype + " mounted on " + unescape_mount_path(m.mountpoint) + " (device " + unescape_mount_path(m.device) +
+         ")";
+}
+
+}  // namespace
+
+std::string unescape_mount_path(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto octal = [](char c) { return c >= '0' && c <= '7'; };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() && octal(text[i + 1]) && octal(text[i + 2]) && octal(text[i + 3])) {
+      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+bool path_under(std::string_view path, std::string_view dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path == dir || (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
+}
+
+const Mount* mount_holding(const std::vector<Mount>& mounts, std::string_view path) {
+  const Mount* best = nullptr;
+  size_t best_len = 0;
+  for (const Mount& m : mounts) {
+    std::string mp = unescape_mount_path(m.mountpoint);
+    if (path_under(path, mp) && (!best || mp.size() >= best_len)) {
+      best = &m;
+      best_len = mp.size();
+    }
+  }
+  return best;
+}
+
+bool is_path_selector(std::string_view text) {
+  if (text == "." || text == "..") return true;
+  if (text.find('/') == std::string_view::npos) return false;
+  if (text.substr(0, 5) == "/dev/" && parse_nvme_name(text.substr(5))) return false;
+  return true;
+}
+
+std::string resolve_in_source(Source& source, std::string_view path, const std::string& named_by) {
+  std::vector<std::string> done;
+  std::deque<std::string> todo;
+  for (auto& c : components(path)) todo.push_back(std::move(c));
+  int links = 0;
+  while (!todo.empty()) {
+    std::string c = std::move(todo.front());
+    todo.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      if (!done.empty()) done.pop_back();  // "/.." is "/", as in the kernel
+      continue;
+    }
+    done.push_back(std::move(c));
+    std::optional<std::string> target = source.link_target(joined_path(done));
+    if (!target) continue;
+    if (++links > kMaxLinks) throw UsageError(named_by + ": too many levels of symbolic links (a loop?)");
+    done.pop_back();
+    if (!target->empty() && (*target)[0] == '/') done.clear();
+    std::vector<std::string> more = components(*target);
+    todo.insert(todo.begin(), more.begin(), more.end());
+  }
+  return joined_path(done);
+}
+
+std::string mounts_unknown_why(const Machine& machine, const StorageLayout& layout) {
+  // What the input says it cannot carry (a plan) wins over a mount table read beside it.
+  if (!layout.mounts_not_carried.empty()) return layout.mounts_not_carried;
+  if (machine.mounts_known && !machine.mounts.empty()) return "";
+  for (const char* file : {"/proc/mounts", "/proc/self/mounts"})
+    if (auto it = machine.unread.find(file); it != machine.unread.end()) return it->second;
+  return "empty";
+}
+
+PathTarget resolve_path_target(Source& source, const std::string& typed, const Machine& machine,
+                               const StorageLayout& layout, const std::string& named_by) {
+  const std::string label = named_by + " " + typed;
+  if (std::string why = mounts_unknown_why(machine, layout); !why.empty())
+    throw UsageError(label + ": which NVMe holds it is unknown: the mount table is " + why +
+                     "; name the NVMe by PCI address or nvme name instead");
+  const std::string path = resolve_in_source(source, typed, label);
+  const Mount* m = mount_holding(machine.mounts, path);
+  if (!m) throw UsageError(label + ": no mounted file system holds " + path + " in the mount table");
+  std::vector<StorageStack> stacks = stacks_of(*m, layout);
+  if (stacks.empty()) {
+    if (!layout.block_known)
+      throw UsageError(label + ": " + path + " is on " + mount_words(*m) +
+                       "; which NVMe is below it is unknown: the block layer is " +
+                       (layout.block_not_carried.empty() ? "unreadable" : layout.block_not_carried));
+    throw UsageError(label + ": " + path + " is on " + mount_words(*m) +
+                     ", which is not on an NVMe (no NVMe namespace below it in the block layer)");
+  }
+  PathTarget t = target_of(*m, std::move(stacks), layout);
+  t.typed = typed;
+  t.path = path;
+  if (t.controllers.empty()) {
+    std::vector<std::string> bottoms;
+    for (const auto& s : t.stacks) bottoms.push_back(s.nvme);
+    throw UsageError(label + ": " + path + " is on " + mount_words(*m) + " on " + join(bottoms, ", ") +
+                     ", which has no local PCIe NVMe controller (NVMe over fabrics?)");
+  }
+  return t;
+}
+
+std::vector<PathTarget> mounted_nvme_targets(const Machine& machine, const StorageLayout& layout) {
+  std::vector<PathTarget> out;
+  for (const Mount& m : machine.mounts) {
+    std::vector<StorageStack> stacks = stacks_of(m, layout);
+    if (stacks.empty()) continue;
+    PathTarget t = target_of(m, std::move(stacks), layout);
+    t.typed = t.path = t.mountpoint;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace p2pcheck
