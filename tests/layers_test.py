@@ -4,7 +4,7 @@
     tests/layers_test.py [REPO]        check src/ and include/ (exit 1 naming each bad include)
     tests/layers_test.py --self-test   prove the check fails on a planted upward include
 
-Layers, lowest first (docs/architecture.md): a file belongs to the layer of its folder,
+Layers, lowest first (src/layers.txt; docs/architecture.md): a file belongs to the layer of its folder,
 src/<layer>/ or include/p2pcheck/<layer>/. Every p2pcheck header lives in a layer folder, so
 `#include "p2pcheck/x.h"` without one is an error too, and so is a file outside any layer.
 """
@@ -15,7 +15,13 @@ import tempfile
 
 from source_files import source_files
 
-LAYERS = ["source", "model", "rules", "live", "checks", "report", "capture", "import", "plan", "verify", "watch", "fleet", "cli"]
+def read_layers(repo):
+    # src/layers.txt, the one list (the build reads it too): one layer a line, lowest first.
+    with open(os.path.join(repo, "src", "layers.txt"), encoding="utf-8") as f:
+        return [line.strip() for line in f if re.fullmatch(r"[a-z]+", line.strip())]
+
+
+LAYERS = read_layers(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]{1,300})"')
 

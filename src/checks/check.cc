@@ -249,7 +249,10 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   CheckReads reads =
       early ? std::move(*early) : read_everything(source, options, report->machine, report->topo, report->inv);
   if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)
-    reads.module_answers = ask_kernel_module(options.kernel_module, options.kernel_module_problem, report->pairs);
+    if (options.ask_kernel_module)
+      reads.module_answers = options.ask_kernel_module(report->pairs);
+    else
+      reads.module_answers.not_asked_why = options.kernel_module_problem;
 
   auto add = [&](std::vector<Finding> more) {
     report->findings.insert(report->findings.end(), more.begin(), more.end());

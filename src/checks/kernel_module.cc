@@ -52,24 +52,6 @@ std::string module_text(const ModuleInfo& info) {
 
 }  // namespace
 
-ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem, const PairList& pairs) {
-  ModuleAnswers answers;
-  answers.not_asked_why = problem;
-  if (!module) return answers;
-  answers.asked = true;
-  answers.device = module->path();
-  try {
-    answers.info = module->info();
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      const DevicePair& pair = pairs.pair(i);
-      answers.verdicts[{pair.gpu, pair.nvme}] = module->verdict(pair.gpu, pair.nvme);
-    }
-  } catch (const Error& e) {
-    answers.error = e.what();
-  }
-  return answers;
-}
-
 std::vector<Finding> check_kernel_module(const ModuleAnswers& answers, bool live, PairList& pairs) {
   if (!answers.asked) {
     if (!live) return {};

@@ -309,11 +309,12 @@ std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o) {
 std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection) {
   CheckOptions options = check_options(o);
   options.selection = selection;
-  // Static: the report's pairs keep asking it until the command has printed them.
+  // Static: the module stays open while the command prints (it is asked during run_check).
   static std::unique_ptr<P2pprobeClient> kernel_module;
   if (source.is_live()) {
     kernel_module = open_kernel_module(options.kernel_module_problem);
-    options.kernel_module = kernel_module.get();
+    options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
+                                    const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
   }
   return run_check(source, options);
 }

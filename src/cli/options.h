@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine_state.h"

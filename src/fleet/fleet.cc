@@ -15,11 +15,11 @@
 #include <thread>
 #include <variant>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/fleet/printable_summary.h"
 #include "p2pcheck/fleet/saved_result.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"

@@ -9,8 +9,8 @@
 #include <functional>
 #include <sys/stat.h>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/rules/cpu.h"
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/sysfs_text.h"

@@ -142,11 +142,22 @@ DmaTestResult P2pprobeClient::dma_test(const DmaTestRequest& r) {
   return out;
 }
 
-bool agrees(const PairDecision& ours, const KernelVerdict& kernel) {
-  int our_distance = ours.distance.value_or(-2);  // unknown never agrees: we had to decide
-  if (our_distance != kernel.distance) return false;
-  if (kernel.map_type == MapType::kUnknown || ours.map_type == MapType::kUnknown) return true;
-  return ours.map_type == kernel.map_type;
+ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem, const PairList& pairs) {
+  ModuleAnswers answers;
+  answers.not_asked_why = problem;
+  if (!module) return answers;
+  answers.asked = true;
+  answers.device = module->path();
+  try {
+    answers.info = module->info();
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const DevicePair& pair = pairs.pair(i);
+      answers.verdicts[{pair.gpu, pair.nvme}] = module->verdict(pair.gpu, pair.nvme);
+    }
+  } catch (const Error& e) {
+    answers.error = e.what();
+  }
+  return answers;
 }
 
 }  // namespace p2pcheck

@@ -2,7 +2,7 @@
 // pair, a disk row and a finding in both.
 #include "p2pcheck/watch/watch_json.h"
 
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "watch_internal.h"

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/version.h"

@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "../live/bpf/watch_shared.h"  // the probe's field sizes: a longer name was not made by it
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/topo.h"

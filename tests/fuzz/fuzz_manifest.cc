@@ -1,7 +1,7 @@
 // The capture manifest (manifest.json: schema, version, unreadable and uncaptured files) as a
 // replay reads it, and the summary --json prints of it.
 #include "fuzz.h"
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/json_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // The small parsers every reader applies to sysfs and procfs text: numbers, BDFs, NVMe names, link
 // speeds, kernel releases, the kernel command line, capture times.
 #include "fuzz.h"
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/source/sysfs_text.h"

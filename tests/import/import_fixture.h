@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "p2pcheck/capture/format.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/memory_source.h"
 #include "test_tree.h"
 

@@ -147,7 +147,7 @@ def check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixture
     stored = json.loads(text3) if text3.strip().startswith("{") else None
     if not ck.ok(stored is not None, f"replay of the stored fixture failed (exit {rc3}): {err3[:300]}"):
         return
-    old = sorted((pair_core(p) for p in stored.get("pairs", [])), key=lambda x: (x["gpu"], x["nvme"]))
+    old = sorted((pair_core(p) for p in check_pairs(stored)), key=lambda x: (x["gpu"], x["nvme"]))
     ck.ok(old == again, "a fresh capture's verdicts differ from the stored fixture "
           f"{os.path.relpath(fx, REPO)}:\n" + json.dumps({"stored": old, "fresh": again}, indent=1)[:3000])
     kj = load_json(os.path.join(fx, "expected", "kernel.json")) or {}

@@ -120,7 +120,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   module->answer = [&](const Bdf& p, const Bdf& c) { return kernel.at({p, c}); };
   P2pprobeClient client(std::move(fake));
   CheckOptions options;
-  options.kernel_module = &client;
+  options.ask_kernel_module = [&client](const PairList& pairs) { return ask_kernel_module(&client, "", pairs); };
 
   auto source2 = open_tree_source(root);
   auto agreed = run_check(*source2, options);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/live/device_actions.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {

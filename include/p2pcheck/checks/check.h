@@ -3,6 +3,7 @@
 // (kernel.h, kernel_module.h, iommu.h, links.h, gpu.h, storage.h, recorded.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,13 +17,12 @@
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/supplied.h"
 #include "p2pcheck/model/topology.h"
+#include "p2pcheck/rules/kernel_answers.h"
 #include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
-
-class P2pprobeClient;
 
 // Parts of the check that need what some inputs cannot carry: a plan has no drivers, no IOMMU
 // state, no block devices. For such an input the part is not run on files that are simply absent
@@ -58,9 +58,11 @@ struct CheckOptions {
   std::optional<std::string> what_if_kernel;  // --what-if-kernel: this release's rules instead of the input's
   SuppliedFacts supplied;                     // facts for what the input lacks (model/supplied.h)
   FailPolicy fail_on;
-  // The running kernel's own answers (live only); null when the module is absent or not asked.
-  P2pprobeClient* kernel_module = nullptr;
-  std::string kernel_module_problem;  // why it is null on a live machine ("not loaded", "needs root")
+  // The running kernel's own answers for the decided pairs (live only): the CLI hands in how to ask
+  // the p2pprobe module (live/p2pprobe_client.h), so that checks/ never talks to a device itself.
+  // Unset on a replay, or when the module is not asked: then `kernel_module_problem` says why.
+  std::function<ModuleAnswers(const PairList& pairs)> ask_kernel_module;
+  std::string kernel_module_problem;  // why the module is not there on a live machine ("not loaded", "needs root")
   UncarriedAreas not_carried;         // what the input cannot carry; empty: everything
   // `mounts`: the NVMe side is every controller below a mounted file system (report.targets).
   bool mounted_targets = false;

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/finding.h"
+#include "p2pcheck/rules/kernel_answers.h"
 #include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 #include "p2pcheck/source/source.h"

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "p2pcheck/capture/format.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {

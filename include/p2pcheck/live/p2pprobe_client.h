@@ -9,6 +9,8 @@
 #include <string>
 
 #include "p2pcheck/model/pci.h"
+#include "p2pcheck/rules/kernel_answers.h"
+#include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/rules/verdict.h"
 
 namespace p2pcheck {
@@ -60,13 +62,6 @@ struct DmaTestResult {
   std::optional<DmaMismatch> mismatch;
 };
 
-struct ModuleInfo {
-  unsigned api_version = 0;
-  bool p2pdma = false;  // the module's kernel has CONFIG_PCI_P2PDMA
-  bool provider_driver = false;
-  std::string module_version, kernel_release;
-};
-
 class P2pprobeClient {
  public:
   explicit P2pprobeClient(std::unique_ptr<IoctlDevice> device) : device_(std::move(device)) {}
@@ -82,8 +77,8 @@ class P2pprobeClient {
   std::unique_ptr<IoctlDevice> device_;
 };
 
-// "Agree" as the kmod issue defines it: same distance, same supported-or-not, and the same map
-// type where the module could observe it.
-bool agrees(const PairDecision& ours, const KernelVerdict& kernel);
+// Asks `module` (null when absent; `problem` says why) for its info and each pair's verdict: what
+// the CLI hands run_check (CheckOptions::ask_kernel_module) on a live machine.
+ModuleAnswers ask_kernel_module(P2pprobeClient* module, const std::string& problem, const PairList& pairs);
 
 }  // namespace p2pcheck

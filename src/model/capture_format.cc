@@ -1,5 +1,5 @@
-// The capture format as replays read it (format.h).
-#include "p2pcheck/capture/format.h"
+// The capture format as replays read it (capture_format.h).
+#include "p2pcheck/model/capture_format.h"
 
 #include <algorithm>
 #include <cstdint>
