@@ -2,7 +2,7 @@
 // every function on a root bus of its own (the shape that made the topology read cost host bridges
 // x functions: 12.6 s at 20k before). Imported and loaded as `--dump FILE check` does, in memory.
 // Reports only; the ctest `bench_udev` runs it briefly and asserts nothing about time
-// (tests/reliability_test.sh bounds the 100k case through the command).
+// (tests/e2e/reliability_test.sh bounds the 100k case through the command).
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <string>

@@ -1,5 +1,5 @@
 # Every test runs in a UTF-8 locale whatever the caller's: the goldens are UTF-8, and LANG=C asks
-# p2pcheck for ASCII (src/cli/text_locale.h); tests/cli_test.sh checks that fallback itself. An
+# p2pcheck for ASCII (src/cli/text_locale.h); tests/e2e/cli_test.sh checks that fallback itself. An
 # exported COLUMNS would narrow the pair matrix of the goldens: it is unset too.
 # CMake 3.25 sets test properties only in the directory that added the tests, so each test
 # directory calls this at its end.

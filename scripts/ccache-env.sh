@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034
-# Sourced by scripts/build.sh and tests/clang_build.sh: compile through ccache when it is installed,
+# Sourced by scripts/build.sh and tests/house/clang_build.sh: compile through ccache when it is installed,
 # sharing its cache between clones of this repository. Sets ccache_launcher (cmake arguments, empty
 # without ccache) and exports what ccache reads.
 ccache_launcher=()

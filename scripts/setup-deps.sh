@@ -29,13 +29,13 @@ if [ "$mode" = all ]; then
   packages+=(
     libgtest-dev libgmock-dev
     hwloc zstd      # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
-    clang-format    # tests: the format check (.clang-format, tests/format_test.sh)
+    clang-format    # tests: the format check (.clang-format, tests/house/format_test.sh)
     groff-base      # tests: the man page formats without a warning
     bash-completion # tests: the completion is driven through bash-completion's helpers
     dkms kmod       # tests: `dkms build` of the packaged module source (package test)
     graphviz        # tests: `topo --svg` renders with dot and the SVG is parsed (tests/cli/svg_render_test.cc)
   )
-  # p2pcheck fleet and contrib/ (tests/fleet_test.sh, tests/contrib/): xmllint parses the fleet
+  # p2pcheck fleet and contrib/ (tests/e2e/fleet_test.sh, tests/e2e/contrib/): xmllint parses the fleet
   # page; the Ansible playbook and the Slurm batch script run for real (slurmctld + slurmd + munged
   # started by the test on this one node).
   packages+=(libxml2-utils ansible slurm-wlm munge)

@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 scripts/build.sh
 rm -rf build/fixtures
 python3 tools/mkfixture.py --all --out build/fixtures
-tests/golden.sh build/p2pcheck update build/fixtures
+tests/e2e/golden.sh build/p2pcheck update build/fixtures

@@ -144,7 +144,7 @@ TEST(Capture, RecordsEveryReadOfTheCheckWithoutDecidingThePairs) {
   }
   EXPECT_GE(lab, 10);
   for (const char* name : {"capture.tar.zst", "lspci-xxxx.txt.xz", "udev.txt.xz", "hwloc.xml", "sosreport.tar.xz"}) {
-    std::string file = std::string(P2PCHECK_SOURCE_DIR) + "/tests/imports/real/" + name;
+    std::string file = std::string(P2PCHECK_SOURCE_DIR) + "/tests/e2e/imports/real/" + name;
     expect_inputs_read_what_check_reads([&] { return open_dump_source(file); }, {}, file);
   }
   // A selector that matches nothing is refused as run_check refuses it.

@@ -2,7 +2,7 @@
 """Writes the seed corpus of every fuzz target into OUTDIR/<target>/, made at test time from what
 the repository already holds (nothing generated is committed): the QEMU lab captures
 (fixtures/lab/*/*.tar.zst, real kernel-made trees), the fixture machines (tools/mkfixture.py),
-the real imports (tests/imports/real), and the hostile inputs (tests/hostile, committed and
+the real imports (tests/e2e/imports/real), and the hostile inputs (tests/e2e/hostile, committed and
 generated). Seeds are named by their SHA-1, as libFuzzer names what it adds.
 
     python3 tests/fuzz/seeds.py OUTDIR

@@ -132,7 +132,7 @@ done
 # p2pcheck, live, before any DMA: exactly what a user would run.
 t0=$(up)
 p2pcheck check --json > $O/check-all.json 2> $O/check-all.err; echo $? > $O/check-all.rc
-# check.json: lab.py compares each pair's own decision (its decisions row joined, tests/check_json_pairs.py).
+# check.json: lab.py compares each pair's own decision (its decisions row joined, tests/e2e/check_json_pairs.py).
 p2pcheck check --json --gpu "$GPUS" --nvme "$NVMES" > $O/check.json 2> $O/check.err; echo $? > $O/check.rc
 p2pcheck check --color never --gpu "$GPUS" --nvme "$NVMES" > $O/check.txt 2>&1
 p2pcheck topo --json > $O/topo.json 2> $O/topo.err; echo $? > $O/topo.rc

@@ -44,7 +44,7 @@ for dir in "${dirs[@]}"; do
 	done
 	read -r -a args < "$dir/args"
 	# The kernel comparison below reads each pair in full: its record joined with its decisions row
-	# (tests/check_json_pairs.py).
+	# (tests/e2e/check_json_pairs.py).
 	"$bin" --dump "$capture" check --json=pretty "${args[@]}" > "$tmp/$name.raw" 2> "$tmp/$name.err"
 	rc=$?
 	grep -v '"source"' "$tmp/$name.raw" > "$tmp/$name.json"
@@ -76,7 +76,7 @@ for dir in "${dirs[@]}"; do
 		fail "$name" "--root of the unpacked archive differs from --dump"
 		ok=0
 	fi
-	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$root" tests <<'EOF'
+	if ! python3 - "$tmp/$name.json" "$dir/expected/kernel.json" "$root" tests/e2e <<'EOF'
 import json, os, sys
 sys.path.insert(0, sys.argv[4])
 from check_json_pairs import pairs_in_full

@@ -19,7 +19,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio gzip kmod pci.ids python3
 	# static helpers (p2pprobe-cli, p2pmem-io) and the kernel builds (build-kernel.sh)
 	build-essential libc6-dev flex bison bc libelf-dev libssl-dev xz-utils dwarves rsync
-	# a real browser for the `p2pcheck fleet --html` page (tests/fleet_browser_test.sh, headless)
+	# a real browser for the `p2pcheck fleet --html` page (tests/e2e/fleet_browser_test.sh, headless)
 	chromium
 )
 

@@ -15,7 +15,7 @@
 
 namespace p2pcheck::testing {
 
-// tests/json_schema_test.py runs these tests with P2PCHECK_VERIFY_JSON_DIR set and validates the
+// tests/e2e/json_schema_test.py runs these tests with P2PCHECK_VERIFY_JSON_DIR set and validates the
 // verify documents they leave there against docs/schema/p2pcheck.schema.json.
 inline void keep_for_schema_test(const nlohmann::ordered_json& doc, const std::string& name) {
   if (const char* dir = std::getenv("P2PCHECK_VERIFY_JSON_DIR"))

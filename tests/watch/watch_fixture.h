@@ -116,7 +116,7 @@ inline const Finding* find_finding(const WatchReport& r, const std::string& id) 
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// tests/json_schema_test.py runs the Watch* tests with P2PCHECK_WATCH_JSON_DIR set and validates
+// tests/e2e/json_schema_test.py runs the Watch* tests with P2PCHECK_WATCH_JSON_DIR set and validates
 // what they leave there against docs/schema/p2pcheck.schema.json.
 inline void keep_watch_json(const nlohmann::ordered_json& doc, const std::string& name) {
   if (const char* dir = std::getenv("P2PCHECK_WATCH_JSON_DIR"))

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Imports give the same verdicts as the tree they came from, where the format carries the facts.
+#
+# From every fixture this test makes what a customer would send (with the real tools: lspci reads
+# the fixture through pciutils' sysfs backend, lstopo through hwloc's --input; the udev database is
+# derived by tests/e2e/imports/fixture_udev.py since udevadm cannot read a captured tree) and compares:
+#   lspci -k -xxxx + lspci -tv + cpuinfo (a directory)   every pair decided identically
+#   lspci -xxxx alone with --cpu                        every pair decided identically
+#   udev database, hwloc XML (no config space)          same paths; where the import decides, the
+#                                                       same verdict; otherwise it says what is unknown
+#   capture of the lspci import                          replays identically (any input -> an archive)
+#   nvidia-bug-report.log.gz (its sections from lspci)  every pair decided identically
+# Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
+# No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
+# each command exits with its result's code (check --json: its `result`), never a crash.
+# Then the real examples in tests/e2e/imports/real/ (one machine, one moment; make-real-inputs.sh) must
+# describe the same PCI tree as the capture taken beside them.
+# Usage: tests/e2e/imports_test.sh BINARY [TREES]
+# TREES: the generated fixture trees (<TREES>/<name>/root), else $P2PCHECK_FIXTURE_TREES, else
+# build/fixtures.
+set -u
+bin=$(realpath "$1")
+fx=$(realpath -m "${2:-${P2PCHECK_FIXTURE_TREES:-$(dirname "$0")/../../build/fixtures}}")
+cd "$(dirname "$0")/../.." || exit 1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0
+check() {  # name mode reference import [--none-decided]
+  local name=$1 out; shift
+  if out=$(python3 tests/e2e/imports/compare.py "$@" 2>&1); then passed=$((passed + 1)); else
+    echo "FAIL $name"; failed=$((failed + 1)); fi
+  echo "$out" | sed "s/^/  $name: /" | head -12 >&2
+}
+# A crash is never an answer, whatever the exit code: a signal (128+N) or a sanitizer's report.
+crashed='==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: '
+result_code() {  # check --json's result -> its exit code (docs/json.md), else "none"
+  python3 -c 'import json, sys
+print({"PASS": 0, "FAIL": 1, "UNKNOWN": 2, "NO PAIRS": 4}.get(json.load(open(sys.argv[1])).get("result"), "none"))' "$1" 2> /dev/null ||
+    echo none
+}
+# run NAME WANT OUT -- command...: stdout to OUT, stderr to OUT.err; WANT is the exit code, or `result`
+# for check --json: the code of the result it wrote (PASS 0, FAIL 1, UNKNOWN 2, NO PAIRS 4). Another
+# exit code or a crash fails it (the output compared after it is then not compared); returns 1 then.
+run() {
+  local name=$1 want=$2 out=$3 rc why=; shift 4
+  "$@" > "$out" 2> "$out.err"; rc=$?
+  [ "$want" = result ] && want=$(result_code "$out")
+  if [ "$rc" -ge 128 ] || grep -qE -- "$crashed" "$out.err"; then why="crashed (exit $rc)"
+  elif [ "$rc" != "$want" ]; then why="exit $rc, wanted $want"; fi
+  [ -z "$why" ] && return 0
+  echo "FAIL $name: $why: $*"; sed 's/^/    /' "$out.err" | head -5; failed=$((failed + 1)); return 1
+}
+cpu_keyword() {  # /proc/cpuinfo -> --cpu value
+  awk -F': *' '/^vendor_id/ {v=$2} /^cpu family/ {f=$2; exit} END {
+    if (v == "AuthenticAMD") print (f >= 23 ? "amd-zen" : "amd-pre-zen");
+    else if (v == "HygonGenuine") print "hygon"; else print "intel" }' "$1"
+}
+have_lstopo=0; command -v lstopo > /dev/null && have_lstopo=1
+# DST mirrors SRC by links, except along REL (a/b/c), whose directories are real (made if missing):
+# lstopo gets the files it needs added without a copy of the fixture (that copy took ~2 s each).
+link_tree() {  # SRC DST REL
+  local src=$1 dst=$2 rel=$3 e first=${3%%/*}
+  mkdir -p "$dst"
+  for e in "$src"/* "$src"/.[!.]*; do
+    [ -e "$e" ] || [ -L "$e" ] || continue
+    [ "${e##*/}" = "$first" ] || ln -s "$e" "$dst/${e##*/}"
+  done
+  if [ "$rel" != "$first" ]; then link_tree "$src/$first" "$dst/$first" "${rel#*/}"
+  elif [ -d "$src/$first" ]; then link_tree "$src/$first" "$dst/$first" ""
+  else mkdir -p "$dst/$first"; fi
+}
+[ $have_lstopo -eq 1 ] || echo "note: lstopo (Debian package hwloc) not installed; hwloc imports of the fixtures skipped"
+
+fixtures=0
+for dir in "$fx"/*/; do
+  name=$(basename "$dir"); root=$(cd "$dir/root" 2>/dev/null && pwd) || continue
+  [ -d "$root/sys" ] || continue
+  fixtures=$((fixtures + 1))
+  rel=$(cat "$root/proc/sys/kernel/osrelease"); cpu=$(cpu_keyword "$root/proc/cpuinfo")
+  w=$tmp/$name; mkdir -p "$w/bundle"
+  run "$name tree" result "$w/tree.json" -- "$bin" --root "$root" check --json --assume-kernel "$rel"
+
+  lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -k -xxxx > "$w/bundle/lspci-xxxx.txt" 2>/dev/null
+  lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv > "$w/bundle/lspci-tv.txt" 2>/dev/null
+  cp "$root/proc/cpuinfo" "$w/bundle/cpuinfo"
+  run "$name lspci bundle" result "$w/lspci-bundle.json" -- "$bin" --dump "$w/bundle" check --json --assume-kernel "$rel" &&
+    check "$name lspci bundle" pairs-exact "$w/tree.json" "$w/lspci-bundle.json"
+  run "$name lspci --cpu $cpu" result "$w/lspci.json" -- "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
+    check "$name lspci --cpu $cpu" pairs-exact "$w/tree.json" "$w/lspci.json"
+
+  if run "$name lspci import captured" 0 "$w/capture.txt" -- "$bin" --dump "$w/bundle" capture -o "$w/lspci.tar.zst"; then
+    if grep -qE "^wrote $w/lspci\.tar\.zst: [0-9]+ files, " "$w/capture.txt"; then passed=$((passed + 1)); else
+      echo "FAIL $name lspci import captured: no 'wrote $w/lspci.tar.zst: N files' line"; failed=$((failed + 1)); fi
+  fi
+  run "$name lspci import replayed" result "$w/lspci-replay.json" -- "$bin" --dump "$w/lspci.tar.zst" check --json --assume-kernel "$rel" &&
+    check "$name lspci import captured and replayed" pairs-exact "$w/lspci-bundle.json" "$w/lspci-replay.json"
+
+  # nvidia-bug-report.log.gz in the script's layout: config space, tree, CPU and uname are in it,
+  # the kernel config is not (given here as the fixture has it): every pair decided identically.
+  python3 tests/e2e/imports/fixture_nvidia_bug_report.py "$root" | gzip > "$w/nvidia-bug-report.log.gz"
+  config=(); [ -f "$root/boot/config-$rel" ] && config=(--kernel-config "$root/boot/config-$rel")
+  run "$name tree, its own kernel" result "$w/tree-own.json" -- "$bin" --root "$root" check --json
+  run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" check --json &&
+    check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
+
+  python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
+  run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
+    check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
+
+  if [ $have_lstopo -eq 1 ]; then
+    # hwloc's Linux backend needs CPU topology files the fixtures do not have; lstopo takes the CPU
+    # from CPUID and the kernel from uname() of the machine running it even with --input, so those
+    # are left out (the CPU comes from --cpu instead).
+    link_tree "$root" "$w/hwroot" sys/devices/system/cpu/cpu0
+    t=$w/hwroot/sys/devices/system/cpu/cpu0/topology; mkdir -p "$t"
+    for f in physical_package_id core_id die_id; do echo 0 > "$t/$f"; done
+    for f in thread_siblings core_cpus core_siblings package_cpus; do echo 1 > "$t/$f"; done
+    HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$w/hwroot" --of xml 2>/dev/null |
+      grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
+    run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
+      check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
+    # Plain `lstopo --of xml` leaves out "unimportant" functions such as a root bus's 00.0, the
+    # kernel's host bridge device: the import must then leave the allowlist question open. On
+    # intel-xeon-broadwell that question decides its one pair (none decided); xeon-2socket-hostbridges'
+    # pairs are decided without it.
+    case $name in intel-xeon-broadwell|xeon-2socket-hostbridges)
+      undecided=(); [ "$name" = intel-xeon-broadwell ] && undecided=(--none-decided)
+      HWLOC_COMPONENTS=-x86 lstopo --input "$w/hwroot" --of xml 2>/dev/null |
+        grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc-default.xml"
+      run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
+        check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}" ;;
+    esac
+  fi
+done
+
+if [ "$fixtures" -eq 0 ]; then
+  echo "FAIL no fixture trees in $fx (python3 tools/mkfixture.py --all --out $fx)"; failed=$((failed + 1))
+fi
+
+# The real examples: one machine, one moment.
+real=tests/e2e/imports/real
+run "real capture" 0 "$tmp/real.json" -- "$bin" --dump "$real/capture.tar.zst" topo --json
+for input in "lspci-xxxx.txt.xz topo-config" "bundle topo-config" "sosreport.tar.xz topo-config" "udev.txt.xz topo-identity" "hwloc.xml topo-identity"; do
+  read -r file mode <<< "$input"
+  out=$tmp/real-$mode-${file%%.*}.json
+  run "real $file" 0 "$out" -- "$bin" --dump "$real/$file" topo --json || continue
+  [ -s "$out.err" ] && sed 's/^/  /' "$out.err" | head -3 >&2
+  check "real $file" "$mode" "$tmp/real.json" "$out"
+done
+
+# A sosreport arrives as a tarball or unpacked: both are recognised.
+mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"
+run "real sosreport directory" 0 "$tmp/real-sosdir.json" -- "$bin" --dump "$tmp/sos/$(ls "$tmp/sos")" topo --json &&
+  check "real sosreport directory" topo-config "$tmp/real.json" "$tmp/real-sosdir.json"
+
+# --cpu is a supplied fact: used only where the input lacks the CPU; where the input has one, it wins
+# and check says the supplied value was not used. A value that is no CPU is a usage error.
+# (the real examples are of a machine without a GPU: check ends NO PAIRS, exit 4; the fixture FAIL, 1)
+expect_unused() {  # name exit-code CPU-shown args...
+  local name=$1 want=$2 shown=$3; shift 3
+  run "$name" "$want" "$tmp/unused.txt" -- "$bin" "$@" check --color never || return
+  if grep -qx -- "note: --cpu intel not used: the input shows its own CPU ($shown, /proc/cpuinfo)" "$tmp/unused.txt"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name: no 'not used' note naming $shown"; failed=$((failed + 1))
+  fi
+}
+expect_unused "--cpu with --root" 1 GenuineIntel --root "$fx/intel-xeon-broadwell/root" --cpu intel
+expect_unused "--cpu on a udev database that has the CPU" 4 AuthenticAMD --dump "$real/udev.txt.xz" --cpu intel
+expect_unused "--cpu on a capture" 4 AuthenticAMD --dump "$real/capture.tar.zst" --cpu intel
+if run "--cpu unknown keyword" 3 "$tmp/sparc.txt" -- "$bin" --dump "$real/lspci-xxxx.txt.xz" --cpu sparc check; then
+  if grep -qx -- "p2pcheck: --cpu sparc: expected amd-zen, amd-pre-zen, intel, hygon or a /proc/cpuinfo file" "$tmp/sparc.txt.err"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL --cpu unknown keyword: the error does not name the keywords: $(cat "$tmp/sparc.txt.err")"; failed=$((failed + 1))
+  fi
+fi
+# On an lspci dump without the CPU it is used, and the CPU finding says it was supplied.
+if run "--cpu on an lspci dump" 4 "$tmp/supplied.json" -- "$bin" --dump "$real/lspci-xxxx.txt.xz" --cpu amd-zen check --json; then
+  if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); f=[f for f in j["findings"] if f["id"]=="cpu.p2pdma_rule"][0]; assert f["state"]=="supplied", f; assert j["supplied"][0]["used"]' "$tmp/supplied.json"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL --cpu on an lspci dump: not used, or not labelled supplied"; failed=$((failed + 1))
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
