@@ -44,8 +44,7 @@ PairRoute pair_route(const Topology& topo, const PairDecision& decision) {
   if (route.kind == RouteKind::kBelowCommonBridge) return route;
   bool maybe = route.kind == RouteKind::kRedirectUnknown;
   std::vector<const Function*> up = topo.upstream_chain(*walk.common);
-  for (std::size_t i = 0; i < up.size(); ++i)
-    add_link(route, {up[i], i + 1 < up.size() ? up[i + 1] : nullptr, maybe});
+  for (std::size_t i = 0; i < up.size(); ++i) add_link(route, {up[i], i + 1 < up.size() ? up[i + 1] : nullptr, maybe});
   add_host_bridge(route, walk.common->host_bridge);
   return route;
 }

@@ -260,7 +260,9 @@ class DotWriter {
     } else {
       lines = {fn.bdf.str() + " " + role(fn)};
     }
-    if (std::string link = link_text(fn.link); !link.empty()) lines.push_back(link);
+    // A device below a port has a link: one the input does not tell is drawn unknown, not left out.
+    std::string link = link_text(fn.link);
+    if (!link.empty() || fn.parent) lines.push_back(link.empty() ? "link unknown" : link);
     if (fn.acs.redirect()) {
       lines.push_back("ACS redirect [" + acs_bits_str(fn.acs.control) + "]");
       // SVG: Graphviz writes `id` on the node's <g> (and `class` from 2.44 on), so pages and tests find it.

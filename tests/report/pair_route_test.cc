@@ -3,9 +3,8 @@
 // bridge, one has no common bridge at all.
 #include "p2pcheck/report/pair_route.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 
 #include "p2pcheck/checks/check.h"
 #include "test_paths.h"
@@ -21,7 +20,8 @@ class PairRouteTest : public ::testing::Test {
   }
   PairRoute route(const char* gpu, const char* nvme) {
     for (const PairDecision& d : report_->pairs)
-      if (d.path.pair.gpu == *Bdf::parse(gpu) && d.path.pair.nvme == *Bdf::parse(nvme)) return pair_route(report_->topo, d);
+      if (d.path.pair.gpu == *Bdf::parse(gpu) && d.path.pair.nvme == *Bdf::parse(nvme))
+        return pair_route(report_->topo, d);
     ADD_FAILURE() << "no pair " << gpu << " " << nvme;
     return {};
   }

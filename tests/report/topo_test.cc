@@ -37,7 +37,8 @@ TEST_F(TopoText, EveryLineFitsTheWidthAndEveryFunctionIsListed) {
     for (bool unicode : {true, false}) {
       std::string out = text(width, unicode);
       for (const std::string& line : split(out, '\n')) EXPECT_LE(columns(line), width) << width << ": " << line;
-      for (const auto& [bdf, fn] : state_.topo.functions) EXPECT_NE(out.find(bdf.str()), std::string::npos) << bdf.str();
+      for (const auto& [bdf, fn] : state_.topo.functions)
+        EXPECT_NE(out.find(bdf.str()), std::string::npos) << bdf.str();
       // The facts stay; only names are cut.
       EXPECT_NE(out.find("ACS redirect [SV RR CR UF]"), std::string::npos);
       EXPECT_NE(out.find("driver amdgpu"), std::string::npos);
