@@ -204,7 +204,7 @@ bool concerns_selected_pairs(const Finding& finding, const CheckReport& report) 
 bool UncarriedAreas::has(CheckArea area) const { return std::find(areas.begin(), areas.end(), area) != areas.end(); }
 
 std::unique_ptr<CheckReport> run_check(Source& source, const CheckOptions& options) {
-  return run_check(load_machine_state(source, Load::kForCheck), source, options);
+  return run_check(load_machine_state(source, options.load), source, options);
 }
 
 CheckInputs read_check_inputs(Source& source, const CheckOptions& options) {

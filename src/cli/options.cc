@@ -298,17 +298,19 @@ CheckOptions check_options(const GlobalOptions& o) {
   return options;
 }
 
-std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o) {
-  if (!input.plan) return checked(*input.source, o, selection_for(input, o));
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load) {
+  if (!input.plan) return checked(*input.source, o, selection_for(input, o), load);
   CheckOptions options = check_options(o);
   options.selection = selection_for(input, o);
   options.not_carried = plan_not_carried();
   return run_check(input.plan->state, *input.source, options);
 }
 
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection) {
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection,
+                                     Load load) {
   CheckOptions options = check_options(o);
   options.selection = selection;
+  options.load = load;
   // Static: the module stays open while the command prints (it is asked during run_check).
   static std::unique_ptr<P2pprobeClient> kernel_module;
   if (source.is_live()) {

@@ -97,8 +97,10 @@ int exit_for(Result result);
 CheckOptions check_options(const GlobalOptions& o);
 // run_check with the options given and those pairs; on the live machine the running kernel answers for itself
 // through p2pprobe when it is loaded.
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection);
-std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o);
+// `load`: how much of each function to read (CheckOptions::load); a plan carries what it carries.
+std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection,
+                                     Load load = Load::kForCheck);
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load = Load::kForCheck);
 // On stderr when a command found no pair to judge.
 void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes);
 

@@ -1,7 +1,10 @@
 #include "p2pcheck/report/topo.h"
 
 #include <cstdint>
+#include <set>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "p2pcheck/model/route.h"
@@ -58,10 +61,11 @@ json topology_json(const Topology& topo, const Inventory& inv) {
 
 namespace {
 
-std::string annotations(const Topology& topo, const Function& fn, const Inventory& inv) {
-  std::string out;
+// What follows a function's label on its line, each a piece of its own so the line can break between them.
+std::vector<std::string> annotations(const Topology& topo, const Function& fn, const Inventory& inv) {
+  std::vector<std::string> out;
   auto add = [&out](const std::string& s) {
-    if (!s.empty()) out += "  " + s;
+    if (!s.empty()) out.push_back(s);
   };
   std::string role = role_of(fn, inv);
   if (role == "NVMe") {
@@ -80,43 +84,159 @@ std::string annotations(const Topology& topo, const Function& fn, const Inventor
   return out;
 }
 
+// Columns a text without colour takes: its UTF-8 code points.
+std::size_t columns(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text)
+    if ((c & 0xc0) != 0x80) ++n;
+  return n;
+}
+
+// `text` cut to `room` columns, an ellipsis ("…", "..." for --ascii) saying it was cut.
+std::string cut(const std::string& text, std::size_t room, bool unicode) {
+  if (columns(text) <= room) return text;
+  const std::string ellipsis = unicode ? "…" : "...";
+  const std::size_t keep = room > columns(ellipsis) ? room - columns(ellipsis) : 0;
+  std::size_t end = 0;
+  for (std::size_t n = 0; end < text.size() && n < keep; ++n) do
+      ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80);
+  return text.substr(0, end) + ellipsis;
+}
+
+// The " Vendor Device" part of function_label() in `room` columns: the vendor is cut first, since
+// the device's own name tells more (the vendor's ID stays in the label).
+std::string name_in(const Function& fn, std::size_t room, bool unicode) {
+  std::string vendor = pci_vendor_name(fn.vendor), device = pci_device_name(fn.vendor, fn.device);
+  if (device.empty()) device = vendor.empty() ? "" : std::exchange(vendor, "") + " device";
+  std::string whole = vendor.empty() ? device : vendor + " " + device;
+  if (whole.empty() || columns(whole) + 1 <= room) return whole.empty() ? "" : " " + whole;
+  if (room < 2) return "";
+  constexpr std::size_t kVendorKept = 8, kDeviceKept = 8;  // "Samsung…": still says whose it is
+  if (vendor.empty() || room < 2 + kVendorKept + kDeviceKept) return " " + cut(whole, room - 1, unicode);
+  std::size_t vendor_room = room > columns(device) + 2 + kVendorKept ? room - columns(device) - 2 : kVendorKept;
+  std::string kept = cut(vendor, vendor_room, unicode);
+  return " " + kept + " " + cut(device, room - 2 - columns(kept), unicode);
+}
+
+// Pieces longer than a continuation line split at their spaces (a long role or reason).
+std::vector<std::string> fit_pieces(const std::vector<std::string>& items, std::size_t room) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    if (columns(item) <= room) {
+      out.push_back(item);
+      continue;
+    }
+    std::string piece;
+    for (const std::string& word : split(item, ' ')) {
+      if (!piece.empty() && columns(piece) + 1 + columns(word) > room) out.push_back(std::exchange(piece, ""));
+      piece += (piece.empty() ? "" : " ") + word;
+    }
+    if (!piece.empty()) out.push_back(piece);
+  }
+  return out;
+}
+
+// Below a name this short the annotations move to the next line rather than cut it further.
+constexpr std::size_t kShortestName = 16;
+
+// One function's line fitted to the width: its name cut first, then its annotations carried on to
+// further lines (`cont`: the tree's stems, so the branches below stay drawn).
+struct TreeLine {
+  std::string head, cont;  // prefix and branch; prefix, stem and the bar to the children
+  const char* colour = nullptr;
+};
+std::string fitted(const TreeLine& t, const Function& fn, std::vector<std::string> items, const TextStyle& style) {
+  const std::size_t width = style.width;
+  std::string id = fn.bdf.str() + " [" + hex(fn.vendor, 4) + ":" + hex(fn.device, 4) + "]";
+  std::size_t used = columns(t.head) + columns(id);
+  std::size_t first = items.empty() ? 0 : 2 + columns(items[0]);
+  std::size_t whole = columns(function_label(fn)) - columns(id);  // " Vendor Device", or nothing
+  std::size_t room = width > used + first ? width - used - first : 0;
+  if (room < std::min(whole, kShortestName)) room = width > used ? width - used : 0;
+  std::string name = name_in(fn, room, style.unicode);
+  std::string label = t.colour ? colored(style, t.colour, id + name) : id + name;
+  std::string out = t.head + label;
+  std::size_t column = used + columns(name);
+  for (const std::string& item : fit_pieces(items, width > columns(t.cont) ? width - columns(t.cont) : 1)) {
+    if (column + 2 + columns(item) <= width) {
+      out += "  " + item;
+      column += 2 + columns(item);
+    } else {
+      out += "\n" + t.cont + item;
+      column = columns(t.cont) + columns(item);
+    }
+  }
+  return out + "\n";
+}
+
 // Each function's children in BDF order, by Bdf::key() of the parent: found once for the whole tree
 // (a search of every function per node made the tree quadratic in the machine's size).
 using ChildIndex = std::unordered_map<std::uint64_t, std::vector<const Function*>>;
 
-ChildIndex children_of_all(const Topology& topo) {
+ChildIndex children_of_all(const Topology& topo, const std::set<Bdf>* only) {
   ChildIndex children;
   for (const auto& [bdf, fn] : topo.functions)
-    if (fn.parent) children[fn.parent->key()].push_back(&fn);
+    if (fn.parent && (!only || only->count(bdf))) children[fn.parent->key()].push_back(&fn);
   return children;
 }
 
-void tree_lines(const Topology& topo, const Inventory& inv, const ChildIndex& children, const Function& fn,
-                const std::string& prefix, bool last, const TextStyle& style, std::string& out) {
-  const char* branch = style.unicode ? (last ? "└─ " : "├─ ") : (last ? "`- " : "|- ");
-  const char* stem = style.unicode ? (last ? "   " : "│  ") : (last ? "   " : "|  ");
-  std::string label = function_label(fn);
-  std::string role = role_of(fn, inv);
-  if (role == "GPU")
-    label = colored(style, "1;32", label);
-  else if (role == "NVMe")
-    label = colored(style, "1;36", label);
-  out += prefix + branch + label + annotations(topo, fn, inv) + "\n";
-  auto found = children.find(fn.bdf.key());
-  if (found == children.end()) return;
-  const std::vector<const Function*>& kids = found->second;
-  for (size_t i = 0; i < kids.size(); ++i)
-    tree_lines(topo, inv, children, *kids[i], prefix + stem, i + 1 == kids.size(), style, out);
+struct Tree {
+  const Topology& topo;
+  const Inventory& inv;
+  const ChildIndex& children;
+  const TextStyle& style;
+};
+
+void tree_lines(const Tree& tree, const Function& fn, const std::string& prefix, bool last, std::string& out) {
+  const bool unicode = tree.style.unicode;
+  const char* branch = unicode ? (last ? "└─ " : "├─ ") : (last ? "`- " : "|- ");
+  const char* stem = unicode ? (last ? "   " : "│  ") : (last ? "   " : "|  ");
+  auto found = tree.children.find(fn.bdf.key());
+  const bool kids = found != tree.children.end();
+  TreeLine line{prefix + branch, prefix + stem + (kids ? (unicode ? "│" : "|") : " ") + "  "};
+  std::string role = role_of(fn, tree.inv);
+  line.colour = role == "GPU" ? "1;32" : role == "NVMe" ? "1;36" : nullptr;
+  out += fitted(line, fn, annotations(tree.topo, fn, tree.inv), tree.style);
+  if (!kids) return;
+  const std::vector<const Function*>& list = found->second;
+  for (size_t i = 0; i < list.size(); ++i) tree_lines(tree, *list[i], prefix + stem, i + 1 == list.size(), out);
 }
 
-}  // namespace
+std::string host_bridge_line(const Topology& topo, const std::string& id, const HostBridge& hb) {
+  std::string out = "host bridge " + id;
+  if (hb.bridge_device)
+    out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
+  else if (hb.bridge_device_unknown)
+    out += topo.from_dump ? "  (kernel's host bridge device: unknown, config space not read as root)"
+                          : "  (kernel's host bridge device: unknown, needs root)";
+  else
+    out += "  (no device at 00.0 or root port first: the kernel sees no host bridge device)";
+  return out + "\n";
+}
 
-std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style) {
+std::string nvme_lines(const Inventory& inv, const std::set<Bdf>* only) {
   std::string out;
-  out += "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
+  for (const auto& c : inv.nvmes) {
+    if (only && !only->count(c.bdf)) continue;
+    out += "  " + (c.name.empty() ? std::string("(no driver)") : c.name) + "  " + c.bdf.str();
+    if (!c.model.empty()) out += "  " + c.model;
+    for (const auto& ns : c.namespaces) {
+      out += "  " + ns.name + " " + (ns.size_bytes ? format_size(*ns.size_bytes) : std::string("size unknown"));
+      if (!ns.partitions.empty()) out += " (" + std::to_string(ns.partitions.size()) + " partitions)";
+    }
+    out += "\n";
+  }
+  return out.empty() ? out : "\nNVMe\n" + out;
+}
+
+std::string header(const Topology& topo, const Inventory& inv, const std::set<Bdf>* only) {
+  std::string out = "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
   out += std::to_string(inv.gpus.size()) + " GPU(s), " + std::to_string(inv.nvmes.size()) + " NVMe controller(s), " +
          std::to_string(topo.functions.size()) + " PCI functions under " + std::to_string(topo.host_bridges.size()) +
          " host bridge(s)\n";
+  if (only)
+    out += "--paths: " + std::to_string(only->size()) + " functions on the pairs' routes, with the bridges above\n";
   if (topo.config_truncated)
     out +=
         "note: only 64 bytes of config space were readable (not root): port types, ACS and capabilities are "
@@ -124,36 +244,27 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
         std::string(topo.from_dump
                         ? "ask for a capture taken as root (`sudo p2pcheck capture`) or `sudo lspci -xxxx` output\n"
                         : "run as root\n");
-  const ChildIndex children = children_of_all(topo);
+  return out;
+}
+
+}  // namespace
+
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style,
+                          const std::set<Bdf>* only) {
+  std::string out = fold_to_width(header(topo, inv, only), style.width);
+  const ChildIndex children = children_of_all(topo, only);
+  const Tree tree{topo, inv, children, style};
   for (const auto& [id, hb] : topo.host_bridges) {
-    out += "\nhost bridge " + id;
-    if (hb.bridge_device)
-      out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
-    else if (hb.bridge_device_unknown)
-      out += topo.from_dump ? "  (kernel's host bridge device: unknown, config space not read as root)"
-                            : "  (kernel's host bridge device: unknown, needs root)";
-    else
-      out += "  (no device at 00.0 or root port first: the kernel sees no host bridge device)";
-    out += "\n";
     std::vector<const Function*> roots;
-    for (const Bdf& b : hb.root_devices) roots.push_back(&topo.at(b));
+    for (const Bdf& b : hb.root_devices)
+      if (!only || only->count(b)) roots.push_back(&topo.at(b));
     for (const auto& [bdf, fn] : topo.functions)  // VFs on a root bus hang below the bus too
-      if (fn.host_bridge == id && !fn.parent && fn.physfn) roots.push_back(&fn);
-    for (size_t i = 0; i < roots.size(); ++i)
-      tree_lines(topo, inv, children, *roots[i], "", i + 1 == roots.size(), style, out);
+      if (fn.host_bridge == id && !fn.parent && fn.physfn && (!only || only->count(bdf))) roots.push_back(&fn);
+    if (only && roots.empty()) continue;
+    out += "\n" + fold_to_width(host_bridge_line(topo, id, hb), style.width);
+    for (size_t i = 0; i < roots.size(); ++i) tree_lines(tree, *roots[i], "", i + 1 == roots.size(), out);
   }
-  if (!inv.nvmes.empty()) {
-    out += "\nNVMe\n";
-    for (const auto& c : inv.nvmes) {
-      out += "  " + (c.name.empty() ? std::string("(no driver)") : c.name) + "  " + c.bdf.str();
-      if (!c.model.empty()) out += "  " + c.model;
-      for (const auto& ns : c.namespaces) {
-        out += "  " + ns.name + " " + (ns.size_bytes ? format_size(*ns.size_bytes) : std::string("size unknown"));
-        if (!ns.partitions.empty()) out += " (" + std::to_string(ns.partitions.size()) + " partitions)";
-      }
-      out += "\n";
-    }
-  }
+  out += fold_to_width(nvme_lines(inv, only), style.width);
   if (inv.gpus.empty()) out += "\nno AMD or NVIDIA GPU found in " + topo.source_description + "\n";
   return out;
 }

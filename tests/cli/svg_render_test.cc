@@ -3,12 +3,15 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <map>
+#include <sstream>
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/plan/plan.h"
@@ -39,16 +42,51 @@ std::string attr(xmlNode* node, const char* name) {
   return text;
 }
 
-// Graphviz writes each node as <g class="node ..."><title>NAME</title>...<text>label</text></g>.
+// Graphviz writes each node as <g class="node ..."><title>NAME</title>...<text>label</text></g>,
+// each edge as <g class="edge"><title>A&#45;&#45;B</title><path stroke=.../></g>.
 struct SvgNode {
   std::string id, classes, text, stroke;
   int outlines = 0;  // shapes drawn with a stroke: 2 for a double border
 };
-void collect(xmlNode* node, std::map<std::string, SvgNode>& out) {
+struct Svg {
+  std::map<std::string, SvgNode> nodes, edges;  // by title; an edge's is "upper--lower"
+  double width_px = 0, view_width = 0;
+};
+void collect(xmlNode* node, Svg& svg);
+
+// The <svg> element's size: Graphviz writes width="...pt"; 1 pt is 96/72 px.
+double px(const std::string& length) {
+  double value = std::stod(length);
+  if (length.ends_with("pt")) return value * 96.0 / 72.0;
+  if (length.ends_with("in")) return value * 96.0;
+  return value;  // px, or a bare number (user units = px)
+}
+
+Svg parse_svg(const std::string& file) {
+  Svg svg;
+  xmlDoc* doc = xmlReadFile(file.c_str(), nullptr, XML_PARSE_NONET);
+  EXPECT_NE(doc, nullptr) << file << " is not well-formed XML";
+  if (!doc) return svg;
+  xmlNode* root = xmlDocGetRootElement(doc);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(root->name)), "svg");
+  svg.width_px = px(attr(root, "width"));
+  std::string view = attr(root, "viewBox");  // "minx miny width height"
+  if (!view.empty()) {
+    std::istringstream in(view);
+    double minx = 0, miny = 0;
+    in >> minx >> miny >> svg.view_width;
+  }
+  collect(root, svg);
+  xmlFreeDoc(doc);
+  return svg;
+}
+
+void collect(xmlNode* node, Svg& out) {
   for (xmlNode* n = node; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE) continue;
     std::string classes = attr(n, "class");
-    if (std::string(reinterpret_cast<const char*>(n->name)) == "g" && classes.rfind("node", 0) == 0) {
+    bool group = std::string(reinterpret_cast<const char*>(n->name)) == "g";
+    if (group && (classes.rfind("node", 0) == 0 || classes == "edge")) {
       SvgNode svg{attr(n, "id"), classes, "", "", 0};
       std::string title;
       for (xmlNode* c = n->children; c; c = c->next) {
@@ -61,23 +99,18 @@ void collect(xmlNode* node, std::map<std::string, SvgNode>& out) {
           ++svg.outlines;
         }
       }
-      out[title] = svg;
+      (classes == "edge" ? out.edges : out.nodes)[title] = svg;
     }
     collect(n->children, out);
   }
 }
 
-std::map<std::string, SvgNode> render_and_parse(const CheckReport& report, const std::string& file) {
+Svg render(const CheckReport& report, const std::string& file) {
   cli::render_svg(topology_dot(report), file);
-  xmlDoc* doc = xmlReadFile(file.c_str(), nullptr, XML_PARSE_NONET);
-  EXPECT_NE(doc, nullptr) << file << " is not well-formed XML";
-  std::map<std::string, SvgNode> nodes;
-  if (!doc) return nodes;
-  xmlNode* root = xmlDocGetRootElement(doc);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(root->name)), "svg");
-  collect(root, nodes);
-  xmlFreeDoc(doc);
-  return nodes;
+  return parse_svg(file);
+}
+std::map<std::string, SvgNode> render_and_parse(const CheckReport& report, const std::string& file) {
+  return render(report, file).nodes;
 }
 
 std::string id_of(const Bdf& bdf) {
@@ -90,7 +123,14 @@ std::string id_of(const Bdf& bdf) {
 class SvgRender : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!dot_installed()) GTEST_SKIP() << "Graphviz's dot is not installed (apt-get install graphviz): SVG not tested";
+    // Never a silent skip: CI installs graphviz (scripts/setup-deps.sh); a machine that cannot
+    // says so by setting P2PCHECK_WITHOUT_GRAPHVIZ=1, and the skip is printed.
+    if (!dot_installed()) {
+      if (std::getenv("P2PCHECK_WITHOUT_GRAPHVIZ"))
+        GTEST_SKIP() << "Graphviz's dot is not installed and P2PCHECK_WITHOUT_GRAPHVIZ is set: SVG not tested";
+      FAIL() << "Graphviz's dot is not installed (apt-get install graphviz, as scripts/setup-deps.sh does): the SVG "
+                "pictures cannot be tested; set P2PCHECK_WITHOUT_GRAPHVIZ=1 to skip them knowingly";
+    }
     dir_ = std::filesystem::temp_directory_path() / ("p2pcheck-svg-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
   }
@@ -136,6 +176,46 @@ TEST_F(SvgRender, APlanDrawsLikeAMachine) {
   for (const Bdf& gpu : report->inv.gpus) EXPECT_TRUE(nodes.count(id_of(gpu))) << gpu.str();
   for (const NvmeController& nvme : report->inv.nvmes) EXPECT_TRUE(nodes.count(id_of(nvme.bdf))) << nvme.bdf.str();
   EXPECT_TRUE(nodes.count("cpu")) << "pairs across host bridges go through the CPU fabric node";
+}
+
+// Issue 36: 8 GPUs and 9 NVMe were drawn 3.7-5k px wide; the picture must fit a screen.
+TEST_F(SvgRender, TheEightGpuEpycFitsAScreen) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  CheckOptions options;
+  options.load = Load::kEverything;  // as `topo --svg` loads it: NUMA boxes drawn
+  auto report = run_check(*source, options);
+  Svg svg = render(*report, (dir_ / "epyc.svg").string());
+  std::cout << "epyc-mi300x-8gpu topo --svg: " << svg.width_px << " px wide (viewBox " << svg.view_width << " pt)\n";
+  EXPECT_GT(svg.width_px, 0);
+  EXPECT_LE(svg.width_px, 1600);
+  EXPECT_LE(svg.view_width * 96.0 / 72.0, 1600);
+  for (const Bdf& gpu : report->inv.gpus) EXPECT_TRUE(svg.nodes.count(id_of(gpu))) << gpu.str();
+}
+
+// A pair sent up to the root complex by ACS redirect colours the links it really takes: the
+// switch's upstream port to the root port, the root port to the host bridge.
+TEST_F(SvgRender, ARedirectedPairColoursItsRouteUpToTheHostBridge) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/xeon-broadwell-switch-acs/root");
+  CheckOptions options;
+  options.selection.gpu = {"05:00.0"};  // below port 9, which redirects
+  options.selection.nvme = {"06:00.0"};
+  auto report = run_check(*source, options);
+  ASSERT_EQ(report->pairs.size(), 1u);
+  ASSERT_EQ(report->pairs[0].walk.acs_redirect.size(), 1u);
+  Svg svg = render(*report, (dir_ / "redirect.svg").string());
+  const std::string red = "#cd0000", grey = "#999999";  // red3: the pair is refused; grey60: no pair
+  for (const char* link :
+       {"hb_0000_00--f_0000_00_02_0", "f_0000_00_02_0--f_0000_02_00_0", "f_0000_02_00_0--f_0000_03_09_0",
+        "f_0000_03_09_0--f_0000_05_00_0", "f_0000_02_00_0--f_0000_03_10_0", "f_0000_03_10_0--f_0000_06_00_0"}) {
+    ASSERT_TRUE(svg.edges.count(link)) << link;
+    EXPECT_EQ(svg.edges[link].stroke, red) << link;
+  }
+  for (const char* link : {"hb_0000_00--f_0000_00_01_0", "f_0000_02_00_0--f_0000_03_08_0"}) {
+    ASSERT_TRUE(svg.edges.count(link)) << link;
+    EXPECT_EQ(svg.edges[link].stroke, grey) << link << " is on no route";
+  }
+  EXPECT_NE(svg.nodes.at("f_0000_05_00_0").text.find("refused redirected to host: nvme0"), std::string::npos)
+      << svg.nodes.at("f_0000_05_00_0").text;
 }
 
 TEST_F(SvgRender, AFailedRenderLeavesNoFile) {

@@ -104,6 +104,19 @@ for a in "${ascii_answers[@]}"; do
   # shellcheck disable=SC2086
   expect "ascii_$cmd" "$code" "$pattern" -- "$bin" --root "$epyc" --ascii $cmd && ascii_only "ascii_only_$cmd"
 done
+# topo fits its lines to COLUMNS (80 when unset and not a terminal); --paths keeps only the pairs' routes.
+for cols in "" 60 132; do
+  expect "topo_fits_columns_${cols:-unset}" 0 "^8 GPU\(s\), 9 NVMe controller\(s\)" -- env ${cols:+COLUMNS=$cols} "$bin" --root "$epyc" --ascii topo &&
+    if [ "$(awk '{ print length($0) }' "$tmp/out" | sort -n | tail -1)" -le "${cols:-80}" ]; then passed=$((passed + 1)); else
+      echo "FAIL topo_fits_columns_${cols:-unset}: a line wider than ${cols:-80}"; failed=$((failed + 1)); fi
+done
+expect topo_paths 0 "^--paths: 6 functions on the pairs' routes" -- "$bin" --root "$epyc" topo --paths --gpu 43:00.0 --nvme nvme2 &&
+  if ! grep -q "0000:03:00.0" "$tmp/out" && grep -q "0000:45:00.0" "$tmp/out"; then passed=$((passed + 1)); else
+    echo "FAIL topo_paths: a function off the route is listed, or the NVMe is missing"; failed=$((failed + 1)); fi
+expect topo_paths_dot 0 "^ +f_0000_45_00_0 \[" -- "$bin" --root "$epyc" topo --paths --dot --gpu 43:00.0 --nvme nvme2 &&
+  if ! grep -q "f_0000_03_00_0" "$tmp/out"; then passed=$((passed + 1)); else
+    echo "FAIL topo_paths_dot: a GPU off the route is drawn"; failed=$((failed + 1)); fi
+expect topo_paths_json 3 "topo --paths is a view of the tree" -- "$bin" --root "$epyc" topo --paths --json
 # A capture is a tar: a name that promises another format is refused before anything is read or written.
 expect capture_zip_name 3 "^p2pcheck: foo\.zip: a capture is a tar archive; name it \.tar\.zst \(zstd\)" -- \
   env -C "$tmp" "$bin" --root "$epyc" capture -o foo.zip &&

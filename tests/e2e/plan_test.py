@@ -24,7 +24,7 @@ SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 PAIR_KEYS = ["map_type", "verdict", "path", "distance", "path_distance", "common_bridge", "blocked_by", "rule",
              "unknowns", "host_check", "flows", "later"]
 KERNELS = [None, "6.1", "6.8", "7.1"]  # the plan's own, then releases with different allowlists
-PICTURES = ["xeon-broadwell-switch-acs", "xeon-2socket-hostbridges"]
+PICTURES = ["xeon-broadwell-switch-acs", "xeon-2socket-hostbridges", "epyc-mi300x-8gpu"]
 
 
 def run(binary, args, cwd):

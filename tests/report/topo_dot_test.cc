@@ -1,4 +1,5 @@
-// topology_dot on a fixture whose CPU vendor string came from a hostile dump.
+// topology_dot: names from a hostile dump stay escaped; NUMA boxes only where the node is known;
+// verdicts on the devices, none as text on an edge.
 #include "p2pcheck/report/topo_dot.h"
 
 #include <gtest/gtest.h>
@@ -29,6 +30,42 @@ TEST(TopoDot, LabelsStayValidUtf8AndControlCharactersAreEscaped) {
   std::string dot = topology_dot(*report);
   EXPECT_NE(dot.find("Evil\\\"\\\\n];\\\\nx [label=\\\"\\\\x1b[2K family"), std::string::npos) << dot;
   for (const std::string& line : split(dot, '\n')) EXPECT_TRUE(is_printable(line)) << line;
+}
+
+std::unique_ptr<CheckReport> epyc(Load load) {
+  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
+  CheckOptions options;
+  options.load = load;
+  return run_check(*source, options);
+}
+
+TEST(TopoDot, NumaBoxesOnlyWhereTheNodeIsKnown) {
+  auto report = epyc(Load::kEverything);
+  std::string dot = topology_dot(*report);
+  EXPECT_NE(dot.find("subgraph cluster_numa_0 {"), std::string::npos);
+  EXPECT_NE(dot.find("subgraph cluster_numa_1 {"), std::string::npos);
+  // GPU 0000:03:00.0 sits on socket 0: after box 0 opens, before box 1 does.
+  std::size_t gpu = dot.find("  f_0000_03_00_0 [");
+  EXPECT_LT(dot.find("cluster_numa_0"), gpu);
+  EXPECT_LT(gpu, dot.find("cluster_numa_1"));
+  // -1 is "no NUMA affinity" or not read: no box, never a guessed one.
+  for (auto& [bdf, fn] : report->topo.functions) fn.numa_node = -1;
+  EXPECT_EQ(topology_dot(*report).find("cluster_numa"), std::string::npos);
+  // The check alone does not read NUMA nodes: no box either.
+  EXPECT_EQ(topology_dot(*epyc(Load::kForCheck)).find("cluster_numa"), std::string::npos);
+}
+
+TEST(TopoDot, VerdictsSitOnTheDevicesNotOnTheEdges) {
+  auto report = epyc(Load::kForCheck);
+  std::string dot = topology_dot(*report);
+  for (const std::string& line : split(dot, '\n'))
+    if (line.find(" -- ") != std::string::npos) EXPECT_EQ(line.find("label="), std::string::npos) << line;
+  // 72 pairs, all allowed (Zen): each GPU's two switch peers redirected to the host, the others via it.
+  EXPECT_NE(dot.find("GPU 0000:03:00.0\\n1002:74a1\\n32 GT/s x16\\nallowed redirected to host: nvme0, nvme1\\n"
+                     "allowed via host bridge: nvme2, nvme3 +5\""),
+            std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("72 pair(s)"), std::string::npos);
 }
 
 }  // namespace

@@ -66,6 +66,9 @@ struct CheckOptions {
   UncarriedAreas not_carried;         // what the input cannot carry; empty: everything
   // `mounts`: the NVMe side is every controller below a mounted file system (report.targets).
   bool mounted_targets = false;
+  // How much of each function to read: `topo --dot` asks for everything (the NUMA node its boxes
+  // show), as a capture reads it; the check itself needs only kForCheck.
+  Load load = Load::kForCheck;
 };
 
 // The one answer of `check`: the RESULT line, JSON `result` and the exit code all say this.

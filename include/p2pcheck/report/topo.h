@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "p2pcheck/model/inventory.h"
@@ -10,6 +11,10 @@
 namespace p2pcheck {
 
 nlohmann::ordered_json topology_json(const Topology& topo, const Inventory& inv);
-std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style);
+// Lines fit `style.width` columns: a long device name is cut with an ellipsis, annotations carry on
+// to the next line under the node. `only` (topo --paths): just these functions, and the host
+// bridges and NVMe among them.
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style,
+                          const std::set<Bdf>* only = nullptr);
 
 }  // namespace p2pcheck

@@ -1,8 +1,11 @@
 // `p2pcheck topo --dot`: the PCI tree as a Graphviz graph, drawn from the same model and decisions
-// as `check`. Host bridges, root ports, switches (a cluster of their ports), GPUs and NVMe are
-// nodes; other functions are left out (the graph's label counts them). Every checked pair's hops
-// are drawn bold and coloured by the verdicts of the pairs over them; ACS-redirecting ports have a
-// red double border; with few pairs each pair is also a dashed GPU-NVMe edge in its colour.
+// as `check`, left to right (CPU, host bridges, root ports, switches, devices) so that a server
+// with many GPUs and NVMe fits a screen. Host bridges, root ports, switches (a box around their
+// ports, inferred from the tree where port types are unknown), GPUs and NVMe are nodes, inside a
+// box per NUMA node where the functions' NUMA node is known; other functions are left out (the
+// legend counts them). Every checked pair colours the links it really crosses (pair_route.h: up
+// to the host bridge where ACS redirect sends it there) by its verdict; each GPU and NVMe lists
+// its peers by verdict and route (peer_summary.h); ACS-redirecting ports have a red double border.
 #pragma once
 
 #include <string>
@@ -11,9 +14,10 @@
 
 namespace p2pcheck {
 
-// At most this many pairs are drawn as their own GPU-NVMe edge; past it the colours summarise.
-inline constexpr std::size_t kDotPairEdges = 16;
+struct DotOptions {
+  bool paths_only = false;  // `topo --paths`: only the functions on the checked pairs' routes
+};
 
-std::string topology_dot(const CheckReport& report);
+std::string topology_dot(const CheckReport& report, const DotOptions& options = {});
 
 }  // namespace p2pcheck
