@@ -243,7 +243,12 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   // decide_pair() for each, made once per class of pairs that read the same facts
   report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
   // The list numbers each device of its pairs once: those, not every pair's two, go in the set.
-  for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) report->selected_devices.insert(report->pairs.end(e).bdf);
+  for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) {
+    report->selected_devices.insert(report->pairs.end(e).bdf);
+    // Each pair's locality (model/locality.h) reads its two ends' NUMA nodes, and no other function's.
+    Function& fn = report->topo.functions.at(report->pairs.end(e).bdf);
+    if (fn.numa_unknown == kNumaNotRead) read_function_numa(source, fn);
+  }
   std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
   CheckReads reads =

@@ -39,7 +39,8 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     std::cout << json_output(o, j) << "\n";
   } else {
-    print_text(o, input_text(input) + topology_text(state.topo, state.inv, text_style(o)));
+    state.machine.identity.redacted = input.replay && replay_redacted(*input.replay);
+    print_text(o, input_text(input) + topology_text(state.topo, state.inv, text_style(o), &state.machine.identity));
   }
   free_at_exit(std::make_shared<MachineState>(std::move(state)));
   free_at_exit(input);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -111,9 +112,11 @@ void tree_lines(const Topology& topo, const Inventory& inv, const ChildIndex& ch
 
 }  // namespace
 
-std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style) {
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style,
+                          const MachineIdentity* identity) {
   std::string out;
   out += "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
+  if (identity) out += identity_line(*identity);
   out += std::to_string(inv.gpus.size()) + " GPU(s), " + std::to_string(inv.nvmes.size()) + " NVMe controller(s), " +
          std::to_string(topo.functions.size()) + " PCI functions under " + std::to_string(topo.host_bridges.size()) +
          " host bridge(s)\n";
@@ -126,7 +129,7 @@ std::string topology_text(const Topology& topo, const Inventory& inv, const Text
                         : "run as root\n");
   const ChildIndex children = children_of_all(topo);
   for (const auto& [id, hb] : topo.host_bridges) {
-    out += "\nhost bridge " + id;
+    out += "\nhost bridge " + id + (hb.name.empty() ? "" : " (" + printable(hb.name) + ")");
     if (hb.bridge_device)
       out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
     else if (hb.bridge_device_unknown)

@@ -10,6 +10,8 @@
 namespace p2pcheck {
 
 nlohmann::ordered_json topology_json(const Topology& topo, const Inventory& inv);
-std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style);
+// `identity`: the machine's DMI and host name for the header (identity_line), when given.
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style,
+                          const MachineIdentity* identity = nullptr);
 
 }  // namespace p2pcheck
