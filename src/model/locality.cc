@@ -19,7 +19,8 @@ struct ClassRow {
 constexpr ClassRow kClasses[] = {
     {LocalityClass::kSameSwitch, "same_switch", "SW",
      "same PCIe switch: the paths meet at a switch port below the root port (nvidia-smi PIX, PXB)"},
-    {LocalityClass::kSameRootPort, "same_root_port", "RP", "same root port: the paths meet at a root port (nvidia-smi PHB)"},
+    {LocalityClass::kSameRootPort, "same_root_port", "RP",
+     "same root port: the paths meet at a root port (nvidia-smi PHB)"},
     {LocalityClass::kSameHostBridge, "same_host_bridge", "HB",
      "same host bridge: different root ports of one root bus (nvidia-smi PHB)"},
     {LocalityClass::kSameNumaNode, "same_numa_node", "NODE",
@@ -52,7 +53,8 @@ Locality by_numa(const Topology& topo, const Function& gpu, const Function& nvme
   l.gpu_node = g.node;
   l.nvme_node = n.node;
   if (!g.unknown.empty() || !n.unknown.empty()) {
-    if (g.unknown == n.unknown) l.why = "NUMA node " + g.unknown;
+    if (g.unknown == n.unknown)
+      l.why = "NUMA node " + g.unknown;
     else
       l.why = !g.unknown.empty() ? "NUMA node of " + gpu.bdf.str() + " " + g.unknown
                                  : "NUMA node of " + nvme.bdf.str() + " " + n.unknown;
@@ -100,7 +102,9 @@ Locality classify_locality(const Topology& topo, const std::vector<const Functio
     l.nvidia_smi = "PHB";
   } else {
     l = by_numa(topo, gpu, nvme);
-    l.nvidia_smi = l.cls == LocalityClass::kSameNumaNode ? "NODE" : l.cls == LocalityClass::kAcrossNumaNodes ? "SYS" : "";
+    l.nvidia_smi = l.cls == LocalityClass::kSameNumaNode      ? "NODE"
+                   : l.cls == LocalityClass::kAcrossNumaNodes ? "SYS"
+                                                              : "";
     return l;
   }
   Node g = node_of(gpu), n = node_of(nvme);
@@ -117,10 +121,12 @@ Locality classify_locality(const Topology& topo, const Function& gpu, const Func
 
 std::string locality_text(const Locality& l) {
   if (l.cls == LocalityClass::kUnknown) return "unknown: " + l.why;
-  std::string out = to_string(l.cls);
-  std::replace(out.begin(), out.end(), '_', ' ');
+  static const char* const kWords[] = {"same PCIe switch", "same root port", "same host bridge", "same NUMA node",
+                                       "across NUMA nodes"};
+  std::string out = kWords[static_cast<int>(l.cls)];
   if (l.cls == LocalityClass::kSameNumaNode && l.gpu_node) out += " " + std::to_string(*l.gpu_node);
-  if (l.cls == LocalityClass::kAcrossNumaNodes) out += " (" + std::to_string(*l.gpu_node) + " and " + std::to_string(*l.nvme_node) + ")";
+  if (l.cls == LocalityClass::kAcrossNumaNodes && l.gpu_node && l.nvme_node)
+    out += " " + std::to_string(*l.gpu_node) + " and " + std::to_string(*l.nvme_node);
   return out + " (nvidia-smi " + l.nvidia_smi + ")";
 }
 

@@ -24,7 +24,7 @@ class LocalityTree {
     add("05:00.0", "0000:00", "03:01.0", 0);  // NVMe below the same switch
     add("06:00.0", "0000:00", "03:02.0", 0);  // nested switch
     add("07:00.0", "0000:00", "06:00.0", 0);
-    add("08:00.0", "0000:00", "07:00.0", 0);  // NVMe two switches down
+    add("08:00.0", "0000:00", "07:00.0", 0);     // NVMe two switches down
     add("00:02.0", "0000:00", std::nullopt, 0);  // root port with a multi-function device below
     add("09:00.0", "0000:00", "00:02.0", 0);
     add("09:00.1", "0000:00", "00:02.0", 0);
@@ -56,7 +56,7 @@ TEST(Locality, BelowOneSwitchIsPixAndThroughANestedSwitchPxb) {
   Locality one = t.between("04:00.0", "05:00.0");
   EXPECT_EQ(one.cls, LocalityClass::kSameSwitch);
   EXPECT_STREQ(one.nvidia_smi, "PIX");
-  EXPECT_EQ(locality_text(one), "same switch (nvidia-smi PIX)");
+  EXPECT_EQ(locality_text(one), "same PCIe switch (nvidia-smi PIX)");
   Locality two = t.between("04:00.0", "08:00.0");
   EXPECT_EQ(two.cls, LocalityClass::kSameSwitch);
   EXPECT_STREQ(two.nvidia_smi, "PXB");
@@ -85,13 +85,13 @@ TEST(Locality, HostBridgesOfOneNodeAreNodeAndOfTwoNodesSys) {
   Locality node = t.between("04:00.0", "41:00.0");
   EXPECT_EQ(node.cls, LocalityClass::kSameNumaNode);
   EXPECT_STREQ(node.nvidia_smi, "NODE");
-  EXPECT_EQ(locality_text(node), "same numa node 0 (nvidia-smi NODE)");
+  EXPECT_EQ(locality_text(node), "same NUMA node 0 (nvidia-smi NODE)");
   Locality sys = t.between("04:00.0", "81:00.0");
   EXPECT_EQ(sys.cls, LocalityClass::kAcrossNumaNodes);
   EXPECT_STREQ(sys.nvidia_smi, "SYS");
   EXPECT_EQ(sys.gpu_node, 0);
   EXPECT_EQ(sys.nvme_node, 1);
-  EXPECT_EQ(locality_text(sys), "across numa nodes (0 and 1) (nvidia-smi SYS)");
+  EXPECT_EQ(locality_text(sys), "across NUMA nodes 0 and 1 (nvidia-smi SYS)");
 }
 
 TEST(Locality, ANodeTheInputCannotCarryIsUnknownSayingWhy) {
