@@ -221,6 +221,18 @@ CheckInputs read_check_inputs(Source& source, const CheckOptions& options) {
   return in;
 }
 
+namespace {
+
+// The p2pprobe module's answers, asked the way the CLI handed in (live only), or why not asked.
+ModuleAnswers kernel_module_answers(const CheckOptions& options, const PairList& pairs) {
+  if (options.ask_kernel_module) return options.ask_kernel_module(pairs);
+  ModuleAnswers answers;
+  answers.not_asked_why = options.kernel_module_problem;
+  return answers;
+}
+
+}  // namespace
+
 std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const CheckOptions& options) {
   auto report = std::make_unique<CheckReport>();
   report->source = std::move(state.source);
@@ -243,16 +255,18 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   // decide_pair() for each, made once per class of pairs that read the same facts
   report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
   // The list numbers each device of its pairs once: those, not every pair's two, go in the set.
-  for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) report->selected_devices.insert(report->pairs.end(e).bdf);
+  for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) {
+    report->selected_devices.insert(report->pairs.end(e).bdf);
+    // Each pair's locality (model/locality.h) reads its two ends' NUMA nodes, and no other function's.
+    Function& fn = report->topo.functions.at(report->pairs.end(e).bdf);
+    if (fn.numa_unknown == kNumaNotRead) read_function_numa(source, fn);
+  }
   std::vector<DevicePair>().swap(selected);  // decided: its memory is free for the reads below
 
   CheckReads reads =
       early ? std::move(*early) : read_everything(source, options, report->machine, report->topo, report->inv);
   if (!options.not_carried.has(CheckArea::kKernelModule) && !reads.recorded_answers)
-    if (options.ask_kernel_module)
-      reads.module_answers = options.ask_kernel_module(report->pairs);
-    else
-      reads.module_answers.not_asked_why = options.kernel_module_problem;
+    reads.module_answers = kernel_module_answers(options, report->pairs);
 
   auto add = [&](std::vector<Finding> more) {
     report->findings.insert(report->findings.end(), more.begin(), more.end());

@@ -12,6 +12,7 @@ namespace p2pcheck::cli {
 static int run_check_command(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = checked(input, o);
+  report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
   // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
   if (!o.json) make_printable(report->findings);
   if (o.json) {

@@ -182,8 +182,8 @@ void add_hwloc_limits(SysfsBuilder& builder, bool nvme_class_guessed) {
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
   for (const char* area : kDriverAreas) builder.not_carried(area);
-  for (const char* area :
-       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname"})
+  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
+                           "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/system/node"})
     builder.not_carried(area);
   for (const char* config : kConfigSpaces) builder.not_carried(config);
   builder.note(

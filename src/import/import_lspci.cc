@@ -423,8 +423,9 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
                            "/proc/mounts", "/sys/class/iommu"})
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
-  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
-                           "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/**/iommu_group"})
+  for (const char* area :
+       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname",
+        "/sys/devices/**/numa_node", "/sys/devices/system/node", "/sys/devices/**/iommu_group"})
     builder.not_carried(area);
   if (!have_drivers)
     for (const char* area : kDriverAreas) builder.not_carried(area);

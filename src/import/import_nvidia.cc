@@ -167,8 +167,9 @@ void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, cons
   }
   for (const char* area : kLiveOnlyAreas)
     if (!builder.has_file(area)) builder.not_carried(area);
-  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
-                           "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/**/iommu_group"})
+  for (const char* area :
+       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname",
+        "/sys/devices/**/numa_node", "/sys/devices/system/node", "/sys/devices/**/iommu_group"})
     builder.not_carried(area);
   if (!functions.have_drivers)
     for (const char* area : kDriverAreas) builder.not_carried(area);

@@ -278,7 +278,9 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
                            "/proc/mounts", "/sys/class/iommu"})
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
-  for (const char* area : {"/sys/class/dmi", "/proc/sys/kernel/hostname"}) builder.not_carried(area);
+  for (const char* area :
+       {"/sys/class/dmi", "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/system/node"})
+    builder.not_carried(area);
   if (builder.has_file("/sys/class/dmi/id/sys_vendor") || builder.has_file("/sys/class/dmi/id/product_name"))
     builder.note(
         "DMI from the udev database's dmi modalias, where the kernel leaves out spaces and colons "

@@ -152,8 +152,10 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   if (auto group = src.link_target(path_in(dir, "iommu_group")))
     fn.iommu_group = static_cast<int>(parse_dec(basename(*group)).value_or(-1));
   if (detail == FunctionDetail::kAll) {
-    if (auto node = optional_dec(src, path_in(dir, "numa_node"))) fn.numa_node = static_cast<int>(*node);
+    read_function_numa(src, fn);
     read_function_bars(src, fn);
+  } else {
+    fn.numa_unknown = kNumaNotRead;  // run_check() reads its pairs' ends'
   }
 
   if (config.ok()) {
@@ -172,6 +174,51 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
 }
 
 }  // namespace
+
+void read_function_numa(Source& source, Function& fn) {
+  const std::string path = path_in(fn.sysfs_path, "numa_node");
+  FileRead r = source.read(path);
+  fn.numa_node = -1;
+  fn.numa_unknown.clear();
+  if (r.ok()) {
+    auto node = parse_dec(r.bytes);
+    // The kernel prints an int: NUMA_NO_NODE (-1) or a node below MAX_NUMNODES (1 << 10).
+    if (!node || *node < -1 || *node >= 1 << 10)
+      throw Error(path, "expected a NUMA node (-1 to 1023), found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
+    fn.numa_node = static_cast<int>(*node);
+  } else if (r.status == ReadStatus::kNotCarried) {
+    fn.numa_unknown = r.error;
+  } else if (r.status != ReadStatus::kMissing) {
+    fn.numa_unknown = "not readable (" + r.error + ")";
+  }
+  // Missing: the kernel has the attribute only with CONFIG_NUMA; without it there is one node,
+  // which is what NUMA_NO_NODE (-1) says on a one-node machine.
+}
+
+void read_numa_nodes(Source& source, Topology& topo) {
+  const std::string path = "/sys/devices/system/node/online";
+  FileRead r = source.read(path);
+  topo.numa_nodes.reset();
+  topo.numa_nodes_unknown.clear();
+  if (!r.ok()) {
+    topo.numa_nodes_unknown = r.status == ReadStatus::kNotCarried ? r.error
+                              : r.status == ReadStatus::kMissing  ? "no " + path
+                                                                  : "not readable (" + r.error + ")";
+    return;
+  }
+  // A node list as the kernel prints it (bitmap_print_to_pagebuf): "0", "0-3", "0,2-3".
+  int count = 0;
+  for (std::string_view range : split(trim(r.bytes), ',')) {
+    std::size_t dash = range.find('-');
+    auto first = parse_dec(range.substr(0, dash));
+    auto last = dash == std::string_view::npos ? first : parse_dec(range.substr(dash + 1));
+    if (!first || !last || *first < 0 || *last < *first || *last >= 1 << 10)
+      throw Error(path, "expected a node list such as 0-1, found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
+    count += static_cast<int>(*last - *first + 1);
+  }
+  if (count == 0) throw Error(path, "empty node list");
+  topo.numa_nodes = count;
+}
 
 void read_function_bars(Source& source, Function& fn) {
   const std::string resource_path = path_in(fn.sysfs_path, "resource");
@@ -285,6 +332,7 @@ Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail
   }
 
   find_host_bridge_devices(topo);
+  read_numa_nodes(source, topo);
   return topo;
 }
 

@@ -23,6 +23,9 @@ Plan PlanBuilder::build() {
   plan.file = printable(r_.name());
   plan.description = printable(r_.text(doc_, "description", "the plan").value_or(""));
   read_machine(plan.state.machine);
+  // Who the machine is: a plan names no host and no DMI model (unknown, said so, not absent).
+  for (const char* key : {"hostname", "dmi_vendor", "dmi_product", "dmi_serial"})
+    plan.state.machine.identity.why[key] = "not in a plan";
   read_host_bridges();
   read_root_ports();
   read_switches();

@@ -105,6 +105,7 @@ void PlanBuilder::make_model(Plan& plan) {
   Topology& topo = plan.state.topo;
   plan.state.source = "plan " + r_.name();
   topo.source_description = plan.state.source;
+  topo.numa_nodes_unknown = "not in a plan";
   make_host_bridges(plan);
   // Ports and what is below them, walking down from each root port.
   for (std::size_t i : root_ports_) {
@@ -115,6 +116,7 @@ void PlanBuilder::make_model(Plan& plan) {
     set_acs(fn, rp.acs);
     own_link(fn, rp);
     plan.names[rp.name] = fn.bdf;
+    fn.name = rp.name;
     make_below(plan, rp, fn);
   }
   for (std::size_t h = 0; h < host_bridges_.size(); ++h)
@@ -125,6 +127,7 @@ void PlanBuilder::make_model(Plan& plan) {
                                   topo.host_bridges.at(hb).sysfs_path);
       set_acs(fn, e.acs);
       plan.names[e.name] = fn.bdf;
+      fn.name = e.name;
     }
   find_host_bridge_devices(topo);
   make_roles(plan);
@@ -145,6 +148,7 @@ Function& PlanBuilder::add_function(Topology& topo, Bdf bdf, Ids ids, std::uint3
   fn.host_bridge = host_bridge;
   fn.sysfs_path = parent_path + "/" + bdf.str();
   fn.config_size = 4096;  // everything the rules read is stated (or stated unknown) by the plan
+  fn.numa_unknown = "not in a plan";
   return topo.functions.emplace(bdf, std::move(fn)).first->second;
 }
 
@@ -165,11 +169,13 @@ void PlanBuilder::make_host_bridges(Plan& plan) {
     bridge.domain = hb.domain;
     bridge.bus = hb.bus;
     bridge.sysfs_path = std::string("/sys/devices/pci") + id;
+    bridge.name = hb.name;
     if (hb.device) {
       Function& fn = add_function(topo, Bdf{hb.domain, hb.bus, 0, 0}, *hb.device, kClassHostBridge, PortType::kNotPcie,
                                   std::nullopt, id, bridge.sysfs_path);
       fn.acs.presence = Presence::kAbsent;
       plan.names[hb.name] = fn.bdf;
+      fn.name = hb.name;
     }
     host_bridge_ids_[hb.name] = id;
   }
@@ -187,6 +193,7 @@ void PlanBuilder::make_below(Plan& plan, const PortSpec& port, Function& up) {
     set_acs(fn, e.acs);
     link(fn, up, e.speed, e.width);
     plan.names[e.name] = fn.bdf;
+    fn.name = e.name;
     add_vfs(topo, fn, e, up);
     return;
   }
@@ -196,6 +203,7 @@ void PlanBuilder::make_below(Plan& plan, const PortSpec& port, Function& up) {
   set_acs(usp, s.acs);
   link(usp, up, s.speed, s.width);
   plan.names[s.name] = usp.bdf;
+  usp.name = s.name;
   for (std::size_t i : s.downstream) {
     const PortSpec& dsp = ports_[i];
     Function& fn = add_function(topo, dsp.bdf, dsp.ids, kClassPciBridge, PortType::kDownstreamPort, usp.bdf,
@@ -203,6 +211,7 @@ void PlanBuilder::make_below(Plan& plan, const PortSpec& port, Function& up) {
     set_acs(fn, dsp.acs);
     own_link(fn, dsp);
     plan.names[dsp.name] = fn.bdf;
+    fn.name = dsp.name;
     make_below(plan, dsp, fn);
   }
 }

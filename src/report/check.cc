@@ -69,14 +69,6 @@ bool has_nvidia_gpu(const CheckReport& r) {
   return false;
 }
 
-// The values given, space-separated ("Supermicro AS -8125GS-TNMR2"); "" when none is.
-std::string join_present(std::initializer_list<std::optional<std::string>> values) {
-  std::string out;
-  for (const auto& v : values)
-    if (v && !v->empty()) out += (out.empty() ? "" : " ") + *v;
-  return out;
-}
-
 // The banner: tool, kernel, OS, CPU, how many GPUs and NVMe, the source and the machine's names.
 std::string banner_text(const CheckReport& r) {
   const Machine& m = r.machine;
@@ -90,13 +82,7 @@ std::string banner_text(const CheckReport& r) {
   if (!m.cpu.model_name.empty()) out += ", " + printable(m.cpu.model_name) + (m.cpu.supplied ? " (supplied)" : "");
   out += ", " + std::to_string(r.inv.gpus.size()) + " GPU(s), " + std::to_string(r.inv.nvmes.size()) + " NVMe\n";
   out += "source: " + r.source + "\n";
-  // Which machine, in the words a data-center engineer finds it by (DMI and host name, where shown).
-  std::vector<std::string> names;
-  const MachineIdentity& id = m.identity;
-  std::string model = join_present({id.dmi_vendor, id.dmi_product});
-  if (!model.empty()) names.push_back(printable(model));
-  if (id.hostname && !id.hostname->empty()) names.push_back("host " + printable(*id.hostname));
-  if (!names.empty()) out += "machine: " + join(names, ", ") + "\n";
+  out += identity_line(m.identity);
   if (has_nvidia_gpu(r))
     out +=
         "scope: NVIDIA GPUs — the verdicts are the kernel's P2PDMA path, which GPUDirect Storage uses only in its "
@@ -183,9 +169,27 @@ CodeCounts pairs_by_code(const CheckReport& r, MatrixCells& cells) {
   return by_code;
 }
 
+// A column's NVMe: its controller name, else the name the input gives it (a plan's), else its address.
 std::string nvme_label(const CheckReport& r, const Bdf& nvme) {
   const NvmeController* c = r.inv.nvme_at(nvme);
-  return c && !c->name.empty() ? c->name : nvme.str();
+  if (c && !c->name.empty()) return c->name;
+  const Function* fn = r.topo.find(nvme);
+  return fn && !fn->name.empty() ? printable(fn->name) : nvme.str();
+}
+
+// "nvme0 " or the input's name for it ("d4 "), else "": what goes before an NVMe's address.
+std::string nvme_prefix(const CheckReport& r, const Bdf& nvme) {
+  std::string prefix = nvme_name_prefix(r.inv, nvme);
+  const Function* fn = r.topo.find(nvme);
+  return !prefix.empty() || !fn ? prefix : name_prefix(*fn);
+}
+
+// A row's GPU: "GPU 0000:03:00.0", or the name the input gives it ("GPU gpu0 03:00.0").
+std::string gpu_label(const CheckReport& r, const Bdf& gpu) {
+  const Function* fn = r.topo.find(gpu);
+  if (!fn || fn->name.empty()) return "GPU " + gpu.str();
+  std::string bdf = gpu.str();
+  return printable(fn->name) + " " + (gpu.domain == 0 ? bdf.substr(5) : bdf);
 }
 
 // Too big for a screen: one line per code with its pairs counted and the first as an example.
@@ -207,8 +211,9 @@ std::string matrix_summary_text(const CheckReport& r, const TextStyle& style, co
 
 // The grid in blocks of `per_block` NVMe across, GPUs down, each cell `column` wide; a (GPU, NVMe)
 // that is not a pair is a blank cell.
-std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices,
-                             MatrixCells& cells, std::size_t column, std::size_t per_block) {
+template <typename CellOf>
+std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices, CellOf cell_of,
+                             std::size_t column, std::size_t per_block) {
   // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
   std::map<std::pair<Bdf, Bdf>, std::size_t> by_pair;
   for (std::size_t i = 0; i < r.pairs.size(); ++i)
@@ -222,18 +227,48 @@ std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const
     while (!header.empty() && header.back() == ' ') header.pop_back();
     out += header + "\n";
     for (const Bdf& g : devices.gpus) {
-      std::string line = "  " + pad("GPU " + g.str(), kGpuLabelWidth);
+      std::string line = "  " + pad(gpu_label(r, g), kGpuLabelWidth);
       for (size_t i = start; i < end; ++i) {
         auto found = by_pair.find({g, nvmes[i]});
         if (found == by_pair.end()) {
           line += pad("", column);
           continue;
         }
-        line += colored(style, cell_color(r.pairs.shared(found->second)), pad(cells.code(found->second), column));
+        auto [color, code] = cell_of(found->second);
+        line += colored(style, color, pad(code, column));
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
     }
+  }
+  return out;
+}
+
+// The pairs' locality (model/locality.h) in the verdicts' layout: a second matrix of codes, as
+// `nvidia-smi topo -m` prints its own, and a legend naming nvidia-smi's word for each. Beside the
+// verdicts: it changes none of them. `summary`: one line per code with its pairs counted instead.
+std::string locality_matrix_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices,
+                                 std::size_t column, std::size_t per_block, bool summary) {
+  std::vector<Locality> of(r.pairs.size());
+  std::map<LocalityClass, std::pair<std::size_t, std::set<std::string>>> by_class;  // count, why
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    of[i] = pair_locality(r, i);
+    auto& [count, why] = by_class[of[i].cls];
+    ++count;
+    if (!of[i].why.empty() && why.size() < 3) why.insert(printable(of[i].why));
+  }
+  std::string out = "\nLocality (how near each pair sits, as nvidia-smi topo -m says it; it changes no verdict)\n";
+  if (!summary) {
+    auto locality_cell = [&](std::size_t i) {
+      return std::make_pair(of[i].cls == LocalityClass::kUnknown ? "35" : "0", std::string(locality_code(of[i].cls)));
+    };
+    out += matrix_grid_text(r, style, devices, locality_cell, column, per_block);
+  }
+  for (const auto& [cls, seen] : by_class) {
+    std::string meaning = locality_meaning(cls);
+    if (!seen.second.empty())
+      meaning += ": " + join(std::vector<std::string>(seen.second.begin(), seen.second.end()), "; ");
+    out += "  " + pad(locality_code(cls), 5) + (summary ? pad(std::to_string(seen.first), 7) : "") + meaning + "\n";
   }
   return out;
 }
@@ -252,11 +287,13 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   size_t blocks = (devices.nvmes.size() + per_block - 1) / per_block;
   std::string out = "\nPairs (storage -> GPU and GPU -> storage)\n";
   if (blocks * (devices.gpus.size() + 1) > kMaxMatrixLines)
-    return out + matrix_summary_text(r, style, devices, by_code);
-  out += matrix_grid_text(r, style, devices, cells, column, per_block);
+    return out + matrix_summary_text(r, style, devices, by_code) +
+           locality_matrix_text(r, style, devices, column, per_block, true);
+  auto verdict_cell = [&](std::size_t i) { return std::make_pair(cell_color(r.pairs.shared(i)), cells.code(i)); };
+  out += matrix_grid_text(r, style, devices, verdict_cell, column, per_block);
   for (const MatrixCode& c : kMatrixCodes)
     if (by_code.count(c.code)) out += "  " + pad(c.code, 5) + c.meaning + "\n";
-  return out;
+  return out + locality_matrix_text(r, style, devices, column, per_block, false);
 }
 
 // What a problem pair's block says below its header line: why, directions, unknowns, the fix, the
@@ -312,14 +349,14 @@ std::string group_pairs_text(const CheckReport& r, const std::vector<std::size_t
   if (group.size() == r.pairs.size()) return "  pairs all " + std::to_string(group.size()) + "\n";
   std::vector<std::pair<Bdf, std::vector<std::string>>> by_gpu;
   for (std::size_t i : group) {
-    const Bdf& gpu = r.pairs.pair(i).gpu;
+    const Bdf gpu = r.pairs.pair(i).gpu;
     auto it = std::find_if(by_gpu.begin(), by_gpu.end(), [&](const auto& g) { return g.first == gpu; });
     if (it == by_gpu.end()) it = by_gpu.insert(by_gpu.end(), {gpu, {}});
-    const NvmeController* c = r.inv.nvme_at(r.pairs.pair(i).nvme);
-    it->second.push_back(c && !c->name.empty() ? c->name : r.pairs.pair(i).nvme.str());
+    it->second.push_back(nvme_label(r, r.pairs.pair(i).nvme));
   }
   std::string out;
-  for (const auto& [gpu, nvmes] : by_gpu) out += "  pairs GPU " + gpu.str() + " <-> " + join(nvmes, ", ") + "\n";
+  for (const auto& [gpu, nvmes] : by_gpu)
+    out += "  pairs GPU " + name_prefix(r.topo.at(gpu)) + gpu.str() + " <-> " + join(nvmes, ", ") + "\n";
   return out;
 }
 
@@ -387,8 +424,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     const DevicePair& first = r.pairs.pair(c.pairs.front());
     std::string explain = first.gpu.str() + " " + first.nvme.str();
     if (c.pairs.size() == 1) {
-      out += "\nGPU " + first.gpu.str() + " <-> " + nvme_name_prefix(r.inv, first.nvme) + first.nvme.str() + ": " +
-             c.status + "\n" + c.body + "  see   p2pcheck explain " + explain + "\n";
+      out += "\nGPU " + name_prefix(r.topo.at(first.gpu)) + first.gpu.str() + " <-> " + nvme_prefix(r, first.nvme) +
+             first.nvme.str() + ": " + c.status + "\n" + c.body + "  see   p2pcheck explain " + explain + "\n";
       continue;
     }
     out += "\n" + std::to_string(c.pairs.size()) + " pairs: " + c.status + ", all for the same reason\n" +
@@ -398,6 +435,10 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
 }
 
 }  // namespace
+
+Locality pair_locality(const CheckReport& r, std::size_t i) {
+  return classify_locality(r.topo, r.pairs.gpu_chain(i), r.pairs.nvme_chain(i), r.pairs.common(i));
+}
 
 std::string pair_code(const CheckReport& r, std::size_t i) {
   return cell(r.pairs.shared(i), r.pairs.acs_redirected(i), r.rules);

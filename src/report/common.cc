@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -57,6 +58,47 @@ nlohmann::ordered_json identity_json(const MachineIdentity& id, bool redacted) {
   ordered_json why = ordered_json::object();
   for (const auto& [key, reason] : id.why) why[key] = reason;
   j["unread"] = std::move(why);
+  return j;
+}
+
+namespace {
+
+// A value of the identity, or why it is not there ("unknown (not in this lspci output)").
+std::string identity_value(const MachineIdentity& id, const std::optional<std::string>& value, const char* key) {
+  if (value && !value->empty()) return *value;
+  auto why = id.why.find(key);
+  return "unknown" + (why == id.why.end() || why->second.empty() ? std::string() : " (" + why->second + ")");
+}
+
+}  // namespace
+
+std::string identity_line(const MachineIdentity& id) {
+  // The model's names are made printable where they are read (model/machine.cc).
+  std::string dmi;
+  bool vendor = id.dmi_vendor && !id.dmi_vendor->empty(), product = id.dmi_product && !id.dmi_product->empty();
+  if (vendor || product) {
+    dmi = vendor && product ? *id.dmi_vendor + " " + *id.dmi_product
+          : vendor          ? *id.dmi_vendor + ", product " + identity_value(id, id.dmi_product, "dmi_product")
+                            : "vendor " + identity_value(id, id.dmi_vendor, "dmi_vendor") + ", " + *id.dmi_product;
+  } else {
+    dmi = "DMI " + identity_value(id, id.dmi_product, "dmi_product");
+  }
+  std::string host = "host " + identity_value(id, id.hostname, "hostname");
+  if (id.redacted && id.hostname) host += " (redacted)";
+  return "machine: " + dmi + ", " + host + "\n";
+}
+
+std::string name_prefix(const Function& fn) { return fn.name.empty() ? "" : printable(fn.name) + " "; }
+
+nlohmann::ordered_json locality_json(const Locality& l, bool nodes) {
+  using nlohmann::ordered_json;
+  ordered_json j = {{"class", to_string(l.cls)},
+                    {"nvidia_smi", *l.nvidia_smi ? ordered_json(l.nvidia_smi) : ordered_json(nullptr)}};
+  if (nodes) {
+    j["gpu_numa_node"] = l.gpu_node ? ordered_json(*l.gpu_node) : ordered_json(nullptr);
+    j["nvme_numa_node"] = l.nvme_node ? ordered_json(*l.nvme_node) : ordered_json(nullptr);
+  }
+  j["why"] = l.why.empty() ? ordered_json(nullptr) : ordered_json(l.why);
   return j;
 }
 
@@ -262,7 +304,8 @@ std::string fold_to_width(const std::string& text, std::size_t width) {
 using namespace report_detail;
 
 std::string function_label(const Function& fn) {
-  std::string label = fn.bdf.str() + " [" + hex(fn.vendor, 4) + ":" + hex(fn.device, 4) + "]";
+  std::string label = fn.bdf.str() + (fn.name.empty() ? "" : " (" + printable(fn.name) + ")") + " [" +
+                      hex(fn.vendor, 4) + ":" + hex(fn.device, 4) + "]";
   std::string vendor_name = pci_vendor_name(fn.vendor), device_name = pci_device_name(fn.vendor, fn.device);
   if (!device_name.empty()) {
     label += " " + (vendor_name.empty() ? "" : vendor_name + " ") + device_name;
@@ -300,7 +343,7 @@ json function_json(const Topology& topo, const Function& fn, const Inventory& in
       {"vendor_name", pci_vendor_name(fn.vendor)},
       {"device_name", pci_device_name(fn.vendor, fn.device)},
       {"driver", fn.driver.empty() ? json(nullptr) : json(fn.driver)},
-      {"numa_node", fn.numa_node},
+      {"numa_node", fn.numa_unknown.empty() ? json(fn.numa_node) : json(nullptr)},
       {"iommu_group", opt(fn.iommu_group)},
       {"role", role_of(fn, inv)},
       {"port_type", to_string(fn.port_type)},

@@ -4,10 +4,12 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -71,6 +73,7 @@ class RecordText {
     nvme_key_ = next + "\"nvme" + colon;
     third_key_ = next + "\"" + third + colon;
     distance_key_ = next + "\"distance" + colon;
+    locality_key_ = next + "\"locality" + colon;
     kernel_key_ = next + "\"kernel" + colon;
     close_ = indent >= 0 ? "\n" + inner + "}" : "}";
   }
@@ -83,6 +86,7 @@ class RecordText {
   const std::string& quoted(const Function& fn, std::uint32_t slot) { return piece(quoted_, fn, slot, "", ""); }
   const std::string& distance_key() const { return distance_key_; }
   const std::string& kernel_key() const { return kernel_key_; }
+  const std::string& locality_key() const { return locality_key_; }
   const std::string& close() const { return close_; }
 
  private:
@@ -94,7 +98,7 @@ class RecordText {
     return text;
   }
 
-  std::string gpu_key_, nvme_key_, third_key_, distance_key_, kernel_key_, close_;
+  std::string gpu_key_, nvme_key_, third_key_, distance_key_, locality_key_, kernel_key_, close_;
   std::vector<std::string> gpu_, nvme_, quoted_;  // by slot
 };
 
@@ -103,6 +107,28 @@ void append_number(std::string& out, long long value) {
   auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
   out.append(digits, end);
 }
+
+// A record's `"locality": {...}` text, made once per distinct locality (a fabric's pairs share a few).
+class LocalityTexts {
+ public:
+  LocalityTexts(const RecordText& record, int indent, const std::string& inner)
+      : record_(record), indent_(indent), inner_(inner) {}
+  const std::string& of(const Locality& l) {
+    auto [it, made] = texts_.try_emplace(std::make_tuple(l.cls, std::string(l.nvidia_smi), l.why));
+    if (!made) return it->second;
+    std::string object = json_text(locality_json(l, false), indent_);
+    if (indent_ >= 0)  // its lines one level deeper than the record's
+      replace_all(object, "\n", "\n" + inner_ + std::string(static_cast<std::size_t>(indent_), ' '));
+    it->second = record_.locality_key() + object;
+    return it->second;
+  }
+
+ private:
+  const RecordText& record_;
+  int indent_;
+  std::string inner_;
+  std::map<std::tuple<LocalityClass, std::string, std::string>, std::string> texts_;
+};
 
 // A check record's text from its "decision" value to its distance: `<decision>, "distance": <d>`,
 // made once for each decision and distance met (a fabric has a few dozen of each, and millions of pairs).
@@ -278,6 +304,7 @@ void write_check_json(std::ostream& out, const CheckReport& r, json& head, int i
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "decision");
   DecisionTexts decisions(record);
+  LocalityTexts localities(record, indent, inner);
   write_streamed(out, head,
                  {functions_streamed(r.topo, r.inv, rows, indent),
                   {"decisions", first_pair.size(),
@@ -289,6 +316,7 @@ void write_check_json(std::ostream& out, const CheckReport& r, json& head, int i
                      text += record.gpu_head(r.pairs.gpu(i), r.pairs.gpu_end(i));
                      text += record.nvme_head(r.pairs.nvme(i), r.pairs.nvme_end(i));
                      text += decisions.of(decision_of[i], r.pairs.distance(i));
+                     text += localities.of(pair_locality(r, i));
                      if (r.pairs.kernel(i)) {  // the few pairs the kernel module answered
                        std::string kernel = json_text(kernel_answer_json(r.pairs[i]), indent);
                        if (indent >= 0)  // its lines one level deeper than the record's
@@ -310,6 +338,7 @@ struct Routes {
   struct Route {
     std::uint32_t gpu = 0, nvme = 0, common = kNoCommon;  // numbers in `devices`
     int distance = 0;
+    Locality locality;
   };
   std::vector<const Function*> devices;  // by number: each route's GPU, NVMe and common bridge
   std::unordered_map<const Function*, std::uint32_t> numbers;
@@ -335,6 +364,7 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
   const std::vector<const Function*> rows = functions_on_paths(topo, devices);
   const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
   RecordText record(indent, inner, "common_bridge");
+  LocalityTexts localities(record, indent, inner);
   write_streamed(out, head,
                  {functions_streamed(topo, inv, rows, indent),
                   {"pairs", routes.list.size(),
@@ -348,6 +378,7 @@ void write_paths_records(std::ostream& out, const Topology& topo, const Inventor
                        text += "null";
                      text += record.distance_key();
                      append_number(text, route.distance);
+                     text += localities.of(route.locality);
                      text += record.close();
                    }}},
                  indent);
@@ -361,7 +392,8 @@ void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& 
   routes.list.reserve(paths.size());
   for (const PairPath& p : paths)
     routes.list.push_back({routes.number(topo.at(p.pair.gpu)), routes.number(topo.at(p.pair.nvme)),
-                           p.common ? routes.number(*p.common) : Routes::kNoCommon, p.distance});
+                           p.common ? routes.number(*p.common) : Routes::kNoCommon, p.distance,
+                           classify_locality(topo, topo.at(p.pair.gpu), topo.at(p.pair.nvme))});
   write_paths_records(out, topo, inv, routes, head, indent);
 }
 
@@ -395,12 +427,13 @@ void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& 
     }
     const Device& nvme = device(pair.nvme);
     const ChainMeet at = meet_in_chains(gpu->chain, nvme.chain);
-    Routes::Route route{gpu->number, nvme.number, Routes::kNoCommon,
-                        static_cast<int>(gpu->chain.size() + nvme.chain.size())};
+    Routes::Route route{
+        gpu->number, nvme.number, Routes::kNoCommon, static_cast<int>(gpu->chain.size() + nvme.chain.size()), {}};
     if (at.met) {
       route.common = routes.number(*gpu->chain[at.a]);
       route.distance = static_cast<int>(at.a + at.b);
     }
+    route.locality = classify_locality(topo, gpu->chain, nvme.chain, at.met ? gpu->chain[at.a] : nullptr);
     routes.list.push_back(route);
   }
   write_paths_records(out, topo, inv, routes, head, indent);

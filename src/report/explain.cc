@@ -5,6 +5,7 @@
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
 #include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/source/printable.h"
 
 namespace p2pcheck {
 
@@ -112,11 +113,16 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
   out += "NVMe " + nvme_name_prefix(r.inv, d.path.pair.nvme) + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
   out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " +
-         allowlist_table_note(r.rules) + "\n\n";
+         allowlist_table_note(r.rules) + "\n";
+  out += identity_line(r.machine.identity) + "\n";
   out += walk_text(r, d.walk);
   out += acs_redirect_text(d.walk);
   out += host_check_text(r, d);
   out += verdict_text(d, style);
+  // Beside the verdict, never part of it: the kernel asks only whether the chains meet.
+  Locality locality = classify_locality(r.topo, r.topo.at(d.path.pair.gpu), r.topo.at(d.path.pair.nvme));
+  out +=
+      "\nLocality: " + printable(locality_text(locality)) + " — as nvidia-smi topo -m says it; it changes no verdict\n";
   return fold_to_width(out, style.wrap);
 }
 

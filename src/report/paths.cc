@@ -1,5 +1,6 @@
 #include "p2pcheck/report/paths.h"
 
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -25,13 +26,17 @@ std::string paths_text(const Topology& topo, const Inventory& inv, const std::ve
   for (const PairPath& p : paths) {
     const Function& gpu = topo.at(p.pair.gpu);
     out += "\n" + colored(style, "1",
-                          "GPU " + gpu.bdf.str() + " <-> " + nvme_name_prefix(inv, p.pair.nvme) + p.pair.nvme.str());
+                          "GPU " + name_prefix(gpu) + gpu.bdf.str() + " <-> " + nvme_name_prefix(inv, p.pair.nvme) +
+                              (nvme_name_prefix(inv, p.pair.nvme).empty() ? name_prefix(topo.at(p.pair.nvme)) : "") +
+                              p.pair.nvme.str());
     if (p.common)
       out += ": common upstream bridge " + p.common->bdf.str() + " (" + role_of(*p.common, inv) + ")";
     else
       out += ": no common upstream bridge, through host bridge" + std::string(p.host_bridges.size() > 1 ? "s " : " ") +
              p.host_bridges.front() + (p.host_bridges.size() > 1 ? " and " + p.host_bridges.back() : "");
     out += ", distance " + std::to_string(p.distance) + "\n";
+    // Beside the route: how near the pair sits (model/locality.h), as nvidia-smi topo -m says it.
+    out += "    locality " + printable(locality_text(classify_locality(topo, gpu, topo.at(p.pair.nvme)))) + "\n";
     std::vector<Hop> hops = path_hops(inv, p);
     for (size_t i = 0; i < hops.size(); ++i) {
       const Hop& hop = hops[i];

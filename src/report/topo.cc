@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -204,7 +205,7 @@ void tree_lines(const Tree& tree, const Function& fn, const std::string& prefix,
 }
 
 std::string host_bridge_line(const Topology& topo, const std::string& id, const HostBridge& hb) {
-  std::string out = "host bridge " + id;
+  std::string out = "host bridge " + id + (hb.name.empty() ? "" : " (" + printable(hb.name) + ")");
   if (hb.bridge_device)
     out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
   else if (hb.bridge_device_unknown)
@@ -230,8 +231,10 @@ std::string nvme_lines(const Inventory& inv, const std::set<Bdf>* only) {
   return out.empty() ? out : "\nNVMe\n" + out;
 }
 
-std::string header(const Topology& topo, const Inventory& inv, const std::set<Bdf>* only) {
+std::string header(const Topology& topo, const Inventory& inv, const std::set<Bdf>* only,
+                   const MachineIdentity* identity) {
   std::string out = "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
+  if (identity) out += identity_line(*identity);
   out += std::to_string(inv.gpus.size()) + " GPU(s), " + std::to_string(inv.nvmes.size()) + " NVMe controller(s), " +
          std::to_string(topo.functions.size()) + " PCI functions under " + std::to_string(topo.host_bridges.size()) +
          " host bridge(s)\n";
@@ -249,9 +252,9 @@ std::string header(const Topology& topo, const Inventory& inv, const std::set<Bd
 
 }  // namespace
 
-std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style,
-                          const std::set<Bdf>* only) {
-  std::string out = fold_to_width(header(topo, inv, only), style.width);
+std::string topology_text(const Topology& topo, const Inventory& inv, const TextStyle& style, const std::set<Bdf>* only,
+                          const MachineIdentity* identity) {
+  std::string out = fold_to_width(header(topo, inv, only, identity), style.width);
   const ChildIndex children = children_of_all(topo, only);
   const Tree tree{topo, inv, children, style};
   for (const auto& [id, hb] : topo.host_bridges) {

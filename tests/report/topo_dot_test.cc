@@ -51,8 +51,10 @@ TEST(TopoDot, NumaBoxesOnlyWhereTheNodeIsKnown) {
   // -1 is "no NUMA affinity" or not read: no box, never a guessed one.
   for (auto& [bdf, fn] : report->topo.functions) fn.numa_node = -1;
   EXPECT_EQ(topology_dot(*report).find("cluster_numa"), std::string::npos);
-  // The check alone does not read NUMA nodes: no box either.
-  EXPECT_EQ(topology_dot(*epyc(Load::kForCheck)).find("cluster_numa"), std::string::npos);
+  // The check alone reads the NUMA node of its pairs' ends only (locality): their boxes, known.
+  std::string check_only = topology_dot(*epyc(Load::kForCheck));
+  EXPECT_NE(check_only.find("subgraph cluster_numa_1 {"), std::string::npos);
+  EXPECT_LT(check_only.find("cluster_numa_0"), check_only.find("  f_0000_03_00_0 ["));
 }
 
 TEST(TopoDot, VerdictsSitOnTheDevicesNotOnTheEdges) {

@@ -63,6 +63,7 @@ struct MachineIdentity {
   std::optional<std::string> dmi_product;  // /sys/class/dmi/id/product_name
   std::optional<std::string> dmi_serial;   // /sys/class/dmi/id/product_serial (root only)
   std::map<std::string, std::string> why;  // "hostname", "dmi_vendor", ... -> why it is null
+  bool redacted = false;  // the values are capture --redact placeholders (the CLI knows from the manifest)
   // The reads as made, for checks that cite them (gpu.virtualization): path -> what was read.
   std::map<std::string, FileRead> reads;
 };

@@ -124,7 +124,13 @@ struct Function {
   std::optional<std::uint8_t> header_type;  // without the multi-function bit
   std::string driver;                       // bound driver, empty when none (or unknown)
   std::string driver_not_carried;           // "not in this lspci output": the source cannot say; else empty
+  // sysfs numa_node: -1 is the kernel's NUMA_NO_NODE (firmware gave no proximity, or one node only).
   int numa_node = -1;
+  // Why numa_node was not read: "not in this lspci output", "not in a plan", "not read"; empty when read.
+  std::string numa_unknown;
+  // The name people use for it where the input gives one: a plan's "gpu0", "pex", "rp-17". Shown
+  // beside the address in every output, and there for the pictures (topo --dot) to show.
+  std::string name;
   std::optional<int> iommu_group;
   std::vector<Bar> bars;
 

@@ -27,6 +27,7 @@ struct HostBridge {
   std::optional<Bdf> bridge_device;
   // The first device is not 00.0 and its port type could not be read (no root): kernel's pick unknown.
   bool bridge_device_unknown = false;
+  std::string name;  // the planner's name ("s0-legacy"); empty when the input gives none
 };
 
 class Topology {
@@ -36,6 +37,9 @@ class Topology {
   std::string source_description;
   bool config_truncated = false;  // some config file had only 64 bytes (non-root capture)
   bool from_dump = false;         // read from a capture or dump: advice asks the owner, not us, for root
+  // NUMA nodes online (/sys/devices/system/node/online): with one, a numa_node of -1 is that node.
+  std::optional<int> numa_nodes;
+  std::string numa_nodes_unknown;  // why numa_nodes is nullopt: "not in this lspci output", "not read"
 
   const Function* find(const Bdf& bdf) const;
   const Function& at(const Bdf& bdf) const;
@@ -94,6 +98,12 @@ enum class FunctionDetail { kAll, kForDecisions };
 // Walks /sys/bus/pci/devices of `source` and decodes every function. Throws Error for input that
 // is not a PCI tree at all (no /sys/bus/pci/devices, links that leave the root, bad attribute text).
 Topology read_topology(Source& source, const PciDecoder& decoder, FunctionDetail detail = FunctionDetail::kAll);
+// Function::numa_unknown of a function read with FunctionDetail::kForDecisions: read it when needed.
+inline constexpr const char* kNumaNotRead = "not read";
+// Sets fn.numa_node from its sysfs numa_node file, or fn.numa_unknown to why it is unknown.
+void read_function_numa(Source& source, Function& fn);
+// Sets topo.numa_nodes from /sys/devices/system/node/online ("0-1"), or numa_nodes_unknown.
+void read_numa_nodes(Source& source, Topology& topo);
 // Sets fn.bars from its sysfs `resource` file (left empty when that cannot be read); throws Error
 // on text that is not a resource table.
 void read_function_bars(Source& source, Function& fn);

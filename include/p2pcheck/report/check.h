@@ -21,6 +21,8 @@ std::string check_text(const CheckReport& report, const TextStyle& style, bool v
 std::string result_line(const CheckReport& report, const TextStyle& style);
 // "storage.stack (nvme6n1, nvme7n1)": the findings of `level` that concern the pairs, by id and subject.
 std::string causes_text(const CheckReport& report, Level level);
+// Pair i's locality (model/locality.h), from the chains its decision walked.
+Locality pair_locality(const CheckReport& report, std::size_t i);
 // Pair i's code in check's pair matrix ("SW", "RC", "XA", "?"; the legend is check's).
 std::string pair_code(const CheckReport& report, std::size_t i);
 // check's first lines: tool, kernel, OS, CPU, how many GPUs and NVMe, the source, the machine.

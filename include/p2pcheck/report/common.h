@@ -12,6 +12,7 @@
 
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/locality.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/rules/tri.h"
@@ -44,8 +45,18 @@ nlohmann::ordered_json json_envelope(const std::string& schema, const std::strin
 // when they are --redact placeholders (the CLI knows that from a capture's manifest).
 nlohmann::ordered_json identity_json(const MachineIdentity& identity, bool redacted = false);
 
-// One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X".
+// "machine: Dell Inc. PowerEdge R740, host r740-07\n": DMI vendor and product and the host name,
+// each said unknown (with why) or redacted where so: the text header of check, topo and explain.
+std::string identity_line(const MachineIdentity& identity);
+
+// One-line description: "0000:41:00.0 [1002:74a1] AMD Instinct MI300X"; with the name the input
+// gives it (a plan's), "0000:03:00.0 (gpu0) [1002:74a1] ...".
 std::string function_label(const Function& fn);
+// "gpu0 " for a function the input names (a plan's name, escaped), else "": what goes before its BDF.
+std::string name_prefix(const Function& fn);
+// A pair's locality (model/locality.h): class, nvidia_smi word, why (null when known); with
+// `nodes`, each end's NUMA node too (null when not known), as explain --json prints it.
+nlohmann::ordered_json locality_json(const Locality& locality, bool nodes);
 nlohmann::ordered_json function_json(const Topology& topo, const Function& fn, const Inventory& inv);
 // true, false, or null for unknown.
 nlohmann::ordered_json tri_json(Tri value);
