@@ -9,6 +9,7 @@
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/topo.h"
 #include "p2pcheck/source/archive.h"
 #include "p2pcheck/source/error.h"

@@ -4,6 +4,7 @@
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/plan/plan.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/topo_dot.h"
 #include "p2pcheck/source/json_text.h"
 
