@@ -20,8 +20,8 @@ import tarfile
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HOSTILE = os.path.join(REPO, "tests", "hostile")
-REAL = os.path.join(REPO, "tests", "imports", "real")
+HOSTILE = os.path.join(REPO, "tests", "e2e", "hostile")
+REAL = os.path.join(REPO, "tests", "e2e", "imports", "real")
 LAB = os.path.join(REPO, "fixtures", "lab")
 # Inputs past this are not what fuzzing learns from (libFuzzer's -max_len is smaller); bigger
 # files still seed the targets cut to this size.
