@@ -107,7 +107,8 @@ done
 # topo fits its lines to COLUMNS (80 when unset and not a terminal); --paths keeps only the pairs' routes.
 for cols in "" 60 132; do
   expect "topo_fits_columns_${cols:-unset}" 0 "^8 GPU\(s\), 9 NVMe controller\(s\)" -- env ${cols:+COLUMNS=$cols} "$bin" --root "$epyc" --ascii topo &&
-    if [ "$(awk '{ print length($0) }' "$tmp/out" | sort -n | tail -1)" -le "${cols:-80}" ]; then passed=$((passed + 1)); else
+    # A line of one word (the tree's path, deep in a build directory) is never cut: it is copied whole.
+    if [ "$(awk '!/^ *[^ ]+$/ { print length($0) }' "$tmp/out" | sort -n | tail -1)" -le "${cols:-80}" ]; then passed=$((passed + 1)); else
       echo "FAIL topo_fits_columns_${cols:-unset}: a line wider than ${cols:-80}"; failed=$((failed + 1)); fi
 done
 expect topo_paths 0 "^--paths: 6 functions on the pairs' routes" -- "$bin" --root "$epyc" topo --paths --gpu 43:00.0 --nvme nvme2 &&
