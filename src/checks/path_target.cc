@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <map>
 
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -29,21 +30,28 @@ std::vector<std::string> components(std::string_view path) {
 
 std::string joined_path(const std::vector<std::string>& parts) { return parts.empty() ? "/" : "/" + join(parts, "/"); }
 
-bool same_mount(const Mount& a, const Mount& b) {
-  return a.device == b.device && a.mountpoint == b.mountpoint && a.fstype == b.fstype && a.options == b.options;
-}
-
-// The stacks below `m`'s file system: those whose top carries this mount.
-std::vector<StorageStack> stacks_of(const Mount& m, const StorageLayout& layout) {
-  std::vector<StorageStack> out;
+// Each mount's stacks: those whose top carries it, made in one pass over the stacks (a mount
+// table of thousands of lines is a few thousand lookups, not lines times stacks).
+std::map<Mount, std::vector<const StorageStack*>> stacks_by_mount(const StorageLayout& layout) {
+  std::map<Mount, std::vector<const StorageStack*>> out;
   for (const StorageStack& s : layout.stacks)
-    if (!s.unused && std::any_of(s.mounts.begin(), s.mounts.end(), [&](const Mount& o) { return same_mount(o, m); }))
-      out.push_back(s);
+    if (!s.unused)
+      for (const Mount& m : s.mounts) {
+        std::vector<const StorageStack*>& list = out[m];
+        if (list.empty() || list.back() != &s) list.push_back(&s);
+      }
   return out;
 }
 
-// The target of a mount with stacks below it (`stacks` not empty).
-PathTarget target_of(const Mount& m, std::vector<StorageStack> stacks, const StorageLayout& layout) {
+std::vector<StorageStack> stacks_of(const Mount& m, const std::map<Mount, std::vector<const StorageStack*>>& index) {
+  std::vector<StorageStack> out;
+  if (auto it = index.find(m); it != index.end())
+    for (const StorageStack* s : it->second) out.push_back(*s);
+  return out;
+}
+
+// The target of a mount with stacks below it (`stacks` not empty); `findings`: storage_stack_findings().
+PathTarget target_of(const Mount& m, std::vector<StorageStack> stacks, const std::map<std::string, Finding>& findings) {
   PathTarget t;
   t.mount = m;
   t.mountpoint = unescape_mount_path(m.mountpoint);
@@ -57,7 +65,7 @@ PathTarget target_of(const Mount& m, std::vector<StorageStack> stacks, const Sto
           std::none_of(t.stacked.begin(), t.stacked.end(), [&](const StorageLayer& o) { return o.device == l.device; }))
         t.stacked.push_back(l);
   }
-  t.stack_finding = storage_stack_finding(layout, t.stacks.front().layers.front().device);
+  if (auto f = findings.find(t.stacks.front().layers.front().device); f != findings.end()) t.stack_finding = f->second;
   return t;
 }
 
@@ -151,7 +159,7 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
   const std::string path = resolve_in_source(source, typed, label);
   const Mount* m = mount_holding(machine.mounts, path);
   if (!m) throw UsageError(label + ": no mounted file system holds " + path + " in the mount table");
-  std::vector<StorageStack> stacks = stacks_of(*m, layout);
+  std::vector<StorageStack> stacks = stacks_of(*m, stacks_by_mount(layout));
   if (stacks.empty()) {
     if (!layout.block_known)
       throw UsageError(label + ": " + path + " is on " + mount_words(*m) +
@@ -160,7 +168,7 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
     throw UsageError(label + ": " + path + " is on " + mount_words(*m) +
                      ", which is not on an NVMe (no NVMe namespace below it in the block layer)");
   }
-  PathTarget t = target_of(*m, std::move(stacks), layout);
+  PathTarget t = target_of(*m, std::move(stacks), storage_stack_findings(layout));
   t.typed = typed;
   t.path = path;
   if (t.controllers.empty()) {
@@ -174,10 +182,12 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
 
 std::vector<PathTarget> mounted_nvme_targets(const Machine& machine, const StorageLayout& layout) {
   std::vector<PathTarget> out;
+  const auto index = stacks_by_mount(layout);
+  const auto findings = storage_stack_findings(layout);
   for (const Mount& m : machine.mounts) {
-    std::vector<StorageStack> stacks = stacks_of(m, layout);
+    std::vector<StorageStack> stacks = stacks_of(m, index);
     if (stacks.empty()) continue;
-    PathTarget t = target_of(m, std::move(stacks), layout);
+    PathTarget t = target_of(m, std::move(stacks), findings);
     t.typed = t.path = t.mountpoint;
     out.push_back(std::move(t));
   }

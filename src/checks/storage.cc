@@ -467,10 +467,11 @@ bool blocks_fastpath(LayerKind kind) {
   }
 }
 
-std::optional<Finding> storage_stack_finding(const StorageLayout& layout, const std::string& top) {
+std::map<std::string, Finding> storage_stack_findings(const StorageLayout& layout) {
+  std::map<std::string, Finding> out;
   for (const auto& group : stack_groups(layout))
-    if (!group.front()->unused && group.front()->layers.front().device == top) return stack_finding(group, layout);
-  return std::nullopt;
+    if (!group.front()->unused) out.emplace(group.front()->layers.front().device, stack_finding(group, layout));
+  return out;
 }
 
 std::vector<Finding> check_storage(const StorageLayout& layout) {

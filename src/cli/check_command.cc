@@ -12,16 +12,12 @@ namespace p2pcheck::cli {
 static int run_check_command(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = checked(input, o);
-  report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
   // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
   if (!o.json) make_printable(report->findings);
   if (o.json) {
     auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report));
     nlohmann::ordered_json& j = *kept;
-    if (input.replay) {
-      j["capture"] = capture_summary_json(*input.replay);
-      j["identity"]["redacted"] = replay_redacted(*input.replay);
-    }
+    if (input.replay) j["capture"] = capture_summary_json(*input.replay);
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     if (!report->targets.empty()) j["targets"] = targets_json(report->targets);
     // Pair by pair: a fabric's document would not fit in memory as a whole.

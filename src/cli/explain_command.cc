@@ -15,7 +15,6 @@ static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
   o.selection.nvme_named_by = "explain's NVMe";
   Input input = open_input(o);
   auto report = checked(input, o);
-  report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
   // A path whose stack reaches several NVMe (md over two namespaces) is one pair per controller.
   nlohmann::ordered_json docs = nlohmann::ordered_json::array();
   std::string text = targets_text(report->targets);
@@ -24,7 +23,6 @@ static int run_explain(GlobalOptions o, const std::vector<std::string>& pair) {
     const PairDecision& d = report->pairs.at(i);
     if (o.json) {
       auto j = explain_json(*report, d);
-      if (input.replay) j["identity"]["redacted"] = replay_redacted(*input.replay);
       if (!report->targets.empty()) j["targets"] = targets_json(report->targets);
       docs.push_back(std::move(j));
     } else {

@@ -10,12 +10,7 @@ namespace p2pcheck::cli {
 
 static int run_mounts(const GlobalOptions& o) {
   Input input = open_input(o);
-  CheckOptions options = check_options(o);
-  options.selection = selection_for(input, o);
-  if (input.replay && o.selection.nvme.empty()) options.selection.nvme.clear();  // a capture's recorded NVMe
-  options.mounted_targets = true;
-  if (input.plan) options.not_carried = plan_not_carried();
-  auto report = input.plan ? run_check(input.plan->state, *input.source, options) : run_check(*input.source, options);
+  auto report = checked(input, o, Load::kForCheck, Targets::kMounted);
   MountsView view = mounts_view(*report);
   if (o.json)
     std::cout << json_output(o, mounts_json(*report, view)) << "\n";

@@ -139,7 +139,9 @@ Input open_input(const GlobalOptions& o) {
 
 MachineState load_state(Input& input, Load what) {
   if (input.plan) return input.plan->state;
-  return load_machine_state(*input.source, what);
+  MachineState state = load_machine_state(*input.source, what);
+  state.machine.identity.redacted = input.replay && replay_redacted(*input.replay);
+  return state;
 }
 
 std::string input_text(const Input& input) {
@@ -298,27 +300,30 @@ CheckOptions check_options(const GlobalOptions& o) {
   return options;
 }
 
-std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load) {
-  if (!input.plan) return checked(*input.source, o, selection_for(input, o), load);
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load, Targets targets) {
   CheckOptions options = check_options(o);
   options.selection = selection_for(input, o);
-  options.not_carried = plan_not_carried();
-  return run_check(input.plan->state, *input.source, options);
-}
-
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection,
-                                     Load load) {
-  CheckOptions options = check_options(o);
-  options.selection = selection;
   options.load = load;
-  // Static: the module stays open while the command prints (it is asked during run_check).
-  static std::unique_ptr<P2pprobeClient> kernel_module;
-  if (source.is_live()) {
-    kernel_module = open_kernel_module(options.kernel_module_problem);
-    options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
-                                    const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
+  if (targets == Targets::kMounted) {
+    options.mounted_targets = true;
+    if (input.replay && o.selection.nvme.empty()) options.selection.nvme.clear();  // a capture's recorded NVMe
   }
-  return run_check(source, options);
+  std::unique_ptr<CheckReport> report;
+  if (input.plan) {
+    options.not_carried = plan_not_carried();
+    report = run_check(input.plan->state, *input.source, options);
+  } else {
+    // Static: the module stays open while the command prints (it is asked during run_check).
+    static std::unique_ptr<P2pprobeClient> kernel_module;
+    if (input.source->is_live()) {
+      kernel_module = open_kernel_module(options.kernel_module_problem);
+      options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
+                                      const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
+    }
+    report = run_check(*input.source, options);
+  }
+  report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
+  return report;
 }
 
 void free_at_exit(std::shared_ptr<const void> object) {

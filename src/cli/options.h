@@ -95,12 +95,15 @@ int exit_for(Result result);
 // The check's options from the command line: the what-if kernel, supplied facts (files read here),
 // the --fail-on policy. Throws UsageError on a value it cannot take.
 CheckOptions check_options(const GlobalOptions& o);
-// run_check with the options given and those pairs; on the live machine the running kernel answers for itself
-// through p2pprobe when it is loaded.
+// Which NVMe `checked` pairs the GPUs with: those selected, or (`mounts`) every controller below a
+// mounted file system.
+enum class Targets { kSelected, kMounted };
+// The check every command runs: run_check with the command line's options and pairs, a plan's
+// not-carried areas, on the live machine the running kernel answering for itself through p2pprobe
+// when it is loaded, and the machine's identity marked redacted for a redacted capture.
 // `load`: how much of each function to read (CheckOptions::load); a plan carries what it carries.
-std::unique_ptr<CheckReport> checked(Source& source, const GlobalOptions& o, const PairSelection& selection,
-                                     Load load = Load::kForCheck);
-std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load = Load::kForCheck);
+std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load = Load::kForCheck,
+                                     Targets targets = Targets::kSelected);
 // On stderr when a command found no pair to judge.
 void print_no_pair(const std::string& source, std::size_t gpus, std::size_t nvmes);
 

@@ -52,12 +52,11 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
   MachineState state = load_state(input, Load::kPciOnly);
   if (o.json) {
     auto j = topology_json(state.topo, state.inv);
-    j["identity"] = identity_json(state.machine.identity, input.replay && replay_redacted(*input.replay));
+    j["identity"] = identity_json(state.machine.identity);
     if (input.replay) j["capture"] = capture_summary_json(*input.replay);
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     std::cout << json_output(o, j) << "\n";
   } else {
-    state.machine.identity.redacted = input.replay && replay_redacted(*input.replay);
     print_text(
         o, input_text(input) + topology_text(state.topo, state.inv, text_style(o), nullptr, &state.machine.identity));
   }

@@ -19,14 +19,18 @@ namespace {
 
 // A redacted capture's host name is a placeholder ("host-0001") that every redacted capture shares;
 // "(none)" is the kernel's when nothing set one (the QEMU lab's guests), "localhost" a default.
-bool usable_name(const ordered_json* object, const char* key) {
+bool usable_name(const std::string& name, bool redacted) {
+  return !redacted && !name.empty() && name != "(none)" && name != "localhost" && name != "localhost.localdomain";
+}
+
+// The same of a JSON object's (a saved identity's, a manifest's) "hostname" and "redacted".
+bool usable_name(const ordered_json* object) {
   if (!object || !object->is_object()) return false;
-  auto it = object->find(key);
+  auto it = object->find("hostname");
   if (it == object->end() || !it->is_string()) return false;
-  const std::string& name = it->get_ref<const std::string&>();
-  if (name.empty() || name == "(none)" || name == "localhost" || name == "localhost.localdomain") return false;
   auto redacted = object->find("redacted");
-  return redacted == object->end() || !redacted->is_boolean() || !redacted->get<bool>();
+  return usable_name(it->get_ref<const std::string&>(),
+                     redacted != object->end() && redacted->is_boolean() && redacted->get<bool>());
 }
 
 }  // namespace
@@ -59,8 +63,8 @@ std::string file_stem(const std::string& input) {
 }
 
 std::string host_name_for(const ordered_json* manifest, const ordered_json* identity, const std::string& input) {
-  if (usable_name(identity, "hostname")) return identity->at("hostname").get<std::string>();
-  if (usable_name(manifest, "hostname")) return manifest->at("hostname").get<std::string>();
+  if (usable_name(identity)) return identity->at("hostname").get<std::string>();
+  if (usable_name(manifest)) return manifest->at("hostname").get<std::string>();
   return file_stem(input);
 }
 
@@ -141,10 +145,10 @@ HostSummary summarize_report(const CheckReport& report, const ordered_json* mani
   } else {
     s.format = report.source.rfind("tree ", 0) == 0 ? "tree" : "archive";
   }
-  // The machine's own name as check --json of this replay would show it: a redacted capture's
-  // hostname is the placeholder every redacted capture shares.
-  ordered_json identity = identity_json(report.machine.identity, s.redacted.value_or(false));
-  s.host = host_name_for(manifest, &identity, input);
+  // The machine's own name first, as host_name_for() takes a saved identity's: a redacted
+  // capture's hostname is the placeholder every redacted capture shares.
+  const std::optional<std::string>& own = report.machine.identity.hostname;
+  s.host = own && usable_name(*own, s.redacted.value_or(false)) ? *own : host_name_for(manifest, nullptr, input);
   s.topology = topology_fingerprint(report.topo);
   s.functions = report.topo.functions.size();
   return s;

@@ -14,20 +14,22 @@ struct ClassRow {
   LocalityClass cls;
   const char* token;
   const char* code;
+  const char* words;       // locality_text()'s
+  const char* nvidia_smi;  // a switch's is PIX or PXB, by how deep the ends sit
   const char* meaning;
 };
 constexpr ClassRow kClasses[] = {
-    {LocalityClass::kSameSwitch, "same_switch", "SW",
+    {LocalityClass::kSameSwitch, "same_switch", "SW", "same PCIe switch", "PIX",
      "same PCIe switch: the paths meet at a switch port below the root port (nvidia-smi PIX, PXB)"},
-    {LocalityClass::kSameRootPort, "same_root_port", "RP",
+    {LocalityClass::kSameRootPort, "same_root_port", "RP", "same root port", "PHB",
      "same root port: the paths meet at a root port (nvidia-smi PHB)"},
-    {LocalityClass::kSameHostBridge, "same_host_bridge", "HB",
+    {LocalityClass::kSameHostBridge, "same_host_bridge", "HB", "same host bridge", "PHB",
      "same host bridge: different root ports of one root bus (nvidia-smi PHB)"},
-    {LocalityClass::kSameNumaNode, "same_numa_node", "NODE",
+    {LocalityClass::kSameNumaNode, "same_numa_node", "NODE", "same NUMA node", "NODE",
      "same NUMA node: different host bridges of one node (nvidia-smi NODE)"},
-    {LocalityClass::kAcrossNumaNodes, "across_numa_nodes", "SYS",
+    {LocalityClass::kAcrossNumaNodes, "across_numa_nodes", "SYS", "across NUMA nodes", "SYS",
      "across NUMA nodes: over the socket interconnect (nvidia-smi SYS)"},
-    {LocalityClass::kUnknown, "unknown", "?", "locality unknown"},
+    {LocalityClass::kUnknown, "unknown", "?", "unknown", "", "locality unknown"},
 };
 
 const ClassRow& row(LocalityClass c) {
@@ -85,31 +87,25 @@ Locality classify_locality(const Topology& topo, const std::vector<const Functio
   const Function& gpu = *gpu_chain.front();
   const Function& nvme = *nvme_chain.front();
   Locality l;
-  if (common) {
-    if (!common->parent) {
-      l.cls = LocalityClass::kSameRootPort;  // on the root bus: a root port (or the root complex's own bridge)
-      l.nvidia_smi = "PHB";
-    } else {
-      // One switch when each end hangs directly below the bridge where they meet or one port below it.
-      auto side = [&](const std::vector<const Function*>& chain) {
-        return static_cast<std::size_t>(std::find(chain.begin(), chain.end(), common) - chain.begin());
-      };
-      l.cls = LocalityClass::kSameSwitch;
-      l.nvidia_smi = side(gpu_chain) <= 2 && side(nvme_chain) <= 2 ? "PIX" : "PXB";
-    }
-  } else if (gpu.host_bridge == nvme.host_bridge) {
-    l.cls = LocalityClass::kSameHostBridge;
-    l.nvidia_smi = "PHB";
-  } else {
+  if (!common && gpu.host_bridge != nvme.host_bridge) {
     l = by_numa(topo, gpu, nvme);
-    l.nvidia_smi = l.cls == LocalityClass::kSameNumaNode      ? "NODE"
-                   : l.cls == LocalityClass::kAcrossNumaNodes ? "SYS"
-                                                              : "";
-    return l;
+  } else {
+    l.cls = !common ? LocalityClass::kSameHostBridge
+            : !common->parent
+                ? LocalityClass::kSameRootPort  // on the root bus: a root port (or the root complex's own bridge)
+                : LocalityClass::kSameSwitch;
+    Node g = node_of(gpu), n = node_of(nvme);
+    l.gpu_node = g.node;
+    l.nvme_node = n.node;
   }
-  Node g = node_of(gpu), n = node_of(nvme);
-  l.gpu_node = g.node;
-  l.nvme_node = n.node;
+  l.nvidia_smi = row(l.cls).nvidia_smi;
+  if (l.cls == LocalityClass::kSameSwitch) {
+    // One switch when each end hangs directly below the bridge where they meet or one port below it.
+    auto side = [&](const std::vector<const Function*>& chain) {
+      return static_cast<std::size_t>(std::find(chain.begin(), chain.end(), common) - chain.begin());
+    };
+    if (side(gpu_chain) > 2 || side(nvme_chain) > 2) l.nvidia_smi = "PXB";
+  }
   return l;
 }
 
@@ -121,9 +117,7 @@ Locality classify_locality(const Topology& topo, const Function& gpu, const Func
 
 std::string locality_text(const Locality& l) {
   if (l.cls == LocalityClass::kUnknown) return "unknown: " + l.why;
-  static const char* const kWords[] = {"same PCIe switch", "same root port", "same host bridge", "same NUMA node",
-                                       "across NUMA nodes"};
-  std::string out = kWords[static_cast<int>(l.cls)];
+  std::string out = row(l.cls).words;
   if (l.cls == LocalityClass::kSameNumaNode && l.gpu_node) out += " " + std::to_string(*l.gpu_node);
   if (l.cls == LocalityClass::kAcrossNumaNodes && l.gpu_node && l.nvme_node)
     out += " " + std::to_string(*l.gpu_node) + " and " + std::to_string(*l.nvme_node);

@@ -1,6 +1,7 @@
 #include "p2pcheck/report/check.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -188,8 +189,7 @@ std::string nvme_prefix(const CheckReport& r, const Bdf& nvme) {
 std::string gpu_label(const CheckReport& r, const Bdf& gpu) {
   const Function* fn = r.topo.find(gpu);
   if (!fn || fn->name.empty()) return "GPU " + gpu.str();
-  std::string bdf = gpu.str();
-  return printable(fn->name) + " " + (gpu.domain == 0 ? bdf.substr(5) : bdf);
+  return printable(fn->name) + " " + gpu.short_str();
 }
 
 // Too big for a screen: one line per code with its pairs counted and the first as an example.
@@ -211,9 +211,10 @@ std::string matrix_summary_text(const CheckReport& r, const TextStyle& style, co
 
 // The grid in blocks of `per_block` NVMe across, GPUs down, each cell `column` wide; a (GPU, NVMe)
 // that is not a pair is a blank cell.
-template <typename CellOf>
-std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices, CellOf cell_of,
-                             std::size_t column, std::size_t per_block) {
+// `cell_of(i)`: pair i's colour and code (its verdict's, or its locality's).
+using CellOf = std::function<std::pair<const char*, std::string>(std::size_t)>;
+std::string matrix_grid_text(const CheckReport& r, const TextStyle& style, const MatrixDevices& devices,
+                             const CellOf& cell_of, std::size_t column, std::size_t per_block) {
   // Each cell's decision by (GPU, NVMe), the first one where a pair repeats: one lookup per cell.
   std::map<std::pair<Bdf, Bdf>, std::size_t> by_pair;
   for (std::size_t i = 0; i < r.pairs.size(); ++i)
@@ -260,7 +261,8 @@ std::string locality_matrix_text(const CheckReport& r, const TextStyle& style, c
   std::string out = "\nLocality (how near each pair sits, as nvidia-smi topo -m says it; it changes no verdict)\n";
   if (!summary) {
     auto locality_cell = [&](std::size_t i) {
-      return std::make_pair(of[i].cls == LocalityClass::kUnknown ? "35" : "0", std::string(locality_code(of[i].cls)));
+      return std::pair<const char*, std::string>(of[i].cls == LocalityClass::kUnknown ? "35" : "0",
+                                                 locality_code(of[i].cls));
     };
     out += matrix_grid_text(r, style, devices, locality_cell, column, per_block);
   }
@@ -289,7 +291,9 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   if (blocks * (devices.gpus.size() + 1) > kMaxMatrixLines)
     return out + matrix_summary_text(r, style, devices, by_code) +
            locality_matrix_text(r, style, devices, column, per_block, true);
-  auto verdict_cell = [&](std::size_t i) { return std::make_pair(cell_color(r.pairs.shared(i)), cells.code(i)); };
+  auto verdict_cell = [&](std::size_t i) {
+    return std::pair<const char*, std::string>(cell_color(r.pairs.shared(i)), cells.code(i));
+  };
   out += matrix_grid_text(r, style, devices, verdict_cell, column, per_block);
   for (const MatrixCode& c : kMatrixCodes)
     if (by_code.count(c.code)) out += "  " + pad(c.code, 5) + c.meaning + "\n";

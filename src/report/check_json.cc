@@ -252,7 +252,7 @@ json check_json(const CheckReport& r) {
               {"model_name", r.machine.cpu.model_name},
               {"hypervisor", r.machine.cpu.hypervisor},
               {"architecture", r.machine.cpu.architecture.empty() ? json(nullptr) : json(r.machine.cpu.architecture)}};
-  j["identity"] = identity_json(r.machine.identity, r.machine.identity.redacted);
+  j["identity"] = identity_json(r.machine.identity);
   j["gpu_stacks"] = gpu_stacks_json(r);
   j["config_space_complete"] = !r.topo.config_truncated;
   j["gpus"] = std::move(gpus);
@@ -265,7 +265,7 @@ json check_json(const CheckReport& r) {
 
 json explain_json(const CheckReport& r, const PairDecision& d) {
   json j = json_envelope("p2pcheck.explain", r.source);
-  j["identity"] = identity_json(r.machine.identity, r.machine.identity.redacted);
+  j["identity"] = identity_json(r.machine.identity);
   json pair = pair_decision_json(r, d);  // a named object: items() of a temporary would dangle
   for (auto& [key, value] : pair.items()) j[key] = std::move(value);
   j["locality"] =

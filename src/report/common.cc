@@ -46,14 +46,14 @@ nlohmann::ordered_json json_envelope(const std::string& schema, const std::strin
   return j;
 }
 
-nlohmann::ordered_json identity_json(const MachineIdentity& id, bool redacted) {
+nlohmann::ordered_json identity_json(const MachineIdentity& id) {
   using nlohmann::ordered_json;
   auto value = [](const std::optional<std::string>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
   ordered_json j = {{"hostname", value(id.hostname)},
                     {"dmi_vendor", value(id.dmi_vendor)},
                     {"dmi_product", value(id.dmi_product)},
                     {"dmi_serial", value(id.dmi_serial)},
-                    {"redacted", redacted}};
+                    {"redacted", id.redacted}};
   // Why each null is null ("needs root" for the serial), so a fleet can tell unread from absent.
   ordered_json why = ordered_json::object();
   for (const auto& [key, reason] : id.why) why[key] = reason;

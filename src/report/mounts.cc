@@ -4,13 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace p2pcheck {
 namespace {
-
-bool same_mount(const Mount& a, const Mount& b) {
-  return a.device == b.device && a.mountpoint == b.mountpoint && a.fstype == b.fstype && a.options == b.options;
-}
 
 // A device that names something holding data: a device or file ("/dev/sda1"), a share
 // ("server:/export", "//server/share") or a dataset ("pool/fs"); "tmpfs", "proc", "overlay" do not.
@@ -73,10 +70,10 @@ MountsView mounts_view(const CheckReport& report) {
     view.rows.push_back(std::move(row));
   }
   if (!view.unknown.empty()) return view;
+  std::set<Mount> on_nvme;
+  for (const MountRow& row : view.rows) on_nvme.insert(row.target->mount);
   for (const Mount& m : report.machine.mounts) {
-    bool on_nvme = std::any_of(view.rows.begin(), view.rows.end(),
-                               [&](const MountRow& r) { return same_mount(r.target->mount, m); });
-    if (on_nvme) continue;
+    if (on_nvme.count(m)) continue;
     std::string device = unescape_mount_path(m.device);
     view.others.push_back({unescape_mount_path(m.mountpoint), m.fstype, device, names_data(device)});
   }

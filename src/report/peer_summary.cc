@@ -8,18 +8,12 @@ namespace {
 int verdict_order(Verdict v) { return v == Verdict::kSupported ? 0 : v == Verdict::kNotSupported ? 1 : 2; }
 const char* verdict_word(int order) { return order == 0 ? "allowed" : order == 1 ? "refused" : "unknown"; }
 
-// "43:00.0" for a function of domain 0000, the whole address otherwise: labels stay short.
-std::string short_bdf(const Bdf& bdf) {
-  std::string s = bdf.str();
-  return s.rfind("0000:", 0) == 0 ? s.substr(5) : s;
-}
-
 }  // namespace
 
 std::string PeerSummaries::peer_name(const Bdf& peer, bool peer_is_gpu) const {
   if (!peer_is_gpu)
     if (const NvmeController* c = inv_.nvme_at(peer); c && !c->name.empty()) return printable(c->name);
-  return short_bdf(peer);
+  return peer.short_str();
 }
 
 void PeerSummaries::add_side(const Bdf& device, const Bdf& peer, bool device_is_gpu, int verdict,

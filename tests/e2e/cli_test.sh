@@ -236,6 +236,9 @@ expect mounts_lspci_json_unknown 2 '"unknown":"the mount table is not in this ls
 expect nvme_path_lspci 3 "^p2pcheck: --nvme /data: which NVMe holds it is unknown: the mount table is not in this lspci output" -- "$bin" --dump "$tmp/st-lspci.txt" --nvme /data check
 tar -C "$st/.." -czf "$tmp/st.tar.gz" root
 expect mounts_dump 1 "^/srv/work  ext4 on /dev/mapper/vg0-work$" -- "$bin" --dump "$tmp/st.tar.gz" mounts
+# A redacted capture's identity says so in mounts as in check (the CLI marks it where it opens the input).
+"$bin" --root "$st" capture --redact -o "$tmp/st-redacted.tar.zst" > /dev/null 2>&1
+expect mounts_redacted 1 '"redacted":true,"unread"' -- "$bin" --dump "$tmp/st-redacted.tar.zst" mounts --json
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -100,9 +100,9 @@ StorageLayout read_storage(Source& source, const Machine& machine, const Invento
 // "storage.unknown" when the block layer or the mount table could not be read.
 std::vector<Finding> check_storage(const StorageLayout& layout);
 
-// The storage.stack finding check_storage makes for the file system on `top` (a block device name:
-// "md0", "nvme0n1p2"); nullopt when no stack starts there.
-std::optional<Finding> storage_stack_finding(const StorageLayout& layout, const std::string& top);
+// The storage.stack finding check_storage makes for each file system, by the block device it sits
+// on ("md0", "nvme0n1p2"): made once for the paths and mounts that look them up.
+std::map<std::string, Finding> storage_stack_findings(const StorageLayout& layout);
 
 // A layer hipFile's fastpath does not pass (md, dm-crypt, dm-multipath, other dm targets, loop): the
 // file system's I/O falls back to POSIX there. LVM is judged apart (release-dependent).

@@ -53,6 +53,8 @@ struct OsRelease {
 
 struct Mount {
   std::string device, mountpoint, fstype, options;
+  // One line of the mount table: a bind mount or an overmount is another line, another Mount.
+  auto operator<=>(const Mount&) const = default;
 };
 
 // Who the machine is, for reports and fleets (`identity` in check/topo JSON). Each value is nullopt

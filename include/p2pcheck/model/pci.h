@@ -29,6 +29,8 @@ struct Bdf {
   // digits, whatever the numbers (parse() also refuses a device above 0x1f).
   static bool shaped(std::string_view text, size_t min_domain = 4, size_t max_domain = 8);
   std::string str() const;
+  // "43:00.0" in domain 0, as lspci prints it; the whole address in any other: short labels.
+  std::string short_str() const { return domain == 0 ? str().substr(5) : str(); }
   std::uint8_t devfn() const { return static_cast<std::uint8_t>(dev << 3 | fn); }
   // The four numbers in one integer, in BDF order: a key for hash maps of devices.
   std::uint64_t key() const {

@@ -42,8 +42,9 @@ std::string ascii_text(std::string_view text);
 // What every command's JSON starts with (docs/json.md): schema, schema_version, tool_version, source.
 nlohmann::ordered_json json_envelope(const std::string& schema, const std::string& source);
 // `identity`: hostname and DMI vendor/product/serial (null when unreadable, never ""), `redacted`
-// when they are --redact placeholders (the CLI knows that from a capture's manifest).
-nlohmann::ordered_json identity_json(const MachineIdentity& identity, bool redacted = false);
+// when they are --redact placeholders (MachineIdentity::redacted: the CLI sets it from a capture's
+// manifest when it opens the input).
+nlohmann::ordered_json identity_json(const MachineIdentity& identity);
 
 // "machine: Dell Inc. PowerEdge R740, host r740-07\n": DMI vendor and product and the host name,
 // each said unknown (with why) or redacted where so: the text header of check, topo and explain.
