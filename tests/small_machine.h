@@ -39,8 +39,13 @@ class SmallMachine : public ::testing::Test {
     std::string vf = sys.add(dn2, "0000:04:00.2", 0x144d, 0xa824, 0x010802,
                              ConfigSpace(0xffff, 0xffff, 0x010802, false).pcie(0).bytes());
     root_.link(vf + "/physfn", "../0000:04:00.0");
-    sys.add(rp2, "0000:05:00.0", 0x144d, 0xa824, 0x010802,
-            ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes());
+    std::string bare = sys.add(rp2, "0000:05:00.0", 0x144d, 0xa824, 0x010802,
+                               ConfigSpace(0x144d, 0xa824, 0x010802, false).pcie(0).bytes());
+    // 05:00.0 is bound to nvme (its controller not registered yet); the VF is handed to a VM.
+    root_.write("sys/bus/pci/drivers/nvme/bind", "");
+    root_.write("sys/bus/pci/drivers/vfio-pci/bind", "");
+    root_.link(bare + "/driver", "../../../../bus/pci/drivers/nvme");
+    root_.link(vf + "/driver", "../../../../../../bus/pci/drivers/vfio-pci");
     root_.write(nvme + "/nvme/nvme0/model", "SAMSUNG MZQL23T8HCLS-00A07\n");
     root_.write(nvme + "/nvme/nvme0/nvme0n1/size", "2048\n");
     root_.link(nvme + "/nvme/nvme0/device", "../../../0000:04:00.0");

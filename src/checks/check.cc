@@ -15,6 +15,7 @@
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/rules/pair_classes.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
 namespace {
@@ -69,6 +70,25 @@ Finding not_carried_finding(CheckArea area, const std::string& why, const std::s
       return f;
     }
   return {};
+}
+
+// A GPU or NVMe no one can use as it is bound (inventory.h): out of the pairs, said once each.
+std::vector<Finding> unusable_findings(const Topology& topo, const Inventory& inv) {
+  std::vector<Finding> out;
+  for (const UnusableEndpoint& u : inv.unusable) {
+    const Function& fn = topo.at(u.bdf);
+    Finding f{"inventory.unusable",
+              Level::kInfo,
+              u.bdf.str(),
+              std::string(u.gpu ? "GPU" : "NVMe function") + " " + u.why() +
+                  ": hipFile and GDS cannot use it; left out of the pairs and their counts (name it with " +
+                  (u.gpu ? "--gpu" : "--nvme") + " to judge it anyway)",
+              {{fn.sysfs_path + "/driver", u.driver.empty() ? "(no driver link)" : u.driver}},
+              ""};
+    f.devices.push_back(u.bdf);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 ResultCounts count_results(const CheckReport& report) {
@@ -139,31 +159,57 @@ PairSelection select_targets(Source& source, const CheckOptions& options, Storag
 Result result_for(const ResultCounts& c, const FailPolicy& policy) {
   if (c.pairs == 0) return Result::kNoPairs;
   bool unknown = c.undecided > 0 || c.unknown > 0;
+  if (c.allowed == 0 && c.refused > 0) return Result::kFail;
   if ((policy.refused && c.refused > 0) || (policy.stack && c.failing > 0) || (policy.unknown && unknown) ||
       (policy.warn && c.warnings > 0))
     return Result::kFail;
   return unknown ? Result::kUnknown : Result::kPass;
 }
 
+namespace {
+
+bool* category_named(FailPolicy& policy, std::string_view name) {
+  if (name == "refused") return &policy.refused;
+  if (name == "stack") return &policy.stack;
+  if (name == "unknown") return &policy.unknown;
+  if (name == "warn") return &policy.warn;
+  return nullptr;
+}
+
+}  // namespace
+
 FailPolicy parse_fail_policy(const std::string& text) {
-  FailPolicy policy{false, false, false, false};
+  const std::string expected =
+      "expected a comma-separated list of refused, stack, unknown, warn (each adds to the default refused,stack), "
+      "-NAME to leave one of the default out, or default";
+  if (text.empty()) throw UsageError("--fail-on: an empty list; " + expected);
+  FailPolicy policy;
   std::string_view rest = text;
   while (true) {
     std::string_view word = rest.substr(0, rest.find(','));
-    if (word == "refused")
-      policy.refused = true;
-    else if (word == "stack")
-      policy.stack = true;
-    else if (word == "unknown")
-      policy.unknown = true;
-    else if (word == "warn")
-      policy.warn = true;
-    else if (word == "default")
-      policy.refused = policy.stack = true;
-    else
-      throw UsageError("--fail-on " + text + ": expected a comma-separated list of refused, stack, unknown, warn");
+    const bool remove = !word.empty() && word.front() == '-';
+    std::string_view name = remove ? word.substr(1) : word;
+    bool* category = category_named(policy, name);
+    if (word.empty()) throw UsageError("--fail-on " + text + ": an empty name in the list; " + expected);
+    if (name == "default" && !remove) {
+      // the default: nothing to add
+    } else if (!category) {
+      throw UsageError("--fail-on " + text + ": '" + std::string(word) + "' is no category; " + expected);
+    } else {
+      *category = !remove;
+    }
     if (word.size() == rest.size()) break;
     rest.remove_prefix(word.size() + 1);
+  }
+  return policy;
+}
+
+std::optional<FailPolicy> fail_policy_of_words(const std::vector<std::string>& words) {
+  FailPolicy policy{false, false, false, false};
+  for (const std::string& word : words) {
+    bool* category = category_named(policy, word);
+    if (!category) return std::nullopt;
+    *category = true;
   }
   return policy;
 }
@@ -175,6 +221,15 @@ std::vector<std::string> fail_policy_words(const FailPolicy& policy) {
   if (policy.unknown) words.push_back("unknown");
   if (policy.warn) words.push_back("warn");
   return words;
+}
+
+std::string fail_policy_option(const FailPolicy& policy) {
+  std::vector<std::string> words;
+  if (!policy.refused) words.push_back("-refused");
+  if (!policy.stack) words.push_back("-stack");
+  if (policy.unknown) words.push_back("unknown");
+  if (policy.warn) words.push_back("warn");
+  return words.empty() ? "default" : join(words, ",");
 }
 
 const char* to_string(Result result) {
@@ -273,6 +328,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   };
   const UncarriedAreas& absent = options.not_carried;
   add(check_kernel(report->machine, report->rules));
+  add(unusable_findings(report->topo, report->inv));
   if (reads.recorded_answers)
     add(check_recorded_kernel_answers(*reads.recorded_answers, report->pairs));
   else if (!absent.has(CheckArea::kKernelModule))

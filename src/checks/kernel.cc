@@ -174,6 +174,17 @@ Finding known_bad_finding(const Machine& m, const KernelRules& rules) {
         std::string(rules.known_bad->name) + " kernel: P2PDMA there can corrupt memory; never use the fastpath";
     bad.fix = "boot another kernel (e.g. the RHEL 9.6 or 10.0 kernel) before using P2PDMA (source: " +
               std::string(rules.known_bad->source) + ")";
+  } else if (const KnownBadKernel* base = rules.known_bad_base.row) {
+    bad.level = Level::kUnknown;
+    bad.message = "kernel " + rules.release + " is built on " + base->name + "'s kernel base (" + base->upstream + "-" +
+                  std::to_string(base->first_build) + " and later builds) but is not one of " + base->name +
+                  "'s own builds (" + base->release_marker +
+                  "): a rebuild or a later build; cannot tell whether it carries the fix for " + base->name +
+                  "'s P2PDMA memory corruption";
+    bad.fix = "ask the kernel's vendor whether it carries the fix for " + std::string(base->name) +
+              "'s P2PDMA memory corruption, or boot a kernel known to be good (e.g. the RHEL 9.6 or 10.0 kernel) "
+              "before using P2PDMA (source: " +
+              base->source + ")";
   } else if (bad.state != Provenance::kObserved) {
     bad.level = Level::kInfo;  // a release the input did not show cannot PASS
     bad.message = "kernel " + rules.release + " is not on the known-bad list (RHEL 9.8 / 10.2)";

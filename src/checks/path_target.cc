@@ -157,6 +157,9 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
     throw UsageError(label + ": which NVMe holds it is unknown: the mount table is " + why +
                      "; name the NVMe by PCI address or nvme name instead");
   const std::string path = resolve_in_source(source, typed, label);
+  if (source.is_live() && !source.exists(path))
+    throw UsageError(label + ": no such file or directory (" + path +
+                     "); name an existing file or directory, or its mount point");
   const Mount* m = mount_holding(machine.mounts, path);
   if (!m) throw UsageError(label + ": no mounted file system holds " + path + " in the mount table");
   std::vector<StorageStack> stacks = stacks_of(*m, stacks_by_mount(layout));
@@ -171,6 +174,7 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
   PathTarget t = target_of(*m, std::move(stacks), storage_stack_findings(layout));
   t.typed = typed;
   t.path = path;
+  t.existence_checked = source.is_live();
   if (t.controllers.empty()) {
     std::vector<std::string> bottoms;
     for (const auto& s : t.stacks) bottoms.push_back(s.nvme);

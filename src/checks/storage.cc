@@ -6,6 +6,7 @@
 #include <set>
 
 #include "p2pcheck/source/sysfs_text.h"
+#include "storage_internal.h"
 
 namespace p2pcheck {
 namespace {
@@ -84,11 +85,20 @@ struct Verdict {
   Level level = Level::kPass;
   std::vector<std::string> reasons;
   std::vector<std::string> fixes;
-  void add(Level l, const std::string& reason, const std::string& fix = "") {
+  std::vector<std::pair<Level, std::string>> causes;  // each reason's Finding::cause token
+  void add(Level l, const char* cause, const std::string& reason, const std::string& fix = "") {
     if (severity(l) > severity(level)) level = l;
     // Members of one md array or volume give the same reasons: each is said once.
     if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
     if (!fix.empty() && std::find(fixes.begin(), fixes.end(), fix) == fixes.end()) fixes.push_back(fix);
+    causes.emplace_back(l, cause);
+  }
+  // The causes at the finding's own level, each once, in the order found: "md", "md,dm-crypt".
+  std::string cause() const {
+    std::vector<std::string> out;
+    for (const auto& [l, c] : causes)
+      if (l == level && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    return join(out, ",");
   }
 };
 
@@ -111,11 +121,6 @@ std::string chain_text(const StorageStack& s, const std::string& bottom) {
   if (!parts.empty()) parts.back() = bottom;
   return join(parts, " on ");
 }
-
-constexpr const char* kMultipathFix =
-    "boot with nvme_core.multipath=N on the kernel command line (or `options nvme_core multipath=N` in "
-    "/etc/modprobe.d/ and rebuild the initramfs when nvme_core is a module); cost: loses NVMe native multipathing for "
-    "dual-ported drives (each path becomes its own block device, no automatic failover)";
 
 // The multipath fix is said once, in storage.nvme_multipath; the stacks on a head point there.
 constexpr const char* kMultipathSeeAlso = "turn native NVMe multipath off: see storage.nvme_multipath";
@@ -149,25 +154,28 @@ bool judge_stacked_layers(const StorageStack& s, Verdict& v) {
     stacked = stacked || blocks_fastpath(l.kind);
     switch (l.kind) {
       case LayerKind::kMd:
-        v.add(Level::kFail, "md RAID (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
+        v.add(Level::kFail, "md", "md RAID (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: md redundancy or striping)");
         break;
       case LayerKind::kDmCrypt:
-        v.add(Level::kFail, "dm-crypt (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
+        v.add(Level::kFail, "dm-crypt",
+              "dm-crypt (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: encryption at rest; consider the drive's own self-encryption)");
         break;
       case LayerKind::kLoop:
-        v.add(Level::kFail, "loop device (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
+        v.add(Level::kFail, "loop",
+              "loop device (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: the convenience of an image file)");
         break;
       case LayerKind::kDmMultipath:
-        v.add(Level::kFail, "dm-multipath (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
+        v.add(Level::kFail, "dm-multipath",
+              "dm-multipath (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
               std::string(kStackedFix) + " (here: path failover)");
         break;
       case LayerKind::kDmPartition:
       case LayerKind::kDmOther:
         v.add(
-            Level::kFail,
+            Level::kFail, "dm-other",
             std::string(to_string(l.kind)) + " (" + l.device + ") between the file system and the NVMe: " + kStackedWhy,
             kStackedFix);
         break;
@@ -183,13 +191,13 @@ void judge_lvm(const StorageStack& s, bool stacked, Verdict& v) {
       std::any_of(s.layers.begin(), s.layers.end(), [](const StorageLayer& l) { return l.kind == LayerKind::kLvm; });
   if (!lvm) return;
   if (!s.non_nvme_members.empty()) {
-    v.add(Level::kFail,
+    v.add(Level::kFail, "lvm-non-nvme",
           "the LVM volume also spans " + join(s.non_nvme_members, ", ") +
               ", which is not NVMe: hipFile falls back to POSIX I/O for volumes with any non-NVMe physical volume",
           "move the volume's extents onto NVMe physical volumes only (pvmove, then vgreduce), or put the data on a "
           "file system directly on the NVMe partition; cost: the move and the capacity of the other disks");
   } else if (!stacked) {
-    v.add(Level::kWarn,
+    v.add(Level::kWarn, "lvm",
           "LVM works with the fastpath only on all-NVMe volumes in newer hipFile releases (docs 10.2+); older "
           "releases fall back to POSIX I/O on any device-mapper volume",
           "use a hipFile release that supports LVM on all-NVMe volumes, or put the data on a file system directly "
@@ -201,7 +209,7 @@ void judge_lvm(const StorageStack& s, bool stacked, Verdict& v) {
 void judge_ext4_mode(const StorageStack& s, Verdict& v, Finding& f) {
   if (!s.ext4_data_mode_evidence.file.empty()) f.evidence.push_back(s.ext4_data_mode_evidence);
   if (s.ext4_data_mode != "ordered") {
-    v.add(Level::kFail,
+    v.add(Level::kFail, "ext4-data-mode",
           "ext4 with data=" + s.ext4_data_mode + ": hipFile accepts only data=ordered and falls back to POSIX I/O",
           "mount it with data=ordered (or no data= option) in /etc/fstab, then unmount and mount again (ext4 cannot "
           "change data= on remount; if tune2fs set journal_data as a default, clear it with tune2fs -o "
@@ -209,37 +217,42 @@ void judge_ext4_mode(const StorageStack& s, Verdict& v, Finding& f) {
               s.ext4_data_mode +
               (s.ext4_data_mode == "journal" ? "'s journalling of file contents" : "'s looser ordering (speed)"));
   } else {
-    v.add(Level::kPass, s.ext4_data_mode_evidence.file.empty() ? "ext4 with data=ordered (the default; /proc/mounts "
-                                                                 "omits it)"
-                                                               : "ext4 with data=ordered");
+    v.add(Level::kPass, "ext4",
+          s.ext4_data_mode_evidence.file.empty() ? "ext4 with data=ordered (the default; /proc/mounts "
+                                                   "omits it)"
+                                                 : "ext4 with data=ordered");
   }
 }
 
 // The file system on top: only ext4 (data=ordered) and xfs pass.
 void judge_file_system(const StorageStack& s, const std::string& fstype, const FsRule* rule, Verdict& v, Finding& f) {
   if (s.mounts.empty() && !s.swap) {
-    v.add(Level::kInfo, "no file system mounted on " + s.layers.front().device + " (held by the stack above)");
+    v.add(Level::kInfo, "held-by-stack",
+          "no file system mounted on " + s.layers.front().device + " (held by the stack above)");
   } else if (!rule) {
-    v.add(Level::kFail, fstype + " is not ext4 or xfs: hipFile's fastpath refuses it and falls back to POSIX I/O",
-          kFsFix);
+    v.add(Level::kFail, "file-system",
+          fstype + " is not ext4 or xfs: hipFile's fastpath refuses it and falls back to POSIX I/O", kFsFix);
   } else if (rule->level == Level::kFail) {
-    v.add(Level::kFail, std::string(rule->why) + ": hipFile's fastpath refuses it and falls back to POSIX I/O", kFsFix);
+    v.add(Level::kFail, "file-system",
+          std::string(rule->why) + ": hipFile's fastpath refuses it and falls back to POSIX I/O", kFsFix);
   } else if (fstype == "ext4") {
     judge_ext4_mode(s, v, f);
   } else {
-    v.add(Level::kPass, rule->why);
+    v.add(Level::kPass, "file-system", rule->why);
   }
 }
 
 // The NVMe at the bottom: a multipath head FAILs, a namespace without a local PCIe function WARNs.
 void judge_nvme(const StorageStack& s, const StorageLayout& layout, Verdict& v) {
   if (layout.multipath.heads.count(s.nvme_namespace)) {
-    v.add(Level::kFail, s.nvme_namespace + " is a native NVMe multipath head node, which hipFile does not support",
+    v.add(Level::kFail, "multipath-head",
+          s.nvme_namespace + " is a native NVMe multipath head node, which hipFile does not support",
           kMultipathSeeAlso);
   } else if (!s.controller_bdf) {
-    v.add(Level::kWarn, s.nvme_namespace +
-                            " has no local PCIe NVMe function (NVMe over fabrics?): the PCIe P2P verdict "
-                            "does not cover it; hipFile's NVMe-oF support needs RDMA and is experimental");
+    v.add(Level::kWarn, "no-pcie-function",
+          s.nvme_namespace +
+              " has no local PCIe NVMe function (NVMe over fabrics?): the PCIe P2P verdict "
+              "does not cover it; hipFile's NVMe-oF support needs RDMA and is experimental");
   }
 }
 
@@ -267,7 +280,7 @@ Finding stack_finding(const std::vector<const StorageStack*>& group, const Stora
   const FsRule* rule = fs_rule(fstype);
   if (rule && rule->level == Level::kInfo) {
     // Not a data target at all: say so once, whatever it is stacked on.
-    v.add(Level::kInfo, rule->why,
+    v.add(Level::kInfo, "not-a-data-file-system", rule->why,
           "nothing to do unless hipFile data is meant to live here; then: " + std::string(kFsFix));
   } else {
     for (const StorageStack* member : group) judge_lvm(*member, judge_stacked_layers(*member, v), v);
@@ -275,6 +288,8 @@ Finding stack_finding(const std::vector<const StorageStack*>& group, const Stora
   }
   for (const StorageStack* member : group) judge_nvme(*member, layout, v);
   f.level = v.level;
+  // Only a problem has a cause to group by; a pass or a note needs none.
+  if (v.level == Level::kFail || v.level == Level::kWarn) f.cause = v.cause();
   f.message = head + ": " + join(v.reasons, "; ");
   if (v.level != Level::kPass) f.fix = join(v.fixes, ". ");
   return f;
@@ -312,77 +327,6 @@ Finding raw_finding(const StorageStack& s, const StorageLayout& layout) {
   f.message = s.nvme + parts + ": nothing mounted on it, no holder: usable as a raw block device (O_DIRECT on /dev/" +
               s.nvme + "); for files, put ext4 or xfs directly on it";
   return f;
-}
-
-// Every head in one finding: they share the cause (nvme_core multipath=Y) and the fix.
-Finding multipath_heads_finding(const NvmeMultipath& mp) {
-  Finding f;
-  f.id = "storage.nvme_multipath";
-  f.level = Level::kFail;
-  f.evidence.push_back(mp.param_evidence);
-  std::vector<std::string> heads, described;
-  for (const auto& [head, paths] : mp.heads) {
-    heads.push_back(head);
-    auto sub = mp.head_subsystem.find(head);
-    std::string subsys = sub == mp.head_subsystem.end() ? "" : sub->second;
-    std::string ctrls;
-    if (auto c = mp.subsystem_controllers.find(subsys); c != mp.subsystem_controllers.end())
-      ctrls = join(c->second, ", ");
-    described.push_back(head + (subsys.empty() ? "" : " of " + subsys) +
-                        (paths.empty() ? "" : " over " + join(paths, ", ")) +
-                        (ctrls.empty() ? "" : " (controllers " + ctrls + ")"));
-    if (!subsys.empty())
-      f.evidence.push_back({"/sys/class/nvme-subsystem/" + subsys, head + (ctrls.empty() ? "" : " " + ctrls)});
-    for (const auto& p : paths) f.evidence.push_back({"/sys/class/nvme", p});
-  }
-  f.subject = join(heads, ", ");
-  f.message = join(described, "; ") +
-              (heads.size() == 1 ? " is a native NVMe multipath head node" : " are native NVMe multipath head nodes") +
-              ": hipFile's fastpath does not support NVMe multipath devices (a head has no PCI parent)";
-  f.fix = kMultipathFix;
-  return f;
-}
-
-// No head node: what nvme_core's multipath parameter says about the drives to come.
-Finding multipath_param_finding(const NvmeMultipath& mp) {
-  Finding f;
-  f.id = "storage.nvme_multipath";
-  f.evidence.push_back(mp.param_evidence);
-  switch (mp.param) {
-    case NvmeMultipath::Param::kDisabled:
-      f.level = Level::kPass;
-      f.message = "native NVMe multipath is off (nvme_core multipath=N)";
-      break;
-    case NvmeMultipath::Param::kAbsent:
-      f.level = Level::kPass;
-      f.message = "the kernel has no native NVMe multipath (no nvme_core multipath parameter)";
-      break;
-    case NvmeMultipath::Param::kEnabled:
-      f.level = Level::kInfo;
-      f.message =
-          "nvme_core multipath=Y, but no namespace sits behind a multipath head (single-controller subsystems get "
-          "none): nothing to do now; a dual-ported drive would get one";
-      f.fix = "only if a dual-ported drive is added: " + std::string(kMultipathFix);
-      break;
-    case NvmeMultipath::Param::kUnknown:
-      f.level = Level::kUnknown;
-      f.message = "whether native NVMe multipath is on is unknown; no multipath head node was seen";
-      f.fix = "check /sys/module/nvme_core/parameters/multipath; hipFile needs N (or no head nodes)";
-      if (!mp.not_carried.empty()) {
-        f.not_carried = mp.not_carried;
-        f.message = "whether native NVMe multipath is on is unknown: nvme_core's parameters are " + mp.not_carried;
-        f.fix = kNotCarriedFix;
-      }
-      break;
-  }
-  return f;
-}
-
-std::vector<Finding> multipath_findings(const StorageLayout& layout) {
-  const NvmeMultipath& mp = layout.multipath;
-  if (!mp.heads.empty()) return {multipath_heads_finding(mp)};
-  if (layout.nvme_controllers == 0) return {};
-  return {multipath_param_finding(mp)};
 }
 
 // The fix for a part of the machine that was not read: on a dump, a capture taken there, which holds
@@ -492,7 +436,7 @@ std::vector<Finding> check_storage(const StorageLayout& layout) {
   const auto groups = stack_groups(layout);
   for (const auto& group : groups)
     out.push_back(group.front()->unused ? raw_finding(*group.front(), layout) : stack_finding(group, layout));
-  for (auto& f : multipath_findings(layout)) out.push_back(std::move(f));
+  for (auto& f : storage_detail::multipath_findings(layout)) out.push_back(std::move(f));
   return out;
 }
 

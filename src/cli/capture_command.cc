@@ -17,8 +17,7 @@ struct CaptureOptions {
 };
 
 int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
-  if (!o.what_if_kernel.empty() || !o.kernel_release.empty() || !o.kernel_config.empty() || !o.cpu.empty() ||
-      !o.fail_on.empty())
+  if (!o.what_if_kernel.empty() || !o.kernel_release.empty() || !o.kernel_config.empty() || !o.cpu.empty() || o.fail_on)
     throw UsageError(
         "capture records the machine as it is; --what-if-kernel, --kernel-release, --kernel-config, --cpu and "
         "--fail-on apply when replaying it");

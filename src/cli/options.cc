@@ -75,7 +75,7 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
                  "the machine's kernel config (a file, or p2pdma=y|n), for an input without one (used only then)")
       ->option_text("FILE|p2pdma=y|n");
   app.add_option("--fail-on", o.fail_on,
-                 "what makes check FAIL: a list of refused, stack, unknown, warn (default refused,stack)")
+                 "what else fails the run: unknown, warn (added to refused,stack); -stack or -refused leaves one out")
       ->option_text("LIST");
   app.add_option("--plan", o.plan,
                  "analyse a planned server described in a TOML file (docs/plan.md) instead of a machine")
@@ -296,7 +296,7 @@ CheckOptions check_options(const GlobalOptions& o) {
     options.supplied.cpu = cpu;
     options.supplied.cpu_given = o.cpu;
   }
-  if (!o.fail_on.empty()) options.fail_on = parse_fail_policy(o.fail_on);
+  if (o.fail_on) options.fail_on = parse_fail_policy(*o.fail_on);
   return options;
 }
 

@@ -42,12 +42,12 @@ struct GlobalOptions {
   bool verbose = false;  // check: also the checks that pass and the notes
   bool quiet = false;    // check: only the RESULT line
   PairSelection selection;
-  std::string what_if_kernel;  // --what-if-kernel (or its alias --assume-kernel)
-  std::string kernel_release;  // --kernel-release: supplied where the input has none
-  std::string kernel_config;   // --kernel-config FILE|p2pdma=y|n: supplied likewise
-  std::string cpu;             // --cpu: supplied likewise
-  std::string fail_on;         // --fail-on refused,stack,unknown,warn
-  std::string plan;            // --plan FILE: a planned server instead of a machine
+  std::string what_if_kernel;          // --what-if-kernel (or its alias --assume-kernel)
+  std::string kernel_release;          // --kernel-release: supplied where the input has none
+  std::string kernel_config;           // --kernel-config FILE|p2pdma=y|n: supplied likewise
+  std::string cpu;                     // --cpu: supplied likewise
+  std::optional<std::string> fail_on;  // --fail-on: given (even empty, an error) or not
+  std::string plan;                    // --plan FILE: a planned server instead of a machine
 };
 void add_global_options(CLI::App& app, GlobalOptions& o);
 // Each of these subcommands' --help ends with the global options, which apply to them too.

@@ -13,8 +13,10 @@
 #include <set>
 #include <sys/stat.h>
 #include <thread>
+#include <tuple>
 #include <variant>
 
+#include "fleet_inputs.h"
 #include "p2pcheck/fleet/printable_summary.h"
 #include "p2pcheck/fleet/saved_result.h"
 #include "p2pcheck/import/dump.h"
@@ -26,146 +28,10 @@
 
 namespace p2pcheck {
 
+using fleet_detail::is_dir;
+using fleet_detail::looks_like_json;
+
 namespace {
-
-// Directories of directories of captures are common (rack/host/...); deeper is a mistake or a loop.
-constexpr int kMaxInputDepth = 8;
-
-bool is_dir(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// Sorted names in `dir` without . and ..; nullopt with errno when it cannot be listed.
-std::optional<std::vector<std::string>> entries_of(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return std::nullopt;
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// A directory that is one machine for --dump: a captured root or a sosreport (at the top or in its
-// one folder), or an lspci bundle, whose cpuinfo or lspci -t file is never an input alone.
-bool is_one_machine(const std::string& dir, const std::vector<std::string>& names) {
-  for (const char* marker : {"sys", "sos_commands"})
-    if (std::find(names.begin(), names.end(), marker) != names.end()) return true;
-  if (names.size() == 1 && (is_dir(dir + "/" + names[0] + "/sys") || is_dir(dir + "/" + names[0] + "/sos_commands")))
-    return true;
-  bool bundle_part = false;
-  for (const auto& name : names) {
-    std::string path = dir + "/" + name;
-    if (is_dir(path)) return false;
-    TextFormat f = sniff_text(read_input_head(path, 16384));
-    bundle_part = bundle_part || f == TextFormat::kCpuinfo || f == TextFormat::kLspciTree;
-  }
-  return bundle_part;
-}
-
-bool looks_like_json(const std::string& head);
-
-// The directories a walk has entered, by device and inode: links may lead back up (ten links to
-// "." made 10^8 inputs) or to a directory already read.
-struct Walk {
-  std::map<std::pair<dev_t, ino_t>, std::string> seen;  // -> the path it was first reached by
-  std::set<std::pair<dev_t, ino_t>> open;               // the directories being walked now
-  std::set<std::pair<dev_t, ino_t>> reported;           // loops already listed, each once
-  std::vector<std::string>& out;
-  std::vector<UnreadableInput>& bad;
-  std::vector<std::string>& skipped;
-};
-
-std::string base_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string parent_of(const std::string& path) {
-  std::string p = path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-}
-
-// A --gpu/--nvme selection kept beside an input (selection_beside), never an input itself.
-bool is_selection_file(const std::string& name) {
-  return name == "args" || (name.size() > 5 && name.compare(name.size() - 5, 5, ".args") == 0);
-}
-
-void expand(const std::string& path, int depth, Walk& walk) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    walk.bad.push_back({path, std::string("cannot open: ") + std::strerror(errno)});
-    return;
-  }
-  if (S_ISREG(st.st_mode)) {
-    // A file named on the command line is an input whatever it holds (its error says what it is
-    // not); one found in a directory is a machine only when its content is a dump or a report.
-    if (depth > 0 && is_selection_file(base_name(path))) return;
-    if (depth > 0) {
-      std::string head = read_input_head(path, 16384);
-      // JSON is a machine when it is one of ours (a check --json; another of our documents is then
-      // said to be the wrong kind); any other JSON, like any other text, is no machine.
-      bool ours = looks_like_json(head) && head.find("\"p2pcheck.") != std::string::npos;
-      if (!ours && !looks_like_dump(head)) {
-        walk.skipped.push_back(path);
-        return;
-      }
-    }
-    walk.out.push_back(path);
-    return;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    // A FIFO would block the read forever; devices and sockets are no input either.
-    walk.bad.push_back({path, std::string(file_type_name(st.st_mode)) + ", not a regular file or directory"});
-    return;
-  }
-  std::pair<dev_t, ino_t> key{st.st_dev, st.st_ino};
-  if (auto [it, fresh] = walk.seen.emplace(key, path); !fresh) {
-    // A loop is listed once; a second way into a directory outside the walk reads it once.
-    if (walk.open.count(key) && walk.reported.insert(key).second)
-      walk.bad.push_back({path, "a link back to " + it->second + ", which is being read: a loop, not followed"});
-    return;
-  }
-  auto names = entries_of(path);
-  if (!names) {
-    walk.bad.push_back({path, std::string("cannot list the directory: ") + std::strerror(errno)});
-    return;
-  }
-  if (is_one_machine(path, *names)) {
-    walk.out.push_back(path);
-    return;
-  }
-  if (depth >= kMaxInputDepth) {
-    walk.bad.push_back({path, "directories nested deeper than " + std::to_string(kMaxInputDepth) + " levels"});
-    return;
-  }
-  std::size_t before = walk.out.size() + walk.bad.size() + walk.skipped.size();
-  std::string prefix = path.back() == '/' ? path : path + "/";
-  walk.open.insert(key);
-  for (const auto& name : *names)
-    if (name[0] != '.') expand(prefix + name, depth + 1, walk);
-  walk.open.erase(key);
-  if (walk.out.size() + walk.bad.size() + walk.skipped.size() == before)
-    walk.bad.push_back({path, "an empty directory: no capture, dump or check --json file in it"});
-}
-
-// A saved report is text starting with '{'. JSON cannot hold raw control bytes, so a binary file
-// whose first byte happens to be '{' is judged as a dump, not reported as broken JSON.
-bool looks_like_json(const std::string& head) {
-  auto first =
-      std::find_if(head.begin(), head.end(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
-  if (first == head.end() || *first != '{') return false;
-  return std::none_of(head.begin(), head.end(), [](char c) {
-    auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r';
-  });
-}
 
 // An exception's message without the input's own name in front (the report names the input).
 std::string reason_of(const std::string& input, const std::string& what) {
@@ -173,21 +39,24 @@ std::string reason_of(const std::string& input, const std::string& what) {
   return what.rfind(prefix, 0) == 0 && what.size() > prefix.size() ? what.substr(prefix.size()) : what;
 }
 
-std::string fix_for(const HostSummary& host, const std::string& cause, bool is_finding) {
+// The fix of one group on one host: that finding's own (same id, level and cause), else fleet's
+// words for a pair cause, or the host's one ACS parameter.
+std::string fix_for(const HostSummary& host, const CauseGroup& group, bool is_finding) {
   if (is_finding) {
     for (const auto& f : host.findings)
-      if (f.id == cause && !f.fix.empty()) return f.fix;
-    return pair_cause_fix(cause);
+      if (f.concerns && f.id == group.cause && f.level == group.level && f.cause == group.detail && !f.fix.empty())
+        return f.fix;
+    return "";
   }
-  if (cause == "pair.acs_redirect") {
+  if (group.cause == "pair.acs_redirect") {
     // The host's one parameter with every refused pair's ports (a pair's own names only its ports).
     if (host.fix)
       for (const auto& param : host.fix->cmdline_params)
         if (param.rfind("pci=disable_acs_redir=", 0) == 0) return "boot with " + param;
     for (const auto& p : host.pairs)
-      if (p.cause == cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
+      if (p.cause == group.cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
   }
-  return pair_cause_fix(cause);
+  return pair_cause_fix(group.cause);
 }
 
 // host2 before host10: runs of digits compare as numbers (by length without leading zeros, then
@@ -261,56 +130,6 @@ std::string pair_cause_fix(const std::string& cause) {
   if (cause == "pair.acs_unknown" || cause == "pair.path_unknown")
     return "capture as root (sudo p2pcheck capture): ACS and port types are in config space beyond 64 bytes";
   return "";
-}
-
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable,
-                                       std::vector<std::string>& skipped) {
-  std::vector<std::string> out;
-  Walk walk{{}, {}, {}, out, unreadable, skipped};
-  for (const auto& arg : args) {
-    if (arg.empty()) {
-      unreadable.push_back({arg, "an empty name"});
-      continue;
-    }
-    expand(arg, 0, walk);
-  }
-  return out;
-}
-
-std::optional<PairSelection> selection_beside(const std::string& input) {
-  const std::string dir = parent_of(input), stem = file_stem(input);
-  std::string file = dir + "/" + stem + ".args";
-  struct stat st;
-  if (stat(file.c_str(), &st) != 0) {
-    file = dir + "/args";
-    if (base_name(dir) != stem || stat(file.c_str(), &st) != 0) return std::nullopt;
-  }
-  const std::string text = read_input_file(file, 4096, "the selection file", "a --gpu/--nvme selection is shorter");
-  auto bad = [&] { return Error(file, "expected --gpu LIST and --nvme LIST (the pairs to judge for " + input + ")"); };
-  PairSelection selection;
-  std::vector<std::string>* side = nullptr;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find_first_of(" \t\r\n", at);
-    if (end == std::string::npos) end = text.size();
-    std::string word = text.substr(at, end - at);
-    at = end + 1;
-    if (word.empty()) continue;
-    if (!side) {
-      if (word != "--gpu" && word != "--nvme") throw bad();
-      side = word == "--gpu" ? &selection.gpu : &selection.nvme;
-      continue;
-    }
-    for (std::size_t from = 0, comma; from <= word.size(); from = comma + 1) {
-      comma = std::min(word.find(',', from), word.size());
-      if (comma == from) throw bad();
-      if (side->size() == kMaxSelectors) throw Error(file, "more than " + std::to_string(kMaxSelectors) + " devices");
-      side->push_back(word.substr(from, comma - from));
-    }
-    side = nullptr;
-  }
-  if (side || (selection.gpu.empty() && selection.nvme.empty())) throw bad();
-  return selection;
 }
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
@@ -395,9 +214,10 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
   r.hosts = std::move(hosts);
   r.unreadable = std::move(unreadable);
 
-  // (level, cause) -> its group; a host joins a group once however many findings or pairs it has.
-  std::map<std::pair<int, std::string>, CauseGroup> groups;
-  std::map<std::pair<int, std::string>, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
+  // (level, cause, detail) -> its group; a host joins a group once however many findings or pairs it has.
+  using GroupKey = std::tuple<int, std::string, std::string>;
+  std::map<GroupKey, CauseGroup> groups;
+  std::map<GroupKey, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
   std::map<std::string, TopologyGroup> topologies;
   std::map<std::string, FixGroup> fixes;
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
@@ -408,23 +228,24 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
       case Result::kUnknown: ++r.unknown; break;
       case Result::kNoPairs: ++r.no_pairs; break;
     }
-    auto join = [&](Level level, const std::string& cause, bool is_finding, const std::string& title,
-                    std::size_t pairs) {
-      CauseGroup& g = groups[{severity(level), cause}];
+    auto join_group = [&](Level level, const std::string& cause, const std::string& detail, bool is_finding,
+                          const std::string& title, std::size_t pairs) {
+      const GroupKey key{severity(level), cause, detail};
+      CauseGroup& g = groups[key];
       if (g.hosts.empty() || g.hosts.back() != h) {
-        std::string fix = fix_for(host, cause, is_finding);
         if (g.hosts.empty()) {
           g.cause = cause;
+          g.detail = detail;
           g.level = level;
-          g.fix = fix;
-        } else if (fix != g.fix && g.fix_host.empty()) {
+          g.fix = fix_for(host, g, is_finding);
+        } else if (fix_for(host, g, is_finding) != g.fix && g.fix_host.empty()) {
           g.fix_host = r.hosts[g.hosts.front()].host;
         }
         g.hosts.push_back(h);
       }
       // A finding's message names the cause best; fleet's words for a pair cause only stand in
       // where no finding has it. "as on HOST" when another host words the same finding otherwise.
-      auto& [from_finding, from_host] = title_source[{severity(level), cause}];
+      auto& [from_finding, from_host] = title_source[key];
       if (is_finding && !from_finding) {
         g.title = title;
         from_finding = true;
@@ -436,13 +257,19 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
       }
       g.pairs += pairs;
     };
+    // A host without a pair has nothing for a cause to block: it is counted apart (no_pairs), in
+    // no group but that of fleet's own note that its saved report was not what it said.
+    const bool has_pairs = host.result != Result::kNoPairs;
     for (const auto& f : host.findings)
-      if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown))
-        join(f.level, f.id, true, f.message, 0);
-    for (const auto& p : host.pairs)
-      if (!p.cause.empty())
-        join(p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, false, pair_cause_title(p.cause),
-             1);
+      if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown) &&
+          (has_pairs || f.id == kSavedResultFinding))
+        join_group(f.level, f.id, f.cause, true, f.message, 0);
+    if (has_pairs) {
+      for (const auto& p : host.pairs)
+        if (!p.cause.empty())
+          join_group(p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, "", false,
+                     pair_cause_title(p.cause), 1);
+    }
     if (!host.fix) {
       r.without_fix.push_back(h);
     } else if (!host.fix->empty()) {
@@ -461,7 +288,8 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
     return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.hosts.front() < b.hosts.front();
   };
   auto causes_by_size = [&](const CauseGroup& a, const CauseGroup& b) {
-    return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.cause < b.cause;
+    if (a.hosts.size() != b.hosts.size()) return a.hosts.size() > b.hosts.size();
+    return a.cause != b.cause ? a.cause < b.cause : a.detail < b.detail;
   };
   std::sort(r.failures.begin(), r.failures.end(), causes_by_size);
   std::sort(r.unknowns.begin(), r.unknowns.end(), causes_by_size);

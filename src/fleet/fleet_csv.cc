@@ -40,7 +40,7 @@ std::string fleet_csv(const FleetReport& r) {
       for (const auto& g : *groups)
         if (std::binary_search(g.hosts.begin(), g.hosts.end(), h)) {
           std::string& list = g.level == Level::kFail ? failing : unknowns;
-          list += (list.empty() ? "" : " ") + g.cause;
+          list += (list.empty() ? "" : " ") + g.label();
         }
     out += row({host.host, host.input, host.format, to_string(host.result), std::to_string(host.gpus),
                 std::to_string(host.nvmes), std::to_string(host.pairs.size()), std::to_string(ok), std::to_string(no),

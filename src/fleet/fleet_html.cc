@@ -53,8 +53,8 @@ std::string causes_html(const FleetReport& r, const std::vector<CauseGroup>& gro
   if (groups.empty()) return "";
   std::string out = std::string("<h2>") + heading + "</h2>\n";
   for (const auto& g : groups) {
-    out += std::string("<div class=\"cause ") + kind + "\" id=\"" + kind + "-" + esc(g.cause) + "\">\n<h3>" +
-           std::to_string(g.hosts.size()) + (g.hosts.size() == 1 ? " host: " : " hosts: ") + "<code>" + esc(g.cause) +
+    out += std::string("<div class=\"cause ") + kind + "\" id=\"" + kind + "-" + esc(g.label()) + "\">\n<h3>" +
+           std::to_string(g.hosts.size()) + (g.hosts.size() == 1 ? " host: " : " hosts: ") + "<code>" + esc(g.label()) +
            "</code>" + (g.title.empty() ? "" : " — " + esc(g.title)) +
            (g.pairs ? " (" + std::to_string(g.pairs) + " pairs)" : "") + "</h3>\n<p class=\"hosts\">";
     for (std::size_t i = 0; i < g.hosts.size(); ++i) out += (i ? ", " : "") + host_link(r, g.hosts[i]);

@@ -21,6 +21,7 @@ ordered_json causes_json(const FleetReport& r, const std::vector<CauseGroup>& gr
   ordered_json out = ordered_json::array();
   for (const auto& g : groups)
     out.push_back({{"cause", g.cause},
+                   {"detail", g.detail.empty() ? ordered_json(nullptr) : ordered_json(g.detail)},
                    {"level", to_string(g.level)},
                    {"kind", g.cause.rfind("pair.", 0) == 0 ? "pair" : "finding"},
                    {"title", g.title},
@@ -60,6 +61,12 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
                           {"concerns_selected_pairs", f.concerns},
                           {"message", f.message},
                           {"fix", f.fix.empty() ? ordered_json(nullptr) : ordered_json(f.fix)}});
+  for (std::size_t i = 0, k = 0; i < host.findings.size(); ++i) {  // `cause` where one id has several
+    const HostFinding& f = host.findings[i];
+    if (f.level != Level::kFail && f.level != Level::kUnknown && f.level != Level::kWarn) continue;
+    if (!f.cause.empty()) findings[k]["cause"] = f.cause;
+    ++k;
+  }
   std::size_t passed = 0;
   for (const auto& f : host.findings) passed += f.level == Level::kPass;
   return {{"host", host.host},

@@ -68,7 +68,7 @@ std::string host_causes(const FleetReport& r, std::size_t h) {
   for (const auto* groups : {&r.failures, &r.unknowns})
     for (const auto& g : *groups)
       if (std::binary_search(g.hosts.begin(), g.hosts.end(), h))
-        out.push_back(g.level == Level::kUnknown ? g.cause + "?" : g.cause);
+        out.push_back(g.level == Level::kUnknown ? g.label() + "?" : g.label());
   return out.empty() ? "-" : join(out, ", ");
 }
 
@@ -76,7 +76,7 @@ std::string causes_text(const FleetReport& r, const std::vector<CauseGroup>& gro
   if (groups.empty()) return "";
   std::string out = std::string("\n") + heading + "\n";
   for (const auto& g : groups) {
-    out += "  " + plural(g.hosts.size(), "host", "hosts") + ": " + g.cause;
+    out += "  " + plural(g.hosts.size(), "host", "hosts") + ": " + g.label();
     if (!g.title.empty()) out += " — " + (g.title_host.empty() ? "" : "as on " + g.title_host + ": ") + g.title;
     if (g.pairs) out += " (" + plural(g.pairs, "pair", "pairs") + ")";
     out += "\n    hosts  " + host_list_text(r, g.hosts, 12) + "\n";
@@ -198,7 +198,7 @@ std::string fleet_text(const FleetReport& r, const TextStyle& style, bool verbos
   }
   if (!r.skipped.empty()) {
     out += "\nskipped " + plural(r.skipped.size(), "file", "files") +
-           " in the input directories that are no capture, dump or check --json" +
+           " of notes beside the inputs (README, SOURCE, NOTES, LICENSE, markdown)" +
            (verbose ? ":\n" : " (-v lists them)\n");
     if (verbose)
       for (const auto& path : r.skipped) out += "  " + path + "\n";

@@ -133,7 +133,7 @@ HostSummary summarize_report(const CheckReport& report, const ordered_json* mani
   s.gpus = report.inv.gpus.size();
   s.nvmes = report.inv.nvmes.size();
   for (const Finding& f : report.findings)
-    s.findings.push_back({f.id, f.level, f.subject, f.message, f.fix, concerns_selected_pairs(f, report)});
+    s.findings.push_back({f.id, f.level, f.subject, f.message, f.fix, concerns_selected_pairs(f, report), f.cause});
   s.pairs.reserve(report.pairs.size());
   for (const PairDecision& d : report.pairs) s.pairs.push_back(host_pair(report, d));
   s.fix = host_fix(report);

@@ -87,12 +87,9 @@ std::int64_t readable_schema_version(const JsonFields& doc) {
 
 FailPolicy fail_policy_named(const JsonFields& doc) {
   std::vector<std::string> words = strings(doc, "fail_on");
-  if (words.empty()) doc.fail("fail_on", "refused, stack, unknown or warn");
-  try {
-    return parse_fail_policy(join(words, ","));
-  } catch (const UsageError&) {
-    doc.fail("fail_on", "refused, stack, unknown or warn");
-  }
+  std::optional<FailPolicy> policy = fail_policy_of_words(words);
+  if (words.empty() || !policy) doc.fail("fail_on", "refused, stack, unknown or warn");
+  return *policy;
 }
 
 HostFinding host_finding_named(const JsonFields& f) {
@@ -104,6 +101,7 @@ HostFinding host_finding_named(const JsonFields& f) {
   h.message = f.text("message").value_or("");
   h.fix = f.text("fix").value_or("");
   h.concerns = f.flag("concerns_selected_pairs").value_or(true);
+  h.cause = f.text("cause").value_or("");
   return h;
 }
 

@@ -79,6 +79,8 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
                   "or pass it with --cpu");
     case TextFormat::kUnknown: break;
   }
+  // A zero-byte file is what a failed copy or a full disk leaves: say so, it is not a format.
+  if (text.empty()) throw Error(file, std::string("an empty file (0 bytes: a failed upload or copy?); ") + kExpected);
   throw Error(file, std::string("not a recognised dump: ") + kExpected);
 }
 

@@ -14,6 +14,9 @@ namespace {
 constexpr std::uint16_t kVendorAmd = 0x1002, kVendorNvidia = 0x10de;
 constexpr std::uint32_t kClassNvme = 0x010802;
 
+// Drivers that hand a device to a virtual machine: the host itself cannot use it.
+bool is_passthrough_driver(const std::string& driver) { return driver == "vfio-pci" || driver == "pci-stub"; }
+
 bool is_gpu_driver(const std::string& driver) {
   return driver == "amdgpu" || driver == "nvidia" || driver == "radeon" || driver == "nouveau";
 }
@@ -78,25 +81,8 @@ void Inventory::index() {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
-Inventory read_inventory(Source& source, const Topology& topo) {
-  Inventory inv;
-  for (const auto& [bdf, fn] : topo.functions) {
-    bool gpu_vendor = fn.vendor == kVendorAmd || fn.vendor == kVendorNvidia;
-    bool display = fn.base_class() == 0x03;
-    bool accelerator = fn.class_id() == 0x1200;
-    if (fn.class_code == kClassNvme) continue;
-    if (fn.class_id() == 0x0403 && gpu_vendor) {
-      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kGpuAudio, fn.vendor});
-    } else if (gpu_vendor && (display || accelerator || is_gpu_driver(fn.driver))) {
-      inv.gpus.push_back(bdf);
-    } else if (display) {
-      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherDisplay, fn.vendor});
-    } else if (accelerator) {
-      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherAccelerator, fn.vendor});
-    }
-  }
-
-  // Controller names come from /sys/class/nvme/<name>/device, the driver's own link to the function.
+// Controller names come from /sys/class/nvme/<name>/device, the driver's own link to the function.
+static std::map<Bdf, NvmeController> read_controllers(Source& source, const Topology& topo) {
   std::map<Bdf, NvmeController> controllers;
   for (const std::string& name : source.list("/sys/class/nvme")) {
     const std::string dir = "/sys/class/nvme/" + name;
@@ -122,8 +108,47 @@ Inventory read_inventory(Source& source, const Topology& topo) {
     }
     controllers[*bdf] = std::move(c);
   }
+  return controllers;
+}
+
+std::string UnusableEndpoint::why() const {
+  if (driver.empty()) return gpu ? "no driver bound" : "no driver bound: no NVMe controller, no block device";
+  if (is_passthrough_driver(driver))
+    return "bound to " + driver + " (passed through to a virtual machine): " +
+           (gpu ? std::string("not the host's GPU") : std::string("no host block device"));
+  return "bound to " + driver + ", not nvme: no host block device";
+}
+
+Inventory read_inventory(Source& source, const Topology& topo) {
+  Inventory inv;
+  for (const auto& [bdf, fn] : topo.functions) {
+    bool gpu_vendor = fn.vendor == kVendorAmd || fn.vendor == kVendorNvidia;
+    bool display = fn.base_class() == 0x03;
+    bool accelerator = fn.class_id() == 0x1200;
+    if (fn.class_code == kClassNvme) continue;
+    if (fn.class_id() == 0x0403 && gpu_vendor) {
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kGpuAudio, fn.vendor});
+    } else if (gpu_vendor && (display || accelerator || is_gpu_driver(fn.driver))) {
+      if (is_passthrough_driver(fn.driver))
+        inv.unusable.push_back({bdf, true, fn.driver});
+      else
+        inv.gpus.push_back(bdf);
+    } else if (display) {
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherDisplay, fn.vendor});
+    } else if (accelerator) {
+      inv.ignored.push_back({bdf, IgnoredDevice::Kind::kOtherAccelerator, fn.vendor});
+    }
+  }
+
+  std::map<Bdf, NvmeController> controllers = read_controllers(source, topo);
   for (const auto& [bdf, fn] : topo.functions) {
     if (fn.class_code != kClassNvme) continue;
+    // Without the nvme driver there is no block device for hipFile or GDS to read (a driver the
+    // input cannot show is unknown, not absent: that NVMe stays).
+    if (fn.driver != "nvme" && fn.driver_not_carried.empty() && !controllers.count(bdf)) {
+      inv.unusable.push_back({bdf, false, fn.driver});
+      continue;
+    }
     auto it = controllers.find(bdf);
     if (it != controllers.end()) {
       inv.nvmes.push_back(std::move(it->second));

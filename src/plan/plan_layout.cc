@@ -149,6 +149,7 @@ Function& PlanBuilder::add_function(Topology& topo, Bdf bdf, Ids ids, std::uint3
   fn.sysfs_path = parent_path + "/" + bdf.str();
   fn.config_size = 4096;  // everything the rules read is stated (or stated unknown) by the plan
   fn.numa_unknown = "not in a plan";
+  fn.driver_not_carried = "not in a plan";  // a planned NVMe is not one without its driver
   return topo.functions.emplace(bdf, std::move(fn)).first->second;
 }
 

@@ -91,6 +91,10 @@ std::string banner_text(const CheckReport& r) {
         "here, and the storage rules are hipFile's\n";
   for (const SuppliedUse& use : r.supplied)
     if (!use.used) out += "note: " + use.option + " " + use.value + " not used: " + use.why_not_used + "\n";
+  // Out of the pairs because of how they are bound: said where the counts are, not only under -v.
+  for (const UnusableEndpoint& u : r.inv.unusable)
+    if (!r.selected_devices.count(u.bdf))  // named with --gpu/--nvme, it is judged like any other
+      out += std::string("left out: ") + (u.gpu ? "GPU " : "NVMe function ") + u.bdf.str() + ", " + u.why() + "\n";
   return out;
 }
 
@@ -402,6 +406,11 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     out += "\nAll pairs: NOT SAFE on this kernel — " + std::string(r.rules.known_bad->name) +
            " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
            "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
+  } else if (const KnownBadKernel* base = r.rules.known_bad_base.row; base && !r.pairs.empty()) {
+    out += "\nAll pairs: safety UNKNOWN on this kernel — built on " + std::string(base->name) +
+           "'s kernel base, whose kernels can corrupt memory with P2PDMA; whether this build carries the fix "
+           "cannot be told from its name (kernel.known_bad)\n  fix   ask the kernel's vendor, or boot a kernel "
+           "known to be good before using the fastpath\n";
   }
   struct Cause {
     std::string status, body;

@@ -30,8 +30,9 @@ json finding_json(const Finding& f, bool concerns) {
   }
   json devices = json::array();
   for (const Bdf& b : f.devices) devices.push_back(b.str());
-  json j = object_for(9);
+  json j = object_for(10);
   j["id"] = f.id;
+  if (!f.cause.empty()) j["cause"] = f.cause;  // only where one id has several problems (storage.stack)
   j["level"] = to_string(f.level);
   j["subject"] = f.subject;
   j["devices"] = std::move(devices);

@@ -332,18 +332,11 @@ void write_check_json(std::ostream& out, const CheckReport& r, json& head, int i
 namespace {
 
 // A paths document's routes, their devices numbered: a fabric's millions of routes share a few
-// thousand devices, so a route is four numbers and its record's pieces are found by number.
+// thousand devices, so a route is a few numbers and its record's pieces are found by number.
 struct Routes {
   static constexpr std::uint32_t kNoCommon = UINT32_MAX;
-  struct Route {
-    std::uint32_t gpu = 0, nvme = 0, common = kNoCommon;  // numbers in `devices`
-    int distance = 0;
-    Locality locality;
-  };
   std::vector<const Function*> devices;  // by number: each route's GPU, NVMe and common bridge
   std::unordered_map<const Function*, std::uint32_t> numbers;
-  std::vector<Route> list;
-
   std::uint32_t number(const Function& fn) {
     auto [it, added] = numbers.try_emplace(&fn, static_cast<std::uint32_t>(devices.size()));
     if (added) devices.push_back(&fn);
@@ -351,92 +344,93 @@ struct Routes {
   }
 };
 
-void write_paths_records(std::ostream& out, const Topology& topo, const Inventory& inv, const Routes& routes,
-                         json& head, int indent) {
-  // functions_json() puts them in BDF order with their upstream chains; a common bridge is on its
-  // GPU's chain already, so it adds nothing there.
-  std::vector<Bdf> devices;
-  for (const Function* fn : routes.devices) devices.push_back(fn->bdf);
-  json nvmes = json::array();
-  for (const auto& c : inv.nvmes)
-    nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
-  add_tables(head, {{"nvme", std::move(nvmes)}, {"functions", json::object()}});
-  const std::vector<const Function*> rows = functions_on_paths(topo, devices);
-  const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
-  RecordText record(indent, inner, "common_bridge");
-  LocalityTexts localities(record, indent, inner);
-  write_streamed(out, head,
-                 {functions_streamed(topo, inv, rows, indent),
-                  {"pairs", routes.list.size(),
-                   [&](std::string& text, std::size_t i, const std::string&) {
-                     const Routes::Route& route = routes.list[i];
-                     text += record.gpu_head(*routes.devices[route.gpu], route.gpu);
-                     text += record.nvme_head(*routes.devices[route.nvme], route.nvme);
-                     if (route.common != Routes::kNoCommon)
-                       text += record.quoted(*routes.devices[route.common], route.common);
-                     else
-                       text += "null";
-                     text += record.distance_key();
-                     append_number(text, route.distance);
-                     text += localities.of(route.locality);
-                     text += record.close();
-                   }}},
-                 indent);
+// How the pair's traffic goes, as the pictures draw it (pair_route.h), from its walk alone: it turns
+// at the common bridge, ACS redirect sends it up to the host bridge and back, it has no common
+// bridge and goes through the host bridge(s), or (ACS unread) either of the first two.
+json route_json(const CheckReport& r, std::size_t i) {
+  const Function* common = r.pairs.common(i);
+  json hbs = json::array();
+  const char* kind = "below_common_bridge";
+  if (!common) {
+    kind = "root_complex";
+    hbs.push_back(r.pairs.gpu_chain(i).back()->host_bridge);
+    if (r.pairs.nvme_chain(i).back()->host_bridge != hbs[0]) hbs.push_back(r.pairs.nvme_chain(i).back()->host_bridge);
+  } else if (r.pairs.acs_redirected(i) || !r.pairs.shared(i).walk.acs_unknown.empty()) {
+    kind = r.pairs.acs_redirected(i) ? "redirected" : "redirect_unknown";
+    hbs.push_back(common->host_bridge);
+  }
+  json route = object_for(2);
+  route["kind"] = kind;
+  route["host_bridges"] = std::move(hbs);
+  return route;
 }
 
 }  // namespace
 
-void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
-                      json& head, int indent) {
-  Routes routes;
-  routes.list.reserve(paths.size());
-  for (const PairPath& p : paths)
-    routes.list.push_back({routes.number(topo.at(p.pair.gpu)), routes.number(topo.at(p.pair.nvme)),
-                           p.common ? routes.number(*p.common) : Routes::kNoCommon, p.distance,
-                           classify_locality(topo, topo.at(p.pair.gpu), topo.at(p.pair.nvme))});
-  write_paths_records(out, topo, inv, routes, head, indent);
+json paths_head_json(const CheckReport& r) {
+  json head = paths_json(r.topo);
+  json out = object_for(head.size() + 1);
+  for (auto it = head.begin(); it != head.end(); ++it) {
+    if (it.key() == "pairs") out["result"] = to_string(r.result);  // check's, for the same selection
+    out[it.key()] = std::move(it.value());
+  }
+  return out;
 }
 
-void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv,
-                      const std::vector<DevicePair>& pairs, json& head, int indent) {
-  // describe_path()'s common bridge and distance (meet_upstream), from each device's chain walked
-  // once: the pairs' hop lists are not printed in version 2.
-  struct Device {
-    std::uint32_t number = 0;
-    std::vector<const Function*> chain;
-  };
-  // Each device found in the topology once (its map's look-up per pair end was 4% of the run);
-  // the map's elements stay where they are as it grows.
-  std::unordered_map<std::uint64_t, Device> by_address;
+void write_paths_json(std::ostream& out, const CheckReport& r, json& head, int indent) {
   Routes routes;
-  auto device = [&](const Bdf& bdf) -> const Device& {
-    auto it = by_address.find(bdf.key());
-    if (it == by_address.end()) {
-      const Function& fn = topo.at(bdf);
-      it = by_address.emplace(bdf.key(), Device{routes.number(fn), topo.upstream_chain(fn)}).first;
-    }
-    return it->second;
-  };
-  routes.list.reserve(pairs.size());
-  const Device* gpu = nullptr;  // pairs come GPU by GPU
-  Bdf gpu_address;
-  for (const DevicePair& pair : pairs) {
-    if (!gpu || pair.gpu != gpu_address) {
-      gpu = &device(pair.gpu);
-      gpu_address = pair.gpu;
-    }
-    const Device& nvme = device(pair.nvme);
-    const ChainMeet at = meet_in_chains(gpu->chain, nvme.chain);
-    Routes::Route route{
-        gpu->number, nvme.number, Routes::kNoCommon, static_cast<int>(gpu->chain.size() + nvme.chain.size()), {}};
-    if (at.met) {
-      route.common = routes.number(*gpu->chain[at.a]);
-      route.distance = static_cast<int>(at.a + at.b);
-    }
-    route.locality = classify_locality(topo, gpu->chain, nvme.chain, at.met ? gpu->chain[at.a] : nullptr);
-    routes.list.push_back(route);
+  std::vector<Bdf> devices;
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    routes.number(r.pairs.gpu(i));
+    routes.number(r.pairs.nvme(i));
+    if (r.pairs.common(i)) routes.number(*r.pairs.common(i));
   }
-  write_paths_records(out, topo, inv, routes, head, indent);
+  for (const Function* fn : routes.devices) devices.push_back(fn->bdf);
+  json nvmes = json::array();
+  for (const auto& c : r.inv.nvmes)
+    nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
+  add_tables(head, {{"nvme", std::move(nvmes)}, {"functions", json::object()}});
+  // functions_json() puts them in BDF order with their upstream chains; a common bridge is on its
+  // GPU's chain already, so it adds nothing there.
+  const std::vector<const Function*> rows = functions_on_paths(r.topo, devices);
+  const std::string inner = indent >= 0 ? std::string(static_cast<std::size_t>(2 * indent), ' ') : "";
+  const std::string next = indent >= 0 ? ",\n" + inner + std::string(static_cast<std::size_t>(indent), ' ') : ",";
+  RecordText record(indent, inner, "common_bridge");
+  LocalityTexts localities(record, indent, inner);
+  // The verdict and route members, made once per class and route (a fabric's pairs share a few).
+  std::map<std::pair<std::uint32_t, std::string>, std::string> tails;
+  write_streamed(out, head,
+                 {functions_streamed(r.topo, r.inv, rows, indent),
+                  {"pairs", r.pairs.size(),
+                   [&](std::string& text, std::size_t i, const std::string&) {
+                     const std::vector<const Function*>& gpu = r.pairs.gpu_chain(i);
+                     const std::vector<const Function*>& nvme = r.pairs.nvme_chain(i);
+                     const ChainMeet at = meet_in_chains(gpu, nvme);
+                     text += record.gpu_head(r.pairs.gpu(i), routes.number(r.pairs.gpu(i)));
+                     text += record.nvme_head(r.pairs.nvme(i), routes.number(r.pairs.nvme(i)));
+                     if (at.met)
+                       text += record.quoted(*gpu[at.a], routes.number(*gpu[at.a]));
+                     else
+                       text += "null";
+                     text += record.distance_key();
+                     append_number(text, static_cast<long long>(at.met ? at.a + at.b : gpu.size() + nvme.size()));
+                     text += localities.of(pair_locality(r, i));
+                     json route = route_json(r, i);
+                     auto [tail, made] = tails.try_emplace({r.pairs.class_index(i), route.dump()});
+                     if (made) {
+                       const PairDecision& d = r.pairs.shared(i);
+                       std::string object = json_text(route, indent);
+                       if (indent >= 0)  // its lines one level deeper than the record's
+                         replace_all(object, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
+                       const char* colon = indent >= 0 ? "\": " : "\":";
+                       tail->second = next + "\"verdict" + colon + json_text(json(to_string(d.verdict)), -1) + next +
+                                      "\"map_type" + colon + json_text(json(to_string(d.map_type)), -1) + next +
+                                      "\"route" + colon + object;
+                     }
+                     text += tail->second;
+                     text += record.close();
+                   }}},
+                 indent);
 }
 
 }  // namespace p2pcheck

@@ -94,7 +94,12 @@ std::string verdict_text(const PairDecision& d, const TextStyle& style) {
            (d.kernel->map_type == MapType::kUnknown ? " (map type not observed: " + d.kernel->map_note + ")"
                                                     : std::string(", ") + to_string(d.kernel->map_type)) +
            (d.kernel_agrees == Tri::kYes ? " — agrees" : " — DISAGREES") + "\n";
-  if (std::string acs_fix = acs_fix_text(d); !acs_fix.empty())
+  // On an allowed pair it is no fix, only an option: the traffic would stay below the switch.
+  if (std::string acs_fix = acs_fix_text(d); !acs_fix.empty() && d.verdict == Verdict::kSupported)
+    out += "  option (not needed: the pair is allowed) " + acs_fix +
+           " would keep its traffic inside the switch instead of the root complex; it weakens IOMMU isolation below "
+           "those ports\n";
+  else if (!acs_fix.empty())
     out += "  fix   " + acs_fix + " (weakens IOMMU isolation below those ports)\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
   std::optional<double> ceiling = path_ceiling(d.path);

@@ -44,19 +44,25 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
   std::string out = "\nKernel and stack\n";
   size_t problems = 0, passed = 0, notes = 0;
   // One line per cause: per-device findings that say the same word for word print once, counted.
+  // Those the RESULT counts first; problems of devices outside the selection after, under their own
+  // heading, so that no FAIL line reads as part of a PASS.
   std::vector<bool> printed(r.findings.size());
-  for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
-    for (size_t i = 0; i < r.findings.size(); ++i) {
-      if (r.findings[i].level != level || printed[i]) continue;
-      size_t alike = 0;
-      for (size_t j = i + 1; j < r.findings.size(); ++j)
-        if (!printed[j] && same_cause(r.findings[i], r.findings[j])) {
-          printed[j] = true;
-          ++alike;
-        }
-      out += finding_text(r.findings[i], style, alike);
-      ++problems;
-    }
+  std::vector<bool> concerns(r.findings.size());
+  for (size_t i = 0; i < r.findings.size(); ++i) concerns[i] = concerns_selected_pairs(r.findings[i], r);
+  std::string outside;
+  for (bool counted : {true, false})
+    for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
+      for (size_t i = 0; i < r.findings.size(); ++i) {
+        if (r.findings[i].level != level || printed[i] || concerns[i] != counted) continue;
+        size_t alike = 0;
+        for (size_t j = i + 1; j < r.findings.size(); ++j)
+          if (!printed[j] && concerns[j] == counted && same_cause(r.findings[i], r.findings[j])) {
+            printed[j] = true;
+            ++alike;
+          }
+        (counted ? out : outside) += finding_text(r.findings[i], style, alike);
+        ++problems;
+      }
   std::set<std::string> listed_ids;
   for (const auto& f : r.findings) {
     if (f.level != Level::kPass && f.level != Level::kInfo) continue;
@@ -79,6 +85,9 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
   if (!verbose && passed + notes > 0)
     out += "  " + std::string(problems ? "and " : "") + std::to_string(passed) + " passed, " + std::to_string(notes) +
            " for information (-v lists them)\n";
+  if (!outside.empty())
+    out += "\nNot counted: about devices and file systems outside the selection (the RESULT does not include them)\n" +
+           outside;
   return out;
 }
 

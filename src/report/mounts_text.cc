@@ -85,9 +85,15 @@ std::string others_text(const MountsView& view) {
 std::string targets_text(const std::vector<PathTarget>& targets) {
   if (targets.empty()) return "";
   std::string out = "NVMe named by path\n";
-  for (const PathTarget& t : targets)
+  for (const PathTarget& t : targets) {
     out += "  " + printable(t.typed) + (t.path == t.typed ? "" : " (" + printable(t.path) + ")") + ": on " +
            printable(t.mountpoint) + ", " + fs_words(t) + "\n" + target_body(t);
+    // A capture holds no file contents: only the mount table says where the path would be.
+    if (!t.existence_checked && t.path != t.mountpoint)
+      out += "    whether " + printable(t.path) +
+             " exists is not in this input (it holds no file contents): judged "
+             "by the file system that would hold it\n";
+  }
   return out + "\n";
 }
 

@@ -1,5 +1,9 @@
 #include "p2pcheck/report/paths.h"
 
+#include "p2pcheck/model/route.h"
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/report/pair_route.h"
+#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
@@ -16,43 +20,108 @@ json paths_json(const Topology& topo) {
           {"pairs", json::array()}};
 }
 
-std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
-                       const TextStyle& style) {
+namespace {
+
+std::string bdfs_text(const std::vector<const Function*>& fns) {
+  std::string s;
+  for (const Function* f : fns) s += (s.empty() ? "" : ", ") + f->bdf.str();
+  return s;
+}
+
+// "allowed (BUS_ADDR)", "REFUSED (NOT_SUPPORTED)", "UNDECIDED (path THRU_HOST_BRIDGE)": the check's
+// verdict of the pair, then its rule.
+std::string verdict_words(const PairDecision& d, const TextStyle& style) {
+  std::string word = d.verdict == Verdict::kSupported      ? "allowed"
+                     : d.verdict == Verdict::kNotSupported ? "REFUSED"
+                                                           : "UNDECIDED";
+  const char* color = d.verdict == Verdict::kSupported ? "32" : d.verdict == Verdict::kNotSupported ? "1;31" : "35";
+  return colored(style, color, word) + " (" + to_string(d.map_type) + ") — " + rule_text(d);
+}
+
+// How the traffic goes, in words: where it turns, or up to which host bridge and why.
+std::string route_text(const PairDecision& d, const PairRoute& route) {
+  const std::string hbs = join(route.host_bridges, " and ");
   std::string out;
-  out += "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
-  out += std::to_string(paths.size()) + " GPU–NVMe pair(s)\n";
-  if (topo.config_truncated)
-    out += "note: config space beyond 64 bytes not readable (not root): ACS on these paths is unknown\n";
-  for (const PairPath& p : paths) {
-    const Function& gpu = topo.at(p.pair.gpu);
-    out += "\n" + colored(style, "1",
-                          "GPU " + name_prefix(gpu) + gpu.bdf.str() + " <-> " + nvme_name_prefix(inv, p.pair.nvme) +
-                              (nvme_name_prefix(inv, p.pair.nvme).empty() ? name_prefix(topo.at(p.pair.nvme)) : "") +
-                              p.pair.nvme.str());
-    if (p.common)
-      out += ": common upstream bridge " + p.common->bdf.str() + " (" + role_of(*p.common, inv) + ")";
-    else
-      out += ": no common upstream bridge, through host bridge" + std::string(p.host_bridges.size() > 1 ? "s " : " ") +
-             p.host_bridges.front() + (p.host_bridges.size() > 1 ? " and " + p.host_bridges.back() : "");
-    out += ", distance " + std::to_string(p.distance) + "\n";
-    // Beside the route: how near the pair sits (model/locality.h), as nvidia-smi topo -m says it.
-    out += "    locality " + printable(locality_text(classify_locality(topo, gpu, topo.at(p.pair.nvme)))) + "\n";
-    std::vector<Hop> hops = path_hops(inv, p);
-    for (size_t i = 0; i < hops.size(); ++i) {
-      const Hop& hop = hops[i];
-      const char* arrow = i == 0 ? "  " : (style.unicode ? "→ " : "> ");
-      if (!hop.function) {
-        out += "    " + std::string(arrow) + "host bridge " + hop.host_bridge + "\n";
-        continue;
-      }
-      std::string line = "    " + std::string(arrow) + function_label(*hop.function) + "  <" + hop.role +
-                         (hop.function == p.common ? ", common" : "") + ">";
-      std::string link = link_text(hop.function->link);
-      if (!link.empty()) line += "  " + link;
-      std::string acs = acs_text(hop.function->acs);
-      if (!acs.empty()) line += "  " + acs;
-      out += line + "\n";
+  switch (route.kind) {
+    case RouteKind::kBelowCommonBridge:
+      out = "turns at the common upstream bridge " + d.walk.common->bdf.str() + ": it never reaches the root complex";
+      break;
+    case RouteKind::kRedirected:
+      out = "ACS redirect on " + bdfs_text(d.walk.acs_redirect) + " sends it up to host bridge " + hbs +
+            " and back down: it does not turn at the common bridge " + d.walk.common->bdf.str();
+      break;
+    case RouteKind::kRedirectUnknown:
+      out = "turns at the common bridge " + d.walk.common->bdf.str() + ", or goes up to host bridge " + hbs +
+            " if a port whose ACS could not be read redirects it";
+      break;
+    case RouteKind::kRootComplex:
+      out = "no common upstream bridge: through host bridge" + std::string(route.host_bridges.size() > 1 ? "s " : " ") +
+            hbs;
+      break;
+  }
+  if (d.verdict == Verdict::kNotSupported) out = "would go (the kernel refuses it, so no P2P traffic moves): " + out;
+  return out;
+}
+
+// One hop line: arrow, function, its role, link and ACS.
+std::string hop_line(const Function& fn, const Inventory& inv, const char* arrow, const std::string& note) {
+  std::string line = "    " + std::string(arrow) + function_label(fn) + "  <" + role_of(fn, inv) + note + ">";
+  if (std::string link = link_text(fn.link); !link.empty()) line += "  " + link;
+  if (std::string acs = acs_text(fn.acs); !acs.empty()) line += "  " + acs;
+  return line + "\n";
+}
+
+// The hops the traffic takes, GPU first: up its side, (up to the host bridge and back when ACS
+// redirects), down the NVMe's side.
+std::string hops_text(const Topology& topo, const Inventory& inv, const PairDecision& d, const PairRoute& route,
+                      const TextStyle& style) {
+  const char* arrow = style.unicode ? "→ " : "> ";
+  std::string out;
+  const std::vector<const Function*>& up = d.path.gpu_side;
+  for (std::size_t i = 0; i < up.size(); ++i) out += hop_line(*up[i], inv, i == 0 ? "  " : arrow, "");
+  if (d.path.common) {
+    const bool redirected = route.kind == RouteKind::kRedirected;
+    out += hop_line(*d.path.common, inv, arrow, redirected ? ", common: redirected up" : ", common");
+    if (redirected || route.kind == RouteKind::kRedirectUnknown) {
+      const char* maybe = redirected ? "" : " (only if redirected)";
+      std::vector<const Function*> above = topo.upstream_chain(*d.path.common);
+      for (std::size_t i = 1; i < above.size(); ++i) out += hop_line(*above[i], inv, arrow, maybe);
+      out += "    " + std::string(arrow) + "host bridge " + d.path.common->host_bridge + maybe + "\n";
+      out += "    " + std::string(arrow) + "back down to " + d.path.common->bdf.str() + maybe + "\n";
     }
+  } else {
+    for (const std::string& hb : d.path.host_bridges) out += "    " + std::string(arrow) + "host bridge " + hb + "\n";
+  }
+  const std::vector<const Function*>& down = d.path.nvme_side;
+  for (auto it = down.rbegin(); it != down.rend(); ++it) out += hop_line(**it, inv, arrow, "");
+  return out;
+}
+
+}  // namespace
+
+std::string paths_text(const CheckReport& r, const TextStyle& style) {
+  std::string out;
+  out += "p2pcheck " + std::string(kToolVersion) + " — " + r.topo.source_description + "\n";
+  out += std::to_string(r.pairs.size()) +
+         " GPU–NVMe pair(s), each with the check's verdict and the way its "
+         "traffic goes\n";
+  if (r.topo.config_truncated)
+    out += "note: config space beyond 64 bytes not readable (not root): ACS on these paths is unknown\n";
+  for (std::size_t i = 0; i < r.pairs.size(); ++i) {
+    const PairDecision d = r.pairs[i];
+    const Function& gpu = r.topo.at(d.path.pair.gpu);
+    const Function& nvme = r.topo.at(d.path.pair.nvme);
+    const std::string nvme_prefix = nvme_name_prefix(r.inv, nvme.bdf);
+    out += "\n" +
+           colored(style, "1",
+                   "GPU " + name_prefix(gpu) + gpu.bdf.str() + " <-> " + nvme_prefix +
+                       (nvme_prefix.empty() ? name_prefix(nvme) : "") + nvme.bdf.str()) +
+           ": " + verdict_words(d, style) + "\n";
+    const PairRoute route = pair_route(r.topo, d);
+    out += "    route    " + route_text(d, route) + "; path distance " + std::to_string(d.walk.distance) + "\n";
+    // Beside the route: how near the pair sits (model/locality.h), as nvidia-smi topo -m says it.
+    out += "    locality " + printable(locality_text(pair_locality(r, i))) + "\n";
+    out += hops_text(r.topo, r.inv, d, route, style);
   }
   return out;
 }

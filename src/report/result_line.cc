@@ -106,19 +106,22 @@ std::string result_line(const CheckReport& r, const TextStyle& style) {
   std::string failing = causes_text(r, Level::kFail);
   std::vector<std::string> counted, not_counted;
   // What decides a FAIL comes first: refused pairs (then the tally is that), then failing checks.
-  const bool refusals_count = c.refused && policy.refused;
+  // No pair allowed fails whatever the policy leaves out (result_for).
+  const bool refusals_count = c.refused && (policy.refused || c.allowed == 0);
   if (refusals_count) counted.push_back(pairs_text(c));
   if (!failing.empty()) (policy.stack ? counted : not_counted).push_back("failing: " + failing);
   if (!refusals_count) counted.push_back(pairs_text(c));
-  if (c.refused && !policy.refused) not_counted.push_back(std::to_string(c.refused) + " refused");
+  if (c.refused && !refusals_count) not_counted.push_back(std::to_string(c.refused) + " refused");
   if (r.result != Result::kFail || policy.unknown) {
     if (std::string unknown = unknown_text(r); !unknown.empty()) counted.push_back(unknown);
     if (std::string hint = to_decide_text(r); !hint.empty()) counted.push_back(hint);
   }
-  if (c.warnings && policy.warn) counted.push_back("warnings: " + causes_text(r, Level::kWarn));
+  // A PASS or UNKNOWN names the selection's own warnings too: no caveat hides below the answer.
+  if (c.warnings && (policy.warn || r.result != Result::kFail))
+    counted.push_back("warnings: " + causes_text(r, Level::kWarn));
   std::string line = head + what_if_prefix(r.rules) + join(counted, "; ");
   if (!not_counted.empty())
-    line += "; not counted (--fail-on " + join(fail_policy_words(policy), ",") + "): " + join(not_counted, ", ");
+    line += "; not counted (--fail-on " + fail_policy_option(policy) + "): " + join(not_counted, ", ");
   std::vector<std::string> supplied;
   for (const SuppliedUse& use : r.supplied)
     if (use.used) supplied.push_back(use.option + " " + use.value);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "p2pcheck/source/sysfs_text.h"
+
 namespace p2pcheck {
 namespace {
 
@@ -131,9 +133,16 @@ std::string rule_text(const PairDecision& d) {
 
 std::string flow_reason_text(const PairDecision& d, const Flow& flow) {
   switch (flow.reason) {
-    case FlowReason::kAllowed:
-      return std::string("allowed ") +
-             (d.map_type == MapType::kBusAddr ? "inside the switch" : "through the root complex");
+    case FlowReason::kAllowed: {
+      // Undecided pairs have no overall map type: the path's is the way it would go.
+      const MapType type = flow.verdict == Verdict::kUnknown ? d.path_map_type : d.map_type;
+      std::string way = type == MapType::kBusAddr ? "inside the switch" : "through the root complex";
+      // Undecided although the path alone passes: say that, never "unknown — allowed".
+      if (flow.verdict == Verdict::kUnknown)
+        return "undecided: the path alone is allowed " + way + ", but what the kernel decides also needs " +
+               join(unknown_texts(d), "; ");
+      return "allowed " + way;
+    }
     case FlowReason::kSameAsRule: return rule_text(d);
     case FlowReason::kPreZenWritePasses:
       return "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU "

@@ -228,7 +228,14 @@ std::string nvme_lines(const Inventory& inv, const std::set<Bdf>* only) {
     }
     out += "\n";
   }
-  return out.empty() ? out : "\nNVMe\n" + out;
+  // Functions out of the pairs because of how they are bound: their driver, never "(no driver)".
+  std::string gpus;
+  for (const UnusableEndpoint& u : inv.unusable)
+    if (!only || only->count(u.bdf))
+      (u.gpu ? gpus : out) += "  " + (u.driver.empty() ? std::string("(no driver)") : "(" + u.driver + ")") + "  " +
+                              u.bdf.str() + "  not usable: " + u.why() + "\n";
+  if (!out.empty()) out = "\nNVMe\n" + out;
+  return gpus.empty() ? out : out + "\nGPUs not usable as bound\n" + gpus;
 }
 
 std::string header(const Topology& topo, const Inventory& inv, const std::set<Bdf>* only,
@@ -236,6 +243,7 @@ std::string header(const Topology& topo, const Inventory& inv, const std::set<Bd
   std::string out = "p2pcheck " + std::string(kToolVersion) + " — " + topo.source_description + "\n";
   if (identity) out += identity_line(*identity);
   out += std::to_string(inv.gpus.size()) + " GPU(s), " + std::to_string(inv.nvmes.size()) + " NVMe controller(s), " +
+         (inv.unusable.empty() ? "" : std::to_string(inv.unusable.size()) + " not usable as bound (listed below), ") +
          std::to_string(topo.functions.size()) + " PCI functions under " + std::to_string(topo.host_bridges.size()) +
          " host bridge(s)\n";
   if (only)

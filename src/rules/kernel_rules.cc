@@ -78,6 +78,8 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   judge_p2pdma(config, rules);
   if (!rules.what_if()) rules.config_not_carried = machine.not_carried({"/proc/config.gz", "/boot"});
   rules.known_bad = find_known_bad_kernel(rules.release);
+  if (KnownBadIdentity id = identify_known_bad_kernel(rules.release); id.match == KnownBadMatch::kSameBase)
+    rules.known_bad_base = id;
   rules.input_known_bad = find_known_bad_kernel(rules.input_release);
   return rules;
 }

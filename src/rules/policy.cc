@@ -1,6 +1,8 @@
 #include "p2pcheck/rules/policy.h"
 
 #include <iterator>
+#include <optional>
+#include <string>
 
 namespace p2pcheck {
 
@@ -69,22 +71,51 @@ const std::vector<KnownBadKernel>& known_bad_kernels() {
   static const char* kSrc =
       "the hipFile documentation, \"hipFile kernel P2PDMA support\" (its Linux distribution P2PDMA support table)";
   static const std::vector<KnownBadKernel> table = {
-      {".el9_8", "RHEL 9.8", kSrc},
-      {".el10_2", "RHEL 10.2", kSrc},
+      {"5.14.0", 687, ".el9_8", "RHEL 9.8", kSrc},
+      {"6.12.0", 211, ".el10_2", "RHEL 10.2", kSrc},
   };
   return table;
 }
 
-const KnownBadKernel* find_known_bad_kernel(const std::string& release) {
-  // "5.14.0-687.49.1.el9_8.x86_64": the suffix may be followed by the architecture.
-  for (const auto& bad : known_bad_kernels()) {
-    std::string suffix = bad.release_suffix;
-    size_t at = release.find(suffix);
-    if (at == std::string::npos) continue;
-    std::string rest = release.substr(at + suffix.size());
-    if (rest.empty() || rest[0] == '.' || rest[0] == '+') return &bad;
+namespace {
+
+// `marker` in `release`, followed by its end, '.' (the architecture) or '+' (a variant: +debug).
+bool has_marker(const std::string& release, const std::string& marker) {
+  for (std::size_t at = release.find(marker); at != std::string::npos; at = release.find(marker, at + 1)) {
+    std::size_t end = at + marker.size();
+    if (end == release.size() || release[end] == '.' || release[end] == '+') return true;
   }
-  return nullptr;
+  return false;
+}
+
+// RHEL's numbering: "UPSTREAM-BUILD" then nothing, or '.'/'+' and more without a '-' (SUSE's
+// "-default" and Ubuntu's "-generic" flavours have one) and without Oracle's own kernel ("uek").
+std::optional<int> rhel_build(const std::string& release, const std::string& upstream) {
+  const std::string prefix = upstream + "-";
+  if (release.rfind(prefix, 0) != 0) return std::nullopt;
+  std::size_t at = prefix.size(), end = at;
+  while (end < release.size() && end - at < 6 && release[end] >= '0' && release[end] <= '9') ++end;
+  if (end == at) return std::nullopt;
+  const std::string rest = release.substr(end);
+  if (!rest.empty() && rest[0] != '.' && rest[0] != '+') return std::nullopt;
+  if (rest.find('-') != std::string::npos || rest.find("uek") != std::string::npos) return std::nullopt;
+  return std::stoi(release.substr(at, end - at));
+}
+
+}  // namespace
+
+KnownBadIdentity identify_known_bad_kernel(const std::string& release) {
+  for (const auto& bad : known_bad_kernels())
+    if (has_marker(release, bad.release_marker)) return {&bad, KnownBadMatch::kRelease, ""};
+  for (const auto& bad : known_bad_kernels())
+    if (auto build = rhel_build(release, bad.upstream); build && *build >= bad.first_build)
+      return {&bad, KnownBadMatch::kSameBase, std::string(bad.upstream) + "-" + std::to_string(*build)};
+  return {};
+}
+
+const KnownBadKernel* find_known_bad_kernel(const std::string& release) {
+  KnownBadIdentity id = identify_known_bad_kernel(release);
+  return id.match == KnownBadMatch::kRelease ? id.row : nullptr;
 }
 
 const std::vector<DistroKernel>& distro_kernels() {

@@ -108,6 +108,12 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
                       ") can corrupt memory with P2PDMA: refusing to move data (" + plan.rules.known_bad->source +
                       "); --force to run anyway",
                   Level::kFail);
+  if (const KnownBadKernel* base = plan.rules.known_bad_base.row; base && !o.force)
+    return refuse(
+        "kernel " + plan.rules.release + " is built on " + base->name +
+            "'s kernel base, whose kernels can corrupt memory with P2PDMA, and its name does not tell whether "
+            "it carries the fix: refusing to move data; --force to run anyway",
+        Level::kUnknown);
   Verdict v = path_verdict(pp.decision, plan.rules, o.force);
   if (v == Verdict::kNotSupported && !o.try_anyway)
     return refuse("the kernel will refuse this pair: " + rule_text(pp.decision) + " (--try-anyway to watch it refuse)",

@@ -7,6 +7,7 @@
 #include "p2pcheck/checks/iommu.h"
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/kernel_module.h"
+#include "p2pcheck/source/error.h"
 #include "test_paths.h"
 
 namespace p2pcheck {
@@ -66,6 +67,43 @@ TEST(CheckKernel, KnownBadKernelFailsWhateverElsePasses) {
   EXPECT_EQ(find(f, "kernel.known_bad")->level, Level::kFail);
   EXPECT_NE(find(f, "kernel.known_bad")->message.find("RHEL 10.2"), std::string::npos);
   EXPECT_EQ(find(f, "kernel.config_p2pdma")->level, Level::kPass);
+}
+
+// A rebuild of a known-bad base: never judged safe (UNKNOWN, with what would tell), and the pairs'
+// RESULT cannot be PASS.
+TEST(CheckKernel, AKnownBadBaseRebuiltIsUnknownNeverPass) {
+  Machine m = machine_with("5.14.0-687.49.1.1toss.t5.x86_64", "y");
+  KernelRules rules = kernel_rules_for(m, std::nullopt);
+  EXPECT_FALSE(rules.known_bad);
+  ASSERT_TRUE(rules.known_bad_base.row);
+  auto f = check_kernel(m, rules);
+  EXPECT_EQ(find(f, "kernel.known_bad")->level, Level::kUnknown);
+  EXPECT_NE(find(f, "kernel.known_bad")->message.find("RHEL 9.8's kernel base"), std::string::npos);
+}
+
+// --fail-on only tightens: names add to the default, only -NAME takes one away, and an empty or
+// unknown name is refused; no policy passes zero allowed pairs.
+TEST(FailPolicy, NamesAddAndOnlyMinusRemoves) {
+  EXPECT_EQ(parse_fail_policy("unknown"), (FailPolicy{true, true, true, false}));
+  EXPECT_EQ(parse_fail_policy("refused"), FailPolicy{});
+  EXPECT_EQ(parse_fail_policy("default"), FailPolicy{});
+  EXPECT_EQ(parse_fail_policy("unknown,warn"), (FailPolicy{true, true, true, true}));
+  EXPECT_EQ(parse_fail_policy("-stack"), (FailPolicy{true, false, false, false}));
+  EXPECT_EQ(parse_fail_policy("-refused,warn"), (FailPolicy{false, true, false, true}));
+  for (const char* bad : {"", ",", "nope", "unknown,", "-", "-default", "--stack"})
+    EXPECT_THROW(parse_fail_policy(bad), UsageError) << bad;
+  EXPECT_EQ(fail_policy_option(parse_fail_policy("-stack,unknown")), "-stack,unknown");
+  EXPECT_EQ(*fail_policy_of_words({"refused"}), (FailPolicy{true, false, false, false}));
+  EXPECT_FALSE(fail_policy_of_words({"refused", "-stack"}));
+  ResultCounts none_allowed;
+  none_allowed.pairs = none_allowed.refused = 4;
+  EXPECT_EQ(result_for(none_allowed, FailPolicy{false, false, false, false}), Result::kFail);
+  ResultCounts some;
+  some.pairs = 4;
+  some.allowed = 1;
+  some.refused = 3;
+  EXPECT_EQ(result_for(some, FailPolicy{false, true, false, false}), Result::kPass);
+  EXPECT_EQ(result_for(some, FailPolicy{}), Result::kFail);
 }
 
 TEST(CheckKernel, CpuRules) {

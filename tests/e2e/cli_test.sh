@@ -79,7 +79,7 @@ expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp
 epyc=$fx/epyc-mi300x-8gpu/root
 expect check_json_default_v2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty
 expect check_json_schema_2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 2
-expect paths_json_default_v2 0 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
+expect paths_json_default_v2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
 expect check_json_schema_1 3 '^p2pcheck: --json-schema: schema_version 1 \(every pair in full\) is retired: read version 2.s decisions table \(docs/json.md, "Migrating from schema_version 1"\)' -- "$bin" --root "$epyc" --json-schema 1 check --json
 expect json_schema_3 3 '^p2pcheck: --json-schema: 3 is not a schema_version check --json writes \(2\)$' -- "$bin" --root "$epyc" --json-schema 3 check --json
 
@@ -97,7 +97,7 @@ expect selection_scopes_result 0 "^RESULT: PASS — all 8 GPU–NVMe pairs allow
 ascii_answers=(
   "1|^RESULT: FAIL - failing: storage\.stack \(nvme6n1, nvme7n1\); all 72 GPU-NVMe pairs allowed$|check -v"
   "0|^8 GPU\(s\), 9 NVMe controller\(s\), 75 PCI functions under 8 host bridge\(s\)$|topo"
-  "0|^GPU 0000:03:00\.0 <-> nvme0 0000:05:00\.0: common upstream bridge 0000:01:00\.0 \(switch upstream port\), distance 4$|paths"
+  "1|^GPU 0000:03:00\.0 <-> nvme0 0000:05:00\.0: allowed \(THRU_HOST_BRIDGE\) - ACS redirect on 0000:02:00\.0, 0000:02:02\.0 sends the traffic up|paths"
   "0|^Verdict: THRU_HOST_BRIDGE, supported, distance 4$|explain 0000:03:00.0 nvme0")
 for a in "${ascii_answers[@]}"; do
   IFS='|' read -r code pattern cmd <<< "$a"
@@ -164,7 +164,7 @@ if [ -n "$long" ] || ! grep -q '^          evidence: ' "$tmp/narrow"; then
   echo "FAIL findings_fold: lines past COLUMNS=60 or no folded evidence:"; echo "$long" | head -3; failed=$((failed + 1)); else passed=$((passed + 1)); fi
 expect findings_unfolded_in_a_pipe 1 '^  FAIL    amdgpu has no AIS .*hipFile falls back to POSIX I/O' -- env -u COLUMNS "$bin" --root "$xeon" check
 expect epyc_explain 0 "common upstream bridge" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" explain 0000:03:00.0 /dev/nvme0n1
-expect any_two_functions 0 "^GPU 0000:03:00\.0 <-> 0000:04:00\.0: common upstream bridge 0000:01:00\.0 \(switch upstream port\), distance 4$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
+expect any_two_functions 0 "^    route    ACS redirect on 0000:02:00\.0, 0000:02:01\.0 sends it up to host bridge 0000:00 and back down: it does not turn at the common bridge 0000:01:00\.0; path distance 4$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" paths --gpu 03:00.0 --nvme 04:00.0
 expect nonroot_unknown 0 "ask for a capture taken as root" -- "$bin" --root "$fx/epyc-mi300x-8gpu-nonroot/root" topo
 
 # Usage errors: exit 3.
@@ -173,8 +173,11 @@ expect bad_nvme 3 "--nvme nvme42" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" c
 expect bad_subcommand 3 "^p2pcheck: unknown command 'frobnicate'$" -- "$bin" frobnicate
 expect bad_kernel 3 "kernel banana: expected a release" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --assume-kernel banana
 expect what_if_labelled 1 "^RESULT: FAIL — if booted with kernel 4.18.0-553.el8_10.x86_64: 72 refused of 72 GPU–NVMe pair\(s\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --what-if-kernel 4.18.0-553.el8_10.x86_64
-expect fail_on_refused_only 0 "not counted \(--fail-on refused\): failing: storage.stack" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --fail-on refused
-expect fail_on_bad_word 3 "--fail-on nope: expected" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on nope
+expect fail_on_minus_stack 0 "not counted \(--fail-on -stack\): failing: storage.stack" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --fail-on=-stack
+expect fail_on_adds_to_default 1 "^RESULT: FAIL — failing: storage.stack" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet --fail-on unknown
+expect fail_on_empty 3 "--fail-on: an empty list" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on ''
+expect fail_on_known_bad_minus_refused 1 "^RESULT: FAIL — 4 refused of 4" -- "$bin" --root "$fx/rhel98-epyc/root" check --quiet --fail-on=-refused,-stack
+expect fail_on_bad_word 3 "--fail-on nope: 'nope' is no category; expected" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on nope
 expect supplied_not_used 1 "--kernel-release 6.8 not used: the input shows its own kernel release" -- "$bin" --root "$fx/rhel98-epyc/root" check --kernel-release 6.8
 expect root_and_dump 3 "^p2pcheck: --root and --dump select different sources; give one$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
 

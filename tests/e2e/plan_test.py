@@ -57,6 +57,10 @@ def equivalence(binary, trees, failures):
             _, pj, planned = pairs_of(binary, ["--plan", os.path.join(SRC, "fixtures/plans", plan)] + extra, SRC)
             _, rj, real = pairs_of(binary, ["--root", root] + extra, SRC)
             what = f"{name}{' --assume-kernel ' + kernel if kernel else ''}"
+            # A plan cannot say how a function will be bound: the fixture leaves out what is bound so
+            # no one can use it (an NVMe VF handed to vfio-pci), the plan pairs it like any other.
+            unusable = {b for f in rj["findings"] if f["id"] == "inventory.unusable" for b in f["devices"]}
+            planned = {k: v for k, v in planned.items() if k[0] not in unusable and k[1] not in unusable}
             if not real:
                 failures.append(f"{what}: the fixture has no pairs")
             if set(planned) != set(real):

@@ -19,6 +19,8 @@ def result_for(counts, fail_on):
         return "NO PAIRS"
     checks = counts["checks"]
     unknown = counts["undecided"] > 0 or checks["unknown"] > 0
+    if counts["allowed"] == 0 and counts["refused"] > 0:
+        return "FAIL"  # no policy passes a selection with no pair allowed
     if (("refused" in fail_on and counts["refused"] > 0) or ("stack" in fail_on and checks["failing"] > 0)
             or ("unknown" in fail_on and unknown) or ("warn" in fail_on and checks["warn"] > 0)):
         return "FAIL"
@@ -43,6 +45,18 @@ def problems(doc):
     if doc["result"] != want:
         out.append(f"result {doc['result']} but the counts {counts} under fail_on {doc['fail_on']} give {want}")
     concerning = [f for f in doc["findings"] if f["concerns_selected_pairs"]]
+    # No PASS beyond the evidence (issue 46): under the default policy or a tighter one, a PASS has
+    # no refused pair, no failing finding that concerns the pairs, no doubt about the kernel.
+    if doc["result"] == "PASS" and {"refused", "stack"} <= set(doc["fail_on"]):
+        if counts["refused"] or counts["allowed"] == 0:
+            out.append(f"PASS with {counts['refused']} refused and {counts['allowed']} allowed")
+        for f in concerning:
+            if f["level"] in ("FAIL", "UNKNOWN"):
+                out.append(f"PASS while {f['id']} ({f['subject'] or 'machine'}) is {f['level']}")
+        bad = [f for f in doc["findings"] if f["id"] == "kernel.known_bad" and f["level"] != "PASS"
+               and f["level"] != "INFO"]
+        if bad:
+            out.append(f"PASS on a kernel that is or may be known-bad: {bad[0]['message']}")
     for level, key in (("FAIL", "failing"), ("UNKNOWN", "unknown"), ("WARN", "warn")):
         n = sum(f["level"] == level for f in concerning)
         if counts["checks"][key] != n:

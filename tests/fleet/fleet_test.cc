@@ -3,13 +3,16 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <optional>
 #include <sstream>
 
 #include "p2pcheck/capture/capture.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/fleet/host_summary.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_read.h"
+#include "p2pcheck/source/source.h"
 #include "test_paths.h"
 #include "test_tree.h"
 
@@ -85,6 +88,80 @@ TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   EXPECT_EQ(r.topologies[0].fingerprint, "aaaa");
   EXPECT_EQ(r.topologies[0].hosts.size(), 3u);
   EXPECT_EQ(r.hosts[r.topologies[0].hosts[0]].host, "n1");
+}
+
+HostFinding stack(Level level, const char* cause, const char* fix) {
+  HostFinding f{"storage.stack", level, "nvme0n1", std::string("a stack with ") + cause, fix, true};
+  f.cause = cause;
+  return f;
+}
+
+// A group is one problem: the same finding and cause, with that finding's own fix (never another
+// finding's of the same id: the vfat INFO's "nothing to do unless..." on an md FAIL); hosts without
+// a pair are counted apart, in no group.
+TEST(Fleet, EachCauseGroupIsOneProblemWithItsOwnFix) {
+  std::vector<HostSummary> hosts = {
+      host("md1", Result::kFail,
+           {stack(Level::kInfo, "not-a-data-file-system", "HIPFILE_UNSUPPORTED_FILE_SYSTEMS=true"),
+            stack(Level::kFail, "md", "put the data on a plain namespace")},
+           {pair(Verdict::kSupported, "")}),
+      host("md2", Result::kFail, {stack(Level::kFail, "md", "put the data on a plain namespace")},
+           {pair(Verdict::kSupported, "")}),
+      host("crypt", Result::kFail, {stack(Level::kFail, "dm-crypt", "use the drive's own encryption")},
+           {pair(Verdict::kSupported, "")}),
+      host("nopairs", Result::kNoPairs, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")}, {}),
+  };
+  FleetReport r = build_fleet_report(hosts, {}, 4);
+  EXPECT_EQ(r.failing, 3u);
+  EXPECT_EQ(r.no_pairs, 1u);
+  ASSERT_EQ(r.failures.size(), 2u);
+  EXPECT_EQ(r.failures[0].label(), "storage.stack:md");
+  EXPECT_EQ(r.failures[0].hosts.size(), 2u);
+  EXPECT_EQ(r.failures[0].fix, "put the data on a plain namespace");
+  EXPECT_EQ(r.failures[0].title, "a stack with md");
+  EXPECT_EQ(r.failures[1].label(), "storage.stack:dm-crypt");
+  EXPECT_EQ(r.failures[1].fix, "use the drive's own encryption");
+  EXPECT_EQ(r.failures[1].title_host, "");  // not "as on md1": a group of its own
+  for (const CauseGroup& g : r.failures)
+    for (std::size_t h : g.hosts) EXPECT_NE(r.hosts[h].host, "nopairs") << g.label();
+}
+
+// On every fixture (and the same under a what-if kernel) each group's fix is a fix of a finding of
+// that id, level and cause on the host it is quoted from, and every host in the group has one.
+TEST(Fleet, EveryGroupsFixComesFromItsOwnFinding) {
+  std::vector<HostSummary> hosts;
+  for (const auto& entry : fs::directory_iterator(P2PCHECK_FIXTURES)) {
+    const std::string root = entry.path().string() + "/root";
+    if (!fs::exists(root + "/sys")) continue;
+    for (std::optional<std::string> kernel :
+         {std::optional<std::string>(), std::optional<std::string>("5.14.0-687.el9")}) {
+      auto source = open_tree_source(root);
+      CheckOptions options;
+      options.what_if_kernel = kernel;
+      auto report = run_check(*source, options);
+      hosts.push_back(summarize_report(*report, nullptr, entry.path().filename().string() + (kernel ? "-w" : "")));
+    }
+  }
+  FleetReport r = build_fleet_report(hosts, {}, hosts.size());
+  ASSERT_FALSE(r.failures.empty());
+  for (const auto* groups : {&r.failures, &r.unknowns})
+    for (const CauseGroup& g : *groups) {
+      if (g.cause.rfind("pair.", 0) == 0) continue;
+      for (std::size_t h : g.hosts) {
+        const HostSummary& host = r.hosts[h];
+        bool has = false, has_fix = false;
+        for (const HostFinding& f : host.findings)
+          if (f.concerns && f.id == g.cause && f.level == g.level && f.cause == g.detail) {
+            has = true;
+            has_fix = has_fix || f.fix == g.fix;
+          }
+        EXPECT_TRUE(has) << g.label() << " on " << host.host;
+        const std::string& from = g.fix_host.empty() ? r.hosts[g.hosts.front()].host : g.fix_host;
+        if (host.host == from && !g.fix.empty()) EXPECT_TRUE(has_fix) << g.label() << ": " << g.fix;
+        if (g.fix_host.empty() && !g.fix.empty()) EXPECT_TRUE(has_fix) << g.label() << " on " << host.host;
+        EXPECT_NE(host.result, Result::kNoPairs) << g.label();
+      }
+    }
 }
 
 HostFix acs_fix(const std::string& ports, std::vector<HostFixStep> steps = {}) {
@@ -186,13 +263,13 @@ TEST_F(FleetInputs, DirectoriesExpandAndOneMachineDirectoriesStayWhole) {
   write(dir_ / "rack1" / "notes.json", "{\"ticket\": 4711}");
   write(dir_ / "rack1" / "node7.args", "--gpu 0000:03:00.0\n");
   auto inputs = expand_inputs({dir_.string(), fixture, (dir_ / "missing").string()}, bad, skipped);
-  // Machines only: a report of ours (even a broken one) is an input, a README, other JSON and a
-  // binary file are skipped, a selection file is neither.
+  // Every file is a host (a binary file too: a failed upload is an unreadable host, never passed
+  // over) but notes (README, notes.*) and a selection file, which is not even counted as skipped.
   std::vector<std::string> want = {(dir_ / "bundle").string(), (dir_ / "rack1" / "bad.json").string(),
-                                   (dir_ / "rack1" / "topo.json").string(), fixture};
+                                   (dir_ / "rack1" / "garbage.bin").string(), (dir_ / "rack1" / "topo.json").string(),
+                                   fixture};
   EXPECT_EQ(inputs, want);
   std::vector<std::string> want_skipped = {(dir_ / "rack1" / "README").string(),
-                                           (dir_ / "rack1" / "garbage.bin").string(),
                                            (dir_ / "rack1" / "notes.json").string()};
   EXPECT_EQ(skipped, want_skipped);
   ASSERT_EQ(bad.size(), 2u);
@@ -219,11 +296,12 @@ TEST_F(FleetInputs, UnreadableInputsAreListedNeverDropTheReport) {
   EXPECT_EQ(calls, inputs.size());
   ASSERT_EQ(r.hosts.size(), 2u);
   EXPECT_EQ(r.hosts[0].host, "intel-xeon-broadwell");  // DIR/root is named after DIR
-  ASSERT_EQ(r.unreadable.size(), 3u);                  // bad.json, the empty directory, topo.json
+  ASSERT_EQ(r.unreadable.size(), 4u);                  // bad.json, the empty directory, garbage.bin, topo.json
   for (const auto& u : r.unreadable) EXPECT_FALSE(u.reason.empty()) << u.input;
   EXPECT_NE(r.unreadable[0].reason.find("not valid JSON"), std::string::npos) << r.unreadable[0].reason;
-  EXPECT_NE(r.unreadable[2].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
-      << r.unreadable[2].reason;
+  EXPECT_NE(r.unreadable[2].reason.find("not a recognised dump"), std::string::npos) << r.unreadable[2].reason;
+  EXPECT_NE(r.unreadable[3].reason.find("schema: expected \"p2pcheck.check\""), std::string::npos)
+      << r.unreadable[3].reason;
   EXPECT_EQ(r.result, FleetResult::kFail);  // intel-xeon-broadwell fails
 }
 

@@ -59,10 +59,10 @@ TEST(SavedResult, TheResultTable) {
 TEST(SavedResult, UnderTheReportsOwnFailOn) {
   HostSummary s = summary({pair_of(Verdict::kSupported)}, {finding_of(Level::kFail)});
   EXPECT_EQ(result_from_pairs_and_findings(s), Result::kFail);
-  s.fail_on = parse_fail_policy("refused");
+  s.fail_on = *fail_policy_of_words({"refused"});  // as the saved `fail_on` names it: exactly these
   EXPECT_EQ(result_from_pairs_and_findings(s), Result::kPass);
   s = summary({pair_of(Verdict::kSupported)}, {finding_of(Level::kWarn)});
-  s.fail_on = parse_fail_policy("refused,stack,warn");
+  s.fail_on = *fail_policy_of_words({"refused", "stack", "warn"});
   EXPECT_EQ(result_from_pairs_and_findings(s), Result::kFail);
 }
 

@@ -49,7 +49,8 @@ inline std::string small_lspci() {
                   ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes()) +
          "\tKernel driver in use: amdgpu\n" +
          hex_dump("04:00.0 Non-Volatile memory controller: Samsung",
-                  ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
+                  ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes()) +
+         "\tKernel driver in use: nvme\n";
 }
 
 inline std::unique_ptr<Source> as_source(MemoryTree tree) {

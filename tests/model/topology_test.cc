@@ -48,7 +48,11 @@ TEST_F(SmallMachine, RolesSkipAudioFunctionsAndMapNvmeNames) {
   EXPECT_EQ(inv_.gpus[0].str(), "0000:03:00.0");
   ASSERT_EQ(inv_.ignored.size(), 1u);
   EXPECT_EQ(inv_.ignored[0].bdf.str(), "0000:03:00.1");
-  ASSERT_EQ(inv_.nvmes.size(), 3u);
+  ASSERT_EQ(inv_.nvmes.size(), 2u);  // 04:00.0 and 05:00.0; the VF bound to vfio-pci is no one's to use
+  ASSERT_EQ(inv_.unusable.size(), 1u);
+  EXPECT_EQ(inv_.unusable[0].bdf.str(), "0000:04:00.2");
+  EXPECT_EQ(inv_.unusable[0].driver, "vfio-pci");
+  EXPECT_NE(inv_.unusable[0].why().find("no host block device"), std::string::npos);
   const NvmeController* c = inv_.nvme_at(*Bdf::parse("0000:04:00.0"));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->name, "nvme0");
@@ -71,7 +75,10 @@ TEST_F(SmallMachine, SelectorsAcceptAddressesNamesAndDevicePaths) {
   EXPECT_EQ(select_pairs(topo_, inv_, sel)[0].gpu.str(), "0000:05:00.0");
   sel.nvme = {"nvme7"};
   EXPECT_THROW(select_pairs(topo_, inv_, sel), UsageError);
-  EXPECT_EQ(select_pairs(topo_, inv_, PairSelection{}).size(), 3u);  // 1 GPU x 3 NVMe functions
+  EXPECT_EQ(select_pairs(topo_, inv_, PairSelection{}).size(), 2u);  // 1 GPU x 2 usable NVMe functions
+  sel.gpu.clear();
+  sel.nvme = {"0000:04:00.2"};  // named, an unusable function is judged all the same
+  EXPECT_EQ(select_pairs(topo_, inv_, sel).size(), 1u);
 }
 
 TEST_F(SmallMachine, PathHopsGoUpThenDown) {

@@ -161,29 +161,36 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   EXPECT_EQ(pretty.str(), json_text(json::parse(pretty.str()), 2));
 }
 
-// paths --json from the pairs alone (no hop lists) is byte for byte what it is from their
-// described paths, compact and pretty, and the pretty text is nlohmann's own layout.
-TEST(CompactJson, PathsFromPairsWriteWhatPathsDo) {
-  for (const char* name : {"epyc-mi300x-8gpu", "xeon-2socket-hostbridges", "xeon-broadwell-switch-acs"}) {
-    SCOPED_TRACE(name);
-    auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/" + name + "/root");
-    MachineState state = load_machine_state(*source, Load::kPciOnly);
-    std::vector<DevicePair> pairs = select_pairs(state.topo, state.inv, {});
-    ASSERT_FALSE(pairs.empty());
-    std::vector<PairPath> paths;
-    for (const DevicePair& pair : pairs) paths.push_back(describe_path(state.topo, state.inv, pair));
+// paths --json is a view of the check: on every fixture each pair's verdict and map type are its
+// check decision's, the route kind follows the walk (redirected where ACS sends it up), the result
+// is the check's, and the text is nlohmann's own layout, compact and pretty.
+TEST(CompactJson, PathsCarryTheChecksVerdicts) {
+  for (const auto& entry : std::filesystem::directory_iterator(P2PCHECK_FIXTURES)) {
+    const std::string root = entry.path().string() + "/root";
+    if (!std::filesystem::exists(root + "/sys")) continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    auto source = open_tree_source(root);
+    auto report = run_check(*source, CheckOptions{});
+    json check = check_document(*report);
     for (int indent : {-1, 2}) {
-      std::ostringstream from_paths, from_pairs;
-      json paths_head = paths_json(state.topo), pairs_head = paths_json(state.topo);
-      write_paths_json(from_paths, state.topo, state.inv, paths, paths_head, indent);
-      write_paths_json(from_pairs, state.topo, state.inv, pairs, pairs_head, indent);
-      EXPECT_EQ(from_pairs.str(), from_paths.str());
-      json doc = json::parse(from_pairs.str());
-      EXPECT_EQ(from_pairs.str(), json_text(doc, indent));
-      ASSERT_EQ(doc["pairs"].size(), paths.size());
-      for (std::size_t i = 0; i < paths.size(); ++i) {
-        EXPECT_EQ(doc["pairs"][i]["distance"], paths[i].distance);
-        EXPECT_EQ(doc["pairs"][i]["common_bridge"], paths[i].common ? json(paths[i].common->bdf.str()) : json(nullptr));
+      std::ostringstream text;
+      json head = paths_head_json(*report);
+      write_paths_json(text, *report, head, indent);
+      json doc = json::parse(text.str());
+      EXPECT_EQ(text.str(), json_text(doc, indent));
+      EXPECT_EQ(doc["result"], check["result"]);
+      ASSERT_EQ(doc["pairs"].size(), check["pairs"].size());
+      for (std::size_t i = 0; i < report->pairs.size(); ++i) {
+        const json& path = doc["pairs"][i];
+        const json& decision = check["decisions"][check["pairs"][i]["decision"].get<std::size_t>()];
+        EXPECT_EQ(path["gpu"], check["pairs"][i]["gpu"]);
+        EXPECT_EQ(path["nvme"], check["pairs"][i]["nvme"]);
+        EXPECT_EQ(path["verdict"], decision["verdict"]) << path;
+        EXPECT_EQ(path["map_type"], decision["map_type"]) << path;
+        const std::string kind = path["route"]["kind"];
+        EXPECT_EQ(kind == "redirected", report->pairs.acs_redirected(i)) << path;
+        EXPECT_EQ(kind == "root_complex", report->pairs.common(i) == nullptr) << path;
+        EXPECT_EQ(path["route"]["host_bridges"].empty(), kind == "below_common_bridge") << path;
       }
     }
   }

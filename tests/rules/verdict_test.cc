@@ -434,6 +434,25 @@ TEST(Policy, KnownBadKernelsMatchReleasesNotBuilds) {
   EXPECT_FALSE(find_known_bad_kernel("6.12.0-1.el10_20.x86_64"));
 }
 
+// What identifies the build, not a name suffix: RHEL's numbering at or after the base's build is the
+// same kernel base whatever follows it; other distributions' numbering is not.
+TEST(Policy, KnownBadBasesWhateverTheSuffix) {
+  auto match = [](const char* release) { return identify_known_bad_kernel(release).match; };
+  EXPECT_EQ(match("5.14.0-687.49.1.el9_8.x86_64+debug"), KnownBadMatch::kRelease);
+  for (const char* rebuild : {"5.14.0-687.49.1.1toss.t5.x86_64", "5.14.0-687.el9.x86_64", "5.14.0-687",
+                              "5.14.0-700.1.1.el9_10.x86_64", "6.12.0-211.el10.x86_64", "6.12.0-230.el10_3+rt"}) {
+    KnownBadIdentity id = identify_known_bad_kernel(rebuild);
+    EXPECT_EQ(id.match, KnownBadMatch::kSameBase) << rebuild;
+    ASSERT_TRUE(id.row) << rebuild;
+  }
+  EXPECT_EQ(identify_known_bad_kernel("5.14.0-687.49.1.1toss.t5.x86_64").base, "5.14.0-687");
+  EXPECT_STREQ(identify_known_bad_kernel("6.12.0-211.el10.x86_64").row->name, "RHEL 10.2");
+  for (const char* other : {"5.14.0-570.58.1.el9_6.x86_64", "5.14.0-686.el9", "6.12.0-160000.37-default",
+                            "6.12.0-1.23.3.2.el9uek.x86_64", "6.12.0-300.el10uek.x86_64", "6.12.0-211-generic",
+                            "6.12.0", "6.12.0-rc3", "5.14.21-150500.55.83-default", "6.12.0-2110000000.el10"})
+    EXPECT_EQ(match(other), KnownBadMatch::kNone) << other;
+}
+
 TEST(Policy, DistributionTableFindsTheSeedRows) {
   OsRelease ubuntu{"ubuntu", "debian", "24.04", "Ubuntu 24.04.4 LTS", "/etc/os-release"};
   ASSERT_TRUE(find_distro_kernel(ubuntu));

@@ -41,17 +41,27 @@ struct UncarriedAreas {
 };
 
 // What makes the run FAIL (--fail-on): refused pairs, failing checks (the stack), anything unknown,
-// warnings. The default, refused and stack, leaves unknowns UNKNOWN and warnings a note.
+// warnings. The default, refused and stack, leaves unknowns UNKNOWN and warnings a note. A policy
+// only ever tightens that on its own: a name adds to the default, and only an explicit "-stack"
+// takes one away. Whatever it says, no pair allowed is never a PASS (result_for).
 struct FailPolicy {
   bool refused = true;
   bool stack = true;
   bool unknown = false;
   bool warn = false;
   bool operator==(const FailPolicy&) const = default;
+  // Something of the default is taken away (--fail-on -stack): the RESULT line says so.
+  bool below_default() const { return !refused || !stack; }
 };
-// "refused,stack" -> the policy; throws UsageError naming what it did not expect.
+// --fail-on's text: the default, plus each name ("unknown,warn"), minus each "-name" ("-stack");
+// "default" is the default itself. Throws UsageError on an empty list or a name it does not know.
 FailPolicy parse_fail_policy(const std::string& text);
+// The policy a saved check --json names (its `fail_on`: exactly these words); nullopt on a word
+// that is no category.
+std::optional<FailPolicy> fail_policy_of_words(const std::vector<std::string>& words);
 std::vector<std::string> fail_policy_words(const FailPolicy& policy);  // {"refused", "stack"}
+// How a policy reads on the command line that gives it: "refused,stack,unknown", "-stack".
+std::string fail_policy_option(const FailPolicy& policy);
 
 struct CheckOptions {
   PairSelection selection;
@@ -108,7 +118,9 @@ struct CheckReport {
 };
 
 // The result under a policy: NO PAIRS without a pair; FAIL when the policy counts something
-// present; else UNKNOWN when a pair is undecided or a finding unknown; else PASS.
+// present, or when no pair is allowed and one is refused (a kernel known to corrupt memory refuses
+// every pair: no policy passes that); else UNKNOWN when a pair is undecided or a finding unknown;
+// else PASS.
 Result result_for(const ResultCounts& counts, const FailPolicy& policy);
 
 // Whether a finding bears on the selected pairs: machine-wide findings always do; a finding about

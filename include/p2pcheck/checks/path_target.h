@@ -56,11 +56,15 @@ struct PathTarget {
   // The layers between the file system and the NVMe that the fastpath does not pass (md, dm, loop):
   // hipFile/GDS fall back to POSIX I/O through them (the finding says why).
   std::vector<StorageLayer> stacked;
+  // The path itself was looked up: on the running machine a path that does not exist is refused; a
+  // capture or dump holds no file system contents, so there only its mount is known, and said so.
+  bool existence_checked = false;
 };
 
 // The target of `path` in `layout` (read_storage of the same machine). Throws UsageError naming the
-// path, the mount and the device when the path is on no NVMe (tmpfs, NFS, a SATA disk), and when
-// the mount table is unknown (`mounts_unknown`: "not in this lspci output", "needs root").
+// path, the mount and the device when the path is on no NVMe (tmpfs, NFS, a SATA disk), when the
+// mount table is unknown (`mounts_unknown`: "not in this lspci output", "needs root"), and on the
+// running machine when the path does not exist (a typo must not fall through to the root file system).
 PathTarget resolve_path_target(Source& source, const std::string& typed, const Machine& machine,
                                const StorageLayout& layout, const std::string& named_by);
 

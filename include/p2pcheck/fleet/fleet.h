@@ -24,9 +24,10 @@ struct UnreadableInput {
 // The inputs named on the command line, with directories of inputs expanded (sorted, recursively).
 // A directory that is itself one machine (a captured root or sosreport, at its top or in its one
 // folder; an lspci bundle: loose files beside a cpuinfo or lspci -t file) stays one input.
-// What cannot be listed goes to `unreadable`. A file found in a directory that is no dump by its
-// content (a README, notes) goes to `skipped`, not to `unreadable`: fleet counts machines. A
-// selection file beside an input (NAME.args, or args in a folder named after it) is no input.
+// What cannot be listed goes to `unreadable`. Every file found in a directory is an input (a
+// truncated upload is an unreadable host, never passed over), but notes: a README, SOURCE, NOTES or
+// LICENSE file, markdown, and a selection file beside an input (NAME.args, or args in a folder named
+// after it), which go to `skipped`.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args, std::vector<UnreadableInput>& unreadable,
                                        std::vector<std::string>& skipped);
 
@@ -56,9 +57,14 @@ enum class FleetResult { kPass, kFail, kUnknown, kNoPairs, kUnreadable };
 const char* to_string(FleetResult result);  // "PASS", "FAIL", "UNKNOWN", "NO PAIRS", "UNREADABLE INPUT"
 
 // One cause of failures (or unknowns) and the hosts it hits.
+// One group is one problem: the same finding id at the same level with the same Finding::cause (an md
+// array is not a dm-crypt volume), or the same pair cause; its fix is that finding's own.
 struct CauseGroup {
-  std::string cause;               // a finding id ("kernel.config_p2pdma") or a pair cause ("pair.acs_redirect")
-  Level level = Level::kFail;      // kFail or kUnknown
+  std::string cause;           // a finding id ("kernel.config_p2pdma") or a pair cause ("pair.acs_redirect")
+  std::string detail;          // the finding's cause within its id ("md", "dm-crypt"); "" when the id says it
+  Level level = Level::kFail;  // kFail or kUnknown
+  // How every view names it: "storage.stack:md", or the cause alone.
+  std::string label() const { return detail.empty() ? cause : cause + ":" + detail; }
   std::string title;               // what it is, in words (the first host's finding message, or fleet's own words)
   std::string title_host;          // the host the title is quoted from when the hosts' messages differ; else ""
   std::string fix;                 // shown once for the group: the first host's
@@ -88,7 +94,8 @@ struct FleetReport {
   std::vector<TopologyGroup> topologies;       // most hosts first; hosts without a tree are in none
   std::vector<FixGroup> fixes;                 // most hosts first; hosts with nothing to fix are in none
   std::vector<std::size_t> without_fix;        // hosts whose saved report has no host_fix (an older p2pcheck)
-  std::vector<std::string> skipped;            // files in the input directories that are no dump (expand_inputs)
+  std::vector<std::string> skipped;            // notes beside the inputs: READMEs, selection files (expand_inputs)
+  // Hosts by result; cause groups count only hosts with pairs (a host without one has no cause to fix).
   std::size_t passing = 0, failing = 0, unknown = 0, no_pairs = 0;
   FleetResult result = FleetResult::kPass;
 };

@@ -25,6 +25,7 @@ struct HostFinding {
   Level level = Level::kInfo;
   std::string subject, message, fix;
   bool concerns = true;  // counts toward the host's result (concerns_selected_pairs)
+  std::string cause;     // Finding::cause: which of the id's problems ("md", "dm-crypt"); "" when one
 };
 
 struct HostPair {

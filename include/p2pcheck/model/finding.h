@@ -34,6 +34,9 @@ struct Finding {
   std::string message;  // one line: what is true and why it matters
   std::vector<Evidence> evidence;
   std::string fix;  // what to do, and what it costs; empty when nothing is to be done
+  // Which of the id's problems this is, where one id has several ("md", "dm-crypt" for storage.stack):
+  // fleet groups hosts by id and cause, each group with its own fix. Empty: the id says it all.
+  std::string cause;
   // The PCI functions it is about (a GPU, the NVMe under a storage stack); empty: the whole machine.
   std::vector<Bdf> devices;
   // Where the level came from: empty when from what the source showed; else the phrase of what its

@@ -36,10 +36,21 @@ struct IgnoredDevice {
   std::string reason() const;
 };
 
+// A GPU or NVMe function that hipFile and GDS can never use as it is bound: an NVMe without the nvme
+// driver (vfio-pci for a VM, another driver, none: no block device), a GPU handed to vfio-pci. Listed
+// with its driver, out of the pairs (unless named with --gpu/--nvme) and out of their counts.
+struct UnusableEndpoint {
+  Bdf bdf;
+  bool gpu = false;         // a GPU; else an NVMe
+  std::string driver;       // "vfio-pci"; "" when no driver is bound
+  std::string why() const;  // "bound to vfio-pci (passed through to a VM): no host block device"
+};
+
 struct Inventory {
   std::vector<Bdf> gpus;
-  std::vector<NvmeController> nvmes;  // every NVMe-class function, controller name where known
+  std::vector<NvmeController> nvmes;  // every usable NVMe-class function, controller name where known
   std::vector<IgnoredDevice> ignored;
+  std::vector<UnusableEndpoint> unusable;  // by BDF
 
   const NvmeController* nvme_at(const Bdf& bdf) const;
   bool is_gpu(const Bdf& bdf) const;

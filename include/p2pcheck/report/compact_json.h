@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "p2pcheck/checks/check.h"
-#include "p2pcheck/model/route.h"
 
 namespace p2pcheck {
 
@@ -29,11 +28,10 @@ void write_check_json(std::ostream& out, const CheckReport& report, nlohmann::or
 // write_check_json() writes, read back.
 nlohmann::ordered_json check_document(const CheckReport& report);
 
-// paths --json. `head` is paths_json(topo, inv, {}), left as write_check_json leaves it.
-void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
-                      nlohmann::ordered_json& head, int indent);
-// The same from the pairs alone: their routes' common bridges and distances found here, each
-// device's chain walked once, no hop list made (a fabric's paths are not printed hop by hop).
-void write_paths_json(std::ostream& out, const Topology& topo, const Inventory& inv,
-                      const std::vector<DevicePair>& pairs, nlohmann::ordered_json& head, int indent);
+// paths --json of a check's pairs: each pair's route (common bridge, distance, locality) with its
+// decision's verdict and map type and the way its traffic really goes (`route`: turned below the
+// common bridge, redirected up to the host bridge by ACS, through the host bridge(s)). `head` is
+// paths_head_json(report) (the check's `result` in it), left as write_check_json leaves it.
+nlohmann::ordered_json paths_head_json(const CheckReport& report);
+void write_paths_json(std::ostream& out, const CheckReport& report, nlohmann::ordered_json& head, int indent);
 }  // namespace p2pcheck

@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/model/inventory.h"
-#include "p2pcheck/model/route.h"
+#include "p2pcheck/checks/check.h"
 #include "p2pcheck/report/common.h"
 
 namespace p2pcheck {
 
 // The paths document but its tables, which write_paths_json (compact_json.h) streams.
 nlohmann::ordered_json paths_json(const Topology& topo);
-std::string paths_text(const Topology& topo, const Inventory& inv, const std::vector<PairPath>& paths,
-                       const TextStyle& style);
+// Each pair of a check: its verdict and rule, the way its traffic goes (pair_route.h: up to the host
+// bridge and back where ACS redirects it), its locality and its hops.
+std::string paths_text(const CheckReport& report, const TextStyle& style);
 
 }  // namespace p2pcheck

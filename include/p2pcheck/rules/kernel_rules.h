@@ -56,6 +56,9 @@ struct KernelRules {
   std::string config_not_carried;        // the source's phrase when its format holds no kernel config
   const DistroKernel* distro = nullptr;  // the distribution-table row the release names, if any
   const KnownBadKernel* known_bad = nullptr;
+  // Not one of a known-bad release's own builds, but on its kernel base (a rebuild, a later build):
+  // whether it carries the fix is unknown, so it is never judged safe.
+  KnownBadIdentity known_bad_base;
   // A what-if's starting point: the kernel the input itself runs, and whether that one is known-bad.
   std::string input_release;
   const KnownBadKernel* input_known_bad = nullptr;

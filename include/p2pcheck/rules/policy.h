@@ -82,12 +82,31 @@ inline constexpr P2pRefusalErrno kP2pRefusalErrnos[] = {
 // The row for `release` (major, minor); the oldest row for an unknown release.
 const P2pRefusalErrno& p2p_refusal_errno(int major, int minor);
 
+// A kernel known to corrupt memory with P2PDMA, by what identifies its build: RHEL's kernel base
+// (upstream version and Red Hat's build number: "5.14.0-687" is 9.8's) and the marker its own builds
+// carry (".el9_8"). Rebuilds (CentOS Stream's ".el9", TOSS's ".1toss") and later builds of the same
+// base keep the number but not the marker: whether they carry the fix cannot be told from the name.
 struct KnownBadKernel {
-  const char* release_suffix;  // matched at the end of the release string (".el9_8")
+  const char* upstream;        // "5.14.0"
+  int first_build;             // 687: the base's build number; later builds of `upstream` come from it
+  const char* release_marker;  // ".el9_8": followed by the end of the release, '.' or '+'
   const char* name;            // "RHEL 9.8"
   const char* source;
 };
 const std::vector<KnownBadKernel>& known_bad_kernels();
+
+enum class KnownBadMatch {
+  kNone,
+  kRelease,   // the marker: one of the known-bad release's own builds
+  kSameBase,  // RHEL's numbering at or after the base's build, without the marker: a rebuild or a later build
+};
+struct KnownBadIdentity {
+  const KnownBadKernel* row = nullptr;
+  KnownBadMatch match = KnownBadMatch::kNone;
+  std::string base;  // kSameBase: what the release shares with the base ("5.14.0-687")
+};
+KnownBadIdentity identify_known_bad_kernel(const std::string& release);
+// The row when the release is one of its builds (KnownBadMatch::kRelease); nullptr otherwise.
 const KnownBadKernel* find_known_bad_kernel(const std::string& release);
 
 // The first upstream release with P2PDMA: commit 52916982af48 ("PCI/P2PDMA: Support peer-to-peer
