@@ -332,9 +332,8 @@ void write_check_json(std::ostream& out, const CheckReport& r, json& head, int i
 namespace {
 
 // A paths document's routes, their devices numbered: a fabric's millions of routes share a few
-// thousand devices, so a route is a few numbers and its record's pieces are found by number.
+// thousand devices, so a record's pieces are found by its devices' numbers.
 struct Routes {
-  static constexpr std::uint32_t kNoCommon = UINT32_MAX;
   std::vector<const Function*> devices;  // by number: each route's GPU, NVMe and common bridge
   std::unordered_map<const Function*, std::uint32_t> numbers;
   std::uint32_t number(const Function& fn) {
