@@ -53,19 +53,13 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
   }
   counts["by_cause"] = std::move(by_cause);
   ordered_json findings = ordered_json::array();
-  for (const auto& f : host.findings)
-    if (f.level == Level::kFail || f.level == Level::kUnknown || f.level == Level::kWarn)
-      findings.push_back({{"id", f.id},
-                          {"level", to_string(f.level)},
-                          {"subject", f.subject},
-                          {"concerns_selected_pairs", f.concerns},
-                          {"message", f.message},
-                          {"fix", f.fix.empty() ? ordered_json(nullptr) : ordered_json(f.fix)}});
-  for (std::size_t i = 0, k = 0; i < host.findings.size(); ++i) {  // `cause` where one id has several
-    const HostFinding& f = host.findings[i];
+  for (const auto& f : host.findings) {
     if (f.level != Level::kFail && f.level != Level::kUnknown && f.level != Level::kWarn) continue;
-    if (!f.cause.empty()) findings[k]["cause"] = f.cause;
-    ++k;
+    ordered_json item = {{"id", f.id},           {"level", to_string(f.level)},
+                         {"subject", f.subject}, {"concerns_selected_pairs", f.concerns},
+                         {"message", f.message}, {"fix", f.fix.empty() ? ordered_json(nullptr) : ordered_json(f.fix)}};
+    if (!f.cause.empty()) item["cause"] = f.cause;  // only where one id has several problems
+    findings.push_back(std::move(item));
   }
   std::size_t passed = 0;
   for (const auto& f : host.findings) passed += f.level == Level::kPass;

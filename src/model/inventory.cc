@@ -145,11 +145,11 @@ Inventory read_inventory(Source& source, const Topology& topo) {
     if (fn.class_code != kClassNvme) continue;
     // Without the nvme driver there is no block device for hipFile or GDS to read (a driver the
     // input cannot show is unknown, not absent: that NVMe stays).
-    if (fn.driver != "nvme" && fn.driver_not_carried.empty() && !controllers.count(bdf)) {
+    auto it = controllers.find(bdf);
+    if (fn.driver != "nvme" && fn.driver_not_carried.empty() && it == controllers.end()) {
       inv.unusable.push_back({bdf, false, fn.driver});
       continue;
     }
-    auto it = controllers.find(bdf);
     if (it != controllers.end()) {
       inv.nvmes.push_back(std::move(it->second));
     } else {

@@ -15,6 +15,7 @@
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/common.h"
+#include "p2pcheck/report/pair_route.h"
 #include "p2pcheck/report/paths.h"
 #include "p2pcheck/source/json_text.h"
 
@@ -343,25 +344,39 @@ struct Routes {
   }
 };
 
-// How the pair's traffic goes, as the pictures draw it (pair_route.h), from its walk alone: it turns
+// How the pair's traffic goes, from its walk alone, in pair_route()'s kinds (pair_route.h): it turns
 // at the common bridge, ACS redirect sends it up to the host bridge and back, it has no common
-// bridge and goes through the host bridge(s), or (ACS unread) either of the first two.
-json route_json(const CheckReport& r, std::size_t i) {
+// bridge and goes through the host bridge(s), or (ACS unread) either of the first two. The host
+// bridges are the functions' own strings, so a pair's route is a key without copying them.
+struct PathsRoute {
+  RouteKind kind = RouteKind::kBelowCommonBridge;
+  const std::string* host_bridges[2] = {nullptr, nullptr};
+  auto key(std::uint32_t cls) const { return std::make_tuple(cls, kind, host_bridges[0], host_bridges[1]); }
+};
+
+PathsRoute paths_route(const CheckReport& r, std::size_t i) {
+  PathsRoute route;
   const Function* common = r.pairs.common(i);
-  json hbs = json::array();
-  const char* kind = "below_common_bridge";
   if (!common) {
-    kind = "root_complex";
-    hbs.push_back(r.pairs.gpu_chain(i).back()->host_bridge);
-    if (r.pairs.nvme_chain(i).back()->host_bridge != hbs[0]) hbs.push_back(r.pairs.nvme_chain(i).back()->host_bridge);
+    route.kind = RouteKind::kRootComplex;
+    route.host_bridges[0] = &r.pairs.gpu_chain(i).back()->host_bridge;
+    const std::string* nvme = &r.pairs.nvme_chain(i).back()->host_bridge;
+    if (*nvme != *route.host_bridges[0]) route.host_bridges[1] = nvme;
   } else if (r.pairs.acs_redirected(i) || !r.pairs.shared(i).walk.acs_unknown.empty()) {
-    kind = r.pairs.acs_redirected(i) ? "redirected" : "redirect_unknown";
-    hbs.push_back(common->host_bridge);
+    route.kind = r.pairs.acs_redirected(i) ? RouteKind::kRedirected : RouteKind::kRedirectUnknown;
+    route.host_bridges[0] = &common->host_bridge;
   }
-  json route = object_for(2);
-  route["kind"] = kind;
-  route["host_bridges"] = std::move(hbs);
   return route;
+}
+
+json route_json(const PathsRoute& route) {
+  json hbs = json::array();
+  for (const std::string* hb : route.host_bridges)
+    if (hb) hbs.push_back(*hb);
+  json out = object_for(2);
+  out["kind"] = route_kind_token(route.kind);
+  out["host_bridges"] = std::move(hbs);
+  return out;
 }
 
 }  // namespace
@@ -397,7 +412,7 @@ void write_paths_json(std::ostream& out, const CheckReport& r, json& head, int i
   RecordText record(indent, inner, "common_bridge");
   LocalityTexts localities(record, indent, inner);
   // The verdict and route members, made once per class and route (a fabric's pairs share a few).
-  std::map<std::pair<std::uint32_t, std::string>, std::string> tails;
+  std::map<std::tuple<std::uint32_t, RouteKind, const std::string*, const std::string*>, std::string> tails;
   write_streamed(out, head,
                  {functions_streamed(r.topo, r.inv, rows, indent),
                   {"pairs", r.pairs.size(),
@@ -414,11 +429,11 @@ void write_paths_json(std::ostream& out, const CheckReport& r, json& head, int i
                      text += record.distance_key();
                      append_number(text, static_cast<long long>(at.met ? at.a + at.b : gpu.size() + nvme.size()));
                      text += localities.of(pair_locality(r, i));
-                     json route = route_json(r, i);
-                     auto [tail, made] = tails.try_emplace({r.pairs.class_index(i), route.dump()});
+                     const PathsRoute route = paths_route(r, i);
+                     auto [tail, made] = tails.try_emplace(route.key(r.pairs.class_index(i)));
                      if (made) {
                        const PairDecision& d = r.pairs.shared(i);
-                       std::string object = json_text(route, indent);
+                       std::string object = json_text(route_json(route), indent);
                        if (indent >= 0)  // its lines one level deeper than the record's
                          replace_all(object, "\n", "\n" + inner + std::string(static_cast<std::size_t>(indent), ' '));
                        const char* colon = indent >= 0 ? "\": " : "\":";

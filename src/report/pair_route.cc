@@ -84,4 +84,14 @@ std::string route_words(const PairRoute& route) {
   return "";
 }
 
+const char* route_kind_token(RouteKind kind) {
+  switch (kind) {
+    case RouteKind::kBelowCommonBridge: return "below_common_bridge";
+    case RouteKind::kRedirected: return "redirected";
+    case RouteKind::kRootComplex: return "root_complex";
+    case RouteKind::kRedirectUnknown: return "redirect_unknown";
+  }
+  return "";
+}
+
 }  // namespace p2pcheck

@@ -22,12 +22,6 @@ json paths_json(const Topology& topo) {
 
 namespace {
 
-std::string bdfs_text(const std::vector<const Function*>& fns) {
-  std::string s;
-  for (const Function* f : fns) s += (s.empty() ? "" : ", ") + f->bdf.str();
-  return s;
-}
-
 // "allowed (BUS_ADDR)", "REFUSED (NOT_SUPPORTED)", "UNDECIDED (path THRU_HOST_BRIDGE)": the check's
 // verdict of the pair, then its rule.
 std::string verdict_words(const PairDecision& d, const TextStyle& style) {
@@ -47,7 +41,7 @@ std::string route_text(const PairDecision& d, const PairRoute& route) {
       out = "turns at the common upstream bridge " + d.walk.common->bdf.str() + ": it never reaches the root complex";
       break;
     case RouteKind::kRedirected:
-      out = "ACS redirect on " + bdfs_text(d.walk.acs_redirect) + " sends it up to host bridge " + hbs +
+      out = "ACS redirect on " + join_bdfs(d.walk.acs_redirect, ", ") + " sends it up to host bridge " + hbs +
             " and back down: it does not turn at the common bridge " + d.walk.common->bdf.str();
       break;
     case RouteKind::kRedirectUnknown:

@@ -5,13 +5,14 @@
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
-namespace {
 
 std::string join_bdfs(const std::vector<const Function*>& fns, const char* separator) {
   std::string s;
   for (const Function* f : fns) s += (s.empty() ? "" : separator) + f->bdf.str();
   return s;
 }
+
+namespace {
 
 // Failing host bridges, each with its reason, in the order the kernel checks them.
 std::vector<std::string> bridge_refusals(const HostCheck& host) {

@@ -50,5 +50,7 @@ std::set<Bdf> functions_on_routes(const Topology& topo, const PairList& pairs);
 // bridge is no switch port), "redirected to host", "via host bridge", "in switch or via host" (ACS
 // unread: it turns in the switch unless a port redirects).
 std::string route_words(const PairRoute& route);
+// paths --json's `route.kind`: below_common_bridge, redirected, root_complex, redirect_unknown.
+const char* route_kind_token(RouteKind kind);
 
 }  // namespace p2pcheck

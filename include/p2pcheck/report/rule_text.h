@@ -24,6 +24,8 @@ std::vector<std::string> unknown_texts(const PairDecision& d);
 std::vector<std::string> moot_texts(const PairDecision& d);
 // "allowed from kernel 7.1 on (...)", "would be allowed once ... is merged (...)"; empty when none.
 std::string later_text(const PairDecision& d);
+// The functions' addresses joined by `separator`: "0000:03:09.0, 0000:03:11.0".
+std::string join_bdfs(const std::vector<const Function*>& fns, const char* separator);
 // "pci=disable_acs_redir=<devices>" when ACS redirect is what sends the pair up; empty otherwise.
 std::string acs_fix_text(const PairDecision& d);
 // "host bridge 0000:00 (8086:6f00 at 0000:00:00.0)", or why it has no host bridge device.
