@@ -89,6 +89,7 @@ Command add_watch_command(CLI::App& app, const GlobalOptions& o) {
       ->option_text("S");
   sub->add_option("--pid", w.pid, "only I/O submitted by this process (tgid)")->option_text("PID");
   sub->add_option("--comm", w.comm, "only I/O submitted by processes of this name")->option_text("NAME");
+  sub->add_flag("--all", w.all, "with -- COMMAND: count every process's I/O, not only the command's process tree");
   sub->add_flag("--json-lines", w.json_lines, "one JSON object per interval, then the summary");
   sub->add_option("--record", w.record, "keep the counters in FILE for --replay")->option_text("FILE");
   sub->add_option("--replay", w.replay, "judge a recording against this machine (or --root/--dump)")
@@ -102,6 +103,9 @@ Command add_watch_command(CLI::App& app, const GlobalOptions& o) {
   return {sub, [&o]() -> int {
             if (w.interval_s <= 0) throw UsageError("--interval must be more than 0 seconds");
             if (w.duration_s && *w.duration_s <= 0) throw UsageError("--duration must be more than 0 seconds");
+            if (w.all && (w.pid || !w.comm.empty()))
+              throw UsageError(std::string("--all counts every process; ") + (w.pid ? "--pid" : "--comm") +
+                               " counts only some: give one of them");
             if (!w.btf.empty() && !w.hooks && w.save_btf.empty())
               throw UsageError("--btf is for --hooks or --save-btf: watching reads the running kernel's own");
             if ((w.hooks || !w.save_btf.empty()) && !w.command.empty())

@@ -49,6 +49,7 @@ WatchFilter filter_of(const GlobalOptions& o, const WatchOptions& w) {
   f.nvme = o.selection.nvme;
   f.pid = w.pid;
   if (!w.comm.empty()) f.comm = w.comm;
+  f.all = w.all;
   return f;
 }
 
@@ -68,10 +69,12 @@ sigset_t child_signal() {
   return set;
 }
 
-// The user's command in a child process; -1 (with `error`) when it could not start.
-pid_t start_command(const std::vector<std::string>& command, std::string& error) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
+// The user's command in a child process; -1 (with `error`) when it could not start. The child
+// waits for `go` before it execs, so the probe follows it (WatchProbe::follow) before it can start
+// anything of its own.
+pid_t start_command(const std::vector<std::string>& command, WatchProbe& probe, std::string& error) {
+  int fds[2], go[2];
+  if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
@@ -81,6 +84,9 @@ pid_t start_command(const std::vector<std::string>& command, std::string& error)
   pid_t pid = fork();
   if (pid == 0) {
     sigprocmask(SIG_SETMASK, &before, nullptr);
+    close(go[1]);
+    char ok = 0;
+    if (read(go[0], &ok, 1) != 1) _exit(127);  // watch could not follow it: never run unwatched
     std::vector<char*> argv;
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -90,11 +96,15 @@ pid_t start_command(const std::vector<std::string>& command, std::string& error)
     _exit(127);
   }
   close(fds[1]);
+  close(go[0]);
+  std::string not_followed = pid > 0 ? probe.follow(static_cast<std::uint32_t>(pid)) : "";
+  if (pid > 0 && not_followed.empty()) (void)!write(go[1], "1", 1);
+  close(go[1]);
   int e = 0;
   ssize_t n = pid > 0 ? read(fds[0], &e, sizeof e) : 0;
   close(fds[0]);
-  if (pid < 0 || n == static_cast<ssize_t>(sizeof e)) {
-    error = printable(command[0]) + ": " + std::strerror(pid < 0 ? errno : e);
+  if (pid < 0 || !not_followed.empty() || n == static_cast<ssize_t>(sizeof e)) {
+    error = !not_followed.empty() ? not_followed : printable(command[0]) + ": " + std::strerror(pid < 0 ? errno : e);
     if (pid > 0) waitpid(pid, nullptr, 0);
     return -1;
   }
@@ -244,7 +254,10 @@ int run_watch(const GlobalOptions& o, const WatchOptions& w) {
     install_stop_signals();
     pid_t child = -1;
     std::string error;
-    if (!w.command.empty() && (child = start_command(w.command, error)) < 0) throw Error("watch", error);
+    if (!w.command.empty()) {
+      if ((child = start_command(w.command, *probe, error)) < 0) throw Error("watch", error);
+      facts.command = WatchCommand{static_cast<std::uint32_t>(child), w.command[0]};
+    }
     watched = watch_loop(*probe, o, w, facts, state, rules, child);
   }
   if (!probe && !w.command.empty())

@@ -15,6 +15,7 @@ struct WatchOptions {
   std::optional<double> duration_s;
   std::optional<std::uint32_t> pid;
   std::string comm;
+  bool all = false;  // every process on the machine, not only the command's tree
   bool json_lines = false;
   std::string record, replay;
   bool hooks = false;

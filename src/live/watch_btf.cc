@@ -23,7 +23,7 @@ constexpr const char* kFunctions[] = {
     "__pci_p2pdma_update_state", "blk_rq_dma_map_iter_start", "bio_iov_iter_get_pages",
 };
 constexpr const char* kTypedefs[] = {"btf_trace_block_rq_issue", "btf_trace_block_rq_requeue",
-                                     "btf_trace_block_rq_complete"};
+                                     "btf_trace_block_rq_complete", "btf_trace_sched_process_fork"};
 struct StructRow {
   const char* name;
   const char* members[3];

@@ -20,8 +20,8 @@ const char* to_string(WatchPath p) {
 
 const char* to_string(WatchDir d) {
   switch (d) {
-    case WatchDir::kToDevice: return "to-device";
-    case WatchDir::kToStorage: return "to-storage";
+    case WatchDir::kToDevice: return "storage -> memory";
+    case WatchDir::kToStorage: return "memory -> storage";
     case WatchDir::kOther: return "other";
   }
   return "other";
@@ -105,6 +105,7 @@ constexpr ProgramRow kPrograms[] = {
     {"watch_rq_issue", "tp_btf block_rq_issue", "btf_trace_block_rq_issue"},
     {"watch_rq_requeue", "tp_btf block_rq_requeue", "btf_trace_block_rq_requeue"},
     {"watch_rq_complete", "tp_btf block_rq_complete", "btf_trace_block_rq_complete"},
+    {"watch_fork", "tp_btf sched_process_fork", "btf_trace_sched_process_fork"},
 };
 
 // p2pdma.c is built only with CONFIG_PCI_P2PDMA (pci-p2pdma.h has inline stubs otherwise), and

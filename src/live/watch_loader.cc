@@ -65,6 +65,7 @@ WatchRow to_row(const watch_key& key, const watch_value& value) {
   row.error_bytes = value.error_bytes;
   row.last_status = value.last_status;
   row.requeues = value.requeues;
+  row.in_tree = key.tree != 0;
   return row;
 }
 
@@ -97,8 +98,16 @@ class BpfWatchProbe : public WatchProbe {
       snap.unpaired = totals.unpaired;
       snap.dropped_rows = totals.dropped_rows;
       snap.inflight_full = totals.inflight_full;
+      snap.tree_full = totals.tree_full;
     }
     return snap;
+  }
+
+  std::string follow(std::uint32_t pid) override {
+    const std::uint8_t one = 1;
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tree), &pid, &one, BPF_ANY) != 0)
+      return std::string("cannot follow pid ") + std::to_string(pid) + ": " + std::strerror(errno);
+    return "";
   }
 
  private:

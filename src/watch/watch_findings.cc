@@ -94,11 +94,12 @@ std::vector<Bdf> pair_devices(const WatchPair& p) {
   return out;
 }
 
-// "12 to-device, 3 to-storage"
+// "storage -> memory 9, memory -> storage 3"; "storage -> memory" when all went one way.
 std::string by_direction(const WatchPair& p, std::uint64_t WatchCounts::*field) {
   std::vector<std::string> parts;
   for (WatchDir d : {WatchDir::kToDevice, WatchDir::kToStorage, WatchDir::kOther})
-    if (std::uint64_t n = p.counts(d).*field) parts.push_back(std::to_string(n) + " " + to_string(d));
+    if (std::uint64_t n = p.counts(d).*field) parts.push_back(std::string(to_string(d)) + " " + std::to_string(n));
+  if (parts.size() == 1) parts[0] = parts[0].substr(0, parts[0].rfind(' '));
   return join(parts, ", ");
 }
 
@@ -132,9 +133,9 @@ Finding refused(const WatchPair& p) {
   std::string how = !r.observed            ? "expected for this kernel: the probe did not see the requests end"
                     : r.errno_name.empty() ? "observed; p2pcheck's status table for this kernel does not name it"
                                            : "observed: blk_status " + std::to_string(r.status);
-  std::string message = by_direction(p, &WatchCounts::requests) +
-                        " request(s) refused by the kernel (NOT_SUPPORTED): the I/O failed with " +
-                        refusal_errno_text(r) + " (" + how + ")";
+  std::string message = std::to_string(p.total().requests) + " request(s) refused by the kernel (NOT_SUPPORTED; " +
+                        by_direction(p, &WatchCounts::requests) + "): the I/O failed with " + refusal_errno_text(r) +
+                        " (" + how + ")";
   if (p.agrees == Tri::kYes) message += "; as p2pcheck predicted: " + p.rule;
   if (!p.processes.empty()) message += "; by " + processes_text(p.processes);
   Finding f = make("watch.refused", Level::kFail, pair_label(p), message, p.fix,
@@ -146,8 +147,9 @@ Finding refused(const WatchPair& p) {
 
 Finding errors(const WatchPair& p, const WatchFacts& facts) {
   const WatchCounts t = p.total();
-  std::string message = by_direction(p, &WatchCounts::errors) + " P2P request(s) " + p2p_how(p.path) +
-                        " completed with an error (" + mib(t.error_bytes) + ")";
+  std::string message = std::to_string(t.errors) + " P2P request(s) " + p2p_how(p.path) + " (" +
+                        by_direction(p, &WatchCounts::errors) + ") completed with an error (" + mib(t.error_bytes) +
+                        ")";
   if (t.last_status) {
     message += ", last blk_status " + std::to_string(t.last_status);
     if (auto v = parse_kernel_version(facts.kernel_release))
@@ -195,7 +197,7 @@ void fallbacks(const WatchReport& r, std::vector<Finding>& out) {
         if (!same_nvme || it == h.processes.end() || !it->bytes) continue;
         Finding f = make("watch.fallback", Level::kFail, refused.comm + " (pid " + std::to_string(refused.tgid) + ")",
                          std::to_string(refused.requests) + " request(s) refused on " + pair_label(p) + ", and " +
-                             mib(it->bytes) + " " + to_string(h.dir) + " through host memory on " + h.disk +
+                             mib(it->bytes) + " moved " + to_string(h.dir) + " through host memory on " + h.disk +
                              " by the same process: a fallback (hipFile or GDS compatibility mode); the data moved, "
                              "but not peer-to-peer",
                          p.fix,
@@ -249,11 +251,32 @@ void unattributed(const WatchReport& r, std::vector<Finding>& out) {
        " request(s) were not followed: the probe's table of requests in flight was full",
        "lower the I/O queue depth while watching: the probe follows 65,536 requests in flight", "inflight_full"},
   };
-  const std::string whole = r.filter.empty() ? "" : " (all I/O on the machine: the selection cannot apply to these)";
+  const std::string whole = r.filter.empty() && r.scope == WatchScope::kMachine
+                                ? ""
+                                : " (all I/O on the machine: the selection cannot apply to these)";
   for (const Counted& c : rows)
     if (c.count)
       out.push_back(make(c.id, Level::kWarn, "", std::to_string(c.count) + c.what + whole, c.fix,
                          std::string(c.name) + " = " + std::to_string(c.count)));
+}
+
+// What the process scope (the command's tree, --pid, --comm) may have missed.
+void scope_notes(const WatchReport& r, std::vector<Finding>& out) {
+  if (r.outside.worker_p2p_requests)
+    out.push_back(
+        make("watch.worker_not_counted", Level::kWarn, "",
+             std::to_string(r.outside.worker_p2p_requests) +
+                 " P2P, refused or failed request(s) were issued by kernel workers, so no process is "
+                 "known for them: not counted, though they may be the watched process's",
+             "run again with --all to count them, or `p2pcheck verify` on the pair to prove it",
+             "outside the scope, by kworker: " + std::to_string(r.outside.worker_p2p_requests) + " request(s)"));
+  if (r.tree_full)
+    out.push_back(make("watch.tree_full", Level::kWarn, "",
+                       std::to_string(r.tree_full) +
+                           " process(es) of the command's tree did not fit the probe's table: their I/O is not "
+                           "counted",
+                       "run again with --all (the probe follows 65,536 processes of a tree)",
+                       "tree_full = " + std::to_string(r.tree_full)));
 }
 
 void hook_notes(const WatchReport& r, std::vector<Finding>& out) {
@@ -349,6 +372,7 @@ std::vector<Finding> watch_findings(const WatchReport& r) {
   fallbacks(r, out);
   stack_refusals(r, out);
   unattributed(r, out);
+  scope_notes(r, out);
   hook_notes(r, out);
   pair_notes(r, out);
   environment_notes(r, out);

@@ -100,7 +100,21 @@ json environment_json(const WatchFacts& f) {
 }
 
 json filter_json(const WatchFilter& f) {
-  return {{"gpu", f.gpu}, {"nvme", f.nvme}, {"pid", opt(f.pid)}, {"comm", opt(f.comm)}};
+  return {{"gpu", f.gpu}, {"nvme", f.nvme}, {"pid", opt(f.pid)}, {"comm", opt(f.comm)}, {"all", f.all}};
+}
+
+// Whose I/O was counted, and what the scope left out.
+json scope_json(const WatchReport& r) {
+  json command = nullptr;
+  if (r.facts.command) command = {{"pid", r.facts.command->pid}, {"name", r.facts.command->name}};
+  return {{"processes", to_string(r.scope)},
+          {"command", std::move(command)},
+          {"not_counted",
+           {{"requests", r.outside.requests},
+            {"bytes", r.outside.bytes},
+            {"processes", processes_json(r.outside.processes)},
+            {"kernel_worker_requests", r.outside.worker_p2p_requests}}},
+          {"tree_full", r.tree_full}};
 }
 
 // The rows every document has: pairs, host, stack refusals and what could not be attributed.
@@ -127,6 +141,7 @@ json watch_json(const WatchReport& r) {
   j.update(watch_hooks_json(r.facts.hooks));
   j["environment"] = environment_json(r.facts);
   j["filter"] = filter_json(r.filter);
+  j["scope"] = scope_json(r);
   rows_into(j, r);
   json findings = json::array();
   for (const Finding& f : r.findings) findings.push_back(finding_json(f));

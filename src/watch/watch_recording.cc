@@ -36,7 +36,8 @@ json row_json(const WatchRow& r) {
           {"errors", clamp(r.errors)},
           {"error_bytes", clamp(r.error_bytes)},
           {"last_status", r.last_status},
-          {"requeues", clamp(r.requeues)}};
+          {"requeues", clamp(r.requeues)},
+          {"in_tree", r.in_tree}};
 }
 
 json snapshot_json(const WatchSnapshot& s) {
@@ -46,7 +47,8 @@ json snapshot_json(const WatchSnapshot& s) {
           {"rows", std::move(rows)},
           {"unpaired", clamp(s.unpaired)},
           {"dropped_rows", clamp(s.dropped_rows)},
-          {"inflight_full", clamp(s.inflight_full)}};
+          {"inflight_full", clamp(s.inflight_full)},
+          {"tree_full", clamp(s.tree_full)}};
 }
 
 json environment_json(const WatchFacts& f) {
@@ -56,8 +58,8 @@ json environment_json(const WatchFacts& f) {
           {"nvidia_fs", {{"loaded", loaded}, {"stats", opt(f.nvidia_fs.stats)}}}};
 }
 
-// About how many values parse_outside_json() counts for a snapshot: a row is 13 members.
-std::size_t snapshot_values(const WatchSnapshot& s) { return 8 + 15 * s.rows.size(); }
+// About how many values parse_outside_json() counts for a snapshot: a row is 15 members.
+std::size_t snapshot_values(const WatchSnapshot& s) { return 9 + 17 * s.rows.size(); }
 
 // Which snapshots fit the reader's limit: all, or every other one before the last, repeatedly.
 std::vector<std::size_t> kept_snapshots(const std::vector<WatchSnapshot>& snapshots) {
@@ -88,6 +90,8 @@ json watch_recording_json(const WatchRecording& rec) {
   j["tool_version"] = kToolVersion;
   j["kernel"] = {{"release", text_or_null(rec.facts.kernel_release)}};
   j["cannot_watch"] = opt(rec.facts.cannot_watch);
+  j["command"] =
+      rec.facts.command ? json{{"pid", rec.facts.command->pid}, {"name", rec.facts.command->name}} : json(nullptr);
   j["hooks"] = watch_hooks_json(rec.facts.hooks);
   j["environment"] = environment_json(rec.facts);
   std::vector<std::size_t> kept = kept_snapshots(rec.snapshots);
@@ -101,7 +105,11 @@ json watch_recording_json(const WatchRecording& rec) {
 WatchReport replay_watch_report(const WatchRecording& rec, const MachineState& state, const KernelRules& rules,
                                 const WatchFilter& filter) {
   static const WatchSnapshot none;
-  return build_watch_report(rec.snapshots.empty() ? none : rec.snapshots.back(), rec.facts, state, rules, filter);
+  WatchFacts facts = rec.facts;
+  // A recording without a snapshot counted nothing: that is not "no P2P".
+  if (rec.snapshots.empty() && !facts.cannot_watch)
+    facts.cannot_watch = "the recording holds no snapshot of the probe's counters: nothing was counted";
+  return build_watch_report(rec.snapshots.empty() ? none : rec.snapshots.back(), facts, state, rules, filter);
 }
 
 }  // namespace p2pcheck

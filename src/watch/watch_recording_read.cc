@@ -113,6 +113,8 @@ WatchRow read_row(const JsonFields& j) {
   // Absent in recordings made before watch counted requeues; their hooks then lack watch_rq_requeue,
   // so the report says requeues were not counted rather than none.
   r.requeues = count(j, "requeues");
+  // Absent in recordings made before watch followed a command's process tree: those name no command.
+  r.in_tree = j.flag("in_tree").value_or(false);
   return r;
 }
 
@@ -135,6 +137,7 @@ WatchSnapshot read_snapshot(const json& value, const std::string& file, const st
   s.unpaired = count(j, "unpaired");
   s.dropped_rows = count(j, "dropped_rows");
   s.inflight_full = count(j, "inflight_full");
+  s.tree_full = count(j, "tree_full");
   return s;
 }
 
@@ -208,6 +211,12 @@ WatchRecording read_watch_recording(std::string_view input, const std::string& f
   JsonFields kernel(object(top, "kernel", false), file, "kernel");
   rec.facts.kernel_release = text(kernel, "release", kReleaseChars);
   rec.facts.cannot_watch = optional_text(top, "cannot_watch", kTextChars);
+  if (const json* command = top.object("command")) {
+    JsonFields c(*command, file, "command");
+    std::optional<long long> pid = c.integer("pid", 1, UINT32_MAX);
+    if (!pid) c.fail("pid", "the command's process id");
+    rec.facts.command = WatchCommand{static_cast<std::uint32_t>(*pid), text(c, "name", kTextChars)};
+  }
   rec.facts.hooks = read_hooks(JsonFields(object(top, "hooks", true), file, "hooks"));
   read_environment(JsonFields(object(top, "environment", false), file, "environment"), rec.facts);
   rec.snapshots_dropped = count(top, "snapshots_dropped");

@@ -28,6 +28,15 @@ const char* to_string(WatchResult result) {
   return "UNKNOWN";
 }
 
+const char* to_string(WatchScope scope) {
+  switch (scope) {
+    case WatchScope::kMachine: return "machine";
+    case WatchScope::kTree: return "command_tree";
+    case WatchScope::kSelected: return "selected";
+  }
+  return "machine";
+}
+
 bool is_kernel_worker(const std::string& comm) { return comm.rfind("kworker/", 0) == 0; }
 
 const WatchCounts& WatchPair::counts(WatchDir dir) const {
@@ -74,19 +83,25 @@ struct Selection {
   bool any_gpu = false, any_nvme = false;
 };
 
-Selection resolve(const WatchFilter& filter, const Inventory& inv) {
+// Each selector must name a function of the machine, as check's selection does: a typo or another
+// machine's address would otherwise count nothing and read as "no P2P".
+Selection resolve(const WatchFilter& filter, const MachineState& state) {
   Selection s;
   s.any_gpu = !filter.gpu.empty();
   s.any_nvme = !filter.nvme.empty();
+  const std::string in = " in " + printable(state.topo.source_description);
   for (const std::string& text : filter.gpu) {
     auto bdf = Bdf::parse(text);
     if (!bdf)
       throw UsageError("--gpu " + printable(text) +
                        ": not a PCI address (watch names P2P memory by its provider's, such as 0000:03:00.0)");
+    if (!state.topo.find(*bdf)) throw UsageError("--gpu " + printable(text) + ": no PCI function at that address" + in);
     s.gpus.push_back(*bdf);
   }
   for (const std::string& text : filter.nvme) {
     if (auto bdf = Bdf::parse(text)) {
+      if (!state.topo.find(*bdf))
+        throw UsageError("--nvme " + printable(text) + ": no PCI function at that address" + in);
       s.nvme_bdfs.push_back(*bdf);
       continue;
     }
@@ -95,11 +110,14 @@ Selection resolve(const WatchFilter& filter, const Inventory& inv) {
     if (!kind) throw UsageError("--nvme " + printable(text) + ": not a PCI address or an NVMe name (nvme1, nvme1n1)");
     if (kind->kind == NvmeName::Kind::kPartition) name = kind->ns;
     s.nvme_names.push_back(name);
-    for (const NvmeController& c : inv.nvmes) {
+    const std::size_t before = s.nvme_bdfs.size();
+    for (const NvmeController& c : state.inv.nvmes) {
       bool named = !c.name.empty() && c.name == name;
       for (const NvmeNamespace& ns : c.namespaces) named = named || ns.name == name;
       if (named) s.nvme_bdfs.push_back(c.bdf);
     }
+    if (s.nvme_bdfs.size() == before)
+      throw UsageError("--nvme " + printable(text) + ": no NVMe controller or namespace of that name" + in);
   }
   return s;
 }
@@ -129,14 +147,23 @@ bool nvme_selected(const Selection& s, const WatchRow& row, const Inventory& inv
   return false;
 }
 
-bool selected(const Selection& s, const WatchFilter& f, const WatchRow& row, const Inventory& inv) {
-  if (f.pid && row.tgid != *f.pid) return false;
-  if (f.comm && row.comm != *f.comm) return false;
+// --gpu and --nvme: which devices' rows.
+bool selected(const Selection& s, const WatchRow& row, const Inventory& inv) {
   if (s.any_gpu && !row.provider.empty()) {
     auto bdf = Bdf::parse(row.provider);
     if (!bdf || std::find(s.gpus.begin(), s.gpus.end(), *bdf) == s.gpus.end()) return false;
   }
   return nvme_selected(s, row, inv);
+}
+
+// --pid, --comm, the command's tree: whose rows.
+bool in_scope(WatchScope scope, const WatchFilter& f, const WatchRow& row) {
+  switch (scope) {
+    case WatchScope::kMachine: return true;
+    case WatchScope::kTree: return row.in_tree;
+    case WatchScope::kSelected: return (!f.pid || row.tgid == *f.pid) && (!f.comm || row.comm == *f.comm);
+  }
+  return true;
 }
 
 void add_process(std::vector<WatchProcess>& processes, const WatchRow& row) {
@@ -208,9 +235,13 @@ WatchRefusal refusal_of(const WatchPair& p, const WatchFacts& facts) {
 
 // Why nothing can be counted: the facts' reason, a kernel with P2PDMA whose decision function watch
 // does not know, or a program counting needs that did not attach.
-std::optional<std::string> cannot_watch_of(const WatchFacts& facts) {
+std::optional<std::string> cannot_watch_of(const WatchFacts& facts, WatchScope scope) {
   if (facts.cannot_watch) return facts.cannot_watch;
   const WatchHookPlan& plan = facts.hooks;
+  if (const WatchHook* fork = find_hook(plan, "watch_fork"); scope == WatchScope::kTree && !(fork && fork->attached))
+    return std::string("the hook tp_btf sched_process_fork did not attach") +
+           (fork && !fork->error.empty() ? " (" + fork->error + ")" : "") +
+           ": the command's process tree cannot be followed (--all counts every process on the machine)";
   if (plan.decision == DecisionHook::kNone && !plan.problems.empty())
     return "this kernel's BTF lacks what watch needs: " + join(plan.problems, "; ");
   for (const std::string& program : needed_programs(plan.decision)) {
@@ -240,13 +271,21 @@ WatchDiskRow& disk_row(std::map<DiskKey, WatchDiskRow>& rows, const WatchRow& r,
   return row;
 }
 
+void left_out(WatchOutside& out, const WatchRow& row) {
+  out.requests += row.requests;
+  out.bytes += row.bytes;
+  add_process(out.processes, row);
+  if (is_kernel_worker(row.comm) && (row.path != WatchPath::kHost || row.errors))
+    out.worker_p2p_requests += row.requests;
+}
+
 WatchCounts& counts_for(WatchPair& p, WatchDir dir) {
   return dir == WatchDir::kToDevice ? p.to_device : dir == WatchDir::kToStorage ? p.to_storage : p.other;
 }
 
 // One pass over the rows, each kind to its table.
 void fill_rows(WatchReport& r, const WatchSnapshot& snapshot, const MachineState& state) {
-  const Selection sel = resolve(r.filter, state.inv);
+  const Selection sel = resolve(r.filter, state);
   auto attached = [&](const char* program) {
     const WatchHook* hook = find_hook(r.facts.hooks, program);
     return hook && hook->attached;
@@ -256,7 +295,11 @@ void fill_rows(WatchReport& r, const WatchSnapshot& snapshot, const MachineState
   std::map<PairKey, WatchPair> pairs;
   std::map<DiskKey, WatchDiskRow> host, stack;
   for (const WatchRow& row : snapshot.rows) {
-    if (!selected(sel, r.filter, row, state.inv)) continue;
+    if (!selected(sel, row, state.inv)) continue;
+    if (!in_scope(r.scope, r.filter, row)) {
+      if (row.path != WatchPath::kHost || block) left_out(r.outside, row);
+      continue;
+    }
     if (row.path == WatchPath::kHost) {
       if (!block) continue;  // never "host" for I/O the probe could not see
       WatchDiskRow& d = disk_row(host, row, state.inv);
@@ -277,6 +320,7 @@ void fill_rows(WatchReport& r, const WatchSnapshot& snapshot, const MachineState
       add_process(p.processes, row);
     }
   }
+  sort_processes(r.outside.processes);
   for (auto [rows, out] : {std::pair{&host, &r.host}, std::pair{&stack, &r.stack_refused}})
     for (auto& [key, d] : *rows) {
       sort_processes(d.processes);
@@ -298,8 +342,11 @@ WatchReport build_watch_report(const WatchSnapshot& snapshot, const WatchFacts& 
   r.seconds = snapshot.seconds;
   r.facts = facts;
   r.filter = filter;
-  resolve(filter, state.inv);  // a bad selector is a usage error even when nothing could be watched
-  r.cannot_watch = cannot_watch_of(facts);
+  resolve(filter, state);  // a bad selector is a usage error even when nothing could be watched
+  r.scope = filter.pid || filter.comm      ? WatchScope::kSelected
+            : facts.command && !filter.all ? WatchScope::kTree
+                                           : WatchScope::kMachine;
+  r.cannot_watch = cannot_watch_of(facts, r.scope);
   if (!r.cannot_watch) {
     fill_rows(r, snapshot, state);
     for (WatchPair& p : r.pairs) {
@@ -309,6 +356,7 @@ WatchReport build_watch_report(const WatchSnapshot& snapshot, const WatchFacts& 
     r.unpaired = snapshot.unpaired;
     r.dropped_rows = snapshot.dropped_rows;
     r.inflight_full = snapshot.inflight_full;
+    r.tree_full = snapshot.tree_full;
   }
   r.findings = watch_findings(r);
   r.result = judge_watch(r);
@@ -317,7 +365,9 @@ WatchReport build_watch_report(const WatchSnapshot& snapshot, const WatchFacts& 
 
 namespace {
 
-auto row_key(const WatchRow& r) { return std::tie(r.provider, r.client, r.disk, r.comm, r.tgid, r.path, r.dir); }
+auto row_key(const WatchRow& r) {
+  return std::tie(r.provider, r.client, r.disk, r.comm, r.tgid, r.path, r.dir, r.in_tree);
+}
 using RowKey = decltype(row_key(std::declval<const WatchRow&>()));
 
 std::uint64_t minus(std::uint64_t now, std::uint64_t before) { return now >= before ? now - before : now; }
@@ -347,6 +397,7 @@ WatchSnapshot watch_delta(const WatchSnapshot& previous, const WatchSnapshot& cu
   out.unpaired = minus(current.unpaired, previous.unpaired);
   out.dropped_rows = minus(current.dropped_rows, previous.dropped_rows);
   out.inflight_full = minus(current.inflight_full, previous.inflight_full);
+  out.tree_full = minus(current.tree_full, previous.tree_full);
   return out;
 }
 

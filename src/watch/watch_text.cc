@@ -48,14 +48,17 @@ std::string pair_path_cell(const WatchPair& p) {
   return "refused (" + (p.refusal ? refusal_errno_text(*p.refusal) : std::string("?")) + ")";
 }
 
+// "nvme1n1 (0000:04:00.0)": the block device first, then the PCI function that moved the data.
+std::string device_cell(const std::string& device, const std::string& function) {
+  if (function.empty()) return device;
+  return device.empty() ? printable(function) : device + " (" + printable(function) + ")";
+}
+
 void pair_lines(const WatchPair& p, std::vector<Line>& out) {
-  std::string provider = p.provider.empty() ? "?" : printable(p.provider);
+  std::string provider = p.provider.empty() ? "P2P memory of ?" : printable(p.provider);
   if (!p.provider_role.empty()) provider += " " + p.provider_role;
-  std::string client = p.client.empty() ? "?" : printable(p.client);
-  if (!p.disks.empty())
-    client += " " + printable(join(p.disks, ","));
-  else if (!p.controller.empty())
-    client += " " + p.controller;
+  std::string device = !p.disks.empty() ? printable(join(p.disks, ",")) : p.controller;
+  std::string client = p.client.empty() && device.empty() ? "?" : device_cell(device, p.client);
   for (WatchDir d : {WatchDir::kToDevice, WatchDir::kToStorage, WatchDir::kOther}) {
     const WatchCounts& c = p.counts(d);
     if (!c.any()) continue;
@@ -69,12 +72,11 @@ std::string disk_cell(const std::string& disk) { return disk.empty() ? "(no disk
 
 void disk_lines(const WatchReport& r, std::vector<Line>& out) {
   for (const WatchDiskRow& h : r.host)
-    out.push_back({"host memory", (h.client.empty() ? "" : h.client + " ") + disk_cell(h.disk), "host",
-                   to_string(h.dir), "-", processes_cell(h.processes), h.counts.requests, h.counts.bytes,
-                   h.counts.errors, true});
+    out.push_back({"host memory", device_cell(disk_cell(h.disk), h.client), "host", to_string(h.dir), "-",
+                   processes_cell(h.processes), h.counts.requests, h.counts.bytes, h.counts.errors, true});
   for (const WatchDiskRow& s : r.stack_refused)
-    out.push_back({"-", printable(s.disk), "refused by storage stack (" + printable(s.disk) + ")", to_string(s.dir),
-                   "-", processes_cell(s.processes), s.counts.requests, 0, s.counts.errors, false});
+    out.push_back({"P2P memory", disk_cell(s.disk), "refused by storage stack (" + printable(s.disk) + ")",
+                   to_string(s.dir), "-", processes_cell(s.processes), s.counts.requests, 0, s.counts.errors, false});
 }
 
 std::vector<Line> table_lines(const WatchReport& r) {
@@ -95,8 +97,9 @@ std::string right(const std::string& s, std::size_t width) {
   return std::string(s.size() < width ? width - s.size() : 0, ' ') + s + " ";
 }
 
-constexpr const char* kTitles[] = {"GPU (provider)", "NVMe (client)", "path",     "direction", "reqs", "MiB",
-                                   "errors",         "predicted",     "processes"};
+// What is there: the memory the data was in (a GPU's, a CMB's, host memory) and the block device.
+constexpr const char* kTitles[] = {"memory", "block device", "path",      "direction", "reqs",
+                                   "MiB",    "errors",       "predicted", "processes"};
 
 std::vector<std::vector<std::string>> table_cells(const std::vector<Line>& lines) {
   std::vector<std::vector<std::string>> rows = {{std::begin(kTitles), std::end(kTitles)}};
@@ -249,9 +252,40 @@ std::string watch_result_line(const WatchReport& r, const TextStyle& style) {
   return line + "\n";
 }
 
+namespace {
+
+// "counted: the process tree of train (pid 4242); not counted: 12 request(s), 4.0 MiB by 3 other
+// process(es) (--all counts them)".
+std::string scope_text(const WatchReport& r) {
+  std::string out = "counted: ";
+  const std::optional<WatchCommand>& cmd = r.facts.command;
+  const std::string command = cmd ? printable(cmd->name) + " (pid " + std::to_string(cmd->pid) + ")" : "";
+  switch (r.scope) {
+    case WatchScope::kMachine:
+      out += "every process on the machine";
+      if (cmd) out += " (--all; the command was " + command + ")";
+      break;
+    case WatchScope::kTree: out += "the process tree of " + command; break;
+    case WatchScope::kSelected:
+      out += r.filter.pid ? "process " + std::to_string(*r.filter.pid) + " (--pid)" : "";
+      out += r.filter.pid && r.filter.comm ? " named " : r.filter.comm ? "processes named " : "";
+      out += r.filter.comm ? printable(*r.filter.comm) + " (--comm)" : "";
+      break;
+  }
+  const WatchOutside& o = r.outside;
+  if (o.requests)
+    out += "; not counted: " + std::to_string(o.requests) + " request(s), " + mib(o.bytes) + " by " +
+           std::to_string(o.processes.size()) + " other process(es) (" +
+           (r.scope == WatchScope::kTree ? "--all counts them" : "outside the selection") + ")";
+  return out + "\n";
+}
+
+}  // namespace
+
 std::string watch_text(const WatchReport& r, const TextStyle& style) {
   std::string out = watch_header(r);
   out += "source: " + printable(r.source) + "; watched " + seconds_text(r.seconds) + "\n";
+  if (!r.cannot_watch) out += scope_text(r);
   if (!r.cannot_watch) {
     std::vector<Line> lines = table_lines(r);
     out += "\n" + (lines.empty() ? std::string("  no block I/O seen\n") : table_text(lines));
@@ -262,7 +296,7 @@ std::string watch_text(const WatchReport& r, const TextStyle& style) {
 
 namespace {
 
-constexpr std::size_t kIntervalWidths[] = {10, 24, 28, 22, 12, 8, 10, 8};
+constexpr std::size_t kIntervalWidths[] = {10, 24, 28, 22, 19, 8, 10, 8};
 
 std::string interval_line(const std::vector<std::string>& cells) {
   std::string line;
@@ -274,8 +308,7 @@ std::string interval_line(const std::vector<std::string>& cells) {
 }  // namespace
 
 std::string watch_interval_header() {
-  return interval_line(
-      {"time", "GPU (provider)", "NVMe (client)", "path", "direction", "reqs", "MiB/s", "errors", "predicted"});
+  return interval_line({"time", "memory", "block device", "path", "direction", "reqs", "MiB/s", "errors", "predicted"});
 }
 
 std::string watch_interval_text(const WatchReport& r, const std::string& time) {

@@ -55,6 +55,12 @@ expect watch_bad_interval 3 "^p2pcheck: --interval must be more than 0 seconds$"
 expect watch_btf_needs_hooks 3 "^p2pcheck: --btf is for --hooks or --save-btf" -- "$bin" watch --btf /dev/null
 expect watch_hooks_with_command 3 "^p2pcheck: --hooks loads nothing and runs nothing: drop it, or drop \`-- true \.\.\.\`$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf" -- true
 expect watch_hooks_73 0 "^  P2P decision: blk_rq_dma_map_iter_start$" -- "$bin" watch --hooks --btf "$src/tests/live/btf/lab-7.3.4.btf"
+expect watch_all_with_pid 3 "^p2pcheck: --all counts every process; --pid counts only some: give one of them$" -- "$bin" watch --all --pid 1
+# A selection that names no function of the machine is a usage error, as for check (issue 46).
+lab_rec=$src/fixtures/lab/vfy-epyc/watch/watch-host-dd.json lab_cap=$src/fixtures/lab/vfy-epyc/vfy-epyc.tar.zst
+expect watch_gpu_names_nothing 3 "^p2pcheck: --gpu 0000:99:00.0: no PCI function at that address in " -- "$bin" --gpu 0000:99:00.0 --dump "$lab_cap" watch --replay "$lab_rec"
+expect watch_nvme_names_nothing 3 "^p2pcheck: --nvme nvme9: no NVMe controller or namespace of that name in " -- "$bin" --nvme nvme9 --dump "$lab_cap" watch --replay "$lab_rec"
+expect watch_replay_words 4 "^  host memory  nvme2n1 \(0000:05:00\.0\)  host  storage -> memory " -- "$bin" --dump "$lab_cap" --color never watch --replay "$lab_rec"
 # Where this machine lets watch load its probe: --duration ends the watching, never the command,
 # and watch does not wait for it.
 "$bin" watch --duration 0.2 > /dev/null 2>&1; watch_rc=$?

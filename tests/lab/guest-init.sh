@@ -227,6 +227,18 @@ wrun() {
 	p2pcheck watch --json=pretty --record $O/watch-$n.rec -- "$@" > $O/watch-$n.json 2> $O/watch-$n.err
 	echo $? > $O/watch-$n.rc
 }
+# wbeside NAME BESIDE COMMAND...: wrun while BESIDE (shell text), started before watch and outside
+# it, does its own I/O; it stops when /tmp/beside.stop appears. Each of its rounds adds a line to
+# /tmp/beside.n, which COMMAND may wait on (so the other I/O happens while watch counts).
+wbeside() {
+	n=$1; b=$2; shift 2
+	rm -f /tmp/beside.stop; : > /tmp/beside.n
+	( eval "$b" ) > $O/watch-$n.beside 2>&1 &
+	bp=$!
+	wrun "$n" "$@"
+	touch /tmp/beside.stop
+	wait $bp
+}
 vcapture() { p2pcheck capture -o $O/capture-$1.tar.gz > $O/capture-$1.out 2>&1; }
 # wbench NAME ROUNDS COMMAND...: COMMAND (which times itself) alone and inside `p2pcheck watch`,
 # ROUNDS times, which goes first alternating, for bench/watch_overhead.py: bench-NAME.txt has one

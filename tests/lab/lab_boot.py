@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -80,7 +81,10 @@ def verify_script(sc):
         if v.capture_after:
             lines.append(f"vcapture {v.name}")
     for wr in sc.watch_runs:
-        lines.append(f"wrun {wr.name} {guest_words(wr.command)}")
+        if wr.beside:
+            lines.append(f"wbeside {wr.name} {shlex.quote(guest_words(wr.beside))} {guest_words(wr.command)}")
+        else:
+            lines.append(f"wrun {wr.name} {guest_words(wr.command)}")
     if sc.guest_script:
         lines.append(guest_words(sc.guest_script))
     return "\n".join(lines) + "\n"

@@ -273,7 +273,19 @@ def _scenarios():
     # Host-memory I/O only: watch counts it on r1 and says no P2P happened.
     host_dd = WatchRun("host-dd", "dd if={dev:r1} of=/dev/null bs=1M count=4 iflag=direct",
                        WatchExpect(4, "NO P2P", host=(("r1", "to_device", 4 * MiB, "dd"),)))
-    s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc(), watch_runs=[host_dd]))
+    # `watch -- COMMAND` counts the command's process tree: its child dd reads r1 while another dd,
+    # started outside watch, reads f2 round after round (the command waits for two of its rounds).
+    # Only r1 is counted; f2's reads are said to be left out, and `--replay --all` counts them.
+    beside = WatchRun("tree-dd", "sh -c 'dd if=$1 of=/dev/null bs=1M count=4 iflag=direct; "
+                                 "n=$(wc -l < /tmp/beside.n); i=0; "
+                                 "while [ $(wc -l < /tmp/beside.n) -lt $((n + 2)) ] && [ $i -lt 60 ]; do "
+                                 "sleep 1; i=$((i + 1)); done' sh {dev:r1}",
+                      WatchExpect(4, "NO P2P", host=(("r1", "to_device", 4 * MiB, "dd"),), scope="command_tree",
+                                  not_counted=(("f2", "dd"),)),
+                      beside="while [ ! -e /tmp/beside.stop ]; do dd if={dev:f2} of=/dev/null bs=64k count=1 "
+                             "iflag=direct 2>/dev/null; echo x >> /tmp/beside.n; done")
+    s.append(Scenario("vfy-epyc", "vfy", "epyc", note="p2pcheck verify", verify=_verify_epyc(),
+                      watch_runs=[host_dd, beside]))
     s.append(Scenario("vfy-skx", "vfy", "skx", note="p2pcheck verify", verify=_verify_intel()))
     s.append(Scenario("vfy-k61-epyc", "vfy", "epyc", kernel="6.1", note="p2pcheck verify", verify=_verify_k61()))
     s.append(Scenario("vfy-k73-epyc", "vfy", "epyc", kernel="7.3", note="p2pcheck verify and watch on 7.3",

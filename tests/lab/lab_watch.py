@@ -38,14 +38,19 @@ class WatchExpect:
     host: tuple = ()             # (serial, direction, exact bytes, comm): host-memory rows
     text: str = ""               # in a finding's message or cannot-watch reason
     findings: tuple = ()         # finding ids the report must have
+    scope: str = ""              # scope.processes: command_tree (watch -- COMMAND), machine (--all)
+    not_counted: tuple = ()      # (serial, comm): I/O there by comm, seen but outside the scope: no host row
+                                 # on serial, at least 1 request not counted, and `watch --replay --all` counts it
 
 
 @dataclasses.dataclass
 class WatchRun:
-    """A command (not verify) run under watch in the guest (guest-init.sh: wrun)."""
+    """A command (not verify) run under watch in the guest (guest-init.sh: wrun); with `beside`, a shell
+    loop started before watch and outside it does its own I/O meanwhile (guest-init.sh: wbeside)."""
     name: str
     command: str
     expect: WatchExpect
+    beside: str = ""
 
 
 def watch_script_line(name, args, guest_words):
@@ -109,6 +114,16 @@ def check_watch_doc(ck, name, doc, e, bdf, kern):
         ck.ok(got == size, f"{name}: host {direction} on {serial}: {got} bytes, expected {size}: {rows}")
         procs = [p.get("comm") for r in rows for p in r.get("processes") or []]
         ck.ok(comm in procs, f"{name}: host I/O on {serial} not attributed to {comm}: {procs}")
+    if e.scope:
+        got = (doc.get("scope") or {}).get("processes")
+        ck.ok(got == e.scope, f"{name}: scope {got}, expected {e.scope}")
+    for serial, comm in e.not_counted:
+        rows = [r for r in doc.get("host") or [] if r.get("client") == bdf(serial)]
+        ck.ok(not rows, f"{name}: host rows on {serial}, which only a process outside the scope read: {rows}")
+        nc = (doc.get("scope") or {}).get("not_counted") or {}
+        procs = [p.get("comm") for p in nc.get("processes") or []]
+        ck.ok(nc.get("requests", 0) >= 1 and comm in procs,
+              f"{name}: {comm}'s I/O on {serial} is not said to be left out: not_counted {nc}")
     ids = {f.get("id") for f in doc.get("findings", [])}
     for want in e.findings:
         ck.ok(want in ids, f"{name}: no finding {want}: {sorted(ids)}")
@@ -128,6 +143,23 @@ def kernel_map_types(out):
     return kern
 
 
+def replay_all(ck, p2pcheck, name, rec, capture, e, bdf):
+    """`--replay --all`: what the run left out of the command's tree is in the recording, and counted now."""
+    r = subprocess.run([p2pcheck, "--dump", capture, "watch", "--replay", rec, "--all", "--json"],
+                       capture_output=True, text=True)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        ck.ok(False, f"{name}: watch --replay --all printed no JSON (exit {r.returncode}): {r.stderr[:300]}")
+        return
+    ck.ok((doc.get("scope") or {}).get("processes") == "machine", f"{name} --all: scope {doc.get('scope')}")
+    for serial, comm in e.not_counted:
+        rows = [x for x in doc.get("host") or [] if x.get("client") == bdf(serial)]
+        procs = [p.get("comm") for x in rows for p in x.get("processes") or []]
+        ck.ok(sum(x.get("requests", 0) for x in rows) >= 1 and comm in procs,
+              f"{name} --all: no host I/O by {comm} on {serial}: {rows}")
+
+
 def replay_recording(ck, p2pcheck, name, rec, capture, doc):
     """The recording judged again on the host against the scenario's capture: the same report."""
     r = subprocess.run([p2pcheck, "--dump", capture, "watch", "--replay", rec, "--json"], capture_output=True, text=True)
@@ -136,7 +168,7 @@ def replay_recording(ck, p2pcheck, name, rec, capture, doc):
     except ValueError:
         ck.ok(False, f"{name}: watch --replay printed no JSON (exit {r.returncode}): {r.stderr[:300]}")
         return None
-    for key in ("result", "pairs", "stack_refused", "unpaired"):
+    for key in ("result", "pairs", "stack_refused", "unpaired", "scope"):
         ck.ok(again.get(key) == doc.get(key), f"{name}: watch --replay differs in {key}: "
                                               f"{again.get(key)!r} vs {doc.get(key)!r}")
     return again
@@ -163,6 +195,8 @@ def check_watch_runs(sc, ck, p2pcheck, out, dev, result, capture, fixture_dir):
         rec = os.path.join(out, f"watch-{run}.rec")
         if ck.ok(os.path.exists(rec), f"{name}: no recording") and capture:
             replay_recording(ck, p2pcheck, name, rec, capture, doc)
+            if e.not_counted:
+                replay_all(ck, p2pcheck, name, rec, capture, e, bdf)
             if fixture_dir:
                 os.makedirs(fixture_dir, exist_ok=True)
                 shutil.copy(rec, os.path.join(fixture_dir, f"watch-{run}.json"))

@@ -151,6 +151,22 @@ TEST(WatchHooks, TheSubsetAnswersAsTheWholeBtfDoes) {
   EXPECT_EQ(again, whole);  // a subset of a subset is itself
 }
 
+// `watch -- COMMAND` follows the command's process tree through sched_process_fork, a tracepoint
+// every BTF kernel has; the saved subsets above predate it and say it is not there.
+TEST(WatchHooks, TheForkTracepointFollowsACommandsTreeWhereTheBtfHasIt) {
+  BtfBuilder k;
+  k.typedef_("btf_trace_block_rq_issue");
+  k.typedef_("btf_trace_block_rq_complete");
+  k.typedef_("btf_trace_sched_process_fork");
+  WatchHookPlan plan = plan_for(k.bytes());
+  EXPECT_TRUE(hook(plan, "watch_fork").enabled);
+  EXPECT_EQ(hook(plan, "watch_fork").attach, "tp_btf sched_process_fork");
+  // The subset keeps it, so a saved BTF answers as the kernel's own.
+  EXPECT_TRUE(hook(plan_for(watch_btf_subset(k.bytes(), "k.btf")), "watch_fork").enabled);
+  EXPECT_EQ(hook(plan_for(saved_btf("lab-6.12.118.btf")), "watch_fork").why,
+            "not in this kernel's BTF (btf_trace_sched_process_fork)");
+}
+
 TEST(WatchHooks, NotBtfIsAnErrorNamingTheFile) {
   try {
     parse_btf("this is not BTF", "/tmp/x.btf");

@@ -66,7 +66,8 @@ inline WatchFacts watch_facts(DecisionHook decision = DecisionHook::kMapSegment,
         Program{"watch_bio_pin", "fexit bio_iov_iter_get_pages", decision != DecisionHook::kNone},
         Program{"watch_rq_issue", "tp_btf block_rq_issue", true},
         Program{"watch_rq_requeue", "tp_btf block_rq_requeue", true},
-        Program{"watch_rq_complete", "tp_btf block_rq_complete", true}}) {
+        Program{"watch_rq_complete", "tp_btf block_rq_complete", true},
+        Program{"watch_fork", "tp_btf sched_process_fork", true}}) {
     WatchHook h{p.program, p.attach};
     h.enabled = h.attached = p.on;
     if (!p.on) h.why = "another decision hook";

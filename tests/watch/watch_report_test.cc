@@ -87,8 +87,8 @@ TEST(WatchReport, ARefusalWithStatus5FailedWithEremoteioAsObserved) {
   EXPECT_EQ(f->level, Level::kFail);
   EXPECT_EQ(f->subject, "0000:04:00.0 -> nvme2 (0000:01:00.0)");
   EXPECT_TRUE(contains(f->message,
-                       "12 to-device request(s) refused by the kernel (NOT_SUPPORTED): the I/O failed "
-                       "with EREMOTEIO (observed: blk_status 5); as p2pcheck predicted: "))
+                       "12 request(s) refused by the kernel (NOT_SUPPORTED; storage -> memory): the I/O "
+                       "failed with EREMOTEIO (observed: blk_status 5); as p2pcheck predicted: "))
       << f->message;
   EXPECT_TRUE(contains(f->message, "by train (pid 4242)"));
   // The fix is the prediction's: an Intel root complex off the allowlist.
@@ -138,8 +138,9 @@ TEST(WatchReport, ARefusalThenHostIoBySameProcessOnThatNvmeIsAFallback) {
   EXPECT_EQ(f->level, Level::kFail);
   EXPECT_EQ(f->subject, "train (pid 4242)");
   EXPECT_EQ(f->message,
-            "12 request(s) refused on 0000:04:00.0 -> nvme2 (0000:01:00.0), and 2406.0 MiB to-device through host "
-            "memory on nvme2n1 by the same process: a fallback (hipFile or GDS compatibility mode); the data moved, "
+            "12 request(s) refused on 0000:04:00.0 -> nvme2 (0000:01:00.0), and 2406.0 MiB moved storage -> memory "
+            "through host memory on nvme2n1 by the same process: a fallback (hipFile or GDS compatibility mode); the "
+            "data moved, "
             "but not peer-to-peer");
   EXPECT_EQ(r.result, WatchResult::kFail);
 }
@@ -276,8 +277,8 @@ TEST(WatchReport, ErrorsOnCompletedP2pRequestsFail) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFail);
   EXPECT_EQ(f->message,
-            "3 to-device P2P request(s) by bus address completed with an error (0.0 MiB), last blk_status 10 (EIO): "
-            "the kernel took the P2P path and the transfer failed");
+            "3 P2P request(s) by bus address (storage -> memory) completed with an error (0.0 MiB), last blk_status "
+            "10 (EIO): the kernel took the P2P path and the transfer failed");
   EXPECT_EQ(r.result, WatchResult::kFail);
 }
 
@@ -293,7 +294,7 @@ TEST(WatchReport, RequeuedP2pRequestsWarnButTheirBytesCount) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kWarn);
   EXPECT_EQ(f->message,
-            "1 requeue(s) of P2P requests by bus address before they completed (1 to-storage): the kernel issued "
+            "1 requeue(s) of P2P requests by bus address before they completed (memory -> storage): the kernel issued "
             "them again after a timeout's abort or a busy device; all completed in the end");
   EXPECT_EQ(r.result, WatchResult::kP2pSeen);
   EXPECT_EQ(r.p2p_bytes(), kMiB);

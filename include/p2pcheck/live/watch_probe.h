@@ -22,8 +22,10 @@ enum class WatchPath {
 };
 const char* to_string(WatchPath p);  // "host", "bus_addr", "thru_host_bridge", "refused", "stack_refused"
 
-enum class WatchDir { kToDevice, kToStorage, kOther };  // a read, a write, anything else
-const char* to_string(WatchDir d);                      // "to-device", "to-storage", "other"
+// A read, a write, anything else. The names are the DMA API's (DMA_FROM_DEVICE: to the memory the
+// device writes), kept in JSON keys ("to_device"); people read the data's way (to_string).
+enum class WatchDir { kToDevice, kToStorage, kOther };
+const char* to_string(WatchDir d);  // "storage -> memory", "memory -> storage", "other"
 
 // One counter row of the probe: a (provider, client, disk, process, path, direction).
 struct WatchRow {
@@ -41,6 +43,9 @@ struct WatchRow {
   std::uint64_t error_bytes = 0;
   std::uint32_t last_status = 0;  // the last error's blk_status_t (0: none seen)
   std::uint64_t requeues = 0;     // requeued before they completed (a timeout's abort, a busy device)
+  // The submitter was in the process tree of the command watch ran (WatchProbe::follow); a requeued
+  // request stays its first submitter's. Always false when no command was followed.
+  bool in_tree = false;
 };
 
 // The probe's counters since it started, cumulative.
@@ -50,6 +55,7 @@ struct WatchSnapshot {
   std::uint64_t unpaired = 0;       // a P2P mapping no request issue claimed
   std::uint64_t dropped_rows = 0;   // rows that did not fit the probe's table
   std::uint64_t inflight_full = 0;  // requests not followed: the in-flight table was full
+  std::uint64_t tree_full = 0;      // processes of the followed tree that did not fit its table
 };
 
 // The kernel's blk_status_t as the errno an application sees (block/blk-core.c blk_errors[]):
@@ -126,6 +132,9 @@ class WatchProbe {
   virtual ~WatchProbe() = default;
   virtual const WatchHookPlan& hooks() const = 0;  // with `attached` and `error` filled
   virtual WatchSnapshot poll() = 0;
+  // Counts `pid` and every process it starts from now on as the watched command's tree (the probe's
+  // sched_process_fork hook); "" or why not.
+  virtual std::string follow(std::uint32_t pid) = 0;
 };
 
 // What starting the probe gave: a probe, or why not (with the errno: EPERM = not allowed here).

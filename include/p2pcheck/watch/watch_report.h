@@ -20,6 +20,12 @@
 
 namespace p2pcheck {
 
+// The command `watch -- COMMAND` ran, whose process tree the probe followed (WatchProbe::follow).
+struct WatchCommand {
+  std::uint32_t pid = 0;
+  std::string name;  // its argv[0], as typed: hostile, printable() before text shows it
+};
+
 // What was watched besides the counters: a live run's facts, or a recording's.
 struct WatchFacts {
   std::string kernel_release;  // the watched kernel's; "" when unknown
@@ -29,18 +35,29 @@ struct WatchFacts {
   // Why the probe could not run at all (cannot_watch_reason(), watch_start_failure()); the report
   // then has no rows, and its result is UNKNOWN.
   std::optional<std::string> cannot_watch;
+  std::optional<WatchCommand> command;  // none: no command was run (or a recording from before)
 };
 
-// --gpu, --nvme, --pid, --comm. A P2P row passes --gpu when its provider is named; --nvme when its
-// NVMe (by BDF, controller or namespace name) is. Rows without that side (host memory has no
-// provider; a storage-stack refusal names only md/dm/loop) pass that selector.
+// --gpu, --nvme, --pid, --comm, --all. A P2P row passes --gpu when its provider is named; --nvme
+// when its NVMe (by BDF, controller or namespace name) is. Rows without that side (host memory has
+// no provider; a storage-stack refusal names only md/dm/loop) pass that selector. Each --gpu and
+// --nvme must name a function of the machine (else UsageError, as check does).
 struct WatchFilter {
   std::vector<std::string> gpu;   // BDFs ("0000:03:00.0" or "03:00.0")
   std::vector<std::string> nvme;  // BDF, nvme1, nvme1n1, /dev/nvme1n1[p2]
   std::optional<std::uint32_t> pid;
   std::optional<std::string> comm;
+  bool all = false;  // --all: every process on the machine, not only the command's tree
   bool empty() const { return gpu.empty() && nvme.empty() && !pid && !comm; }
 };
+
+// Whose I/O a report counts.
+enum class WatchScope {
+  kMachine,   // every process: no command was run, or --all
+  kTree,      // the command's process tree (WatchFacts::command), the default with a command
+  kSelected,  // --pid or --comm
+};
+const char* to_string(WatchScope scope);  // "machine", "command_tree", "selected"
 
 struct WatchCounts {
   std::uint64_t requests = 0;  // completed (refusals: refused) requests
@@ -58,6 +75,15 @@ struct WatchProcess {
   std::string comm;  // as the kernel gave it: hostile, printable() before text shows it
   std::uint64_t requests = 0;
   std::uint64_t bytes = 0;
+};
+
+// The rows the scope left out (they passed --gpu and --nvme): said, never silently dropped.
+struct WatchOutside {
+  std::uint64_t requests = 0, bytes = 0;
+  std::vector<WatchProcess> processes;  // most bytes first
+  // P2P, refused or failed requests that kernel workers issued (so no process is known for them):
+  // they may be the command's.
+  std::uint64_t worker_p2p_requests = 0;
 };
 
 // The errno a refused request failed with: from its blk_status_t when the probe saw the request
@@ -113,13 +139,15 @@ struct WatchReport {
   double seconds = 0;  // watched (the snapshot's)
   WatchFacts facts;
   WatchFilter filter;
+  WatchScope scope = WatchScope::kMachine;
+  WatchOutside outside;  // what the scope left out
   // Why nothing could be watched: facts.cannot_watch, or a hook the counting needs that did not
   // attach, or no decision hook on a kernel that has P2PDMA.
   std::optional<std::string> cannot_watch;
   std::vector<WatchPair> pairs;    // by provider, client, path
   std::vector<WatchDiskRow> host;  // only when the block tracepoints were attached
   std::vector<WatchDiskRow> stack_refused;
-  std::uint64_t unpaired = 0, dropped_rows = 0, inflight_full = 0;
+  std::uint64_t unpaired = 0, dropped_rows = 0, inflight_full = 0, tree_full = 0;
   // block_rq_requeue was attached (a recording made before watch counted requeues has no such
   // hook): else every WatchCounts::requeues is 0 because nothing counted, and the JSON says null.
   bool requeues_counted = false;
@@ -130,7 +158,7 @@ struct WatchReport {
 
 // The report of `snapshot` (cumulative counters) on the machine `state` with the kernel `rules`
 // (kernel_rules_for(state.machine, std::nullopt)). Throws UsageError for a --gpu or --nvme value
-// that is neither a PCI address nor an NVMe name.
+// that names no function of `state` (as check's selection does).
 WatchReport build_watch_report(const WatchSnapshot& snapshot, const WatchFacts& facts, const MachineState& state,
                                const KernelRules& rules, const WatchFilter& filter = {});
 

@@ -62,6 +62,16 @@ struct {
   __type(value, struct watch_value);
 } rows SEC(".maps");
 
+// The tgids of the watched command's process tree: p2pcheck puts the command's pid in before the
+// command execs, and watch_fork adds each child of a member. Members are never removed: a tgid is
+// not reused while its process lives, and a run rarely outlives pid_max's wrap.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, WATCH_MAX_TREE);
+  __type(key, u32);
+  __type(value, u8);
+} tree SEC(".maps");
+
 // The run's totals, in a one-entry array rather than global data: libbpf creates .bss only where
 // its feature probe (a socket filter) loads, which a kernel without CONFIG_NET refuses.
 struct {
@@ -71,12 +81,6 @@ struct {
   __type(value, struct watch_totals);
 } totals SEC(".maps");
 
-// A requeued request is mapped and issued again under the same address: its count carries over.
-static __always_inline u32 requeues_of(u64 rq) {
-  struct inflight* old = bpf_map_lookup_elem(&inflight, &rq);
-  return old ? old->requeues : 0;
-}
-
 static __always_inline void count_total(int which) {
   u32 zero = 0;
   struct watch_totals* t = bpf_map_lookup_elem(&totals, &zero);
@@ -85,8 +89,10 @@ static __always_inline void count_total(int which) {
     __sync_fetch_and_add(&t->unpaired, 1);
   else if (which == 1)
     __sync_fetch_and_add(&t->dropped_rows, 1);
-  else
+  else if (which == 2)
     __sync_fetch_and_add(&t->inflight_full, 1);
+  else
+    __sync_fetch_and_add(&t->tree_full, 1);
 }
 
 // The map type as watch_path; the enum's values come from the running kernel (CO-RE).
@@ -130,8 +136,28 @@ static __always_inline void provider_name(char* out, struct pci_p2pdma_map_state
 }
 
 static __always_inline void fill_task(struct watch_key* key) {
-  key->tgid = bpf_get_current_pid_tgid() >> 32;
+  u32 tgid = bpf_get_current_pid_tgid() >> 32;
+  key->tgid = tgid;
+  key->tree = bpf_map_lookup_elem(&tree, &tgid) ? 1 : 0;
   bpf_get_current_comm(key->comm, sizeof(key->comm));
+}
+
+// A requeued request is issued again by a kernel worker (kblockd): it stays the submitter's.
+static __always_inline void keep_submitter(struct watch_key* key, const struct watch_key* first) {
+  key->tgid = first->tgid;
+  key->tree = first->tree;
+  __builtin_memcpy(key->comm, first->comm, sizeof(key->comm));
+}
+
+// Every process and thread a member of the watched tree starts is a member too.
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(watch_fork, struct task_struct* parent, struct task_struct* child) {
+  u32 parent_tgid = BPF_CORE_READ(parent, tgid);
+  if (!bpf_map_lookup_elem(&tree, &parent_tgid)) return 0;
+  u32 child_tgid = BPF_CORE_READ(child, tgid);
+  u8 one = 1;
+  if (bpf_map_update_elem(&tree, &child_tgid, &one, BPF_ANY)) count_total(3);
+  return 0;
 }
 
 static __always_inline struct watch_value* row(struct watch_key* key) {
@@ -247,7 +273,12 @@ int BPF_PROG(watch_iter_start, struct request* req, struct device* dma_dev, void
     return 0;
   }
   u64 rq = (u64)req;
-  struct inflight rec = {.key = key, .mapped = 1, .requeues = requeues_of(rq)};
+  struct inflight rec = {.key = key, .mapped = 1};
+  struct inflight* old = bpf_map_lookup_elem(&inflight, &rq);
+  if (old) {  // requeued: mapped again, by a kernel worker, for the same submitter
+    rec.requeues = old->requeues;
+    keep_submitter(&rec.key, &old->key);
+  }
   if (bpf_map_update_elem(&inflight, &rq, &rec, BPF_ANY)) count_total(2);
   return 0;
 }
@@ -277,12 +308,14 @@ int BPF_PROG(watch_rq_issue, struct request* rq) {
   struct inflight* earlier = bpf_map_lookup_elem(&inflight, &key_rq);
   if (earlier && earlier->mapped) {
     earlier->mapped = 0;
-    fill_task(&earlier->key);
+    if (!earlier->requeues) fill_task(&earlier->key);
     struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
     if (disk) bpf_probe_read_kernel_str(earlier->key.disk, sizeof(earlier->key.disk), disk->disk_name);
     return 0;
   }
   struct inflight rec = {.requeues = earlier ? earlier->requeues : 0};  // a requeued request keeps its count
+  struct watch_key first = {};
+  if (earlier) first = earlier->key;
   u32 tid = (u32)bpf_get_current_pid_tgid();
   struct pending* p = bpf_map_lookup_elem(&pending, &tid);
   if (p && p->segments) {
@@ -294,6 +327,7 @@ int BPF_PROG(watch_rq_issue, struct request* rq) {
   if (p) bpf_map_delete_elem(&pending, &tid);
   rec.key.dir = dir_of_op(BPF_CORE_READ(rq, cmd_flags));
   fill_task(&rec.key);
+  if (earlier) keep_submitter(&rec.key, &first);
   struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
   if (disk) bpf_probe_read_kernel_str(rec.key.disk, sizeof(rec.key.disk), disk->disk_name);
   if (bpf_map_update_elem(&inflight, &key_rq, &rec, BPF_ANY)) count_total(2);

@@ -3,10 +3,11 @@
 // pair, path, direction and process. Plain C with fixed-width fields, no padding left implicit.
 #pragma once
 
-#define WATCH_NAME_LEN 24    // a PCI device name, "0000:03:00.0", with room for a VMD domain
-#define WATCH_DISK_LEN 32    // DISK_NAME_LEN
-#define WATCH_COMM_LEN 16    // TASK_COMM_LEN
-#define WATCH_MAX_ROWS 8192  // counter rows; more are counted in dropped_rows, never lost silently
+#define WATCH_NAME_LEN 24     // a PCI device name, "0000:03:00.0", with room for a VMD domain
+#define WATCH_DISK_LEN 32     // DISK_NAME_LEN
+#define WATCH_COMM_LEN 16     // TASK_COMM_LEN
+#define WATCH_MAX_ROWS 8192   // counter rows; more are counted in dropped_rows, never lost silently
+#define WATCH_MAX_TREE 65536  // processes of the watched command's tree; more are counted in tree_full
 
 // How a request's data moved. The kernel's map types, normalised (their values moved in 6.16).
 enum watch_path {
@@ -31,7 +32,8 @@ struct watch_key {
   unsigned int tgid;
   unsigned char path;  // enum watch_path
   unsigned char dir;   // enum watch_dir
-  unsigned short pad;
+  unsigned char tree;  // 1: the submitter is in the watched command's process tree (map `tree`)
+  unsigned char pad;
 };
 
 struct watch_value {
@@ -49,4 +51,5 @@ struct watch_totals {
   unsigned long long unpaired;      // a P2P mapping no request issue claimed
   unsigned long long dropped_rows;  // a row that did not fit WATCH_MAX_ROWS
   unsigned long long inflight_full;
+  unsigned long long tree_full;  // a process of the watched tree that did not fit WATCH_MAX_TREE
 };

@@ -80,6 +80,11 @@ struct bio {
   unsigned int bi_opf;
 } PAI;
 
+// The process tree `watch -- COMMAND` counts (tp_btf/sched_process_fork's child).
+struct task_struct {
+  int tgid;
+} PAI;
+
 // blk-mq-dma.h (6.17+): the request's DMA iterator with its P2P state.
 struct blk_dma_iter___any {
   struct pci_p2pdma_map_state___any p2pdma;
