@@ -133,7 +133,7 @@ WATCH_PROGRAMS = (("watch_map_sgtable", "fentry dma_map_sgtable"),
                   ("watch_iter_start", "fexit blk_rq_dma_map_iter_start"),
                   ("watch_bio_pin", "fexit bio_iov_iter_get_pages"),
                   ("watch_rq_issue", "tp_btf block_rq_issue"), ("watch_rq_requeue", "tp_btf block_rq_requeue"),
-                  ("watch_rq_complete", "tp_btf block_rq_complete"))
+                  ("watch_rq_complete", "tp_btf block_rq_complete"), ("watch_fork", "tp_btf sched_process_fork"))
 WATCH_DECISIONS = {"none": (), "pci_p2pdma_map_segment": ("watch_map_sgtable", "watch_map_segment", "watch_bio_pin"),
                    "__pci_p2pdma_update_state": ("watch_map_sgtable", "watch_update_state", "watch_bio_pin"),
                    "blk_rq_dma_map_iter_start": ("watch_iter_start", "watch_bio_pin")}
@@ -144,27 +144,29 @@ MiB = 1 << 20
 
 
 def watch_recording(decision, release, rows, unpaired=0, dropped_rows=0, inflight_full=0, cannot_watch=None,
-                    lockdown=("ok", "none", ""), nvidia_fs=(False, None), not_attached=(), problems=()):
+                    lockdown=("ok", "none", ""), nvidia_fs=(False, None), not_attached=(), problems=(),
+                    command=None, in_tree=(), tree_full=0):
     """A recording as `watch --record` writes it (src/watch/watch_recording.cc): every program the
     decision hook loads attached but `not_attached` ({program: error}); rows are (provider, client,
     disk, comm, tgid, path, direction, requests, bytes, errors, last_status[, requeues]), one cumulative
-    snapshot."""
-    on = set(WATCH_DECISIONS[decision]) | {"watch_rq_issue", "watch_rq_requeue", "watch_rq_complete"}
+    snapshot. With `command` (pid, name), the rows of the tgids in `in_tree` are the command's tree."""
+    on = set(WATCH_DECISIONS[decision]) | {"watch_rq_issue", "watch_rq_requeue", "watch_rq_complete", "watch_fork"}
     programs = [{"program": p, "attach": a, "enabled": p in on, "why": None if p in on else "another decision hook",
                  "attached": p in on and p not in not_attached, "error": dict(not_attached).get(p)}
                 for p, a in WATCH_PROGRAMS]
     p2p = decision != "none"
     snapshot = {"seconds": 7.5, "rows": [], "unpaired": unpaired, "dropped_rows": dropped_rows,
-                "inflight_full": inflight_full}
+                "inflight_full": inflight_full, "tree_full": tree_full}
     for provider, client, disk, comm, tgid, path, way, requests, size, errors, status, *requeues in rows:
         snapshot["rows"].append({"provider": provider, "client": client, "disk": disk, "comm": comm, "tgid": tgid,
                                  "path": path, "direction": way, "requests": requests, "bytes": size,
                                  "segments": requests if path in ("bus_addr", "thru_host_bridge") else 0,
                                  "errors": errors, "error_bytes": errors * 4096, "last_status": status,
-                                 "requeues": requeues[0] if requeues else 0})
+                                 "requeues": requeues[0] if requeues else 0, "in_tree": tgid in in_tree})
     loaded, stats = nvidia_fs
     return {"schema": "p2pcheck.watch_recording", "schema_version": 2, "tool_version": "0.1.0",
             "kernel": {"release": release}, "cannot_watch": cannot_watch,
+            "command": {"pid": command[0], "name": command[1]} if command else None,
             "hooks": {"decision_hook": decision,
                       "provider_layout": ("p2pdma_provider.owner" if decision == "blk_rq_dma_map_iter_start"
                                           else "pci_p2pdma_pagemap.provider") if p2p else "unknown",
@@ -191,6 +193,11 @@ def hand_recordings():
     ], unpaired=3, dropped_rows=2, inflight_full=1, lockdown=("denied", "", "Permission denied"),
         nvidia_fs=(None, None), not_attached={"watch_bio_pin": "-EINVAL"},
         problems=["the P2P memory's provider cannot be read on this kernel (neither known layout)"])
+    tree = watch_recording("pci_p2pdma_map_segment", "6.12.118", [
+        (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to_device", 64, MiB, 0, 0),
+        (GPU, SW_NVME, "nvme0n1", "kworker/u8:2", 31, "bus_addr", "to_device", 2, 8192, 0, 0),
+        ("", "", "nvme2n1", "cc1plus", 900, "host", "to_device", 9, 36864, 0, 0),
+    ], command=(4242, "train"), in_tree={4242}, tree_full=2)
     return [
         ("every path", every, [], [], "FAIL",
          {"watch.mismatch", "watch.errors", "watch.refused", "watch.fallback", "watch.stack_refused", "watch.unpaired",
@@ -212,6 +219,10 @@ def hand_recordings():
         ("cannot watch", watch_recording("pci_p2pdma_map_segment", None, [],
                                          cannot_watch="lockdown=confidentiality forbids the probe"),
          [], [], "UNKNOWN", {"watch.cannot_watch"}),
+        # `watch -- train`: the tree's own bus-address read counts; a kernel worker's P2P outside it
+        # and an unrelated cc1plus are left out, said so, and counted by --all.
+        ("command tree", tree, [], [], "P2P SEEN", {"watch.worker_not_counted", "watch.tree_full"}),
+        ("command tree, --all", tree, [], ["--all"], "P2P SEEN", {"watch.kworker"}),
         ("a hook not attached", watch_recording("pci_p2pdma_map_segment", "6.8.0-142-generic", [
             (GPU, SW_NVME, "nvme0n1", "train", 4242, "bus_addr", "to_device", 64, MiB, 0, 0)],
             not_attached={"watch_rq_issue": "Permission denied"}), [], [], "UNKNOWN", {"watch.cannot_watch"}),

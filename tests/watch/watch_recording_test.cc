@@ -64,7 +64,7 @@ TEST(WatchRecording, RoundTripReplaysToTheSameReport) {
   EXPECT_EQ(back.facts.hooks.provider, ProviderLayout::kPagemapProvider);
   EXPECT_EQ(back.facts.hooks.bus_addr, 2);
   EXPECT_STREQ(back.facts.hooks.refusal_errno, "EREMOTEIO");
-  ASSERT_EQ(back.facts.hooks.hooks.size(), 8u);
+  ASSERT_EQ(back.facts.hooks.hooks.size(), 9u);
   EXPECT_EQ(back.facts.hooks.hooks[1].attach, "fexit pci_p2pdma_map_segment");
   EXPECT_TRUE(back.facts.hooks.hooks[1].attached);
   EXPECT_EQ(back.facts.hooks.hooks[2].why, "another decision hook");

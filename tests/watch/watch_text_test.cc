@@ -33,15 +33,16 @@ TEST(WatchText, SummaryHasHeaderTableAndResult) {
   std::string text = watch_text(r, TextStyle{});
   EXPECT_EQ(watch_header(r),
             "p2pcheck watch — kernel 6.8.0-142-generic; hooks: fentry dma_map_sgtable, fexit pci_p2pdma_map_segment, "
-            "fexit bio_iov_iter_get_pages, tp_btf block_rq_issue, tp_btf block_rq_requeue, tp_btf block_rq_complete\n");
+            "fexit bio_iov_iter_get_pages, tp_btf block_rq_issue, tp_btf block_rq_requeue, tp_btf block_rq_complete, "
+            "tp_btf sched_process_fork\n");
   EXPECT_EQ(text.rfind(watch_header(r), 0), 0u) << text;
   EXPECT_TRUE(contains(text, "watched 12.0 s\n"));
-  EXPECT_TRUE(contains(text, "GPU (provider)")) << text;
+  EXPECT_TRUE(contains(text, "watched 12.0 s\ncounted: every process on the machine\n")) << text;
   EXPECT_TRUE(contains(text,
-                       "\n  GPU (provider)    NVMe (client)         path             direction  reqs  MiB  errors  "
-                       "predicted    processes\n"
-                       "  0000:04:00.0 GPU  0000:06:00.0 nvme0n1  p2p bus address  to-device  2048  8.0       0  "
-                       "BUS_ADDR ok  train 4242\n"))
+                       "\n  memory            block device            path             direction          reqs  MiB  "
+                       "errors  predicted    processes\n"
+                       "  0000:04:00.0 GPU  nvme0n1 (0000:06:00.0)  p2p bus address  storage -> memory  2048  8.0  "
+                       "     0  BUS_ADDR ok  train 4242\n"))
       << text;
   EXPECT_EQ(watch_result_line(r, TextStyle{}),
             "RESULT: P2P SEEN — 0000:04:00.0 -> nvme0 (0000:06:00.0): 8.0 MiB by bus address, as predicted\n");
@@ -63,9 +64,11 @@ TEST(WatchText, PathsAndPredictionsInTheirWords) {
   EXPECT_TRUE(contains(text, "NOT_SUPPORTED ok")) << text;
   EXPECT_TRUE(contains(text, "refused by storage stack (loop0)")) << text;
   EXPECT_TRUE(contains(text, "host memory")) << text;
-  EXPECT_TRUE(contains(text, "0000:01:00.0 nvme2n1")) << text;
-  EXPECT_TRUE(
-      contains(text, "\nFindings\n  FAIL    0000:04:00.0 -> nvme2 (0000:01:00.0): 12 to-device request(s) refused"))
+  EXPECT_TRUE(contains(text, "nvme2n1 (0000:01:00.0)")) << text;
+  EXPECT_TRUE(contains(text, "\n  P2P memory        loop0  ")) << text;
+  EXPECT_TRUE(contains(text,
+                       "\nFindings\n  FAIL    0000:04:00.0 -> nvme2 (0000:01:00.0): 12 request(s) refused by the "
+                       "kernel (NOT_SUPPORTED; storage -> memory)"))
       << text;
   EXPECT_EQ(watch_result_line(r, TextStyle{}),
             "RESULT: FAIL — failing: watch.refused (0000:04:00.0 -> nvme2 (0000:01:00.0)), watch.mismatch "
@@ -105,7 +108,7 @@ TEST(WatchText, ARequestWithoutADiskSaysSo) {
                    watch_row("", "", "nvme0n1", "dd", 77, WatchPath::kHost, WatchDir::kToDevice, 1024, 4 * kMiB)},
                   2.5));
   const std::string text = watch_text(r, TextStyle{});
-  EXPECT_TRUE(contains(text, "  host memory     (no disk) ")) << text;
+  EXPECT_TRUE(contains(text, "  host memory  (no disk)               host  storage -> memory  ")) << text;
   EXPECT_EQ(watch_result_line(r, TextStyle{}),
             "RESULT: NO P2P — no peer-to-peer I/O in 2.5 s; host memory: 4.0 MiB on (no disk), nvme0n1\n");
 }
@@ -134,11 +137,11 @@ TEST(WatchText, IntervalLinesGiveRatesPerSecond) {
   WatchReport interval = report_of(watch_delta(before, after));
   EXPECT_DOUBLE_EQ(interval.seconds, 2);
   EXPECT_EQ(watch_interval_header(),
-            "time      GPU (provider)          NVMe (client)               path                  direction      "
-            "reqs     MiB/s  errors predicted\n");
+            "time      memory                  block device                path                  direction          "
+            "   reqs     MiB/s  errors predicted\n");
   EXPECT_EQ(watch_interval_text(interval, "14:02:11"),
-            "14:02:11  0000:04:00.0 GPU        0000:06:00.0 nvme0n1        p2p bus address       to-device      "
-            "6496    1624.0       0 BUS_ADDR ok\n");
+            "14:02:11  0000:04:00.0 GPU        nvme0n1 (0000:06:00.0)      p2p bus address       storage -> memory  "
+            "   6496    1624.0       0 BUS_ADDR ok\n");
   EXPECT_EQ(watch_interval_text(report_of(watch_delta(after, after)), "14:02:13"), "");
 }
 
@@ -156,7 +159,7 @@ TEST(WatchJson, DocumentHoldsEveryRowAndTheResult) {
   EXPECT_EQ(j["result"], "FAIL");
   EXPECT_EQ(j["kernel"]["release"], "6.8.0-142-generic");
   EXPECT_EQ(j["decision_hook"], "pci_p2pdma_map_segment");
-  EXPECT_EQ(j["hooks"].size(), 8u);
+  EXPECT_EQ(j["hooks"].size(), 9u);
   EXPECT_EQ(j["hooks"][1]["attach"], "fexit pci_p2pdma_map_segment");
   EXPECT_EQ(j["hooks"][1]["attached"], true);
   ASSERT_EQ(j["pairs"].size(), 2u);
