@@ -157,8 +157,12 @@ TEST(Fleet, EveryGroupsFixComesFromItsOwnFinding) {
           }
         EXPECT_TRUE(has) << g.label() << " on " << host.host;
         const std::string& from = g.fix_host.empty() ? r.hosts[g.hosts.front()].host : g.fix_host;
-        if (host.host == from && !g.fix.empty()) EXPECT_TRUE(has_fix) << g.label() << ": " << g.fix;
-        if (g.fix_host.empty() && !g.fix.empty()) EXPECT_TRUE(has_fix) << g.label() << " on " << host.host;
+        if (host.host == from && !g.fix.empty()) {
+          EXPECT_TRUE(has_fix) << g.label() << ": " << g.fix;
+        }
+        if (g.fix_host.empty() && !g.fix.empty()) {
+          EXPECT_TRUE(has_fix) << g.label() << " on " << host.host;
+        }
         EXPECT_NE(host.result, Result::kNoPairs) << g.label();
       }
     }

@@ -152,7 +152,7 @@ TEST(WatchHooks, TheSubsetAnswersAsTheWholeBtfDoes) {
 }
 
 // `watch -- COMMAND` follows the command's process tree through sched_process_fork, a tracepoint
-// every BTF kernel has; the saved subsets above predate it and say it is not there.
+// every BTF kernel has; every saved subset keeps it.
 TEST(WatchHooks, TheForkTracepointFollowsACommandsTreeWhereTheBtfHasIt) {
   BtfBuilder k;
   k.typedef_("btf_trace_block_rq_issue");
@@ -163,7 +163,12 @@ TEST(WatchHooks, TheForkTracepointFollowsACommandsTreeWhereTheBtfHasIt) {
   EXPECT_EQ(hook(plan, "watch_fork").attach, "tp_btf sched_process_fork");
   // The subset keeps it, so a saved BTF answers as the kernel's own.
   EXPECT_TRUE(hook(plan_for(watch_btf_subset(k.bytes(), "k.btf")), "watch_fork").enabled);
-  EXPECT_EQ(hook(plan_for(saved_btf("lab-6.12.118.btf")), "watch_fork").why,
+  for (const char* saved : {"lab-6.1.192.btf", "lab-6.12.118.btf", "lab-7.3.4.btf",
+                            "debian-6.1.0-57-amd64.btf"})
+    EXPECT_TRUE(hook(plan_for(saved_btf(saved)), "watch_fork").enabled) << saved;
+  BtfBuilder without;
+  without.typedef_("btf_trace_block_rq_issue");
+  EXPECT_EQ(hook(plan_for(without.bytes()), "watch_fork").why,
             "not in this kernel's BTF (btf_trace_sched_process_fork)");
 }
 
