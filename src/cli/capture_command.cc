@@ -7,6 +7,7 @@
 #include "p2pcheck/live/device_actions.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 
 namespace p2pcheck::cli {
 namespace {
@@ -44,9 +45,10 @@ int run_capture(const GlobalOptions& o, const CaptureOptions& c) {
     const auto& sel = set.manifest["selection"];
     if (sel.contains("gpu")) recorded.gpu = sel["gpu"].get<std::vector<std::string>>();
     if (sel.contains("nvme")) recorded.nvme = sel["nvme"].get<std::vector<std::string>>();
-    std::cout << "  pairs recorded for replays: " << selection_args(recorded) << "\n";
+    std::cout << "  pairs recorded for replays: " << printable(selection_args(recorded)) << "\n";
   }
-  for (const auto& n : set.notes) std::cout << "  note: " << n << "\n";
+  // Notes quote the input (a bad udev or lspci line): escaped as every name from input.
+  for (const auto& n : set.notes) std::cout << "  note: " << printable(n) << "\n";
   std::cout << "replay with: p2pcheck --dump " << w.file << " check\n";
   free_at_exit(std::make_shared<CaptureSet>(std::move(set)));
   return kExitOk;

@@ -203,7 +203,7 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
           (str("captured_at").empty() ? "" : " taken " + str("captured_at")) +
           (str("source").empty() ? "" : " from " + str("source")) + "; as root: " + root + "\n";
   } else {
-    out = "imported from " + info->format + " input: " + str("source") + "\n";
+    out = "imported from " + printable(info->format) + " input: " + str("source") + "\n";
   }
   if (!info->selection.gpu.empty() || !info->selection.nvme.empty())
     out += "  pairs recorded in the capture: " + printable(selection_args(info->selection)) +

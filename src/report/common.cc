@@ -67,7 +67,8 @@ namespace {
 std::string identity_value(const MachineIdentity& id, const std::optional<std::string>& value, const char* key) {
   if (value && !value->empty()) return *value;
   auto why = id.why.find(key);
-  return "unknown" + (why == id.why.end() || why->second.empty() ? std::string() : " (" + why->second + ")");
+  // Why: a read's error, which a capture's manifest records (`unreadable`) as any text it likes.
+  return "unknown" + (why == id.why.end() || why->second.empty() ? std::string() : " (" + printable(why->second) + ")");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Escaping names from input for output (printable.h).
 #include "p2pcheck/source/printable.h"
 
+#include <utility>
+
 namespace p2pcheck {
 
 namespace {
@@ -33,8 +35,24 @@ std::size_t utf8_length(std::string_view text, std::size_t at, char32_t& code) {
   return n;
 }
 
+// Unicode's format characters (general category Cf, Unicode 15): the bidi embeddings, overrides,
+// isolates and marks (U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C) reorder what a terminal
+// shows, so "SSAP :TLUSER" can display as "RESULT: PASS"; the others are invisible. Each is a
+// control character here. Sorted ranges, first and last included.
+constexpr std::pair<char32_t, char32_t> kFormatControls[] = {
+    {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},   {0x06dd, 0x06dd},   {0x070f, 0x070f},
+    {0x0890, 0x0891},   {0x08e2, 0x08e2},   {0x180e, 0x180e},   {0x200b, 0x200f},   {0x2028, 0x202e},
+    {0x2060, 0x2064},   {0x2066, 0x206f},   {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+    {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001},
+    {0xe0020, 0xe007f},
+};
+
 bool is_control(char32_t code) {
-  return code < 0x20 || code == 0x7f || (code >= 0x80 && code <= 0x9f) || code == 0x2028 || code == 0x2029;
+  if (code < 0x20 || code == 0x7f || (code >= 0x80 && code <= 0x9f)) return true;
+  if (code < 0xad) return false;
+  for (const auto& [first, last] : kFormatControls)
+    if (code >= first && code <= last) return true;
+  return false;
 }
 
 }  // namespace

@@ -21,6 +21,21 @@ TEST(Printable, EscapesEveryControlCharacter) {
             "a\\xe2\\x80\\xa8b");
 }
 
+// Issue 48: Unicode's bidi controls reorder what the terminal shows ("SSAP :TLUSER" displayed as
+// "RESULT: PASS"), other format characters hide text: each is a control character.
+TEST(Printable, EscapesBidiAndFormatControls) {
+  EXPECT_EQ(printable("host\u202eSSAP :TLUSER"), "host\\xe2\\x80\\xaeSSAP :TLUSER");  // RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(printable("a\u2066b\u2069"), "a\\xe2\\x81\\xa6b\\xe2\\x81\\xa9");         // isolates
+  EXPECT_EQ(printable("mark\u200f"), "mark\\xe2\\x80\\x8f");                          // RIGHT-TO-LEFT MARK
+  EXPECT_EQ(printable("zw\u200bsp\ufeff"), "zw\\xe2\\x80\\x8bsp\\xef\\xbb\\xbf");
+  EXPECT_EQ(printable("arabic\u061c"), "arabic\\xd8\\x9c");
+  EXPECT_EQ(printable("tag\U000E0041"), "tag\\xf3\\xa0\\x81\\x81");
+  for (const char* text : {"\u202a", "\u202b", "\u202c", "\u202d", "\u2067", "\u2068", "\u200e", "\u2060"})
+    EXPECT_FALSE(is_printable(text)) << text;
+  // Their neighbours are ordinary text: dashes, quotes, the euro sign, the ellipsis.
+  EXPECT_TRUE(is_printable("\u2010\u2027\u2030\u205f\u20ac\u2026\ufefe\ufffc"));
+}
+
 TEST(Printable, KeepsValidTextAndEscapesBrokenUtf8) {
   EXPECT_EQ(printable("AMD Instinct MI300X — ü 日本 😀 a\\b"), "AMD Instinct MI300X — ü 日本 😀 a\\b");
   EXPECT_TRUE(is_printable("plain ASCII"));
