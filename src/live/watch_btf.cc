@@ -36,6 +36,35 @@ constexpr StructRow kStructs[] = {
 };
 constexpr const char* kEnums[] = {"pci_p2pdma_map_type", "req_op", "dma_data_direction"};
 
+// libbpf 1.1 checks the type section's counts against its size when it parses, but not the name
+// offsets inside it: btf__name_by_offset answers nullptr for one past the string section.
+void check_name(const btf* b, __u32 offset, __u32 id, const char* what, const std::string& where) {
+  if (!btf__name_by_offset(b, offset))
+    throw Error(where, "BTF type " + std::to_string(id) + ": the name offset of its " + what + " (" +
+                           std::to_string(offset) + ") is past the string section: not a kernel's BTF");
+}
+
+// Every name offset of every type inside the string section, before anything compares a name:
+// the type's own, its members' (struct, union), its values' (enum, enum64), its parameters'.
+void validate_names(const btf* b, const std::string& where) {
+  const __u32 count = btf__type_cnt(b);
+  for (__u32 id = 1; id < count; ++id) {
+    const btf_type* t = btf__type_by_id(b, id);
+    if (!t) throw Error(where, "BTF type " + std::to_string(id) + " is missing: not a kernel's BTF");
+    check_name(b, t->name_off, id, "type", where);
+    const int n = btf_vlen(t);
+    if (btf_is_composite(t)) {
+      for (int i = 0; i < n; ++i) check_name(b, btf_members(t)[i].name_off, id, "member", where);
+    } else if (btf_is_enum(t)) {
+      for (int i = 0; i < n; ++i) check_name(b, btf_enum(t)[i].name_off, id, "value", where);
+    } else if (btf_is_enum64(t)) {
+      for (int i = 0; i < n; ++i) check_name(b, btf_enum64(t)[i].name_off, id, "value", where);
+    } else if (btf_is_func_proto(t)) {
+      for (int i = 0; i < n; ++i) check_name(b, btf_params(t)[i].name_off, id, "parameter", where);
+    }
+  }
+}
+
 BtfPtr parse(const std::string& bytes, const std::string& where) {
   if (bytes.size() > (64u << 20)) throw Error(where, "larger than 64 MiB: not a kernel's BTF");
   errno = 0;
@@ -46,7 +75,9 @@ BtfPtr parse(const std::string& bytes, const std::string& where) {
                                    "`p2pcheck watch --save-btf`): ") +
                            std::strerror(e));
   }
-  return BtfPtr(b);
+  BtfPtr parsed(b);
+  validate_names(parsed.get(), where);
+  return parsed;
 }
 
 const btf_type* find(const btf* b, const char* name, int kind) {

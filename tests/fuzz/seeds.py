@@ -259,6 +259,16 @@ def from_plans_and_reports():
                 seed("saved_report", data)
 
 
+def from_btf():
+    """The saved BTF of real kernels (tests/live/btf) for `btf`; mounts with a mountinfo (NUL between)."""
+    btf = os.path.join(REPO, "tests", "live", "btf")
+    for f in sorted(os.listdir(btf)):
+        if f.endswith(".btf"):
+            seed("btf", read(os.path.join(btf, f)))
+    seed("mounts", b"/dev/root / ext4 rw 0 0\ntmpfs /run tmpfs rw 0 0\n\0"
+                   b"22 1 259:2 / / rw - ext4 /dev/root rw\n23 22 0:25 / /run rw - tmpfs tmpfs rw\n")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -269,6 +279,7 @@ def main():
         from_imports()
         from_hostile(tmp)
         from_plans_and_reports()
+        from_btf()
     for word in ("0x1002", "0x030000", "16.0 GT/s PCIe", "8.0 GT/s", "2.5 GT/s PCIe", "Unknown", "-1", "0000:41:00.0",
                  "41:00.0", "nvme0c1n1", "nvme0n1p2", "6.8.0-142-generic", "2026-11-30T09:13:54Z",
                  "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt amd_iommu=on pci=disable_acs_redir=0000:00:01.1"):

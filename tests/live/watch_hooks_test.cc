@@ -5,6 +5,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "p2pcheck/live/watch_probe.h"
 #include "p2pcheck/source/error.h"
@@ -179,6 +181,41 @@ TEST(WatchHooks, NotBtfIsAnErrorNamingTheFile) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/tmp/x.btf"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("not BTF"), std::string::npos) << e.what();
+  }
+}
+
+// Raw BTF: an int, struct pci_p2pdma_pagemap { int provider; } and enum req_op { REQ_OP_READ },
+// with the member's or the value's name offset set to `member_name` / `value_name`.
+std::string raw_btf(__u32 member_name, __u32 value_name) {
+  const std::string strings = std::string("\0int\0pci_p2pdma_pagemap\0provider\0req_op\0REQ_OP_READ\0", 52);
+  std::vector<__u32> types = {1,  1u << 24,       4, 32,                 // int: kind 1, size 4, 32 bits
+                              5,  (4u << 24) | 1, 8, member_name, 1, 0,  // struct, one member of type 1
+                              33, (6u << 24) | 1, 4, value_name,  0};    // enum, one value
+  btf_header h{};
+  h.magic = BTF_MAGIC;
+  h.version = BTF_VERSION;
+  h.hdr_len = sizeof h;
+  h.type_len = static_cast<__u32>(types.size() * 4);
+  h.str_off = h.type_len;
+  h.str_len = static_cast<__u32>(strings.size());
+  std::string out(reinterpret_cast<const char*>(&h), sizeof h);
+  out.append(reinterpret_cast<const char*>(types.data()), types.size() * 4);
+  return out + strings;
+}
+
+// Issue 48: libbpf 1.1 does not check member and enum-value name offsets; comparing the null name
+// of one past the string table crashed `watch --hooks --btf FILE`.
+TEST(WatchHooks, NameOffsetsPastTheStringsAreAnErrorNotACrash) {
+  ASSERT_NO_THROW(plan_for(raw_btf(24, 40)));  // the layout itself is valid BTF
+  EXPECT_TRUE(parse_btf(raw_btf(24, 40), "ok")->has_member("pci_p2pdma_pagemap", "provider"));
+  for (auto [member, value] : {std::pair<__u32, __u32>{4000, 40}, {24, 0xffffff00u}}) {
+    try {
+      plan_for(raw_btf(member, value));
+      FAIL() << "no error for " << member << ", " << value;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("past the string section"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(watch_btf_subset(raw_btf(member, value), "bad.btf"), Error);
   }
 }
 
