@@ -3,6 +3,27 @@
 
 #include "p2pcheck/source/sysfs_text.h"
 
+namespace p2pcheck {
+
+const char* to_string(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::kNvmeNamespace: return "NVMe namespace";
+    case LayerKind::kNvmePartition: return "NVMe partition";
+    case LayerKind::kLvm: return "LVM";
+    case LayerKind::kDmCrypt: return "dm-crypt";
+    case LayerKind::kDmMultipath: return "dm-multipath";
+    case LayerKind::kDmPartition: return "dm partition mapping";
+    case LayerKind::kDmOther: return "device-mapper";
+    case LayerKind::kMd: return "md";
+    case LayerKind::kLoop: return "loop";
+    case LayerKind::kPartition: return "partition";
+    case LayerKind::kDisk: return "disk";
+  }
+  return "?";
+}
+
+}  // namespace p2pcheck
+
 namespace p2pcheck::storage_internal {
 
 namespace {
@@ -42,6 +63,12 @@ bool BlockGraph::load() {
           add(entry, "/sys/block/" + disk + "/" + entry);
     }
   }
+  // Indexes for the mounts' lookups (a container host has 100,000 mounts and thousands of devices);
+  // of two devices with one dm name or number, the first by name, as a scan in order found.
+  for (const auto& [name, dev] : devs_) {
+    if (dev.dm) by_dm_name_.emplace(dev.dm_name, &dev);
+    if (!dev.majmin.empty()) by_majmin_.emplace(dev.majmin, &dev);
+  }
   return !devs_.empty();
 }
 
@@ -50,14 +77,12 @@ const BlockDev* BlockGraph::find(const std::string& name) const {
   return it == devs_.end() ? nullptr : &it->second;
 }
 const BlockDev* BlockGraph::by_dm_name(const std::string& dm_name) const {
-  for (const auto& [name, dev] : devs_)
-    if (dev.dm && dev.dm_name == dm_name) return &dev;
-  return nullptr;
+  auto it = by_dm_name_.find(dm_name);
+  return it == by_dm_name_.end() ? nullptr : it->second;
 }
 const BlockDev* BlockGraph::by_majmin(const std::string& majmin) const {
-  for (const auto& [name, dev] : devs_)
-    if (dev.majmin == majmin) return &dev;
-  return nullptr;
+  auto it = by_majmin_.find(majmin);
+  return it == by_majmin_.end() ? nullptr : it->second;
 }
 
 void BlockGraph::add(const std::string& name, const std::string& link) {

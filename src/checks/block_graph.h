@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "p2pcheck/checks/storage.h"
@@ -46,6 +47,7 @@ class BlockGraph {
 
   Source& src_;
   std::map<std::string, BlockDev> devs_;
+  std::unordered_map<std::string, const BlockDev*> by_dm_name_, by_majmin_;  // filled by load()
 };
 
 // The layer a block device makes in a stack (NVMe namespace, partition, dm-*, md, loop, disk).

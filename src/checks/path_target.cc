@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <iterator>
 #include <map>
 
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -28,8 +30,6 @@ std::vector<std::string> components(std::string_view path) {
   return out;
 }
 
-std::string joined_path(const std::vector<std::string>& parts) { return parts.empty() ? "/" : "/" + join(parts, "/"); }
-
 // Each mount's stacks: those whose top carries it, made in one pass over the stacks (a mount
 // table of thousands of lines is a few thousand lookups, not lines times stacks).
 std::map<Mount, std::vector<const StorageStack*>> stacks_by_mount(const StorageLayout& layout) {
@@ -43,10 +43,12 @@ std::map<Mount, std::vector<const StorageStack*>> stacks_by_mount(const StorageL
   return out;
 }
 
+// The stacks below `m`, each with `m` as its only mount: a stack lists every mount of its file
+// system, and copying that list into each of 100,000 bind mounts' targets is quadratic.
 std::vector<StorageStack> stacks_of(const Mount& m, const std::map<Mount, std::vector<const StorageStack*>>& index) {
   std::vector<StorageStack> out;
   if (auto it = index.find(m); it != index.end())
-    for (const StorageStack* s : it->second) out.push_back(*s);
+    for (const StorageStack* s : it->second) out.push_back(stack_without_mounts(*s, {m}));
   return out;
 }
 
@@ -116,8 +118,17 @@ bool is_path_selector(std::string_view text) {
   return true;
 }
 
+// Linear in the components walked: the path so far is kept as one string (a component added is
+// appended, a ".." or a link cuts it back), and every path and link target is bounded by PATH_MAX,
+// as in the kernel, so 40 links cannot expand into 80,000 components each rebuilt whole.
 std::string resolve_in_source(Source& source, std::string_view path, const std::string& named_by) {
-  std::vector<std::string> done;
+  auto too_long = [&](const std::string& what) {
+    return UsageError(named_by + ": " + what + " longer than PATH_MAX (" + std::to_string(kMaxPathBytes) +
+                      " bytes), which no Linux path is");
+  };
+  if (path.size() > kMaxPathBytes) throw too_long("a path");
+  std::string done;               // "/a/b"; "" is "/"
+  std::vector<std::size_t> ends;  // done's length before each of its components
   std::deque<std::string> todo;
   for (auto& c : components(path)) todo.push_back(std::move(c));
   int links = 0;
@@ -126,19 +137,22 @@ std::string resolve_in_source(Source& source, std::string_view path, const std::
     todo.pop_front();
     if (c == ".") continue;
     if (c == "..") {
-      if (!done.empty()) done.pop_back();  // "/.." is "/", as in the kernel
+      if (!ends.empty()) done.resize(ends.back()), ends.pop_back();  // "/.." is "/", as in the kernel
       continue;
     }
-    done.push_back(std::move(c));
-    std::optional<std::string> target = source.link_target(joined_path(done));
+    ends.push_back(done.size());
+    done += '/' + c;
+    if (done.size() > kMaxPathBytes) throw too_long("the path with its links followed is");
+    std::optional<std::string> target = source.link_target(done);
     if (!target) continue;
     if (++links > kMaxLinks) throw UsageError(named_by + ": too many levels of symbolic links (a loop?)");
-    done.pop_back();
-    if (!target->empty() && (*target)[0] == '/') done.clear();
+    if (target->size() > kMaxPathBytes) throw too_long("a link's target is");
+    done.resize(ends.back()), ends.pop_back();
+    if (!target->empty() && (*target)[0] == '/') done.clear(), ends.clear();
     std::vector<std::string> more = components(*target);
-    todo.insert(todo.begin(), more.begin(), more.end());
+    todo.insert(todo.begin(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
-  return joined_path(done);
+  return done.empty() ? "/" : done;
 }
 
 std::string mounts_unknown_why(const Machine& machine, const StorageLayout& layout) {
@@ -152,7 +166,9 @@ std::string mounts_unknown_why(const Machine& machine, const StorageLayout& layo
 
 PathTarget resolve_path_target(Source& source, const std::string& typed, const Machine& machine,
                                const StorageLayout& layout, const std::string& named_by) {
-  const std::string label = named_by + " " + typed;
+  // A path no kernel would take (130 KB of components) is named by its start.
+  const std::string label =
+      named_by + " " + (typed.size() > 200 ? std::string(utf8_prefix(typed, 200)) + "..." : typed);
   if (std::string why = mounts_unknown_why(machine, layout); !why.empty())
     throw UsageError(label + ": which NVMe holds it is unknown: the mount table is " + why +
                      "; name the NVMe by PCI address or nvme name instead");

@@ -62,23 +62,6 @@ constexpr const char* kStackedFix =
 
 std::string mount_line(const Mount& m) { return m.device + " " + m.mountpoint + " " + m.fstype + " " + m.options; }
 
-const char* to_string(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kNvmeNamespace: return "NVMe namespace";
-    case LayerKind::kNvmePartition: return "NVMe partition";
-    case LayerKind::kLvm: return "LVM";
-    case LayerKind::kDmCrypt: return "dm-crypt";
-    case LayerKind::kDmMultipath: return "dm-multipath";
-    case LayerKind::kDmPartition: return "dm partition mapping";
-    case LayerKind::kDmOther: return "device-mapper";
-    case LayerKind::kMd: return "md";
-    case LayerKind::kLoop: return "loop";
-    case LayerKind::kPartition: return "partition";
-    case LayerKind::kDisk: return "disk";
-  }
-  return "?";
-}
-
 namespace {
 
 struct Verdict {
@@ -127,11 +110,20 @@ constexpr const char* kMultipathSeeAlso = "turn native NVMe multipath off: see s
 
 // What sits where: "/data: xfs on LVM vg0-data (dm-0) on nvme1n1p1", and the mounts, swap and
 // layers as evidence.
+// A container host mounts one file system thousands of times (kubelet's bind mounts): the first
+// kListedMounts are named, the rest counted, so the finding stays small (every path copies it).
+constexpr std::size_t kListedMounts = 8;
+
 std::string stack_head(const StorageStack& s, const std::string& fstype, const std::string& bottom, Finding& f) {
   std::vector<std::string> points;
   for (const auto& m : s.mounts) {
+    if (points.size() == kListedMounts) break;
     points.push_back(m.mountpoint);
     f.evidence.push_back({"/proc/mounts", mount_line(m)});
+  }
+  if (const std::size_t more = s.mounts.size() - points.size(); more > 0) {
+    points.push_back("and " + std::to_string(more) + " more");
+    f.evidence.push_back({"/proc/mounts", "and " + std::to_string(more) + " more mount(s) of the same device"});
   }
   std::string where = points.empty() ? (s.swap ? "swap" : "not mounted") : join(points, ", ");
   if (s.swap) f.evidence.push_back({"/proc/swaps", "/dev/" + s.layers.front().device + " partition"});

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <set>
+#include <unordered_map>
 
 #include "block_graph.h"
 #include "p2pcheck/checks/path_target.h"
@@ -64,10 +65,25 @@ class MountMap {
     return "";
   }
 
-  // The mount that holds `path` (the last, i.e. topmost, of the longest matching mount point).
-  const Mount* mount_holding(const std::string& path) const { return p2pcheck::mount_holding(machine_.mounts, path); }
+  // The mount that holds `path` (the last, i.e. topmost, of the longest matching mount point), as
+  // p2pcheck::mount_holding says, looked up by the path's prefixes: each loop device asks once, and a
+  // container host has 100,000 mounts.
+  const Mount* mount_holding(std::string_view path) {
+    if (!by_point_) {
+      by_point_.emplace();
+      for (const Mount& m : machine_.mounts) (*by_point_)[unescape_mount_path(m.mountpoint)] = &m;
+    }
+    if (path.empty() || path[0] != '/') return nullptr;
+    for (std::string_view prefix = path;;) {
+      if (auto it = by_point_->find(std::string(prefix)); it != by_point_->end()) return it->second;
+      if (prefix.size() <= 1) return nullptr;
+      std::size_t slash = prefix.rfind('/');
+      prefix = prefix.substr(0, slash == 0 ? 1 : slash);
+    }
+  }
 
  private:
+  std::optional<std::unordered_map<std::string, const Mount*>> by_point_;  // unescaped mount point -> last mount
   std::optional<std::string> mountinfo_majmin(const std::string& mountpoint) {
     if (!mountinfo_read_) {
       mountinfo_read_ = true;
@@ -143,54 +159,82 @@ struct Path {
   std::string leaf;                  // the bottom device
 };
 
+// Each device below the top is walked once: a device reached again (a device-mapper diamond, 12
+// layers of 3 being 3^12 routes) adds one path, through the devices new since the last path, and
+// ends with the first path found below it. So every layer shows in some path, and the work is
+// the devices times the depth, not the routes.
 class StackWalker {
  public:
   StackWalker(const BlockGraph& graph, MountMap& mounts) : graph_(graph), mounts_(mounts) {}
 
   std::vector<Path> walk(const std::string& top) {
-    std::vector<Path> out;
-    std::vector<StorageLayer> trail;
-    std::set<std::string> visiting;
-    descend(top, trail, visiting, out, 0);
-    return out;
+    out_.clear();
+    trail_.clear();
+    below_.clear();
+    fresh_ = false;
+    descend(top, 0);
+    return std::move(out_);
   }
 
  private:
-  void descend(const std::string& name, std::vector<StorageLayer>& trail, std::set<std::string>& visiting,
-               std::vector<Path>& out, int depth) {
+  // The first path found below each device walked (its layers from it down); nullopt while it is
+  // on the trail, so reaching it again is a loop.
+  std::map<std::string, std::optional<Path>> below_;
+  std::vector<StorageLayer> trail_;
+  std::vector<Path> out_;
+  bool fresh_ = false;  // a device joined the trail since the last path
+
+  void emit(const std::string& leaf, const Path* rest = nullptr) {
+    Path p{trail_, rest ? rest->leaf : leaf};
+    if (rest) p.layers.insert(p.layers.end(), rest->layers.begin(), rest->layers.end());
+    for (std::size_t i = 0; i < trail_.size(); ++i) {
+      std::optional<Path>& first = below_[trail_[i].device];
+      if (!first) first = Path{{p.layers.begin() + static_cast<std::ptrdiff_t>(i), p.layers.end()}, p.leaf};
+    }
+    out_.push_back(std::move(p));
+    fresh_ = false;
+  }
+
+  void descend(const std::string& name, int depth) {
     const BlockDev* d = graph_.find(name);
-    // Depth and cycle guards: sysfs cannot loop, but a loop device's backing file can sit on itself.
-    if (!d || depth > 16 || visiting.count(name)) {
-      out.push_back({trail, name});
+    if (auto seen = below_.find(name); seen != below_.end()) {
+      if (fresh_) seen->second ? emit(name, &*seen->second) : emit(name);  // nullopt: a loop, a leaf here
       return;
     }
-    visiting.insert(name);
-    trail.push_back(make_layer(*d));
+    // Depth guard: sysfs cannot loop, but a loop device's backing file can sit on itself.
+    if (!d || depth > 16) return emit(name);
+    below_.emplace(name, std::nullopt);
+    fresh_ = true;
+    trail_.push_back(make_layer(*d));
     if (is_nvme(name)) {
-      out.push_back({trail, name});
+      emit(name);
     } else if (d->loop && !d->loop_backing.empty()) {
-      std::string file = d->loop_backing;
-      const std::string deleted = " (deleted)";
-      if (file.size() > deleted.size() && file.compare(file.size() - deleted.size(), deleted.size(), deleted) == 0)
-        file.resize(file.size() - deleted.size());
-      const Mount* holder = mounts_.mount_holding(file);
-      std::string below = holder ? mounts_.device_of(*holder) : "";
-      if (holder) trail.back().detail = d->loop_backing + " on " + holder->mountpoint + " (" + holder->fstype + ")";
-      if (!below.empty()) {
-        descend(below, trail, visiting, out, depth + 1);
-      } else {
-        out.push_back({trail, name});
-      }
+      descend_loop(*d, depth);
     } else if (!d->slaves.empty()) {
-      for (const auto& s : d->slaves) descend(s, trail, visiting, out, depth + 1);
+      for (const auto& s : d->slaves) descend(s, depth + 1);
     } else if (d->partition && !d->parent.empty() && !is_plain_disk(d->parent)) {
       // md0p1, loop0p1: the partition sits on a stacked device; keep walking.
-      descend(d->parent, trail, visiting, out, depth + 1);
+      descend(d->parent, depth + 1);
     } else {
-      out.push_back({trail, name});
+      emit(name);
     }
-    trail.pop_back();
-    visiting.erase(name);
+    trail_.pop_back();
+  }
+
+  // A loop device continues below the file system that holds its backing file.
+  void descend_loop(const BlockDev& d, int depth) {
+    std::string file = d.loop_backing;
+    const std::string deleted = " (deleted)";
+    if (file.size() > deleted.size() && file.compare(file.size() - deleted.size(), deleted.size(), deleted) == 0)
+      file.resize(file.size() - deleted.size());
+    const Mount* holder = mounts_.mount_holding(file);
+    std::string below = holder ? mounts_.device_of(*holder) : "";
+    if (holder) trail_.back().detail = d.loop_backing + " on " + holder->mountpoint + " (" + holder->fstype + ")";
+    if (!below.empty()) {
+      descend(below, depth + 1);
+    } else {
+      emit(d.name);
+    }
   }
 
   bool is_plain_disk(const std::string& name) const {
@@ -397,6 +441,23 @@ void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const 
 }
 
 }  // namespace
+
+StorageStack stack_without_mounts(const StorageStack& s, std::vector<Mount> mounts) {
+  StorageStack out;
+  out.nvme = s.nvme;
+  out.nvme_namespace = s.nvme_namespace;
+  out.controller = s.controller;
+  out.controller_bdf = s.controller_bdf;
+  out.layers = s.layers;
+  out.mounts = std::move(mounts);
+  out.other_members = s.other_members;
+  out.non_nvme_members = s.non_nvme_members;
+  out.swap = s.swap;
+  out.unused = s.unused;
+  out.ext4_data_mode = s.ext4_data_mode;
+  out.ext4_data_mode_evidence = s.ext4_data_mode_evidence;
+  return out;
+}
 
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
   StorageLayout layout;

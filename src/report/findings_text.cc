@@ -1,7 +1,9 @@
 #include "p2pcheck/report/findings_text.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 namespace p2pcheck {
@@ -32,10 +34,24 @@ std::string finding_text(const Finding& f, const TextStyle& style, size_t alike 
   return line + "\n";
 }
 
-// The same finding word for word, about another device.
-bool same_cause(const Finding& a, const Finding& b) {
-  return a.id == b.id && a.level == b.level && a.message == b.message && a.fix == b.fix && !a.subject.empty() &&
-         !b.subject.empty();
+// Findings that say the same word for word about different devices (a subject each), by their
+// first index: the later ones are counted, not printed. One pass over a map, not every pair:
+// a container host's mount table makes 100,000 findings.
+// Counted and not-counted findings (`concerns`) are kept apart: each prints under its own heading.
+std::vector<std::size_t> alike_counts(const std::vector<Finding>& findings, const std::vector<bool>& concerns,
+                                      std::vector<bool>& printed) {
+  std::vector<std::size_t> alike(findings.size());
+  std::map<std::tuple<bool, const std::string&, Level, const std::string&, const std::string&>, std::size_t> first;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    if (f.subject.empty()) continue;
+    auto [at, added] = first.try_emplace({concerns[i], f.id, f.level, f.message, f.fix}, i);
+    if (!added) {
+      ++alike[at->second];
+      printed[i] = true;
+    }
+  }
+  return alike;
 }
 
 }  // namespace
@@ -49,18 +65,13 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
   std::vector<bool> printed(r.findings.size());
   std::vector<bool> concerns(r.findings.size());
   for (size_t i = 0; i < r.findings.size(); ++i) concerns[i] = concerns_selected_pairs(r.findings[i], r);
+  const std::vector<std::size_t> alike = alike_counts(r.findings, concerns, printed);
   std::string outside;
   for (bool counted : {true, false})
     for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
       for (size_t i = 0; i < r.findings.size(); ++i) {
         if (r.findings[i].level != level || printed[i] || concerns[i] != counted) continue;
-        size_t alike = 0;
-        for (size_t j = i + 1; j < r.findings.size(); ++j)
-          if (!printed[j] && concerns[j] == counted && same_cause(r.findings[i], r.findings[j])) {
-            printed[j] = true;
-            ++alike;
-          }
-        (counted ? out : outside) += finding_text(r.findings[i], style, alike);
+        (counted ? out : outside) += finding_text(r.findings[i], style, alike[i]);
         ++problems;
       }
   std::set<std::string> listed_ids;
