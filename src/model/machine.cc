@@ -205,7 +205,11 @@ MachineIdentity read_identity(Source& source) {
                                                                {"dmi_serial", "/sys/class/dmi/id/product_serial"}};
   for (const auto& [key, path] : kFiles) {
     FileRead r = source.read(path);
-    std::string text = r.ok() ? std::string(trim(r.bytes)) : "";
+    // Kept to the kernel's own caps: a host name has at most 64 bytes (__NEW_UTS_LEN), DMI strings
+    // are short SMBIOS strings; a dump's 60 MB host-name file is cut there, never kept or escaped whole.
+    const std::size_t cap = key == std::string("hostname") ? 64 : 256;
+    if (r.ok()) r.bytes = std::string(utf8_prefix(trim(r.bytes), cap));
+    std::string text = r.ok() ? r.bytes : "";
     id.reads[path] = r;
     std::optional<std::string>* slot = key == std::string("hostname")      ? &id.hostname
                                        : key == std::string("dmi_vendor")  ? &id.dmi_vendor

@@ -2,6 +2,7 @@
 #include "p2pcheck/model/topology.h"
 
 #include <algorithm>
+#include <bitset>
 #include <tuple>
 
 #include "p2pcheck/source/error.h"
@@ -207,17 +208,20 @@ void read_numa_nodes(Source& source, Topology& topo) {
     return;
   }
   // A node list as the kernel prints it (bitmap_print_to_pagebuf): "0", "0-3", "0,2-3".
-  int count = 0;
+  // The nodes as a set of the kernel's at most 1024 (NODES_SHIFT 10): a list repeating "0-1023" a
+  // million times counts 1024 nodes, not a sum that wraps an int.
+  std::bitset<1024> nodes;
   for (std::string_view range : split(trim(r.bytes), ',')) {
     std::size_t dash = range.find('-');
     auto first = parse_dec(range.substr(0, dash));
     auto last = dash == std::string_view::npos ? first : parse_dec(range.substr(dash + 1));
     if (!first || !last || *first < 0 || *last < *first || *last >= 1 << 10)
       throw Error(path, "expected a node list such as 0-1, found '" + std::string(trim(r.bytes)).substr(0, 40) + "'");
-    count += static_cast<int>(*last - *first + 1);
+    const std::bitset<1024> all = ~std::bitset<1024>();
+    nodes |= (all << static_cast<std::size_t>(*first)) & (all >> static_cast<std::size_t>(1023 - *last));
   }
-  if (count == 0) throw Error(path, "empty node list");
-  topo.numa_nodes = count;
+  if (nodes.none()) throw Error(path, "empty node list");
+  topo.numa_nodes = static_cast<int>(nodes.count());
 }
 
 void read_function_bars(Source& source, Function& fn) {

@@ -33,6 +33,11 @@ Plan PlanBuilder::build() {
   place();
   assign_buses();
   make_model(plan);
+  const std::size_t gpus = plan.state.inv.gpus.size(), nvmes = plan.state.inv.nvmes.size();
+  if (gpus * nvmes > kMaxPlanPairs)
+    r_.fail(0, std::to_string(gpus) + " GPU and " + std::to_string(nvmes) + " NVMe functions (VFs included) make " +
+                   std::to_string(gpus * nvmes) + " pairs; a plan may have at most " + std::to_string(kMaxPlanPairs) +
+                   ", so that its check --json stays within what fleet reads back");
   return plan;
 }
 

@@ -25,6 +25,9 @@ constexpr std::size_t kMaxPlanBytes = 1 << 20;
 constexpr std::size_t kMaxHostBridges = 64, kMaxRootPorts = 512, kMaxSwitches = 256, kMaxDownstream = 32,
                       kMaxEndpoints = 2048, kMaxNameBytes = 64, kMaxTextBytes = 512;
 constexpr int kMaxSwitchDepth = 8;
+// GPU functions times NVMe functions (VFs included): its `check --json` stays within what `fleet`
+// reads back (64 MiB and 2^20 JSON values; a pair is about ten values and 170 bytes).
+constexpr std::size_t kMaxPlanPairs = 65536;
 
 constexpr std::uint32_t kClassHostBridge = 0x060000, kClassPciBridge = 0x060400, kClassNvme = 0x010802,
                         kClassDisplayOther = 0x038000, kClassUnassigned = 0xff0000;

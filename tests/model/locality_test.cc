@@ -167,5 +167,21 @@ TEST(Locality, NumaFilesReadAsTheKernelPrintsThemAndBadOnesNameTheFile) {
   EXPECT_EQ(topo.numa_nodes_unknown, "no /sys/devices/system/node/online");
 }
 
+// Issue 48: a node list repeating its ranges summed past INT_MAX ("the machine has -2147483648
+// NUMA nodes"); the nodes are a set of the kernel's 1024 at most.
+TEST(Locality, ARepeatedNodeListCountsEachNodeOnce) {
+  testing::FakeRoot root;
+  std::string list = "0-1023";
+  for (int i = 0; i < 2100000; ++i) list += ",0-1023";
+  root.write("sys/devices/system/node/online", list + "\n");
+  auto src = root.source();
+  Topology topo;
+  read_numa_nodes(*src, topo);
+  EXPECT_EQ(topo.numa_nodes, 1024);
+  root.write("sys/devices/system/node/online", "0-1,1,0-1\n");
+  read_numa_nodes(*src, topo);
+  EXPECT_EQ(topo.numa_nodes, 2);
+}
+
 }  // namespace
 }  // namespace p2pcheck
