@@ -131,5 +131,60 @@ fi
 timeout 30 "$bin" --root "$broadwell" check >&- 2> "$tmp/out"; rc=$?
 if [ "$rc" -ne 5 ] || ! grep -q "cannot write the output" "$tmp/out"; then fail "closed_stdout: exit $rc"; else passed=$((passed + 1)); fi
 
+# 8. Issue 48: container hosts, deep stacks, long paths, capped identity files, BTF, manifests,
+# leftovers and wrong numbers (tests/e2e/reliability_inputs.py writes each input; bench/container_host.sh
+# times the 100,000-mount case). Memory is bounded with ulimit -v where the old code ran out.
+inputs="python3 $repo/tests/e2e/reliability_inputs.py"
+stacks=$fx/storage-stacks/root
+# 1.5 GB of address space: the old bind-mount walk needed more.
+mem=(bash -c 'ulimit -v 1500000; exec "$0" "$@"')
+$inputs bind "$stacks" "$tmp/bind" 20000
+limit=60 expect bind_mounts_mounts 0 "and 20001 more" -- "${mem[@]}" "$bin" --root "$tmp/bind" mounts
+limit=60 expect bind_mounts_check 0 "and 20001 more" -- "${mem[@]}" "$bin" --root "$tmp/bind" check -v
+$inputs absent "$stacks" "$tmp/absent" 20000
+limit=60 expect absent_devices_check 2 "matches no block device" -- "${mem[@]}" "$bin" --root "$tmp/absent" check
+$inputs diamond "$stacks" "$tmp/diamond" 12 3
+expect dm_diamond_check 0 "/deep: xfs on device-mapper" -- "$bin" --root "$tmp/diamond" check -v
+expect dm_diamond_mounts 0 "^/deep  xfs on /dev/dm-" -- "$bin" --root "$tmp/diamond" mounts
+$inputs links "$stacks" "$tmp/links"
+expect link_expansion 3 "longer than PATH_MAX \(4096 bytes\)" -- "$bin" --root "$tmp/links" check --nvme /l/0
+long=$(python3 -c "print('/' + 'a/' * 65000)")
+expect long_nvme_argument 3 "a path longer than PATH_MAX" -- "$bin" --root "$stacks" check --nvme "$long"
+cp -a "$stacks" "$tmp/sparse"
+rm -f "$tmp/sparse/proc/sys/kernel/hostname"; truncate -s 60M "$tmp/sparse/proc/sys/kernel/hostname"
+expect sparse_hostname 0 "host (\\\\x00){64}$" -- "${mem[@]}" "$bin" --root "$tmp/sparse" topo
+$inputs btf "$tmp/bad.btf" 4000
+expect btf_name_past_strings 5 "bad.btf: BTF type 2: the name offset of its member \(4000\) is past the string section" \
+  -- "$bin" watch --hooks --btf "$tmp/bad.btf"
+python3 "$repo/tests/e2e/hostile_names.py" capture "$repo/fixtures/lab/vfy-epyc/vfy-epyc.tar.zst" "$tmp/manifest.tar.gz" > /dev/null
+for cmd in check topo mounts paths; do
+  one_result "manifest_format_$cmd" -- bash -c "\"$bin\" --dump \"$tmp/manifest.tar.gz\" $cmd; echo RESULT: the shell own line"
+done
+# A 60 MB node list repeating 0-1023: 1024 nodes, never a sum past INT_MAX.
+cp -a "$fx/xeon-2socket-hostbridges/root" "$tmp/numa"
+python3 -c "import sys; open(sys.argv[1], 'w').write(','.join(['0-1023'] * 2100000) + '\n')" \
+  "$tmp/numa/sys/devices/system/node/online"
+expect numa_node_count 0 "" -- "$bin" --root "$tmp/numa" paths
+grep -q -- "-[0-9]* NUMA nodes" "$tmp/out" && fail "numa_node_count: a negative node count"
+$inputs plan "$tmp/big.toml" 1024 1024
+expect plan_pairs_bound 5 "1024 GPU and 1024 NVMe functions .* make 1048576 pairs; a plan may have at most 65536" \
+  -- "$bin" --plan "$tmp/big.toml" check --json
+# Graphviz: interrupted or stuck, nothing is left beside the output and dot does not outlive us.
+if command -v dot > /dev/null; then
+  mkdir -p "$tmp/slowbin" "$tmp/svg"
+  printf '#!/bin/sh\nexec sleep 30\n' > "$tmp/slowbin/dot"; chmod +x "$tmp/slowbin/dot"
+  PATH="$tmp/slowbin:$PATH" "$bin" --root "$broadwell" topo --svg "$tmp/svg/t.svg" > /dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do compgen -G "$tmp/svg/.p2pcheck-svg-*" > /dev/null && break; sleep 0.1; done
+  # SIGTERM: a background job of a script ignores SIGINT, which p2pcheck then leaves ignored.
+  sleep 0.3; kill -TERM "$pid"; wait "$pid"; rc=$?
+  left=$(ls -A "$tmp/svg")
+  if [ "$rc" -ne 143 ] || [ -n "$left" ]; then echo "svg_interrupted: exit $rc, left: $left" > "$tmp/out"; fail svg_interrupted
+  else passed=$((passed + 1)); fi
+  P2PCHECK_DOT_TIMEOUT=1 PATH="$tmp/slowbin:$PATH" expect svg_dot_time_limit 5 "did not finish in 1 s" \
+    -- "$bin" --root "$broadwell" topo --svg "$tmp/svg/t.svg"
+  [ -z "$(ls -A "$tmp/svg")" ] || fail "svg_dot_time_limit: files left: $(ls -A "$tmp/svg")"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
