@@ -43,8 +43,26 @@ std::map<Mount, std::vector<const StorageStack*>> stacks_by_mount(const StorageL
   return out;
 }
 
-// The stacks below `m`, each with `m` as its only mount: a stack lists every mount of its file
-// system, and copying that list into each of 100,000 bind mounts' targets is quadratic.
+// `s` with `mounts` in place of its own: a stack lists every mount of its file system, and each of
+// a container host's 100,000 bind mounts is a target of its own (copying the list to each: quadratic).
+StorageStack stack_without_mounts(const StorageStack& s, std::vector<Mount> mounts) {
+  StorageStack out;
+  out.nvme = s.nvme;
+  out.nvme_namespace = s.nvme_namespace;
+  out.controller = s.controller;
+  out.controller_bdf = s.controller_bdf;
+  out.layers = s.layers;
+  out.mounts = std::move(mounts);
+  out.other_members = s.other_members;
+  out.non_nvme_members = s.non_nvme_members;
+  out.swap = s.swap;
+  out.unused = s.unused;
+  out.ext4_data_mode = s.ext4_data_mode;
+  out.ext4_data_mode_evidence = s.ext4_data_mode_evidence;
+  return out;
+}
+
+// The stacks below `m`, each with `m` as its only mount.
 std::vector<StorageStack> stacks_of(const Mount& m, const std::map<Mount, std::vector<const StorageStack*>>& index) {
   std::vector<StorageStack> out;
   if (auto it = index.find(m); it != index.end())

@@ -442,23 +442,6 @@ void add_unused_namespaces(const BlockGraph& graph, const Inventory& inv, const 
 
 }  // namespace
 
-StorageStack stack_without_mounts(const StorageStack& s, std::vector<Mount> mounts) {
-  StorageStack out;
-  out.nvme = s.nvme;
-  out.nvme_namespace = s.nvme_namespace;
-  out.controller = s.controller;
-  out.controller_bdf = s.controller_bdf;
-  out.layers = s.layers;
-  out.mounts = std::move(mounts);
-  out.other_members = s.other_members;
-  out.non_nvme_members = s.non_nvme_members;
-  out.swap = s.swap;
-  out.unused = s.unused;
-  out.ext4_data_mode = s.ext4_data_mode;
-  out.ext4_data_mode_evidence = s.ext4_data_mode_evidence;
-  return out;
-}
-
 StorageLayout read_storage(Source& source, const Machine& machine, const Inventory& inv) {
   StorageLayout layout;
   layout.from_dump = machine.from_dump;

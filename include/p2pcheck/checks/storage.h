@@ -61,10 +61,6 @@ struct StorageStack {
   Evidence ext4_data_mode_evidence;
 };
 
-// `s` with `mounts` in place of its own: a stack lists every mount of its file system, and each of
-// a container host's 100,000 bind mounts is a path of its own (copying the list to each: quadratic).
-StorageStack stack_without_mounts(const StorageStack& s, std::vector<Mount> mounts);
-
 // Native NVMe multipath (drivers/nvme/host/multipath.c): with nvme_core multipath=Y a subsystem that
 // can have several controllers gets one head node (nvme0n1, under /sys/class/nvme-subsystem) over
 // hidden per-path nodes (nvme0c0n1, under each controller). The head has no PCI parent.

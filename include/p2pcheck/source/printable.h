@@ -9,9 +9,9 @@
 
 namespace p2pcheck {
 
-// `text` with every control character escaped: \n, \r, \t by name; other C0 controls, DEL, C1 (U+0080-
-// U+009F), U+2028/9, Unicode format characters (bidi overrides, isolates and marks U+202A-E, U+2066-9,
-// U+200E/F; zero-width ones) and each byte not part of valid UTF-8 as \xNN per byte; all else kept.
+// `text` with every control character escaped: \n, \r and \t by name; the other C0 controls, DEL,
+// the C1 controls (U+0080-U+009F), U+2028/U+2029 and each byte that is not part of valid UTF-8
+// as \xNN per byte. Everything else, backslashes included, is kept as it is.
 std::string printable(std::string_view text);
 
 // True when printable(text) would return `text` unchanged.
