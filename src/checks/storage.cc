@@ -256,6 +256,8 @@ Finding stack_finding(const std::vector<const StorageStack*>& group, const Stora
   f.id = "storage.stack";
   std::vector<std::string> bottoms;
   for (const StorageStack* member : group) {
+    // A device-mapper diamond reaches one NVMe by several routes: each is named once.
+    if (std::find(bottoms.begin(), bottoms.end(), member->nvme) != bottoms.end()) continue;
     bottoms.push_back(member->nvme);
     if (member->controller_bdf) f.devices.push_back(*member->controller_bdf);
   }

@@ -7,7 +7,7 @@ and adds what a real machine or a hostile dump holds:
     reliability_inputs.py absent ROOT DST N     N mounts of /dev devices sysfs lacks
     reliability_inputs.py tmpfs ROOT DST N B    N tmpfs mounts, each in mountinfo, and B more block devices
     reliability_inputs.py diamond ROOT DST L W  L layers of W device-mapper devices, each over every one below
-    reliability_inputs.py links ROOT DST        40 links that expand to 81,600 path components
+    reliability_inputs.py links ROOT DST        40 links that expand to 79,560 path components
     reliability_inputs.py plan OUT G N          a plan of G GPUs and N NVMe drives (G + N <= 2048)
     reliability_inputs.py btf OUT OFFSET        BTF whose one struct member's name is at OFFSET
 """
@@ -104,27 +104,29 @@ def diamond(root, dst, layers, width):
 
 
 def links(root, dst):
-    """/l/0 .. /l/39, each link's target the next link and 2,040 components below it: 81,600 in all,
-    each of which the old walk rebuilt the whole path so far for (81,600^2 bytes)."""
+    """/l/0 .. /l/38, each link's target the next link and 2,040 components below it, /l/39 -> /data:
+    40 links (the kernel's limit) and 79,560 components, each of which the old walk rebuilt the
+    whole path so far for."""
     copy(root, dst)
     os.makedirs(os.path.join(dst, "l"), exist_ok=True)
-    for i in range(40):
+    for i in range(39):
         os.symlink(f"{i + 1}/" + "x/" * 2040, os.path.join(dst, "l", str(i)))
-    os.symlink("/data", os.path.join(dst, "l", "40"))
+    os.symlink("/data", os.path.join(dst, "l", "39"))
 
 
 def plan(out, gpus, nvmes):
-    """A plan within the documented bounds: one host bridge, 64 root ports with a 32-port switch
-    each, `gpus` GPUs then `nvmes` NVMe drives in the switches' ports."""
-    lines = ['[cpu]', 'vendor = "AuthenticAMD"', 'family = 0x19', '[[host_bridge]]', 'name = "hb0"', 'bus = 0',
-             'device = "1022:14a4"']
+    """A plan within the documented bounds: ten PCI domains, each a host bridge with 7 root ports
+    and a 32-port switch on each (70 switches, 2,240 ports), `gpus` GPUs then `nvmes` NVMe drives."""
+    lines = ['[cpu]', 'vendor = "AuthenticAMD"', 'family = 0x19']
     ports = []
-    for r in range(64):
-        lines += ['[[root_port]]', f'name = "rp{r}"', 'id = "1022:14ab"', '[[switch]]', f'name = "sw{r}"',
-                  f'at = "rp{r}"', 'id = "10b5:8747"']
-        for d in range(32):
-            lines += ['[[switch.downstream]]', f'name = "sw{r}d{d}"']
-            ports.append(f"sw{r}d{d}")
+    for d in range(10):
+        lines += ['[[host_bridge]]', f'name = "hb{d}"', f'domain = {d}', 'bus = 0', 'device = "1022:14a4"']
+        for r in range(7):
+            lines += ['[[root_port]]', f'name = "rp{d}_{r}"', f'host_bridge = "hb{d}"', 'id = "1022:14ab"',
+                      '[[switch]]', f'name = "sw{d}_{r}"', f'at = "rp{d}_{r}"', 'id = "10b5:8747"']
+            for p in range(32):
+                lines += ['[[switch.downstream]]', f'name = "sw{d}_{r}_{p}"']
+                ports.append(f"sw{d}_{r}_{p}")
     for i in range(gpus):
         lines += ['[[gpu]]', f'name = "gpu{i}"', f'at = "{ports[i]}"', 'id = "1002:74a1"']
     for i in range(nvmes):
