@@ -7,6 +7,7 @@ text output carries any of them.
     hostile_names.py capture IN OUT.tar.gz a capture (.tar.zst/.tar.gz) with a hostile manifest
     hostile_names.py imports REAL DST      the real imports (tests/e2e/imports/real) made hostile
     hostile_names.py clean FILE...         exit 1 naming each control or format character found
+    hostile_names.py clean-csv FILE...     the same, CSV's CRLF record ends allowed
 """
 import io
 import os
@@ -141,10 +142,12 @@ def is_bad(ch):
     return unicodedata.category(ch) in ("Cf", "Zl", "Zp")
 
 
-def clean(files):
+def clean(files, crlf=False):
     bad = 0
     for path in files:
         text = open(path, "rb").read().decode("utf-8", "surrogateescape")
+        if crlf:  # CSV ends its records with CRLF (RFC 4180); any other CR is the input's
+            text = text.replace("\r\n", "\n")
         for lineno, line in enumerate(text.split("\n"), 1):
             found = sorted({f"U+{ord(c):04X}" for c in line if is_bad(c)})
             if found:
@@ -164,5 +167,7 @@ if __name__ == "__main__":
         imports(*args)
     elif cmd == "clean":
         sys.exit(clean(args))
+    elif cmd == "clean-csv":
+        sys.exit(clean(args, crlf=True))
     else:
         sys.exit(__doc__)
