@@ -184,14 +184,16 @@ class PlanReader {
     if (!text || *text == "unknown") return;
     static const double speeds[] = {2.5, 5, 8, 16, 32, 64};
     std::size_t x = text->find('x');
-    auto gen = x == 4 && text->rfind("gen", 0) == 0 ? parse_dec(text->substr(3, 1)) : std::nullopt;
-    auto lanes = x != std::string::npos ? parse_dec(text->substr(x + 1)) : std::nullopt;
+    // 0 for what is not there: plain integers (gcc 12 warns falsely on the optionals' compare).
+    const std::int64_t gen =
+        (x == 4 && text->rfind("gen", 0) == 0 ? parse_dec(text->substr(3, 1)) : std::nullopt).value_or(0);
+    const std::int64_t lanes = (x != std::string::npos ? parse_dec(text->substr(x + 1)) : std::nullopt).value_or(0);
     static const std::set<std::int64_t> widths = {1, 2, 4, 8, 12, 16, 32};
-    if (!gen || *gen < 1 || *gen > 6 || !lanes || !widths.count(*lanes))
+    if (gen < 1 || gen > 6 || !widths.count(lanes))
       fail(*t.get("link"),
            where + ".link '" + *text + "': expected gen1..gen6 and x1, x2, x4, x8, x12, x16 or x32, e.g. gen4x16");
-    speed = speeds[*gen - 1];
-    width = static_cast<int>(*lanes);
+    speed = speeds[gen - 1];
+    width = static_cast<int>(lanes);
   }
 
   // ACS: "none" (no ACS capability), "unknown", or { capability = ..., control = ... } with the

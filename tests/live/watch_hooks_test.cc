@@ -165,8 +165,7 @@ TEST(WatchHooks, TheForkTracepointFollowsACommandsTreeWhereTheBtfHasIt) {
   EXPECT_EQ(hook(plan, "watch_fork").attach, "tp_btf sched_process_fork");
   // The subset keeps it, so a saved BTF answers as the kernel's own.
   EXPECT_TRUE(hook(plan_for(watch_btf_subset(k.bytes(), "k.btf")), "watch_fork").enabled);
-  for (const char* saved : {"lab-6.1.192.btf", "lab-6.12.118.btf", "lab-7.3.4.btf",
-                            "debian-6.1.0-57-amd64.btf"})
+  for (const char* saved : {"lab-6.1.192.btf", "lab-6.12.118.btf", "lab-7.3.4.btf", "debian-6.1.0-57-amd64.btf"})
     EXPECT_TRUE(hook(plan_for(saved_btf(saved)), "watch_fork").enabled) << saved;
   BtfBuilder without;
   without.typedef_("btf_trace_block_rq_issue");
