@@ -6,6 +6,7 @@
 #
 # Usage:
 #   tests/lab/build-kernel.sh 6.12|6.1|7.3|all build (skips finished builds)
+#   tests/lab/build-kernel.sh 6.12+allow29c0  build a variant (variants/)
 #   tests/lab/build-kernel.sh --print-path 6.12 print the cache dir of a
 #                                              finished build (exit 1 if none)
 #
@@ -15,6 +16,9 @@
 #                                          sources lack (7.3: trixie-backports)
 #   kernel-<ver>-<key>/                    one build, <key> = first 12 hex of
 #                                          sha256(kernel.config + SCRIPT_VERSION)
+#                                          (+ variant .config and .patch for a
+#                                          variant: the plain keys stay as they are)
+#     System.map, kernelrelease            (variants only) for offline readers
 #     linux-<ver>/                         built tree, usable as KDIR for kmod
 #     bzImage, config, debian-version      copies / facts
 #     complete                             written last; absent = redo
@@ -27,6 +31,10 @@ SCRIPT_VERSION=1
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 FRAGMENT="$HERE/kernel.config"
+# A variant <series>+<name> adds variants/<name>.config and applies variants/<name>.patch to the
+# source of <series>; it has the plain kernel's release string and its own cache key.
+VARIANT=""
+declare -A VARIANT_SERIES=([allow29c0]="6.12")
 CACHE="${P2PCHECK_LAB_CACHE:-$HOME/.cache/p2pcheck-lab}"
 JOBS="${P2PCHECK_LAB_JOBS:-$(nproc)}"
 SERIES_ALL=(6.12 6.1 7.3)
@@ -45,15 +53,31 @@ usage() {
 }
 
 cache_key() {
-	{ cat "$FRAGMENT"; echo "SCRIPT_VERSION=$SCRIPT_VERSION"; } |
-		sha256sum | cut -c1-12
+	{
+		cat "$FRAGMENT"
+		echo "SCRIPT_VERSION=$SCRIPT_VERSION"
+		if [ -n "$VARIANT" ]; then
+			echo "VARIANT=$VARIANT"
+			cat "$HERE/variants/$VARIANT.config" "$HERE/variants/$VARIANT.patch"
+		fi
+	} | sha256sum | cut -c1-12
 }
 
+# Sets SERIES (and VARIANT for <series>+<variant>).
 check_series() {
-	case "$1" in
+	SERIES="${1%%+*}"
+	VARIANT=""
+	[ "$SERIES" != "$1" ] && VARIANT="${1#*+}"
+	case "$SERIES" in
 	6.12|6.1|7.3) ;;
-	*) die "unknown kernel series '$1' (expected 6.12, 6.1, 7.3 or all)" ;;
+	*) die "unknown kernel series '$1' (expected 6.12, 6.1, 7.3, all or 6.12+allow29c0)" ;;
 	esac
+	if [ -n "$VARIANT" ]; then
+		[ "${VARIANT_SERIES[$VARIANT]:-}" = "$SERIES" ] ||
+			die "unknown variant '$1' (known: 6.12+allow29c0)"
+		[ -f "$HERE/variants/$VARIANT.config" ] && [ -f "$HERE/variants/$VARIANT.patch" ] ||
+			die "missing variants/$VARIANT.config or .patch"
+	fi
 }
 
 # Newest finished build dir for a series with the current cache key.
@@ -87,10 +111,11 @@ install_deps() {
 
 # Verify every CONFIG_X=y of the fragment is =y in .config.
 verify_config() {
-	local config="$1" opt bad=()
+	local config="$1" opt bad=() frags=("$FRAGMENT")
+	[ -n "$VARIANT" ] && frags+=("$HERE/variants/$VARIANT.config")
 	while IFS= read -r opt; do
 		grep -qx "${opt}=y" "$config" || bad+=("$opt")
-	done < <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "$FRAGMENT")
+	done < <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y[[:space:]]*$/\1/p' "${frags[@]}")
 	if [ ${#bad[@]} -ne 0 ]; then
 		for opt in "${bad[@]}"; do
 			echo "build-kernel: NOT =y after olddefconfig: $opt ($(grep -E "^(# )?${opt}[= ]" "$config" || echo 'absent'))" >&2
@@ -166,10 +191,17 @@ build_series() {
 	tree="$dir/linux-$upver"
 	mv "$dir/linux-source-$series" "$tree"
 	echo "$debver" > "$dir/debian-version"
+	local frags=("$FRAGMENT")
+	if [ -n "$VARIANT" ]; then
+		log "$series: variant $VARIANT: applying variants/$VARIANT.patch"
+		patch -d "$tree" -p1 --no-backup-if-mismatch < "$HERE/variants/$VARIANT.patch" >&2 ||
+			die "variants/$VARIANT.patch does not apply to $upver"
+		frags+=("$HERE/variants/$VARIANT.config")
+	fi
 
-	log "$series: configuring (tinyconfig + $FRAGMENT)"
+	log "$series: configuring (tinyconfig + ${frags[*]})"
 	make -C "$tree" ARCH=x86_64 tinyconfig >&2
-	(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "$FRAGMENT" >&2)
+	(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "${frags[@]}" >&2)
 	make -C "$tree" ARCH=x86_64 olddefconfig >&2
 	verify_config "$tree/.config"
 
@@ -181,6 +213,10 @@ build_series() {
 	[ -f "$tree/Module.symvers" ] || die "no Module.symvers after make modules"
 	cp "$tree/arch/x86/boot/bzImage" "$dir/bzImage"
 	cp "$tree/.config" "$dir/config"
+	if [ -n "$VARIANT" ]; then
+		cp "$tree/System.map" "$dir/System.map"
+		make -s -C "$tree" ARCH=x86_64 kernelrelease > "$dir/kernelrelease"
+	fi
 	log "$series: built in $(( $(date +%s) - start )) s"
 	date -u +%FT%TZ > "$dir/complete"
 	print_paths "$dir"
@@ -201,7 +237,7 @@ case "$1" in
 --print-path)
 	[ $# -eq 2 ] || usage
 	check_series "$2"
-	find_built "$2" || exit 1
+	find_built "$SERIES" || exit 1
 	;;
 -h|--help) usage ;;
 all)
@@ -210,6 +246,6 @@ all)
 *)
 	[ $# -eq 1 ] || usage
 	check_series "$1"
-	build_series "$1"
+	build_series "$SERIES"
 	;;
 esac
