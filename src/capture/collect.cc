@@ -270,6 +270,12 @@ CaptureSet collect_capture(Source& source, DeviceActions* actions, bool redact, 
     // The model of a fabric (config spaces, chains) is freed before the archive's entries are gathered.
     CheckInputs in = record_analysis(source, chosen);
     if (actions) live_probes(*actions, in, live_files, set.notes, identify_serials);
+    // The kernel's own allowlist as read (or why not): kcore is never stored, the rows are.
+    const KernelTable& table = in.state.machine.kernel_table;
+    if (table.origin == KernelTableOrigin::kRunningKernel || (source.is_live() && !table.read()))
+      live_files[kKernelTableFile] = kernel_table_json(table);
+    if (source.is_live() && !table.read())
+      set.notes.push_back("the kernel's own P2PDMA allowlist is not in this capture: " + table.why_not);
     analysed = {in.state.topo.config_truncated, in.state.machine.kernel_release, in.state.machine.kernel_version};
   }
 

@@ -296,7 +296,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->machine = std::move(state.machine);
   report->inv.index();  // a plan fills the lists itself
   report->supplied = apply_supplied(report->machine, options.supplied);
-  report->rules = kernel_rules_for(report->machine, options.what_if_kernel);
+  report->rules = kernel_rules_for(report->machine, options.what_if_kernel, options.what_if_image.get());
   // A path among --nvme needs the storage stacks before the pairs: read first, then, once only.
   std::optional<CheckReads> early;
   PairSelection selection = options.selection;

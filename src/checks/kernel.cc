@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "p2pcheck/source/sysfs_text.h"
+
 namespace p2pcheck {
 namespace {
 
@@ -278,6 +280,33 @@ Finding cpu_finding(const Machine& m) {
 
 }  // namespace
 
+namespace {
+
+// "8086:09a2 (added upstream in 5.18)", "8086:29c0 (in no upstream table)".
+std::string added_row_text(const KernelTableRow& row) {
+  for (const AllowlistEntry& up : host_bridge_allowlist())
+    if (up.vendor == row.vendor && up.device == std::optional<std::uint16_t>(row.device))
+      return row_text(row) + (up.status == RowStatus::kPending ? " (pending upstream, in no release)"
+                                                               : " (added upstream in " + up.since.str() + ")");
+  return row_text(row) + " (in no upstream table)";
+}
+
+std::string own_table_note(const KernelRules& rules) {
+  const KernelTable& t = rules.own_table;
+  std::string upstream = allowlist_source_text(AllowlistSource::kUpstreamTable, rules.version);
+  std::string note = "allowlist of the " + allowlist_source_text(rules.allowlist.source, rules.version) + " (" +
+                     std::to_string(t.rows.size()) + " rows; " + t.how +
+                     (t.build_id.empty() ? "" : "; build id " + t.build_id) + ")";
+  if (rules.rows_added.empty() && rules.rows_missing.empty()) return note + ": the same rows as the " + upstream;
+  std::vector<std::string> parts;
+  for (const KernelTableRow& row : rules.rows_added) parts.push_back("has " + added_row_text(row));
+  for (const KernelTableRow& row : rules.rows_missing) parts.push_back("lacks " + row_text(row));
+  return note + "; differs from the " + upstream + ": this " + (rules.release.empty() ? "" : rules.release + " ") +
+         "kernel " + join(parts, ", ");
+}
+
+}  // namespace
+
 std::string allowlist_table_note(const KernelRules& rules) {
   std::string note;
   switch (rules.table_basis) {
@@ -303,9 +332,14 @@ std::string allowlist_table_note(const KernelRules& rules) {
       break;
     }
   }
+  if (rules.allowlist.source != AllowlistSource::kUpstreamTable) return own_table_note(rules);
   if (rules.vendor_kernel)
-    note += "; vendor kernel: backports may differ from upstream " +
-            (rules.version ? rules.version->str() : std::string("?")) + ", the kernel module's own answer settles it";
+    note += "; vendor kernel: backports may add rows to upstream " +
+            (rules.version ? rules.version->str() : std::string("?")) +
+            "'s table, so a host bridge not on it is unknown, not refused, until the kernel's own table is read (" +
+            (rules.what_if() ? "--what-if-kernel with its package" : "`sudo p2pcheck check`, or --what-if-kernel FILE") +
+            ")";
+  if (!rules.own_table.why_not.empty()) note += "; the kernel's own table was not read: " + rules.own_table.why_not;
   return note;
 }
 

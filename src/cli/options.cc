@@ -64,8 +64,10 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->option_text("NAME|PATH[,...]")
       ->delimiter(',');
   app.add_option("--what-if-kernel", o.what_if_kernel,
-                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so")
-      ->option_text("REL");
+                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so. "
+                 "A kernel image or package (vmlinuz with its System.map, /boot, a .deb or .rpm) gives its own "
+                 "release, config and allowlist")
+      ->option_text("REL|FILE");
   app.add_option("--assume-kernel", o.what_if_kernel, "the same as --what-if-kernel (its former name)")
       ->option_text("REL");
   app.add_option("--kernel-release", o.kernel_release,
@@ -273,7 +275,12 @@ void check_release(const char* option, const std::string& release) {
 CheckOptions check_options(const GlobalOptions& o) {
   CheckOptions options;
   options.selection = o.selection;
-  if (!o.what_if_kernel.empty()) {
+  if (!o.what_if_kernel.empty() && names_kernel_image(o.what_if_kernel)) {
+    // A kernel image or package: its own release, config and allowlist (model/kernel_image.h).
+    auto image = std::make_shared<KernelImage>(read_kernel_image(o.what_if_kernel));
+    options.what_if_kernel = image->release;
+    options.what_if_image = std::move(image);
+  } else if (!o.what_if_kernel.empty()) {
     check_release("--what-if-kernel", o.what_if_kernel);
     options.what_if_kernel = o.what_if_kernel;
   }

@@ -334,6 +334,8 @@ Machine read_machine(Source& source) {
   read_kernel_strings(source, m);
   m.os = read_os_release(source);
   m.config = read_kernel_config(source, m.kernel_release, m.unread);
+  m.kernel_table = read_kernel_table(source, m.config);
+  if (m.kernel_table.origin == KernelTableOrigin::kRunningKernel) m.kernel_table.release = m.kernel_release;
   read_modules(source, m);
   read_mounts(source, m);
   m.identity = read_identity(source);

@@ -87,6 +87,7 @@ json host_check_json(const HostCheck& host) {
                        {"device_unknown", b.device_unknown},
                        {"ids", b.device ? json(b.ids()) : json(nullptr)},
                        {"allowlist_entry", b.entry ? json(b.entry->name) : json(nullptr)},
+                       {"allowlist_source", allowlist_source_text(host.table_source, host.table_version)},
                        {"passes", tri_json(b.passes)}});
   }
   return {{"cpu_supports_p2pdma", tri_json(host.cpu_supports)},
@@ -191,6 +192,28 @@ json counts_json(const ResultCounts& c) {
 
 namespace {
 
+json rows_json(const std::vector<KernelTableRow>& rows) {
+  json out = json::array();
+  for (const KernelTableRow& r : rows)
+    out.push_back({{"ids", row_ids(r)}, {"req_same_host_bridge", (r.flags & kReqSameHostBridge) != 0}});
+  return out;
+}
+
+// Where the allowlist rows came from, and how the kernel's own differ from upstream's.
+json allowlist_json(const KernelRules& rules) {
+  const KernelTable& t = rules.own_table;
+  bool own = rules.allowlist.source != AllowlistSource::kUpstreamTable;
+  auto text_or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  return {{"source", allowlist_source_text(rules.allowlist.source, rules.version)},
+          {"how", own ? text_or_null(t.how) : json(nullptr)},
+          {"build_id", own ? text_or_null(t.build_id) : json(nullptr)},
+          {"rows", own ? rows_json(t.rows) : json(nullptr)},
+          {"added", own ? rows_json(rules.rows_added) : json(nullptr)},
+          {"missing", own ? rows_json(rules.rows_missing) : json(nullptr)},
+          {"distro_unread", rules.allowlist.distro_unread},
+          {"not_read_why", own ? json(nullptr) : text_or_null(t.why_not)}};
+}
+
 // The kernel the rules were taken from, and what they say of its P2PDMA (a what-if names both kernels).
 json kernel_rules_json(const KernelRules& rules) {
   return {{"release", rules.release},
@@ -204,6 +227,7 @@ json kernel_rules_json(const KernelRules& rules) {
                : json(nullptr)},
           {"vendor_kernel", rules.vendor_kernel},
           {"table", allowlist_table_note(rules)},
+          {"allowlist", allowlist_json(rules)},
           {"p2pdma_config", tri_json(rules.p2pdma_enabled)},
           {"p2pdma_basis", to_string(rules.p2pdma_basis)},
           {"distro_row", rules.distro ? json(rules.distro->target) : json(nullptr)},

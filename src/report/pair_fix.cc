@@ -24,6 +24,7 @@ const char* rule_id(const PairDecision& d) {
     case UnknownFact::kCpu: return "unknown_cpu";
     case UnknownFact::kHostBridgeDevice: return "unknown_host_bridge_device";
     case UnknownFact::kP2pdmaConfig: return "unknown_p2pdma_config";
+    case UnknownFact::kKernelTable: return "unknown_kernel_table";
   }
   return "unknown";
 }
@@ -91,7 +92,7 @@ PairFix placement_fix(const PairDecision& d) {
 
 // Undecided on a source that could carry the facts: read what was unreadable (config space, the
 // kernel's config). Empty when neither is missing.
-PairFix read_more_fix(const PairDecision& d, const Machine& machine) {
+PairFix read_more_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
   PairFix fix;
   if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
     fix.kind = "full_config_space";
@@ -102,6 +103,11 @@ PairFix read_more_fix(const PairDecision& d, const Machine& machine) {
     fix.text = machine.from_dump ? "ask the machine's owner for its full config space: `sudo lspci -xxxx` output, or a "
                                    "capture taken as root (`sudo p2pcheck capture -o host.tar.zst`)"
                                  : "read the full config space: run p2pcheck as root";
+    return fix;
+  }
+  if (has_unknown(d, UnknownFact::kKernelTable)) {
+    fix.kind = "kernel_table";
+    fix.text = kernel_table_fix_text(machine.from_dump, rules.what_if());
     return fix;
   }
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
@@ -146,7 +152,7 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
   if (d.map_type == MapType::kNotSupported && d.host_checked && rules.p2pdma_enabled != Tri::kNo)
     return placement_fix(d);
   if (d.verdict != Verdict::kUnknown) return fix;
-  return read_more_fix(d, machine);
+  return read_more_fix(d, rules, machine);
 }
 
 }  // namespace p2pcheck

@@ -53,6 +53,11 @@ std::string to_decide_text(const CheckReport& r) {
         case UnknownFact::kHostBridgeDevice:
           add(dump ? "config space read as root (`lspci -xxxx` or `p2pcheck capture` as root)" : "run as root");
           break;
+        case UnknownFact::kKernelTable:
+          if (!r.rules.what_if())
+            add(dump ? "a capture taken as root (`sudo p2pcheck capture`)" : "run as root (`sudo p2pcheck check`)");
+          add("the kernel package (--what-if-kernel FILE)");
+          break;
       }
   }
   return hints.empty() ? "" : "to decide: give " + join(hints, ", ");

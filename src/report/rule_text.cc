@@ -48,10 +48,23 @@ std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& b) {
   std::string why = bridge_text(b);
   if (b.result == BridgeResult::kOnlyWithinOneHostBridge)
     why += " is allowlisted only for traffic within one host bridge (REQ_SAME_HOST_BRIDGE)";
+  else if (b.result == BridgeResult::kNotOnAllowlist && host.table_source != AllowlistSource::kUpstreamTable)
+    why += " is not on this kernel's own P2PDMA allowlist (" + allowlist_source_text(host.table_source, std::nullopt) +
+           ")";
   else if (b.result == BridgeResult::kNotOnAllowlist)
     why += " is not on " + (host.table_version ? host.table_version->str() + "'s" : std::string("the")) +
            " P2PDMA allowlist";
   return why;
+}
+
+std::string kernel_table_fix_text(bool from_dump, bool what_if) {
+  if (what_if)
+    return "give the what-if kernel's package or image instead of its release (--what-if-kernel FILE: a .rpm, .deb, "
+           "vmlinuz with its System.map, or /boot): its own allowlist is read from it";
+  return from_dump ? "ask for a capture taken as root on the machine (`sudo p2pcheck capture -o host.tar.zst` stores "
+                     "its kernel's own allowlist), or give the kernel's package or image: --what-if-kernel FILE"
+                   : "run as root (`sudo p2pcheck check`: the kernel's own allowlist is read from /proc/kcore), or "
+                     "give the kernel's package or image: --what-if-kernel FILE";
 }
 
 bool refused_across_host_bridges(const PairDecision& d) {
@@ -72,6 +85,9 @@ std::string unknown_text(const Unknown& u) {
       return "host bridge device of " + u.host_bridge + " (first device's port type needs root)";
     case UnknownFact::kP2pdmaConfig:
       return "CONFIG_PCI_P2PDMA (" + (u.not_carried.empty() ? "no kernel config found" : u.not_carried) + ")";
+    case UnknownFact::kKernelTable:
+      return "the P2PDMA allowlist of this distribution kernel for host bridge " + u.host_bridge +
+             " (not on upstream's table of its version, but backports may add rows; its own table was not read)";
   }
   return "";
 }
@@ -117,6 +133,8 @@ std::string rule_text(const PairDecision& d) {
       break;
     case DecidedBy::kAllowlistAllows:
       rule = "through the root complex; allowed because the host bridge is on the allowlist";
+      if (d.host.table_source != AllowlistSource::kUpstreamTable)
+        rule += " (this kernel's own, from the " + allowlist_source_text(d.host.table_source, std::nullopt) + ")";
       break;
     case DecidedBy::kHostCheckFails: rule = refusal_text(d.host); break;
     case DecidedBy::kEitherWay:

@@ -2,6 +2,8 @@
 // whether it is known to corrupt memory. Judged alike for the input's, a supplied and a what-if release.
 #include "p2pcheck/rules/kernel_rules.h"
 
+#include <memory>
+
 namespace p2pcheck {
 
 const char* to_string(KernelOrigin origin) {
@@ -57,13 +59,62 @@ void judge_p2pdma(const KernelConfig* config, KernelRules& rules) {
   }
 }
 
+bool same_ids(const KernelTableRow& own, const AllowlistEntry& row) {
+  std::optional<std::uint16_t> device;
+  if (own.device != 0xffff) device = own.device;  // PCI_ANY_ID as an unsigned short
+  return own.vendor == row.vendor && device == row.device;
+}
+
+// The kernel's own rows as entries, and how they differ from upstream's table of the release.
+void use_own_table(const KernelTable& table, KernelRules& rules) {
+  auto own = std::make_shared<OwnAllowlist>();
+  own->source = to_string(table.origin) + std::string(": ") + table.how;
+  for (const KernelTableRow& r : table.rows) {
+    const AllowlistEntry* upstream = nullptr;
+    for (const AllowlistEntry& row : host_bridge_allowlist())
+      if (same_ids(r, row) && !upstream) upstream = &row;
+    std::optional<std::uint16_t> device;
+    if (r.device != 0xffff) device = r.device;
+    own->rows.push_back({r.vendor, device, (r.flags & kReqSameHostBridge) != 0, rules.version.value_or(KernelVersion{}),
+                         RowStatus::kVerified, upstream ? upstream->name : "a row of this kernel's own table",
+                         own->source.c_str()});
+    bool in_upstream = upstream && allowlist_row_in_kernel(*upstream, rules.version) &&
+                       upstream->req_same_host_bridge == ((r.flags & kReqSameHostBridge) != 0);
+    if (!in_upstream) rules.rows_added.push_back(r);
+  }
+  for (const AllowlistEntry& row : host_bridge_allowlist()) {
+    if (!allowlist_row_in_kernel(row, rules.version)) continue;
+    bool found = false;
+    for (const KernelTableRow& r : table.rows)
+      found = found || (same_ids(r, row) && row.req_same_host_bridge == ((r.flags & kReqSameHostBridge) != 0));
+    if (!found)
+      rules.rows_missing.push_back({row.vendor, row.device.value_or(0xffff), row.req_same_host_bridge ? kReqSameHostBridge : 0});
+  }
+  rules.allowlist.own = std::move(own);
+  rules.allowlist.source = table.origin == KernelTableOrigin::kRunningKernel ? AllowlistSource::kRunningKernel
+                           : table.origin == KernelTableOrigin::kCapture    ? AllowlistSource::kCapture
+                                                                            : AllowlistSource::kKernelImage;
+}
+
+// The table the host check reads: the kernel's own where read; else upstream's, which for a
+// distribution kernel cannot refuse a host bridge (a backport may have added its row).
+void choose_allowlist(const KernelTable* table, KernelRules& rules) {
+  rules.allowlist.version = rules.version;
+  if (table) rules.own_table = *table;
+  if (table && table->read())
+    use_own_table(*table, rules);
+  else
+    rules.allowlist.distro_unread = rules.vendor_kernel;
+}
+
 }  // namespace
 
-KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& what_if_release) {
+KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& what_if_release,
+                             const KernelImage* image) {
   KernelRules rules;
   rules.input_release = machine.kernel_release_supplied ? std::string() : machine.kernel_release;
-  rules.release = what_if_release ? *what_if_release : machine.kernel_release;
-  rules.origin = what_if_release                   ? KernelOrigin::kWhatIf
+  rules.release = image ? image->release : what_if_release ? *what_if_release : machine.kernel_release;
+  rules.origin = what_if_release || image           ? KernelOrigin::kWhatIf
                  : machine.kernel_release.empty()  ? KernelOrigin::kUnknown
                  : machine.kernel_release_supplied ? KernelOrigin::kSupplied
                                                    : KernelOrigin::kInput;
@@ -75,7 +126,9 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   // --kernel-config may, and is then the what-if kernel's).
   const KernelConfig* config = &machine.config;
   if (rules.what_if() && !machine.config.supplied) config = nullptr;
+  if (image && image->config.known() && !machine.config.supplied) config = &image->config;
   judge_p2pdma(config, rules);
+  choose_allowlist(image ? &image->table : rules.what_if() ? nullptr : &machine.kernel_table, rules);
   if (!rules.what_if()) rules.config_not_carried = machine.not_carried({"/proc/config.gz", "/boot"});
   rules.known_bad = find_known_bad_kernel(rules.release);
   if (KnownBadIdentity id = identify_known_bad_kernel(rules.release); id.match == KnownBadMatch::kSameBase)

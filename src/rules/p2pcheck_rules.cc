@@ -24,14 +24,18 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
     for (const Function* f : walk.acs_unknown) d.unknowns.push_back({UnknownFact::kAcsControl, f, ""});
   if (walk.map_type != MapType::kBusAddr) {
     d.host_checked = true;
-    d.host = host_check(topo, machine.cpu, rules.version, *walk.provider, *walk.client);
+    d.host = host_check(topo, machine.cpu, rules.allowlist, *walk.provider, *walk.client);
     if (d.host.cpu_supports == Tri::kUnknown)
       d.unknowns.push_back({UnknownFact::kCpu, nullptr, "", machine.not_carried({"/proc/cpuinfo"})});
     // host_bridge_whitelist() returns at cpu_supports_p2pdma() before it looks at any bridge.
-    for (const BridgeCheck& b : d.host.bridges)
+    for (const BridgeCheck& b : d.host.bridges) {
       if (b.device_unknown)
         (d.host.cpu_supports == Tri::kYes ? d.moot : d.unknowns)
             .push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
+      if (b.distro_unread)
+        (d.host.cpu_supports == Tri::kYes ? d.moot : d.unknowns)
+            .push_back({UnknownFact::kKernelTable, nullptr, b.host_bridge});
+    }
   }
   d.map_type = map_through_host_bridge(walk, d.host);
 

@@ -86,8 +86,40 @@ bool allowlist_row_in_kernel(const AllowlistEntry& row, const std::optional<Kern
   return row.since <= version.value_or(kOldestVerifiedTable);
 }
 
+std::string allowlist_source_text(AllowlistSource source, const std::optional<KernelVersion>& version) {
+  switch (source) {
+    case AllowlistSource::kRunningKernel: return "running kernel";
+    case AllowlistSource::kCapture: return "capture";
+    case AllowlistSource::kKernelImage: return "kernel image";
+    case AllowlistSource::kUpstreamTable: break;
+  }
+  return version ? "table for upstream " + version->str() : std::string("table for upstream releases");
+}
+
+namespace {
+
+// The first row in effect for the bridge's IDs, and a newer upstream row the kernel lacks.
+void find_rows(const AllowlistInUse& table, BridgeCheck& check) {
+  auto matches = [&](const AllowlistEntry& row) {
+    return row.vendor == check.vendor && (!row.device || *row.device == check.device_id);
+  };
+  if (table.own)
+    for (const AllowlistEntry& row : table.own->rows)
+      if (!check.entry && matches(row)) check.entry = &row;
+  for (const AllowlistEntry& row : host_bridge_allowlist()) {
+    if (!matches(row)) continue;
+    if (allowlist_row_in_kernel(row, table.version)) {
+      if (!table.own && !check.entry) check.entry = &row;
+    } else if (!check.later_entry) {
+      check.later_entry = &row;
+    }
+  }
+}
+
+}  // namespace
+
 BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string& host_bridge, bool same_host_bridge,
-                                         const std::optional<KernelVersion>& version) {
+                                         const AllowlistInUse& table) {
   BridgeCheck check;
   check.host_bridge = host_bridge;
   HostBridgeDev root = pci_host_bridge_dev(topo, host_bridge);
@@ -106,14 +138,7 @@ BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string
   check.device = root.dev->bdf;
   check.vendor = root.dev->vendor;
   check.device_id = root.dev->device;
-  for (const AllowlistEntry& row : host_bridge_allowlist()) {
-    if (row.vendor != check.vendor || (row.device && *row.device != check.device_id)) continue;
-    if (allowlist_row_in_kernel(row, version)) {
-      if (!check.entry) check.entry = &row;
-    } else if (!check.later_entry) {
-      check.later_entry = &row;
-    }
-  }
+  find_rows(table, check);
   // The first matching row decides: REQ_SAME_HOST_BRIDGE fails across host bridges.
   if (!check.entry)
     check.result = BridgeResult::kNotOnAllowlist;
@@ -122,25 +147,37 @@ BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string
   else
     check.result = BridgeResult::kAllowlisted;
   check.passes = tri(check.result == BridgeResult::kAllowlisted);
+  if (check.result == BridgeResult::kNotOnAllowlist && table.distro_unread) {
+    check.distro_unread = true;
+    check.passes = Tri::kUnknown;
+  }
   return check;
 }
 
-HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const std::optional<KernelVersion>& version,
-                     const Function& provider, const Function& client) {
+BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string& host_bridge, bool same_host_bridge,
+                                         const std::optional<KernelVersion>& version) {
+  AllowlistInUse table;
+  table.version = version;
+  return single_host_bridge_whitelist(topo, host_bridge, same_host_bridge, table);
+}
+
+HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const AllowlistInUse& table, const Function& provider,
+                     const Function& client) {
   HostCheck host;
   host.cpu_supports = cpu_supports_p2pdma(cpu);
   host.cpu_class = classify_cpu(cpu);
   host.cpu_vendor = cpu.vendor_id;
   host.cpu_architecture = cpu.architecture;
   host.cpu_family = cpu.family;
-  host.table_version = version;
+  host.table_version = table.version;
+  host.table_source = table.source;
   host.same_host_bridge = provider.host_bridge == client.host_bridge;
   if (host.same_host_bridge) {
-    host.bridges.push_back(single_host_bridge_whitelist(topo, provider.host_bridge, true, version));
+    host.bridges.push_back(single_host_bridge_whitelist(topo, provider.host_bridge, true, table));
     host.allowlisted = host.bridges[0].passes;
   } else {
-    host.bridges.push_back(single_host_bridge_whitelist(topo, provider.host_bridge, false, version));
-    host.bridges.push_back(single_host_bridge_whitelist(topo, client.host_bridge, false, version));
+    host.bridges.push_back(single_host_bridge_whitelist(topo, provider.host_bridge, false, table));
+    host.bridges.push_back(single_host_bridge_whitelist(topo, client.host_bridge, false, table));
     host.allowlisted = tri_and(host.bridges[0].passes, host.bridges[1].passes);
   }
   host.allowed = tri_or(host.cpu_supports, host.allowlisted);

@@ -322,6 +322,26 @@ FileRead Source::read(std::string_view path) {
   return result;
 }
 
+FileRead Source::read_part(std::string_view path, std::uint64_t offset, std::size_t length) {
+  NodeType type;
+  PathNode* node = nullptr;
+  auto where = resolve_typed(path, type, &node);
+  if (!where) {
+    if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
+    return {};
+  }
+  if (type != NodeType::kFile) return {ReadStatus::kFailed, "", type == NodeType::kDir ? "is a directory" : "not a regular file"};
+  if (auto failed = failures_.find(*where); failed != failures_.end()) return failed->second;
+  return node_read_part(*where, offset, std::min(length, kMaxPartBytes));
+}
+
+FileRead Source::node_read_part(const std::string& path, std::uint64_t offset, std::size_t length) {
+  FileRead whole = node_read(path);
+  if (!whole.ok()) return whole;
+  if (offset >= whole.bytes.size()) return {ReadStatus::kOk, "", ""};
+  return {ReadStatus::kOk, whole.bytes.substr(static_cast<std::size_t>(offset), length), ""};
+}
+
 std::vector<std::string> Source::list(std::string_view path) {
   NodeType type;
   PathNode* dir = nullptr;

@@ -88,6 +88,25 @@ class TreeSource : public Source {
     return read_known_file(fd.get(), kMaxFileBytes, path, !(live_ && path.starts_with("/proc/")), whole);
   }
 
+  FileRead node_read_part(const std::string& path, std::uint64_t offset, std::size_t length) override {
+    int parent = parent_of(path);
+    if (parent < 0) return failure(errno);
+    Fd fd = open_beneath(parent, last_part(path), O_RDONLY | O_NONBLOCK);
+    if (!fd.ok()) return failure(errno);
+    stat_path_.clear();
+    FileRead r{ReadStatus::kOk, std::string(length, '\0'), ""};
+    std::size_t got = 0;
+    while (got < length) {
+      ssize_t n = pread(fd.get(), r.bytes.data() + got, length - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return failure(errno == EAGAIN ? EIO : errno);
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    r.bytes.resize(got);
+    return r;
+  }
+
   std::vector<std::string> node_list(const std::string& path) override {
     std::vector<std::string> names;
     for (ListedEntry& entry : node_list_typed(path)) names.push_back(std::move(entry.name));

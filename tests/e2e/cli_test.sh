@@ -184,6 +184,12 @@ expect fail_on_adds_to_default 1 "^RESULT: FAIL — failing: storage.stack" -- "
 expect fail_on_empty 3 "--fail-on: an empty list" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on ''
 expect fail_on_known_bad_minus_refused 1 "^RESULT: FAIL — 4 refused of 4" -- "$bin" --root "$fx/rhel98-epyc/root" check --quiet --fail-on=-refused,-stack
 expect fail_on_bad_word 3 "--fail-on nope: 'nope' is no category; expected" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --fail-on nope
+# Issue 47: a distribution kernel's release says little about its allowlist: UNKNOWN and how to know,
+# never a refusal built on upstream 5.14's table; a file that is no kernel is refused by name.
+expect what_if_distro_unknown 2 "^RESULT: UNKNOWN — if booted with kernel 5\.14\.0-570\.58\.1\.el9_6\.x86_64: .*undecided.*the kernel package \(--what-if-kernel FILE\)" -- "$bin" --root "$fx/xeon-sapphire-rapids/root" check --quiet --what-if-kernel 5.14.0-570.58.1.el9_6.x86_64
+expect what_if_distro_json 2 '"source": "table for upstream 5.14"' -- "$bin" --root "$fx/xeon-sapphire-rapids/root" check --json=pretty --what-if-kernel 5.14.0-570.58.1.el9_6.x86_64
+echo "not a kernel" > "$tmp/vmlinuz-6.12.1"
+expect what_if_not_a_kernel 5 "vmlinuz-6\.12\.1: not a kernel image or package" -- "$bin" --root "$fx/xeon-sapphire-rapids/root" check --what-if-kernel "$tmp/vmlinuz-6.12.1"
 expect supplied_not_used 1 "--kernel-release 6.8 not used: the input shows its own kernel release" -- "$bin" --root "$fx/rhel98-epyc/root" check --kernel-release 6.8
 expect root_and_dump 3 "^p2pcheck: --root and --dump select different sources; give one$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" --dump x.tar topo
 

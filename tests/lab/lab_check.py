@@ -13,6 +13,7 @@ from lab_topology import DMA_LEN, EOPNOTSUPP, FIXTURES, MiB
 from lab_scenarios import ABUSE_CONC, ABUSE_IOCTL_CASES, ABUSE_KILL, KILL_BOUND_S, RELEASE_BOUND_S
 from lab_boot import boot, initial_disk, seed_for, unpack_payload
 from lab_fixtures import check_capture
+from lab_table import check_table
 
 
 class Checker:
@@ -134,6 +135,7 @@ def check_scenario(sc, w, ks, p2pcheck, update_fixtures):
     verify_regions = check_verify(sc, ck, p2pcheck, out, dev, disks, result)
     check_dma(sc, ck, out, dev, kern, disks, ivsh, result, verify_regions)
     check_capture(sc, ck, w, p2pcheck, rdir, out, dev, chk, kern, update_fixtures, result)
+    check_table(sc, ck, w, ks, p2pcheck, out, dev, chk, result)
     watched = os.path.join(FIXTURES, sc.name, "watch") if update_fixtures and sc.fixture else None
     check_watch_runs(sc, ck, p2pcheck, out, dev, result, O("capture.tar.gz"), watched)
     if ck.fails:

@@ -63,7 +63,7 @@ def kernels():
         d = lab_kernel_dir(series)
         if d:
             kdir = [os.path.join(d, x) for x in os.listdir(d) if x.startswith("linux-")][0]
-            k[series] = {"bzimage": os.path.join(d, "bzImage"), "kdir": kdir}
+            k[series] = {"bzimage": os.path.join(d, "bzImage"), "kdir": kdir, "dir": d}
     abi = stock_abi()
     sd = os.path.join(CACHE, f"stock-{abi}")
     k["stock"] = {"bzimage": os.path.join(sd, "boot", f"vmlinuz-{abi}"), "kdir": f"/usr/src/linux-headers-{abi}",
@@ -245,7 +245,8 @@ def prepare(w, p2pcheck, build_kernels=True):
         stamp = w.p("prepared.json")
         prev = load_json(stamp) or {}
         ks = prev.get("kernels") if not build_kernels else None
-        if not ks or not all(os.path.exists(k["bzimage"]) and os.path.isdir(k["kdir"]) for k in ks.values()):
+        if not ks or not all(os.path.exists(k["bzimage"]) and os.path.isdir(k["kdir"]) for k in ks.values()) or \
+                not all(s in ks and "dir" in ks[s] for s in LAB_SERIES):
             ks = kernels()
         for series in LAB_SERIES:
             if series not in ks:

@@ -18,7 +18,11 @@ EINVAL = 22
 EOPNOTSUPP = 95
 QEMU_TIMEOUT = 420
 # The lab kernels build-kernel.sh makes (7.3: the 6.17+ block-layer P2P mapping watch hooks there).
-LAB_SERIES = ("6.12", "6.1", "7.3")
+# 6.12+allow29c0 (variants/allow29c0.*): 6.12 with q35's host bridge 8086:29c0 on its P2PDMA allowlist
+# and CONFIG_KALLSYMS_ALL + CONFIG_PROC_KCORE, so p2pcheck reads the table from /proc/kcore.
+LAB_SERIES = ("6.12", "6.1", "7.3", "6.12+allow29c0")
+ALLOW_Q35 = "6.12+allow29c0"
+Q35_HOST_BRIDGE = "8086:29c0"
 PREPARE_VERSION = 2         # bump when prepare() builds something differently
 
 CPUS = {
@@ -157,6 +161,15 @@ TOPOLOGIES = {
          ("ivsh", "n1", OFF_IVSH, False), ("ivsh", "n2", OFF_IVSH2, False)],
         [("cmb0", "n1", OFF_UDMA), ("cmb0", "n2", OFF_UDMA)]),
 }
+
+# The kernel's own allowlist (issue 47): one pair across two root ports, through q35's host bridge.
+TOPOLOGIES["rp2"] = Topology(
+    "rp2", "cmb0 (16 MiB CMB) and n1 on two root ports of pcie.0: the pair goes through the host bridge 8086:29c0",
+    [*_rp(1, "0x10"), *_rp(2, "0x11"), *_nvme("cmb0", "rp1", cmb=True), *_nvme("n1", "rp2")],
+    [("cmb0", True), ("n1", False)], ["cmb0"], ["n1"],
+    {("cmb0", "n1"): ("thb", 4)},
+    [("cmb0", "n1", OFF_KVFS, False), ("cmb0", "n1", OFF_KBIO, True)],
+    [("cmb0", "n1", OFF_UDMA)])
 
 # `p2pcheck verify` (issue 7): scratch files on ext4 (f1 under the switch, with an ext4 image inside
 # for a loop device; f2 on its own root port) and a raw namespace (r1) for --raw.

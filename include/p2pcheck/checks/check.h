@@ -13,6 +13,7 @@
 #include "p2pcheck/checks/path_target.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
+#include "p2pcheck/model/kernel_image.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/model/supplied.h"
@@ -66,6 +67,8 @@ std::string fail_policy_option(const FailPolicy& policy);
 struct CheckOptions {
   PairSelection selection;
   std::optional<std::string> what_if_kernel;  // --what-if-kernel: this release's rules instead of the input's
+  // --what-if-kernel FILE: the kernel image or package read (its release is what_if_kernel too).
+  std::shared_ptr<const KernelImage> what_if_image;
   SuppliedFacts supplied;                     // facts for what the input lacks (model/supplied.h)
   FailPolicy fail_on;
   // The running kernel's own answers for the decided pairs (live only): the CLI hands in how to ask

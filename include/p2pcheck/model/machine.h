@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "p2pcheck/model/kernel_table.h"
 #include "p2pcheck/source/source.h"
 
 namespace p2pcheck {
@@ -79,6 +80,9 @@ struct Machine {
   std::string cmdline;                   // /proc/cmdline
   OsRelease os;
   KernelConfig config;
+  // The kernel's own pci_p2pdma_whitelist[] (kernel_table.h): read from the running kernel, or
+  // stored by a capture; origin kNone (with why_not) otherwise.
+  KernelTable kernel_table;
   std::map<std::string, std::string> modules;  // /proc/modules: name -> state ("Live")
   bool modules_known = false;
   std::vector<Mount> mounts;  // /proc/mounts (or /proc/self/mounts)

@@ -33,6 +33,8 @@ std::string bridge_text(const BridgeCheck& bridge);
 // A failing host bridge and why __host_bridge_whitelist() refuses it.
 std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& bridge);
 // The refusal is REQ_SAME_HOST_BRIDGE across two host bridges: moving a device fixes it.
+// What to run, or give, for a distribution kernel's own allowlist (UnknownFact::kKernelTable).
+std::string kernel_table_fix_text(bool from_dump, bool what_if);
 bool refused_across_host_bridges(const PairDecision& d);
 
 }  // namespace p2pcheck

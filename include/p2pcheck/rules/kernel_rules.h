@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "p2pcheck/model/kernel_image.h"
 #include "p2pcheck/model/machine.h"
+#include "p2pcheck/rules/p2pdma.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/rules/tri.h"
 
@@ -62,10 +64,17 @@ struct KernelRules {
   // A what-if's starting point: the kernel the input itself runs, and whether that one is known-bad.
   std::string input_release;
   const KnownBadKernel* input_known_bad = nullptr;
+  // The allowlist the host check reads: the kernel's own rows where they were read, else upstream's.
+  AllowlistInUse allowlist;
+  KernelTable own_table;                     // what was read (or why not) of the judged kernel's table
+  std::vector<KernelTableRow> rows_added;    // own rows upstream's table of `version` lacks
+  std::vector<KernelTableRow> rows_missing;  // upstream rows of `version` the kernel lacks
 };
 
 // The rules for `machine`'s kernel (its own release, or one supplied where it had none: see
 // model/supplied.h), or with `what_if_release` for that release instead.
-KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& what_if_release);
+// With `image` (--what-if-kernel FILE), its release, config and table are the what-if kernel's.
+KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::string>& what_if_release,
+                             const KernelImage* image = nullptr);
 
 }  // namespace p2pcheck

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,34 @@ struct HostBridgeDev {
 };
 HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_bridge);
 
+// Where the allowlist rows a decision reads come from; the allowlist step names it in text and JSON.
+enum class AllowlistSource {
+  kUpstreamTable,  // p2pcheck's table of upstream releases (policy.h), for the kernel's version
+  kRunningKernel,  // pci_p2pdma_whitelist[] read through /proc/kallsyms and /proc/kcore
+  kCapture,        // the rows a capture stored (read from its machine's kernel)
+  kKernelImage,    // read from a kernel image or package (--what-if-kernel FILE)
+};
+// "table for upstream 6.12" (or "table for upstream releases" when the version is unknown),
+// "running kernel", "capture", "kernel image".
+std::string allowlist_source_text(AllowlistSource source, const std::optional<KernelVersion>& version);
+
+// The kernel's own rows as allowlist entries (names from upstream's rows where the same).
+struct OwnAllowlist {
+  std::string source;  // what the rows' `source` points to: where they were read
+  std::vector<AllowlistEntry> rows;
+};
+
+// The table the host check reads: the kernel's own rows where they were read, else upstream's rows of
+// `version`.
+struct AllowlistInUse {
+  AllowlistSource source = AllowlistSource::kUpstreamTable;
+  std::optional<KernelVersion> version;      // the release's upstream version (nullopt: unknown)
+  std::shared_ptr<const OwnAllowlist> own;   // set exactly when source != kUpstreamTable
+  // A distribution kernel (backports) whose own table was not read: a host bridge missing from
+  // upstream's table may be a backported row there, so its refusal is unknown, never a no.
+  bool distro_unread = false;
+};
+
 // Why one host bridge passes or fails __host_bridge_whitelist().
 enum class BridgeResult {
   kAllowlisted,              // its row is in effect (and REQ_SAME_HOST_BRIDGE, if set, is met)
@@ -82,6 +111,8 @@ struct BridgeCheck {
   const AllowlistEntry* entry = nullptr;        // row in effect on the evaluated kernel
   const AllowlistEntry* later_entry = nullptr;  // row only newer (or pending) kernels have
   BridgeResult result = BridgeResult::kNotInTopology;
+  // kNotOnAllowlist of upstream's table for a distribution kernel whose own table was not read: passes unknown.
+  bool distro_unread = false;
   Tri passes = Tri::kUnknown;
   std::string ids() const;  // "8086:6f00", as the kernel's allowlist and warning print them
 };
@@ -97,6 +128,7 @@ struct HostCheck {
   std::vector<BridgeCheck> bridges;  // provider's host bridge, then the client's if it differs
   // The kernel release whose allowlist rows were used; nullopt: release unknown, oldest verified table.
   std::optional<KernelVersion> table_version;
+  AllowlistSource table_source = AllowlistSource::kUpstreamTable;  // where the rows came from
   Tri allowlisted = Tri::kUnknown;  // host_bridge_whitelist()
   Tri allowed = Tri::kUnknown;      // cpu_supports || allowlisted
 };
@@ -108,12 +140,15 @@ bool allowlist_row_in_kernel(const AllowlistEntry& row, const std::optional<Kern
 // __host_bridge_whitelist(host, same_host_bridge) (6.1 :358, 6.12 :485). The kernel's name
 // starts with "__", which C++ reserves.
 BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string& host_bridge, bool same_host_bridge,
+                                         const AllowlistInUse& table);
+// The same with upstream's table of `version`.
+BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string& host_bridge, bool same_host_bridge,
                                          const std::optional<KernelVersion>& version);
 
 // cpu_supports_p2pdma() || host_bridge_whitelist(provider, client) (6.1 :391, 6.12 :518):
 // one host bridge must match; two must both match, neither with REQ_SAME_HOST_BRIDGE.
-HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const std::optional<KernelVersion>& version,
-                     const Function& provider, const Function& client);
+HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const AllowlistInUse& table, const Function& provider,
+                     const Function& client);
 
 // `map_through_host_bridge:` (6.1 :526, 6.12 :652): the walk's map type after the host check. With ACS unknown the
 // kernel's answer stays unknown, unless the host check passes (then it is allowed either way).

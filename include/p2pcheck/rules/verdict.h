@@ -26,11 +26,14 @@ enum class UnknownFact {
   kCpu,               // CPU vendor and family (no /proc/cpuinfo)
   kHostBridgeDevice,  // pci_host_bridge_dev() of `host_bridge` (first device's port type needs root)
   kP2pdmaConfig,      // CONFIG_PCI_P2PDMA (no kernel config found)
+  // The allowlist of a distribution kernel whose own table was not read: `host_bridge`'s device is
+  // not on upstream's table of its version, but a backport may have added it.
+  kKernelTable,
 };
 struct Unknown {
   UnknownFact fact;
   const Function* function = nullptr;  // kAcsControl
-  std::string host_bridge;             // kHostBridgeDevice
+  std::string host_bridge;             // kHostBridgeDevice, kKernelTable
   std::string not_carried;             // kCpu, kP2pdmaConfig: the source's phrase when its format cannot hold it
 };
 

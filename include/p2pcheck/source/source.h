@@ -90,6 +90,10 @@ class Source {
   // Reads a whole file. Missing, denied and failed reads are results, not exceptions; an escaping
   // link, a link loop or a file larger than the source's cap throws Error.
   FileRead read(std::string_view path);
+  // Up to `length` bytes of a file from `offset` (/proc/kcore, whose size is the address space;
+  // /proc/kallsyms, read in parts). Fewer at its end. Not recorded for capture: the caller stores
+  // what it made of the bytes (live/kernel_table.json), never a copy of kernel memory.
+  FileRead read_part(std::string_view path, std::uint64_t offset, std::size_t length);
   // Sorted entry names of a directory; empty when it does not exist.
   std::vector<std::string> list(std::string_view path);
   // The canonical path (no links, no "..") or nullopt when some component does not exist.
@@ -126,6 +130,8 @@ class Source {
   virtual NodeType node_type(const std::string& path) = 0;
   virtual std::string node_link(const std::string& path) = 0;
   virtual FileRead node_read(const std::string& path) = 0;
+  // read_part() on a canonical path; the default cuts the part out of node_read().
+  virtual FileRead node_read_part(const std::string& path, std::uint64_t offset, std::size_t length);
   virtual std::vector<std::string> node_list(const std::string& path) = 0;
   // node_list with the type of each entry where the backend learns it in the same step (a tree's
   // getdents d_type), so later lookups of those entries ask the backend nothing; nullopt where it
@@ -221,6 +227,8 @@ std::unique_ptr<Source> open_archive_source(const std::string& file);
 
 // Limits that keep hostile input from exhausting memory: no sysfs or proc file we read is near these.
 inline constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
+// The most read_part() returns at once.
+inline constexpr std::size_t kMaxPartBytes = 16u << 20;
 inline constexpr std::uint64_t kMaxArchiveBytes = 1ull << 30;
 // PATH_MAX: no Linux path or link target is this long; a longer one in a dump is not from a machine.
 inline constexpr std::size_t kMaxPathBytes = 4096;
