@@ -334,11 +334,12 @@ std::string allowlist_table_note(const KernelRules& rules) {
   }
   if (rules.allowlist.source != AllowlistSource::kUpstreamTable) return own_table_note(rules);
   if (rules.vendor_kernel)
-    note += "; vendor kernel: backports may add rows to upstream " +
-            (rules.version ? rules.version->str() : std::string("?")) +
-            "'s table, so a host bridge not on it is unknown, not refused, until the kernel's own table is read (" +
-            (rules.what_if() ? "--what-if-kernel with its package" : "`sudo p2pcheck check`, or --what-if-kernel FILE") +
-            ")";
+    note +=
+        "; vendor kernel: backports may add rows to upstream " +
+        (rules.version ? rules.version->str() : std::string("?")) +
+        "'s table, so a host bridge not on it is unknown, not refused, until the kernel's own table is read (" +
+        (rules.what_if() ? "--what-if-kernel with its package" : "`sudo p2pcheck check`, or --what-if-kernel FILE") +
+        ")";
   if (!rules.own_table.why_not.empty()) note += "; the kernel's own table was not read: " + rules.own_table.why_not;
   return note;
 }

@@ -64,9 +64,7 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->option_text("NAME|PATH[,...]")
       ->delimiter(',');
   app.add_option("--what-if-kernel", o.what_if_kernel,
-                 "what-if: decide as kernel REL would (e.g. 7.1), not the kernel the input runs; labelled so. "
-                 "A kernel image or package (vmlinuz with its System.map, /boot, a .deb or .rpm) gives its own "
-                 "release, config and allowlist")
+                 "what-if: decide as kernel REL (e.g. 7.1) or kernel FILE (vmlinuz, /boot, .deb, .rpm) would; labelled")
       ->option_text("REL|FILE");
   app.add_option("--assume-kernel", o.what_if_kernel, "the same as --what-if-kernel (its former name)")
       ->option_text("REL");

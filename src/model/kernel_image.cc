@@ -8,11 +8,11 @@
 
 #include <memory>
 
+#include "kernel_image_parts.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
-#include "kernel_image_parts.h"
 
 namespace p2pcheck {
 namespace {
@@ -91,7 +91,10 @@ std::string bzimage_vmlinux(std::string_view bz, const std::string& file) {
     // Most methods are followed by the 4-byte size the build appends (scripts/Makefile.lib size_append).
     vmlinux = decompress_bounded(bz.substr(start, length - 4), kMaxVmlinuxBytes, file);
   }
-  if (vmlinux.compare(0, 4, "\x7f" "ELF") != 0) throw Error(file, "the decompressed payload is not an ELF vmlinux");
+  if (vmlinux.compare(0, 4,
+                      "\x7f"
+                      "ELF") != 0)
+    throw Error(file, "the decompressed payload is not an ELF vmlinux");
   return vmlinux;
 }
 
@@ -143,7 +146,9 @@ void ikconfig(const std::string& vmlinux, KernelImage& k) {
 KernelImage image_from_parts(const std::string& file, KernelParts parts) {
   KernelImage k;
   k.file = file;
-  bool elf = parts.image.compare(0, 4, "\x7f" "ELF") == 0;
+  bool elf = parts.image.compare(0, 4,
+                                 "\x7f"
+                                 "ELF") == 0;
   std::string vmlinux = elf ? std::move(parts.image) : bzimage_vmlinux(parts.image, parts.image_name);
   if (parts.system_map.empty()) {
     k.table.why_not = "no System.map beside " + printable(parts.image_name) + ": it gives the table's address";

@@ -2,8 +2,8 @@
 // (/boot, /lib/modules/REL, a build's output), or a kernel .deb/.rpm read by libarchive without
 // unpacking it: a .deb's data.tar is streamed from inside the ar, an .rpm's cpio payload directly.
 #include <archive.h>
-#include <fcntl.h>
 #include <archive_entry.h>
+#include <fcntl.h>
 
 #include <map>
 #include <memory>
@@ -118,7 +118,8 @@ void scan(archive* a, const std::string& file, Found& found, int depth) {
     int rc = archive_read_next_header(a, &entry);
     if (rc == ARCHIVE_EOF) return;
     if (rc < ARCHIVE_WARN) throw Error(file, "broken or truncated package: " + archive_text(a));
-    if (members > kMaxMembers) throw Error(file, "more than " + std::to_string(kMaxMembers) + " members: not a kernel package");
+    if (members > kMaxMembers)
+      throw Error(file, "more than " + std::to_string(kMaxMembers) + " members: not a kernel package");
     const char* raw = archive_entry_pathname(entry);
     std::string name = raw ? raw : "";
     if (depth == 0 && name.rfind("data.tar", 0) == 0) {
@@ -155,11 +156,13 @@ KernelImage read_directory(const std::string& dir) {
     if (have.count(plain) && have.count("System.map")) return image_from_parts(dir, parts_beside(dir, plain));
   std::vector<std::string> releases;
   for (const std::string& name : have)
-    if (name.rfind("vmlinuz-", 0) == 0 && have.count("System.map-" + name.substr(8))) releases.push_back(name.substr(8));
+    if (name.rfind("vmlinuz-", 0) == 0 && have.count("System.map-" + name.substr(8)))
+      releases.push_back(name.substr(8));
   if (releases.size() == 1) return image_from_parts(dir, parts_beside(dir, "vmlinuz-" + releases.front()));
   if (releases.empty())
-    throw Error(dir, "no kernel here: expected vmlinuz (or bzImage, vmlinux) with System.map, or vmlinuz-REL with "
-                     "System.map-REL");
+    throw Error(dir,
+                "no kernel here: expected vmlinuz (or bzImage, vmlinux) with System.map, or vmlinuz-REL with "
+                "System.map-REL");
   throw Error(dir, "several kernels here (" + join(releases, ", ") + "): name one, e.g. " + dir + "/vmlinuz-" +
                        releases.front());
 }
@@ -176,12 +179,16 @@ KernelImage read_kernel_image(const std::string& path) {
   if (input_type(path, "--what-if-kernel") == InputType::kDirectory) return read_directory(path);
   std::string head = read_input_head(path, 0x210);
   if (head.rfind("!<arch>\n", 0) == 0 || head.rfind("\xed\xab\xee\xdb", 0) == 0) return read_package(path);
-  bool elf = head.rfind("\x7f" "ELF", 0) == 0;
+  bool elf = head.rfind(
+                 "\x7f"
+                 "ELF",
+                 0) == 0;
   bool bz = head.size() >= 0x206 && head.compare(0x202, 4, "HdrS") == 0;
   if (!elf && !bz)
-    throw Error(path, "not a kernel image or package: expected an x86 bzImage/vmlinuz or a vmlinux (with System.map "
-                      "beside it), a .deb or .rpm, or a directory such as /boot (other architectures' compressed "
-                      "images: give their vmlinux)");
+    throw Error(path,
+                "not a kernel image or package: expected an x86 bzImage/vmlinuz or a vmlinux (with System.map "
+                "beside it), a .deb or .rpm, or a directory such as /boot (other architectures' compressed "
+                "images: give their vmlinux)");
   std::size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   return image_from_parts(path, parts_beside(dir, path.substr(slash == std::string::npos ? 0 : slash + 1)));

@@ -65,7 +65,8 @@ std::optional<std::vector<KernelTableRow>> parse_table_rows(std::string_view byt
   for (std::size_t i = 0; i <= kMaxTableRows; ++i) {
     std::size_t at = i * kTableRowBytes;
     if (bytes.size() < at + kTableRowBytes) {
-      error = "the bytes end after " + std::to_string(i) + " rows, before the zero row that ends " + kTableSymbol + "[]";
+      error =
+          "the bytes end after " + std::to_string(i) + " rows, before the zero row that ends " + kTableSymbol + "[]";
       return std::nullopt;
     }
     KernelTableRow row{le16(bytes, at), le16(bytes, at + 2), le32(bytes, at + 4)};

@@ -53,8 +53,8 @@ std::string kcore_refusal(Source& source, const FileRead& read) {
 std::string symbol_absent(const KernelConfig& config) {
   if (auto p2pdma = config.get("CONFIG_PCI_P2PDMA"); p2pdma && *p2pdma != "y")
     return "kernel built without CONFIG_PCI_P2PDMA (" + config.file + "): it has no table";
-  std::string why = std::string(kTableSymbol) +
-                    " is not in /proc/kallsyms: a static symbol, listed only with CONFIG_KALLSYMS_ALL";
+  std::string why =
+      std::string(kTableSymbol) + " is not in /proc/kallsyms: a static symbol, listed only with CONFIG_KALLSYMS_ALL";
   if (auto all = config.get("CONFIG_KALLSYMS_ALL"); all && *all != "y") why += " (not set in " + config.file + ")";
   return why;
 }
@@ -86,7 +86,8 @@ KernelTable read_running_table(Source& source, const KernelConfig& config) {
     }
     table.origin = KernelTableOrigin::kRunningKernel;
     table.rows = std::move(*rows);
-    table.how = "/proc/kallsyms " + std::string(kTableSymbol) + " at 0x" + hex(*address) + ", rows read from /proc/kcore";
+    table.how =
+        "/proc/kallsyms " + std::string(kTableSymbol) + " at 0x" + hex(*address) + ", rows read from /proc/kcore";
     if (FileRead notes = source.read("/sys/kernel/notes"); notes.ok()) table.build_id = notes_build_id(notes.bytes);
   }
   return table;
@@ -95,7 +96,8 @@ KernelTable read_running_table(Source& source, const KernelConfig& config) {
 }  // namespace
 
 KernelTable read_kernel_table(Source& source, const KernelConfig& config) {
-  if (FileRead saved = source.read(kKernelTableFile); saved.ok()) return parse_kernel_table_json(saved.bytes, kKernelTableFile);
+  if (FileRead saved = source.read(kKernelTableFile); saved.ok())
+    return parse_kernel_table_json(saved.bytes, kKernelTableFile);
   return read_running_table(source, config);
 }
 
@@ -109,7 +111,8 @@ std::string kernel_table_json(const KernelTable& table) {
   j["build_id"] = table.build_id;
   j["why_not"] = table.why_not;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const KernelTableRow& r : table.rows) rows.push_back({{"vendor", r.vendor}, {"device", r.device}, {"flags", r.flags}});
+  for (const KernelTableRow& r : table.rows)
+    rows.push_back({{"vendor", r.vendor}, {"device", r.device}, {"flags", r.flags}});
   j["rows"] = std::move(rows);
   return json_text(j) + "\n";
 }

@@ -88,12 +88,13 @@ void use_own_table(const KernelTable& table, KernelRules& rules) {
     for (const KernelTableRow& r : table.rows)
       found = found || (same_ids(r, row) && row.req_same_host_bridge == ((r.flags & kReqSameHostBridge) != 0));
     if (!found)
-      rules.rows_missing.push_back({row.vendor, row.device.value_or(0xffff), row.req_same_host_bridge ? kReqSameHostBridge : 0});
+      rules.rows_missing.push_back(
+          {row.vendor, row.device.value_or(0xffff), row.req_same_host_bridge ? kReqSameHostBridge : 0});
   }
   rules.allowlist.own = std::move(own);
   rules.allowlist.source = table.origin == KernelTableOrigin::kRunningKernel ? AllowlistSource::kRunningKernel
-                           : table.origin == KernelTableOrigin::kCapture    ? AllowlistSource::kCapture
-                                                                            : AllowlistSource::kKernelImage;
+                           : table.origin == KernelTableOrigin::kCapture     ? AllowlistSource::kCapture
+                                                                             : AllowlistSource::kKernelImage;
 }
 
 // The table the host check reads: the kernel's own where read; else upstream's, which for a
@@ -114,7 +115,7 @@ KernelRules kernel_rules_for(const Machine& machine, const std::optional<std::st
   KernelRules rules;
   rules.input_release = machine.kernel_release_supplied ? std::string() : machine.kernel_release;
   rules.release = image ? image->release : what_if_release ? *what_if_release : machine.kernel_release;
-  rules.origin = what_if_release || image           ? KernelOrigin::kWhatIf
+  rules.origin = what_if_release || image          ? KernelOrigin::kWhatIf
                  : machine.kernel_release.empty()  ? KernelOrigin::kUnknown
                  : machine.kernel_release_supplied ? KernelOrigin::kSupplied
                                                    : KernelOrigin::kInput;

@@ -330,7 +330,8 @@ FileRead Source::read_part(std::string_view path, std::uint64_t offset, std::siz
     if (!not_carried_.empty() && not_carried_.covers(path)) return {ReadStatus::kNotCarried, "", not_carried_.phrase};
     return {};
   }
-  if (type != NodeType::kFile) return {ReadStatus::kFailed, "", type == NodeType::kDir ? "is a directory" : "not a regular file"};
+  if (type != NodeType::kFile)
+    return {ReadStatus::kFailed, "", type == NodeType::kDir ? "is a directory" : "not a regular file"};
   if (auto failed = failures_.find(*where); failed != failures_.end()) return failed->second;
   return node_read_part(*where, offset, std::min(length, kMaxPartBytes));
 }

@@ -1,10 +1,10 @@
 #include "p2pcheck/model/kernel_image.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 #include "kernel_elf.h"
 #include "p2pcheck/source/error.h"
@@ -24,7 +24,8 @@ std::string vmlinux(const std::string& table) {
   std::string rodata(0x200, '\0');
   rodata.replace(0x100, kBanner.size(), kBanner);
   rodata += table + std::string(64, '\0');
-  std::string ikconfig = "IKCFG_ST" + test::compress("CONFIG_PCI_P2PDMA=y\nCONFIG_KALLSYMS_ALL=y\n", ARCHIVE_FILTER_GZIP) + "IKCFG_ED";
+  std::string ikconfig =
+      "IKCFG_ST" + test::compress("CONFIG_PCI_P2PDMA=y\nCONFIG_KALLSYMS_ALL=y\n", ARCHIVE_FILTER_GZIP) + "IKCFG_ED";
   return test::make_elf({{kText, std::string(512, '\x90') + ikconfig},
                          {kRodata, rodata},
                          {0, test::build_id_notes("\xde\xad\xbe\xef"), PT_NOTE}},
@@ -50,8 +51,7 @@ class KernelImageTest : public ::testing::Test {
     return p.string();
   }
   std::string bzimage(int filter = ARCHIVE_FILTER_GZIP) {
-    return test::make_bzimage(test::compress(vmlinux(test::table_bytes(kRows)), filter),
-                              "6.12.118 (lab@build) #1 SMP");
+    return test::make_bzimage(test::compress(vmlinux(test::table_bytes(kRows)), filter), "6.12.118 (lab@build) #1 SMP");
   }
   fs::path dir_;
 };
@@ -131,11 +131,12 @@ std::string make_deb(const std::vector<std::pair<std::string, std::string>>& dat
 }
 
 TEST_F(KernelImageTest, KernelDebPackage) {
-  std::string deb = put("linux-image-6.12.118-lab_1_amd64.deb",
-                        make_deb({{"./lib/modules/6.12.118-lab/kernel/x.ko", "module"},
-                                  {"./boot/vmlinuz-6.12.118-lab", bzimage()},
-                                  {"./boot/System.map-6.12.118-lab", system_map()},
-                                  {"./boot/config-6.12.118-lab", "CONFIG_PCI_P2PDMA=y\n# CONFIG_KALLSYMS_ALL is not set\n"}}));
+  std::string deb =
+      put("linux-image-6.12.118-lab_1_amd64.deb",
+          make_deb({{"./lib/modules/6.12.118-lab/kernel/x.ko", "module"},
+                    {"./boot/vmlinuz-6.12.118-lab", bzimage()},
+                    {"./boot/System.map-6.12.118-lab", system_map()},
+                    {"./boot/config-6.12.118-lab", "CONFIG_PCI_P2PDMA=y\n# CONFIG_KALLSYMS_ALL is not set\n"}}));
   KernelImage k = read_kernel_image(deb);
   EXPECT_EQ(k.release, "6.12.118");
   EXPECT_EQ(k.table.rows, kRows);

@@ -66,7 +66,7 @@ TEST(KernelTable, RefusesWhatIsNotTheTable) {
 TEST(KernelTable, SymbolFromKallsymsAndSystemMap) {
   EXPECT_EQ(find_symbol(kallsyms(kTable), kTableSymbol), kTable);
   EXPECT_EQ(find_symbol(kallsyms(kTable), "helper"), 0xffffffffc0000000ull);  // a module's: "\t[nvme]"
-  EXPECT_EQ(find_symbol(kallsyms(0), kTableSymbol), 0u);                     // hidden: kptr_restrict
+  EXPECT_EQ(find_symbol(kallsyms(0), kTableSymbol), 0u);                      // hidden: kptr_restrict
   EXPECT_FALSE(find_symbol("ffffffff81000000 T pci_p2pdma_whitelist_x\n", kTableSymbol));
   EXPECT_FALSE(find_symbol("zzzz r pci_p2pdma_whitelist\n", kTableSymbol));
 }

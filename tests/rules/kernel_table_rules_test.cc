@@ -16,10 +16,9 @@ KernelTable own_table(std::vector<KernelTableRow> rows, KernelTableOrigin origin
   return t;
 }
 
-const std::vector<KernelTableRow> k612 = {{0x8086, 0x3c00, 1}, {0x8086, 0x3c01, 1}, {0x8086, 0x2f00, 1},
-                                          {0x8086, 0x2f01, 1}, {0x8086, 0x2030, 0}, {0x8086, 0x2031, 0},
-                                          {0x8086, 0x2032, 0}, {0x8086, 0x2033, 0}, {0x8086, 0x2020, 0},
-                                          {0x8086, 0x09a2, 0}};
+const std::vector<KernelTableRow> k612 = {
+    {0x8086, 0x3c00, 1}, {0x8086, 0x3c01, 1}, {0x8086, 0x2f00, 1}, {0x8086, 0x2f01, 1}, {0x8086, 0x2030, 0},
+    {0x8086, 0x2031, 0}, {0x8086, 0x2032, 0}, {0x8086, 0x2033, 0}, {0x8086, 0x2020, 0}, {0x8086, 0x09a2, 0}};
 
 class KernelTableRules : public Machine {
  protected:

@@ -69,7 +69,7 @@ struct CheckOptions {
   std::optional<std::string> what_if_kernel;  // --what-if-kernel: this release's rules instead of the input's
   // --what-if-kernel FILE: the kernel image or package read (its release is what_if_kernel too).
   std::shared_ptr<const KernelImage> what_if_image;
-  SuppliedFacts supplied;                     // facts for what the input lacks (model/supplied.h)
+  SuppliedFacts supplied;  // facts for what the input lacks (model/supplied.h)
   FailPolicy fail_on;
   // The running kernel's own answers for the decided pairs (live only): the CLI hands in how to ask
   // the p2pprobe module (live/p2pprobe_client.h), so that checks/ never talks to a device itself.

@@ -85,8 +85,8 @@ struct OwnAllowlist {
 // `version`.
 struct AllowlistInUse {
   AllowlistSource source = AllowlistSource::kUpstreamTable;
-  std::optional<KernelVersion> version;      // the release's upstream version (nullopt: unknown)
-  std::shared_ptr<const OwnAllowlist> own;   // set exactly when source != kUpstreamTable
+  std::optional<KernelVersion> version;     // the release's upstream version (nullopt: unknown)
+  std::shared_ptr<const OwnAllowlist> own;  // set exactly when source != kUpstreamTable
   // A distribution kernel (backports) whose own table was not read: a host bridge missing from
   // upstream's table may be a backported row there, so its refusal is unknown, never a no.
   bool distro_unread = false;
@@ -129,8 +129,8 @@ struct HostCheck {
   // The kernel release whose allowlist rows were used; nullopt: release unknown, oldest verified table.
   std::optional<KernelVersion> table_version;
   AllowlistSource table_source = AllowlistSource::kUpstreamTable;  // where the rows came from
-  Tri allowlisted = Tri::kUnknown;  // host_bridge_whitelist()
-  Tri allowed = Tri::kUnknown;      // cpu_supports || allowlisted
+  Tri allowlisted = Tri::kUnknown;                                 // host_bridge_whitelist()
+  Tri allowed = Tri::kUnknown;                                     // cpu_supports || allowlisted
 };
 
 // Whether an allowlist row is in the table of `version` (nullopt: the oldest table we verified).
