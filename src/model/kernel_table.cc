@@ -70,6 +70,10 @@ std::optional<std::vector<KernelTableRow>> parse_table_rows(std::string_view byt
       return std::nullopt;
     }
     KernelTableRow row{le16(bytes, at), le16(bytes, at + 2), le32(bytes, at + 4)};
+    if (row == KernelTableRow{} && i == 0) {
+      error = std::string("the zero row comes first: an empty table is not ") + kTableSymbol + "[] (a wrong address?)";
+      return std::nullopt;
+    }
     if (row == KernelTableRow{}) return rows;
     if (row.vendor == 0 || row.vendor == 0xffff || (row.flags & ~kReqSameHostBridge) != 0) {
       char flags[16];

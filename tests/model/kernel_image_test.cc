@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -100,49 +101,29 @@ TEST_F(KernelImageTest, WithoutSystemMapTheTableIsNotRead) {
   EXPECT_NE(k.table.why_not.find("no System.map beside"), std::string::npos);
 }
 
-// A hand-made kernel .deb: ar of debian-binary, control.tar.gz and data.tar.xz (boot/...).
-std::string make_deb(const std::vector<std::pair<std::string, std::string>>& data_files) {
-  auto pack = [](int format, int filter, const std::vector<std::pair<std::string, std::string>>& files) {
-    std::vector<char> buf(64u << 20);
-    std::size_t used = 0;
-    archive* a = archive_write_new();
-    archive_write_set_format(a, format);
-    if (filter != ARCHIVE_FILTER_NONE) archive_write_add_filter(a, filter);
-    archive_write_set_bytes_in_last_block(a, 1);
-    archive_write_open_memory(a, buf.data(), buf.size(), &used);
-    for (const auto& [name, bytes] : files) {
-      archive_entry* e = archive_entry_new();
-      archive_entry_set_pathname(e, name.c_str());
-      archive_entry_set_filetype(e, AE_IFREG);
-      archive_entry_set_perm(e, 0644);
-      archive_entry_set_size(e, static_cast<la_int64_t>(bytes.size()));
-      archive_write_header(a, e);
-      archive_write_data(a, bytes.data(), bytes.size());
-      archive_entry_free(e);
-    }
-    archive_write_close(a);
-    archive_write_free(a);
-    return std::string(buf.data(), used);
-  };
-  std::string control = pack(ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_GZIP, {{"./control", "Package: linux-image\n"}});
-  std::string data = pack(ARCHIVE_FORMAT_TAR_GNUTAR, ARCHIVE_FILTER_XZ, data_files);
-  return pack(ARCHIVE_FORMAT_AR_SVR4, ARCHIVE_FILTER_NONE,
-              {{"debian-binary", "2.0\n"}, {"control.tar.gz", control}, {"data.tar.xz", data}});
-}
-
+// A kernel .deb as Debian lays it out, made by dpkg-deb: boot/vmlinuz-REL, System.map-REL, config-REL.
 TEST_F(KernelImageTest, KernelDebPackage) {
-  std::string deb =
-      put("linux-image-6.12.118-lab_1_amd64.deb",
-          make_deb({{"./lib/modules/6.12.118-lab/kernel/x.ko", "module"},
-                    {"./boot/vmlinuz-6.12.118-lab", bzimage()},
-                    {"./boot/System.map-6.12.118-lab", system_map()},
-                    {"./boot/config-6.12.118-lab", "CONFIG_PCI_P2PDMA=y\n# CONFIG_KALLSYMS_ALL is not set\n"}}));
+  put("debroot/DEBIAN/control",
+      "Package: linux-image-6.12.118-lab\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n");
+  put("debroot/lib/modules/6.12.118-lab/kernel/x.ko", "module");
+  put("debroot/boot/vmlinuz-6.12.118-lab", bzimage());
+  put("debroot/boot/System.map-6.12.118-lab", system_map());
+  put("debroot/boot/config-6.12.118-lab", "CONFIG_PCI_P2PDMA=y\n# CONFIG_KALLSYMS_ALL is not set\n");
+  std::string deb = (dir_ / "linux-image-6.12.118-lab_1_amd64.deb").string();
+  std::string cmd =
+      "dpkg-deb --root-owner-group -Zxz --build " + (dir_ / "debroot").string() + " " + deb + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   KernelImage k = read_kernel_image(deb);
   EXPECT_EQ(k.release, "6.12.118");
   EXPECT_EQ(k.table.rows, kRows);
   EXPECT_EQ(k.config.get("CONFIG_KALLSYMS_ALL"), "n");  // the package's config, not IKCONFIG
-  EXPECT_EQ(k.config.file, deb + ":./boot/config-6.12.118-lab");
-  std::string empty = put("other.deb", make_deb({{"./usr/share/doc/x", "doc"}}));
+  EXPECT_EQ(k.config.file, deb + ":data.tar.xz:boot/config-6.12.118-lab");
+  fs::remove_all(dir_ / "debroot/boot");
+  std::string empty = (dir_ / "other.deb").string();
+  ASSERT_EQ(
+      std::system(
+          ("dpkg-deb --root-owner-group --build " + (dir_ / "debroot").string() + " " + empty + " >/dev/null").c_str()),
+      0);
   EXPECT_THROW(read_kernel_image(empty), Error);
 }
 
@@ -157,11 +138,11 @@ TEST_F(KernelImageTest, HostileImages) {
       EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
     }
   };
-  refused(good.substr(0, 2000), "outside the file: truncated?");
+  refused(good.substr(0, good.size() - 40), "outside the file: truncated?");
   refused(good.substr(0, 0x300), "outside the file");
   refused(std::string(4096, 'z'), "not a kernel image or package");
   std::string not_compressed = test::make_bzimage(std::string(4096, 'q'), "6.12.118 x");
-  refused(not_compressed, "not a compressed kernel");
+  refused(not_compressed, "not compressed");
   std::string not_elf = test::make_bzimage(test::compress(std::string(4096, 'q'), ARCHIVE_FILTER_GZIP), "6.12.118 x");
   refused(not_elf, "not an ELF vmlinux");
   // A bomb: 4 MiB of zeros from a few KiB, against a 1 MiB cap (the image cap is 512 MiB).

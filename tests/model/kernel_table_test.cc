@@ -1,5 +1,7 @@
 #include "p2pcheck/model/kernel_table.h"
 
+#include <cstddef>
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include "kernel_elf.h"
@@ -61,6 +63,8 @@ TEST(KernelTable, RefusesWhatIsNotTheTable) {
   EXPECT_FALSE(parse_table_rows(table_bytes({{0x8086, 1, 6}}), error));
   EXPECT_NE(error.find("flags 0x6"), std::string::npos) << error;
   EXPECT_FALSE(parse_table_rows(table_bytes({{0xffff, 1, 0}}), error));
+  EXPECT_FALSE(parse_table_rows(table_bytes({}), error));  // zeros where the table should be: a wrong address
+  EXPECT_NE(error.find("the zero row comes first"), std::string::npos) << error;
 }
 
 TEST(KernelTable, SymbolFromKallsymsAndSystemMap) {
