@@ -136,8 +136,9 @@ TEST(CheckKernel, TableNoteSaysWhichBasis) {
   rules.table_basis = TableBasis::kNewerRowsReported;
   rules.vendor_kernel = true;
   EXPECT_EQ(allowlist_table_note(rules),
-            "allowlist as of 6.16 (rows newer than 6.12 are from reports); vendor kernel: "
-            "backports may differ from upstream 6.16, the kernel module's own answer settles it");
+            "allowlist as of 6.16 (rows newer than 6.12 are from reports); vendor kernel: backports may add rows to "
+            "upstream 6.16's table, so a host bridge not on it is unknown, not refused, until the kernel's own table "
+            "is read (`sudo p2pcheck check`, or --what-if-kernel FILE)");
   Machine m = machine_with("6.8.0-142-generic", "y");
   EXPECT_EQ(kernel_rules_for(m, std::nullopt).table_basis, TableBasis::kVerified);
   // 7.3.4's table was read; 7.3.0-7.3.3 and 7.4 lean on reports, each naming the newest table read before.
