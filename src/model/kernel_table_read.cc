@@ -64,8 +64,14 @@ KernelTable read_running_table(Source& source, const KernelConfig& config) {
   FileRead first;
   std::optional<std::uint64_t> address = kallsyms_address(source, first);
   if (first.status == ReadStatus::kMissing || first.status == ReadStatus::kNotCarried) {
-    // A dump or tree without it holds no running kernel; on the live machine it is a kernel option.
-    if (source.is_live()) table.why_not = "no /proc/kallsyms: kernel built without CONFIG_KALLSYMS";
+    // On the live machine it is a kernel option; an input without it (an import, a capture made before
+    // captures stored the table) says so, so that no reader takes the version table for the kernel's own.
+    if (source.is_live())
+      table.why_not = "no /proc/kallsyms: kernel built without CONFIG_KALLSYMS";
+    else if (auto phrase = source.not_carried("/proc/kallsyms"))
+      table.why_not = *phrase;
+    else
+      table.why_not = "neither the table nor /proc/kallsyms is in this input";
     return table;
   }
   if (!first.ok()) {

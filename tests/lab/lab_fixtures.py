@@ -20,12 +20,15 @@ PAIR_FIELDS = ("gpu", "nvme", "common_bridge", "distance", "path_distance", "map
 # their day; the registry only offers the newest stable update (6.12.117 became 6.12.118), whose
 # rules are those of the same series. The verdict is compared, not the patch level it names.
 KERNEL_PATCH_LEVEL = re.compile(r"\b(\d+\.\d+)\.\d+((?:-[0-9A-Za-z.+~-]*)?)'s ")
+# The kernel's own allowlist is read from the running kernel in the guest and from the capture on
+# replay: the same rows, named by where they were read.
+OWN_TABLE_FROM = re.compile(r"\(this kernel's own, from [^)]*\)")
 
 
 def pair_core(p):
     core = {k: p.get(k) for k in PAIR_FIELDS}
     if isinstance(core.get("rule"), str):
-        core["rule"] = KERNEL_PATCH_LEVEL.sub(r"\1.x\2's ", core["rule"])
+        core["rule"] = OWN_TABLE_FROM.sub("(this kernel's own)", KERNEL_PATCH_LEVEL.sub(r"\1.x\2's ", core["rule"]))
     return core
 
 

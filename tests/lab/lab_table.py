@@ -50,7 +50,8 @@ def check_table(sc, ck, w, ks, p2pcheck, out, dev, chk, result):
     if not sc.allowlist_source:
         return
     al = allowlist(chk)
-    ck.ok(al.get("source") == sc.allowlist_source,
+    # "table for upstream 6.12" names the series; the guest says its release (6.12.118).
+    ck.ok((al.get("source") or "").startswith(sc.allowlist_source),
           f"allowlist source in the guest: {al.get('source')!r}, expected {sc.allowlist_source!r} "
           f"(not read: {al.get('not_read_why')})")
     guest_rows = al.get("rows") or []
@@ -68,7 +69,7 @@ def check_table(sc, ck, w, ks, p2pcheck, out, dev, chk, result):
                        capture_output=True, text=True)
     replay = load_json_text(r.stdout)
     want = "capture" if sc.kernel == ALLOW_Q35 else sc.allowlist_source
-    ck.ok(allowlist(replay).get("source") == want, f"allowlist source of the replayed capture: "
+    ck.ok((allowlist(replay).get("source") or "").startswith(want), f"allowlist source of the replayed capture: "
           f"{allowlist(replay).get('source')!r}, expected {want!r}")
     if not sc.offline_table:
         return

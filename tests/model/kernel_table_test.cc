@@ -43,7 +43,7 @@ KernelTable read(Source& source, const std::string& config = "") {
   return read_kernel_table(source, config.empty() ? KernelConfig{} : parse_kernel_config(config, "/boot/config-x"));
 }
 
-TEST(KernelTable, RowsUpToTheZeroRow) {
+TEST(KernelTableRead, RowsUpToTheZeroRow) {
   std::string error;
   auto rows = parse_table_rows(table_bytes(kRows612) + "trailing bytes", error);
   ASSERT_TRUE(rows) << error;
@@ -51,7 +51,7 @@ TEST(KernelTable, RowsUpToTheZeroRow) {
   EXPECT_EQ(row_text((*rows)[0]), "8086:3c00 REQ_SAME_HOST_BRIDGE");
 }
 
-TEST(KernelTable, RefusesWhatIsNotTheTable) {
+TEST(KernelTableRead, RefusesWhatIsNotTheTable) {
   std::string error;
   EXPECT_FALSE(parse_table_rows(table_bytes(kRows612, false), error));
   EXPECT_NE(error.find("end after 3 rows, before the zero row"), std::string::npos) << error;
@@ -67,7 +67,7 @@ TEST(KernelTable, RefusesWhatIsNotTheTable) {
   EXPECT_NE(error.find("the zero row comes first"), std::string::npos) << error;
 }
 
-TEST(KernelTable, SymbolFromKallsymsAndSystemMap) {
+TEST(KernelTableRead, SymbolFromKallsymsAndSystemMap) {
   EXPECT_EQ(find_symbol(kallsyms(kTable), kTableSymbol), kTable);
   EXPECT_EQ(find_symbol(kallsyms(kTable), "helper"), 0xffffffffc0000000ull);  // a module's: "\t[nvme]"
   EXPECT_EQ(find_symbol(kallsyms(0), kTableSymbol), 0u);                      // hidden: kptr_restrict
@@ -75,7 +75,7 @@ TEST(KernelTable, SymbolFromKallsymsAndSystemMap) {
   EXPECT_FALSE(find_symbol("zzzz r pci_p2pdma_whitelist\n", kTableSymbol));
 }
 
-TEST(KernelTable, RunningKernelThroughKallsymsAndKcore) {
+TEST(KernelTableRead, RunningKernelThroughKallsymsAndKcore) {
   auto src = machine(kallsyms(kTable), kcore(table_bytes(kRows612)));
   KernelTable t = read(*src);
   ASSERT_EQ(t.origin, KernelTableOrigin::kRunningKernel) << t.why_not;
@@ -86,7 +86,7 @@ TEST(KernelTable, RunningKernelThroughKallsymsAndKcore) {
   EXPECT_EQ(src->access_log().file_reads.count("/proc/kcore"), 0u);
 }
 
-TEST(KernelTable, SaysWhyTheRunningKernelsTableWasNotRead) {
+TEST(KernelTableRead, SaysWhyTheRunningKernelsTableWasNotRead) {
   std::string core = kcore(table_bytes(kRows612));
   auto no_kcore = machine(kallsyms(kTable), "");
   EXPECT_EQ(read(*no_kcore).why_not, "no /proc/kcore: kernel built without CONFIG_PROC_KCORE");
@@ -104,7 +104,7 @@ TEST(KernelTable, SaysWhyTheRunningKernelsTableWasNotRead) {
   EXPECT_FALSE(read(*dump).read());
 }
 
-TEST(KernelTable, KcoreRefusedByPermissionOrLockdown) {
+TEST(KernelTableRead, KcoreRefusedByPermissionOrLockdown) {
   for (bool lockdown : {false, true}) {
     auto tree = std::make_shared<MemoryTree>();
     tree->add_file("/proc/kallsyms", kallsyms(kTable));
@@ -117,7 +117,7 @@ TEST(KernelTable, KcoreRefusedByPermissionOrLockdown) {
   }
 }
 
-TEST(KernelTable, HostileKcores) {
+TEST(KernelTableRead, HostileKcores) {
   std::string good = table_bytes(kRows612);
   struct Case {
     std::string symbols, core, expect;
@@ -148,7 +148,7 @@ TEST(KernelTable, HostileKcores) {
   }
 }
 
-TEST(KernelTable, CaptureStoresAndReplaysTheRows) {
+TEST(KernelTableRead, CaptureStoresAndReplaysTheRows) {
   KernelTable t;
   t.origin = KernelTableOrigin::kRunningKernel;
   t.rows = kRows612;
@@ -172,7 +172,7 @@ TEST(KernelTable, CaptureStoresAndReplaysTheRows) {
   EXPECT_EQ(none_back.why_not, "/proc/kcore needs root");
 }
 
-TEST(KernelTable, HostileCapturedTables) {
+TEST(KernelTableRead, HostileCapturedTables) {
   std::string ok = kernel_table_json({KernelTableOrigin::kRunningKernel, kRows612, "", "", "", ""});
   auto bad = [&](const std::string& from, const std::string& to) {
     std::string text = ok;

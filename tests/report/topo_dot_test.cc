@@ -60,8 +60,11 @@ TEST(TopoDot, NumaBoxesOnlyWhereTheNodeIsKnown) {
 TEST(TopoDot, VerdictsSitOnTheDevicesNotOnTheEdges) {
   auto report = epyc(Load::kForCheck);
   std::string dot = topology_dot(*report);
-  for (const std::string& line : split(dot, '\n'))
-    if (line.find(" -- ") != std::string::npos) EXPECT_EQ(line.find("label="), std::string::npos) << line;
+  for (const std::string& line : split(dot, '\n')) {
+    if (line.find(" -- ") != std::string::npos) {
+      EXPECT_EQ(line.find("label="), std::string::npos) << line;
+    }
+  }
   // 72 pairs, all allowed (Zen): each GPU's two switch peers redirected to the host, the others via it.
   EXPECT_NE(dot.find("GPU 0000:03:00.0\\n1002:74a1\\n32 GT/s x16\\nallowed redirected to host: nvme0, nvme1\\n"
                      "allowed via host bridge: nvme2, nvme3 +5\""),

@@ -37,9 +37,11 @@ TEST_F(TopoText, EveryLineFitsTheWidthAndEveryFunctionIsListed) {
     for (bool unicode : {true, false}) {
       std::string out = text(width, unicode);
       // A single word (the source's path, in a deep build directory) is never cut: it is copied whole.
-      for (const std::string& line : split(out, '\n'))
-        if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos)
+      for (const std::string& line : split(out, '\n')) {
+        if (line.find(' ', line.find_first_not_of(' ')) != std::string::npos) {
           EXPECT_LE(columns(line), width) << width << ": " << line;
+        }
+      }
       for (const auto& [bdf, fn] : state_.topo.functions)
         EXPECT_NE(out.find(bdf.str()), std::string::npos) << bdf.str();
       // The facts stay; only names are cut.
