@@ -2,7 +2,7 @@
 # Installs what p2pcheck needs on Debian 12, from Debian's own packages.
 #   scripts/setup-deps.sh            everything: build, unit and ctest tests, packages (CI, scripts/test.sh)
 #   scripts/setup-deps.sh --tool     only what building the p2pcheck binary needs (scripts/run.sh)
-#   scripts/setup-deps.sh --package  the binary and its .deb packages (scripts/package.sh)
+#   scripts/setup-deps.sh --package  the binary and its packages (scripts/package.sh, scripts/release.sh)
 # (The QEMU lab's packages: tests/lab/setup-deps.sh.)
 set -euo pipefail
 mode=${1:-all}
@@ -24,6 +24,12 @@ if [ "$mode" != --tool ]; then
   # The .deb packages: CPack's Depends come from dpkg-shlibdeps (dpkg-dev), which CPack feeds with
   # what `file` calls ELF; the man page is compressed with gzip.
   packages+=(dpkg-dev file gzip)
+  # scripts/release.sh (packaging/README.md "Release"): debootstrap makes the Debian bullseye sysroot
+  # the portable binary links against (and the chroots the release tests run it in); the static
+  # libraries libarchive and libxml2 need (.a files: their -dev packages); rpm's rpmbuild for CPack's
+  # RPMs, rpmlint to check them.
+  packages+=(debootstrap libacl1-dev libzstd-dev liblz4-dev liblzma-dev libbz2-dev nettle-dev libicu-dev
+             rpm rpmlint)
 fi
 if [ "$mode" = all ]; then
   packages+=(

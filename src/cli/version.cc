@@ -7,6 +7,15 @@
 
 namespace p2pcheck::cli {
 
-std::string version_text() { return std::string("p2pcheck ") + kToolVersion + " (git " + P2PCHECK_GIT_REVISION + ")"; }
+// The portable build (cmake/portable.cmake) names itself: its libraries are inside, not the system's.
+#ifdef P2PCHECK_PORTABLE_BUILD
+constexpr const char* kBuildKind = ", portable build";
+#else
+constexpr const char* kBuildKind = "";
+#endif
+
+std::string version_text() {
+  return std::string("p2pcheck ") + kToolVersion + " (git " + P2PCHECK_GIT_REVISION + kBuildKind + ")";
+}
 
 }  // namespace p2pcheck::cli

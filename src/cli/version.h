@@ -5,7 +5,8 @@
 
 namespace p2pcheck::cli {
 
-// "p2pcheck 0.1.0 (git 2f408bcf27e5)"; the revision comes from cmake/git-revision.cmake.
+// "p2pcheck 0.1.0 (git 2f408bcf27e5)", "... (git 2f408bcf27e5, portable build)"; the revision comes from
+// cmake/git-revision.cmake.
 std::string version_text();
 
 }  // namespace p2pcheck::cli

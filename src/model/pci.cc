@@ -4,6 +4,7 @@
 extern "C" {
 #include <pci/pci.h>
 }
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -301,6 +302,18 @@ void set_libpci_hooks(::pci_access* access) {
 
 namespace {
 
+// libpci looks for pci.ids where its build put it (Debian: /usr/share/misc); RHEL and SLES keep it in
+// /usr/share/hwdata, where the portable binary (packaging/README.md) finds it too.
+void use_installed_pci_ids(pci_access* access) {
+  if (::access(access->id_file_name, R_OK) == 0) return;
+  for (const char* path : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"}) {
+    if (::access(path, R_OK) == 0) {
+      pci_set_name_list_path(access, const_cast<char*>(path), 0);
+      return;
+    }
+  }
+}
+
 // The dump method over an empty file gives libpci no devices of its own: every byte it decodes
 // is one we handed it with pci_setup_cache, and a read past that comes back as 0xff, never live.
 pci_access* offline_access() {
@@ -309,6 +322,7 @@ pci_access* offline_access() {
   access->method = PCI_ACCESS_DUMP;
   pci_set_param(access, const_cast<char*>("dump.name"), const_cast<char*>("/dev/null"));
   pci_init(access);
+  use_installed_pci_ids(access);
   return access;
 }
 
