@@ -3,7 +3,7 @@
 #   p2pcheck-<ver>-linux-x86_64.tar.gz  the portable binary, p2pcheck.1, bash completion, kmod/ for DKMS
 #   p2pcheck_<ver>_amd64.deb, p2pprobe-dkms_<ver>_all.deb       Debian 11+, Ubuntu 20.04+
 #   p2pcheck-<ver>-1.x86_64.rpm, p2pprobe-dkms-<ver>-1.noarch.rpm   RHEL/Rocky/Oracle 8+, SLES 15+
-# All wrap one portable binary (cmake/portable.cmake): built in build/portable (or BUILD) against a
+# All wrap one portable binary (cmake/portable.cmake): built in build-portable (or BUILD) against a
 # Debian bullseye sysroot that debootstrap makes once into ~/.cache/p2pcheck-pkg. Reproducible: the
 # same source gives the same bytes (SOURCE_DATE_EPOCH is the last commit's time; archives sorted, owners
 # and times fixed); ctest release_reproducible builds twice and compares.
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
-out=$(realpath -m "${1:-build/release}") bdir=$(realpath -m "${2:-build/portable}")
+out=$(realpath -m "${1:-build/release}") bdir=$(realpath -m "${2:-build-portable}")
 scripts/setup-deps.sh --package
 . scripts/ccache-env.sh
 ver=$(sed -nE 's/^project\(p2pcheck VERSION ([0-9.]+) .*/\1/p' CMakeLists.txt)

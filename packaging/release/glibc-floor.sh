@@ -9,7 +9,7 @@ newest=$(awk '{ print $1 }' <<<"$syms" | sort -uV | tail -1)
 above=""
 for v in $(awk '{ print $1 }' <<<"$syms" | sort -uV); do
   [ "$(printf '%s\n' "$floor" "$v" | sort -V | tail -1)" = "$floor" ] && continue
-  above+="GLIBC_$v: $(awk -v v="$v" '$1 == v { printf "%s ", $2 }' <<<"$syms")"$'\n'
+  above+="GLIBC_$v: $(awk -v v="$v" '$1 "" == v { printf "%s ", $2 }' <<<"$syms")"$'\n'
 done
 needed=$(readelf -d "$bin" | sed -nE 's/.*\(NEEDED\).*\[(.+)\]$/\1/p' | sort | tr '\n' ' ')
 echo "glibc floor: GLIBC_$newest (wanted <= GLIBC_$floor); NEEDED: $needed"

@@ -8,8 +8,9 @@ build=$(cd "$1" && pwd)
 tmp=$(mktemp -d -p "$build"); trap 'rm -rf "$tmp"' EXIT
 first=$build/release
 [ -f "$first/SHA256SUMS" ] || { echo "FAIL no $first/SHA256SUMS (ctest release_build runs scripts/release.sh)"; exit 1; }
-# The second build directory stays (build/portable-again): a later run of this test rebuilds only what changed.
-"$src/scripts/release.sh" "$tmp/release" "$build/portable-again" > "$tmp/release.log" 2>&1 ||
+# The second build directory stays (<source>/build-portable-2, beside build/ for ccache): a later run
+# of this test rebuilds only what changed.
+"$src/scripts/release.sh" "$tmp/release" "$src/build-portable-2" > "$tmp/release.log" 2>&1 ||
   { tail -30 "$tmp/release.log"; echo "FAIL the second scripts/release.sh"; exit 1; }
 a=$(cd "$first" && ls) b=$(cd "$tmp/release" && ls)
 [ "$a" = "$b" ] || fail "the two builds made different files: [$(echo $a)] and [$(echo $b)]"
