@@ -19,6 +19,11 @@ echo "p2pcheck.deb Depends: $depends"
   fail "p2pcheck.deb Depends '$depends', wanted 'libc6 (>= 2.x)' with x <= 28 (the portable binary links the rest)"
 [ "$(dpkg-deb -f "$dkmsdeb" Depends)" = dkms ] || fail "p2pprobe-dkms.deb Depends '$(dpkg-deb -f "$dkmsdeb" Depends)'"
 dpkg-deb -x "$deb" "$tmp/x"
+# The Depends is typed (packaging/CMakeLists.txt): this host's dpkg-shlibdeps would answer from Debian
+# 12's symbol files (libdl.so.2 and libpthread.so.0 are stubs there since 2.34) and shut out bullseye
+# and Ubuntu 20.04. The packaged binary's own floor must be at most what it says.
+"$src/packaging/release/glibc-floor.sh" "$tmp/x/usr/bin/p2pcheck" "2.${BASH_REMATCH[1]:-28}" ||
+  fail "the packaged binary needs a newer glibc than its Depends says"
 [[ $("$tmp/x/usr/bin/p2pcheck" --version) == *", portable build)" ]] || fail "p2pcheck.deb's binary is not the portable build"
 
 expected=$src/fixtures/epyc-mi300x-8gpu/expected/check.txt

@@ -37,7 +37,7 @@ glibc_version() {
   local root=$1 w=$tmp/glibc-of-$RANDOM
   on_glibc_of "$root" "$root/usr/lib/x86_64-linux-gnu/libc.so.6" "$w" 2>/dev/null || return
   [ -f "$root/usr/lib/x86_64-linux-gnu/libc.so.6" ] || on_glibc_of "$root" "$root/lib/x86_64-linux-gnu/libc.so.6" "$w"
-  "$w" | sed -nE '1s/.*version ([0-9.]+).*/\1/p'
+  "$w" | sed -nE '1s/.*version ([0-9]+\.[0-9]+).*/\1/p'
 }
 
 # goldens BINARY BUILD LABEL: every fixture's reviewed output (tests/e2e/golden.sh) from BINARY.

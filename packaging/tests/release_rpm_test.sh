@@ -47,7 +47,7 @@ want=$(printf '%s\n' "$d" "$d/Kbuild" "$d/Makefile" "$d/dkms.conf" "$d/p2pprobe.
   /usr/share/doc/p2pprobe-dkms /usr/share/doc/p2pprobe-dkms/README.md | sort)
 got=$(rpm -qpl "$dkms" 2>/dev/null | sort)
 [ "$got" = "$want" ] || fail "p2pprobe-dkms.rpm holds [$(echo $got)], wanted [$(echo $want)]"
-dreq=$(rpm -qpR "$dkms" 2>/dev/null | grep -v '^rpmlib(' | sort | tr '\n' ' ')
+dreq=$(rpm -qpR "$dkms" 2>/dev/null | grep -v '^rpmlib(' | sort -u | tr '\n' ' ')
 [ "$dreq" = "/bin/sh dkms gcc make " ] || fail "p2pprobe-dkms.rpm Requires [$dreq], wanted [/bin/sh dkms gcc make ]"
 scripts=$(rpm -qp --scripts "$dkms" 2>/dev/null)
 grep -q "dkms add -m p2pprobe -v $ver" <<<"$scripts" || fail "%post does not dkms add"
