@@ -215,8 +215,11 @@ MachineIdentity read_identity(Source& source) {
                                        : key == std::string("dmi_vendor")  ? &id.dmi_vendor
                                        : key == std::string("dmi_product") ? &id.dmi_product
                                                                            : &id.dmi_serial;
-    // Never an empty string: an empty or unreadable value is null with the reason.
-    if (!text.empty())
+    // Never an empty string: an empty or unreadable value is null with the reason. "(none)" is what
+    // the kernel names a host nobody named (UTS_NODENAME): no host name, not a host called that.
+    if (key == std::string("hostname") && text == "(none)")
+      id.why[key] = "the kernel's default \"(none)\": never set";
+    else if (!text.empty())
       *slot = printable(text);
     else
       id.why[key] = r.ok() ? "empty" : why_unread(r);

@@ -56,6 +56,17 @@ TEST(KernelConfig, MoreLinesThanAnyKernelsIsRefusedNamingTheFile) {
   }
 }
 
+// The kernel names a host nobody named "(none)" (UTS_NODENAME): no host name, said why.
+TEST(Identity, TheKernelsDefaultHostNameIsNoName) {
+  auto tree = std::make_shared<MemoryTree>();
+  tree->add_file("/proc/sys/kernel/hostname", "(none)\n");
+  MachineIdentity id = read_identity(*open_memory_source(tree, "machine test"));
+  EXPECT_FALSE(id.hostname);
+  EXPECT_EQ(id.why["hostname"], "the kernel's default \"(none)\": never set");
+  tree->add_file("/proc/sys/kernel/hostname", "node7\n");
+  EXPECT_EQ(read_identity(*open_memory_source(tree, "machine test")).hostname, "node7");
+}
+
 TEST(CpuInfo, OnlyCpu0IsReadAndTheOtherCpusAreNotParsed) {
   auto tree = std::make_shared<MemoryTree>();
   tree->add_file("/proc/cpuinfo",
