@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/build.sh
 # The QEMU lab's own packages (qemu, busybox, kernel build tools); its kernels build on first run.
 tests/lab/setup-deps.sh
+# The release suite (label `release`: the portable binary built twice against a bullseye sysroot,
+# its packages installed in three chroots) costs two cold builds a run: `scripts/test.sh -L release`.
+[ $# -gt 0 ] || set -- -LE release
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
