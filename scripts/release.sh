@@ -28,6 +28,9 @@ packaging/release/glibc-floor.sh "$bdir/p2pcheck"
 
 rm -rf "$out"; mkdir -p "$out"
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+# The reference machine's files are generated at build time: their mtimes are the build's moment, which
+# rpmbuild keeps (it only clamps times after SOURCE_DATE_EPOCH). Every packaged file gets the commit's.
+find "$bdir/packaging/share" "$bdir/packaging/p2pcheck.1.gz" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 # The packages: CPack from the portable build tree (packaging/CMakeLists.txt).
 for gen in DEB RPM; do
   cpack --config "$bdir/CPackConfig.cmake" -G "$gen" -B "$stage/cpack-$gen" > "$stage/cpack-$gen.log" 2>&1 ||
