@@ -8,5 +8,12 @@ scripts/build.sh
 tests/lab/setup-deps.sh
 # The release suite (label `release`: the portable binary built twice against a bullseye sysroot,
 # its packages installed in three chroots) costs two cold builds a run: `scripts/test.sh -L release`.
-[ $# -gt 0 ] || set -- -LE release
-ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+# `-L release` asks for it; any -LE given also keeps it out (`-LE lab` -> `-LE 'lab|release'`).
+args=() excluded=0
+while [ $# -gt 0 ]; do
+  if [ "$1" = -LE ] && [ $# -gt 1 ]; then args+=(-LE "$2|release"); excluded=1; shift 2; continue; fi
+  case "$1" in *release*) excluded=1 ;; esac
+  args+=("$1"); shift
+done
+[ "$excluded" = 1 ] || args+=(-LE release)
+ctest --test-dir build --output-on-failure -j"$(nproc)" "${args[@]}"

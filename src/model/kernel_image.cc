@@ -17,36 +17,12 @@
 namespace p2pcheck {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
-
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
-std::string archive_text(archive* a) {
-  const char* text = archive_error_string(a);
-  return text ? text : "unreadable (libarchive gave no reason)";
-}
 
 std::uint32_t le(std::string_view b, std::size_t at, int bytes) {
   std::uint32_t v = 0;
   for (int i = bytes - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
   return v;
-}
-
-// The data of the archive's current member, at most `cap` bytes (Error past that).
-std::string read_member(archive* a, std::size_t cap, const std::string& what) {
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    la_ssize_t n = archive_read_data(a, buf, sizeof buf);
-    if (n < 0) throw Error(what, "cannot decompress: " + archive_text(a));
-    if (n == 0) return data;
-    if (data.size() + static_cast<std::size_t>(n) > cap)
-      throw Error(what, "decompresses to more than " + mib(cap) + ": not a kernel (a decompression bomb?)");
-    data.append(buf, static_cast<std::size_t>(n));
-  }
 }
 
 // "Linux version 6.12.118 (user@host) ..." -> "6.12.118".
@@ -60,6 +36,24 @@ std::string banner_release(std::string_view banner) {
 
 }  // namespace
 
+std::string archive_text(archive* a) {
+  const char* text = archive_error_string(a);
+  return text ? text : "unreadable (libarchive gave no reason)";
+}
+
+std::string read_archive_member(archive* a, std::size_t cap, const std::string& what) {
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+    if (n < 0) throw Error(what, "cannot decompress: " + archive_text(a));
+    if (n == 0) return data;
+    if (data.size() + static_cast<std::size_t>(n) > cap)
+      throw Error(what, "decompresses to more than " + mib(cap) + ": not a kernel's (a decompression bomb?)");
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
 std::string decompress_bounded(std::string_view bytes, std::size_t cap, const std::string& file) {
   ArchivePtr a(archive_read_new());
   archive_read_support_filter_all(a.get());
@@ -69,7 +63,7 @@ std::string decompress_bounded(std::string_view bytes, std::size_t cap, const st
       archive_read_next_header(a.get(), &entry) != ARCHIVE_OK)
     throw Error(file, "not a compressed kernel: " + archive_text(a.get()));
   if (archive_filter_count(a.get()) <= 1) throw Error(file, "not compressed with a method the kernel uses");
-  return read_member(a.get(), cap, file);
+  return read_archive_member(a.get(), cap, file);
 }
 
 std::string bzimage_vmlinux(std::string_view bz, const std::string& file) {

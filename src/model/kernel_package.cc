@@ -20,16 +20,6 @@
 namespace p2pcheck {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
-
-std::string archive_text(archive* a) {
-  const char* text = archive_error_string(a);
-  return text ? text : "unreadable (libarchive gave no reason)";
-}
-
 // At most this many members are looked at (a kernel package with its modules: ~6,000).
 constexpr std::size_t kMaxMembers = 200000;
 
@@ -41,19 +31,6 @@ ArchivePtr new_reader() {
   archive_read_support_format_gnutar(a.get());
   archive_read_support_format_cpio(a.get());
   return a;
-}
-
-std::string read_capped(archive* a, std::size_t cap, const std::string& what) {
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    la_ssize_t n = archive_read_data(a, buf, sizeof buf);
-    if (n < 0) throw Error(what, "cannot read: " + archive_text(a));
-    if (n == 0) return data;
-    if (data.size() + static_cast<std::size_t>(n) > cap)
-      throw Error(what, "larger than " + std::to_string(cap >> 20) + " MiB: not a kernel's");
-    data.append(buf, static_cast<std::size_t>(n));
-  }
 }
 
 // The kernel files among a package's members, by release: boot/vmlinuz-REL, boot/System.map-REL,
@@ -80,12 +57,12 @@ void take_member(archive* a, const std::string& file, std::string name, Found& f
   p.release = release;
   std::string what = file + ":" + name;
   if (kind == "vmlinuz-" || kind == "vmlinux-") {
-    p.image = read_capped(a, kMaxVmlinuxBytes, what);
+    p.image = read_archive_member(a, kMaxVmlinuxBytes, what);
     p.image_name = what;
   } else if (kind == "System.map-") {
-    p.system_map = read_capped(a, kMaxSymbolMapBytes, what);
+    p.system_map = read_archive_member(a, kMaxSymbolMapBytes, what);
   } else {
-    p.config = read_capped(a, 16u << 20, what);
+    p.config = read_archive_member(a, 16u << 20, what);
     p.config_name = what;
   }
 }
