@@ -45,6 +45,10 @@ if [ "$mode" = all ]; then
   # page; the Ansible playbook and the Slurm batch script run for real (slurmctld + slurmd + munged
   # started by the test on this one node).
   packages+=(libxml2-utils ansible slurm-wlm munge)
+  # The views fleets read (tests/e2e/fleet_engines_test.sh, tests/e2e/contrib/kubernetes_test.py): Debian's
+  # node_exporter scrapes check --prometheus's textfile on 127.0.0.1, promtool (package prometheus) lints
+  # it, yamllint and python3-yaml read contrib/kubernetes/.
+  packages+=(prometheus-node-exporter prometheus yamllint python3-yaml)
   # Kernel headers to compile kmod/ against (Debian's kernel: P2PDMA off, so its calls are stubs).
   packages+=(linux-headers-amd64)
   # Debian's HIP 5.2 runtime: `verify` loads it with dlopen (never linked); a unit test checks that on a
@@ -70,4 +74,11 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # The tests start their own exporter on 127.0.0.1; the services these packages enable (ports 9090
+  # and 9100 on every address) are not wanted on a build machine: stopped when installed here.
+  for service in prometheus prometheus-node-exporter; do
+    if [[ " ${missing[*]} " == *" $service "* ]] && command -v systemctl > /dev/null && [ -d /run/systemd/system ]; then
+      $SUDO systemctl disable --now "$service" 2> /dev/null || true
+    fi
+  done
 fi

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "exports.h"
 #include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/mounts.h"
 #include "p2pcheck/report/report.h"
@@ -9,9 +10,12 @@
 
 namespace p2pcheck::cli {
 
-static int run_check_command(const GlobalOptions& o) {
+static int run_check_command(const GlobalOptions& o, const ExportOptions& e) {
+  check_export_options(e);
   Input input = open_input(o);
   auto report = checked(input, o);
+  // The files first: a machine's scrape or labels never wait on a slow terminal.
+  if (exports_asked(e)) write_exports(e, *report, input, o);
   // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
   if (!o.json) make_printable(report->findings);
   if (o.json) {
@@ -39,8 +43,11 @@ static int run_check_command(const GlobalOptions& o) {
 
 Command add_check_command(CLI::App& app, const GlobalOptions& o) {
   auto* sub = app.add_subcommand("check", "the verdict for every GPU–NVMe pair, with findings and fixes (default)");
+  // Static: CLI11 fills it during parse, after this function has returned.
+  static ExportOptions e;
+  add_export_options(*sub, e);
   sub->fallthrough();
-  return {sub, [&o] { return run_check_command(o); }};
+  return {sub, [&o] { return run_check_command(o, e); }};
 }
 
 }  // namespace p2pcheck::cli

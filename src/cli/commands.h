@@ -12,5 +12,7 @@ Command add_topo_command(CLI::App& app, const GlobalOptions& o);
 Command add_paths_command(CLI::App& app, const GlobalOptions& o);
 Command add_capture_command(CLI::App& app, const GlobalOptions& o);
 Command add_mounts_command(CLI::App& app, const GlobalOptions& o);
+Command add_diff_command(CLI::App& app, const GlobalOptions& o);
+Command add_slurm_command(CLI::App& app, const GlobalOptions& o);
 
 }  // namespace p2pcheck::cli

@@ -55,8 +55,9 @@ void finish_subcommand_help(CLI::App& app, const std::vector<p2pcheck::cli::Comm
   for (const Command& command : commands) takes_global_options.push_back(command.app);
   list_global_options_in_subcommand_help(app, takes_global_options);
   app.get_subcommand("verify")->footer(help_examples("verify"));
-  for (CLI::App* sub : app.get_subcommand("kmod")->get_subcommands({}))
-    sub->footer(help_examples("kmod " + sub->get_name()));
+  for (const char* parent : {"kmod", "slurm"})
+    for (CLI::App* sub : app.get_subcommand(parent)->get_subcommands({}))
+      sub->footer(help_examples(std::string(parent) + " " + sub->get_name()));
 }
 
 // p2pcheck(1) from the roff template at `man_source` and the options registered on `app`.
@@ -87,6 +88,8 @@ int run(int argc, char** argv) {
                                    add_paths_command(app, o), add_capture_command(app, o), add_kmod_command(app, o)};
   commands.push_back(add_mounts_command(app, o));
   commands.push_back(add_fleet_command(app, o));
+  commands.push_back(add_diff_command(app, o));
+  commands.push_back(add_slurm_command(app, o));
   commands.push_back(add_watch_command(app, o));
   auto verify = add_verify_command(app);
   // The build writes p2pcheck(1) with this from these registrations and src/cli/p2pcheck.1.in

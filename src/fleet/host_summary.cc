@@ -135,7 +135,10 @@ HostSummary summarize_report(const CheckReport& report, const ordered_json* mani
   for (const Finding& f : report.findings)
     s.findings.push_back({f.id, f.level, f.subject, f.message, f.fix, concerns_selected_pairs(f, report), f.cause});
   s.pairs.reserve(report.pairs.size());
-  for (const PairDecision& d : report.pairs) s.pairs.push_back(host_pair(report, d));
+  for (std::size_t i = 0; i < report.pairs.size(); ++i) {
+    s.pairs.push_back(host_pair(report, report.pairs[i]));
+    s.pairs.back().locality = to_string(pair_locality(report, i).cls);
+  }
   s.fix = host_fix(report);
   if (manifest && manifest->is_object()) {
     auto format = manifest->find("format");

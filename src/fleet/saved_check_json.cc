@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "p2pcheck/fleet/host_summary.h"
+#include "p2pcheck/model/locality.h"
 #include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_read.h"
@@ -159,6 +160,18 @@ void name_devices(const JsonFields& p, HostPair& h) {
   if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
 }
 
+// A compact record's `locality.class` (docs/json.md "Locality"); "unknown" when absent.
+std::string locality_named(const JsonFields& compact) {
+  const ordered_json* locality = compact.object("locality");
+  if (!locality) return "unknown";
+  JsonFields f(*locality, compact.file(), compact.member("locality"));
+  std::string cls = f.text("class").value_or("unknown");
+  for (LocalityClass c : {LocalityClass::kSameSwitch, LocalityClass::kSameRootPort, LocalityClass::kSameHostBridge,
+                          LocalityClass::kSameNumaNode, LocalityClass::kAcrossNumaNodes, LocalityClass::kUnknown})
+    if (cls == to_string(c)) return cls;
+  f.fail("class", "a locality class (same_switch, same_root_port, ...)");
+}
+
 // Version 2: each pair refers to a row of `decisions`, each row read once (a fabric has millions
 // of pairs and a few dozen rows); the NVMe's name is in the top-level `nvme` table.
 void read_version_2_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
@@ -183,6 +196,7 @@ void read_version_2_pairs(const JsonFields& doc, const ordered_json& pairs, Host
     }
     HostPair h = row->second;
     name_devices(compact, h);
+    h.locality = locality_named(compact);
     if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
     s.pairs.push_back(std::move(h));
   }

@@ -153,7 +153,7 @@ void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
     SCOPED_TRACE("pair " + std::to_string(i));
     EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type),
               std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type));
-    EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_fix), std::tie(a.cause, a.rule, a.acs_fix));
+    EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_fix, b.locality), std::tie(a.cause, a.rule, a.acs_fix, a.locality));
   }
   ASSERT_TRUE(saved.fix && model.fix);
   EXPECT_EQ(saved.fix->kernel_cmdline, model.fix->kernel_cmdline);

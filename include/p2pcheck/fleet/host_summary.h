@@ -36,6 +36,9 @@ struct HostPair {
   std::string cause;     // pair_cause(): "" for a supported pair
   std::string rule;      // the deciding rule in words; kept only for pairs with a cause
   std::string acs_fix;   // pci=disable_acs_redir=... when ACS redirect is what blocks it
+  // How near the two sit (model/locality.h to_string: "same_switch", ...); "unknown" when not
+  // known or not in a saved report (schema_version 1 has none).
+  std::string locality = "unknown";
 };
 
 struct HostSummary {

@@ -6,6 +6,14 @@
 # the node, the fleet report at the end and the job's exit code, each written here: once as sites
 # run it (the node captures this machine: without a GPU or an NVMe, NO PAIRS, exit 4), once with
 # P2PCHECK a wrapper whose capture reads the fixture xeon-broadwell-switch-acs (FAIL, exit 1).
+# Then the node's P2P view (issue 51), from contrib/slurm's Helper and HealthCheckProgram wrappers:
+# the node reads a fixture tree named in $tmp/current (the Broadwell switch machine as qualified,
+# booted with pci=disable_acs_redir= for its two ACS ports: a variant generated here), so
+# `scontrol show node` shows the Helper's features (ActiveFeatures=p2p_partial,p2p_same_switch,
+# what `p2pcheck slurm features` prints for it) and `--constraint=p2p_partial` runs; then a planted
+# regression (the fixture as it is: ACS redirect back) drains the node with the reason
+# "p2pcheck: ACS redirect on 0000:03:09.0 (was off at the baseline); ...", undoing it resumes the
+# node, and a corrupt baseline drains it with a reason that says it could not be read.
 # Everything it started is stopped on exit.
 # Usage: tests/e2e/contrib/slurm_test.sh BINARY   (exit 77: slurm-wlm or munge not installed, or not root)
 set -u
@@ -77,10 +85,40 @@ SchedulerType=sched/builtin
 SelectType=select/linear
 ReturnToService=2
 SlurmdParameters=config_overrides
+NodeFeaturesPlugins=node_features/helpers
+HealthCheckProgram=$tmp/health
+HealthCheckInterval=2
+HealthCheckNodeState=ANY
 NodeName=$node CPUs=$(nproc) State=UNKNOWN
 PartitionName=p2pcheck Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$tmp/slurm.conf
+# The node's machine: the qualified variant of the ACS fixture (its machine.toml with the two ports
+# in disable_acs_redir and on its command line), and its check --json as the accepted baseline.
+mkdir -p "$tmp/q/xeon-broadwell-switch-acs"
+sed -e '/^iommu_domain = /a disable_acs_redir = ["0000:03:09.0", "0000:03:11.0"]' \
+  -e 's/ intel_iommu=on"$/ intel_iommu=on pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"/' \
+  "$repo/fixtures/xeon-broadwell-switch-acs/machine.toml" > "$tmp/q/xeon-broadwell-switch-acs/machine.toml"
+python3 "$repo/tools/mkfixture.py" --out "$tmp/gen" "$tmp/q/xeon-broadwell-switch-acs/machine.toml" > /dev/null ||
+  { fail "mkfixture of the qualified variant"; exit 1; }
+qualified=$tmp/gen/xeon-broadwell-switch-acs/root
+"$bin" --root "$qualified" check --json > "$tmp/baseline.json"
+echo "$qualified" > "$tmp/current"
+# contrib/slurm's wrappers as a site installs them, their settings in a file of their own; slurmd
+# gives a HealthCheckProgram only SLURMD_NODENAME, so scontrol is told this cluster's config here.
+cat > "$tmp/p2pcheck-slurm" <<SETTINGS
+P2PCHECK=$bin
+P2PCHECK_ARGS="--root \$(cat $tmp/current)"
+P2PCHECK_BASELINE=$tmp/baseline.json
+SETTINGS
+for kind in features health; do
+  printf '#!/bin/sh\nexport P2PCHECK_SLURM_CONF=%s SLURM_CONF=%s\nexec %s "$@"\n' "$tmp/p2pcheck-slurm" "$SLURM_CONF" \
+    "$repo/contrib/slurm/p2pcheck-node-$kind" > "$tmp/$kind"
+  chmod 755 "$tmp/$kind"
+done
+for feature in p2p_gpu_nvme p2p_partial p2p_none p2p_unknown p2p_same_switch; do
+  echo "Feature=$feature Helper=$tmp/features"
+done > "$tmp/helpers.conf"
 for _ in $(seq 50); do [ -S "$tmp/munge/munge.socket" ] && break; sleep 0.1; done
 slurmctld -D -i -f "$SLURM_CONF" > "$tmp/log/slurmctld.out" 2>&1 &
 pids+=($!)
@@ -165,5 +203,41 @@ job fixture "$wrapper" 1 FAIL "RESULT: FAIL — 1 of 1 host fails" \
   "wrote $tmp/fixture/fleet/captures/$node\\.tar\\.zst: [0-9]+ files, [0-9]+ links, .* from tree $fx/xeon-broadwell-switch-acs/root, redacted" \
   "  $node +FAIL +1/5/0 +2 +3 +T1 +F1 .* +gpu\\.ais, pair\\.acs_redirect, pair\\.host_bridge" \
   "    fix    boot with pci=disable_acs_redir=0000:03:09\\.0;0000:03:11\\.0"
+
+# ---- the node's P2P features and health (issue 51) -----------------------------------------------
+want=$("$bin" --root "$qualified" slurm features | paste -sd, -)
+[ "$want" = p2p_partial,p2p_same_switch ] || fail "p2pcheck slurm features of the qualified node: '$want'"
+shown=$(scontrol show node "$node")
+echo "$shown" | grep -E '^ +(Available|Active)Features='
+echo "$shown" | grep -qx "   ActiveFeatures=$want" || fail "scontrol show node: ActiveFeatures is not $want"
+echo "$shown" | grep -qx "   AvailableFeatures=p2p_gpu_nvme,p2p_partial,p2p_none,p2p_unknown,p2p_same_switch" ||
+  fail "scontrol show node: AvailableFeatures is not the five of helpers.conf"
+"$tmp/features" p2p_gpu_nvme > "$tmp/switch.out" 2>&1 && fail "the Helper switched a feature on: $(cat "$tmp/switch.out")"
+(cd "$tmp" && timeout 60 sbatch --wait --constraint=p2p_partial -o "$tmp/constraint.out" --wrap='echo ran') > /dev/null 2>&1 ||
+  fail "a job with --constraint=p2p_partial did not run"
+grep -qx ran "$tmp/constraint.out" 2> /dev/null || fail "the --constraint=p2p_partial job left no output"
+
+# node_state WANT REGEX: waits up to 30 s (the health check runs every 2 s) for `scontrol show node
+# -o` to match; prints the State and Reason it ended with.
+node_state() {
+  local what=$1 re=$2 line
+  for _ in $(seq 60); do
+    line=$(scontrol show node -o "$node")
+    [[ $line =~ $re ]] && break
+    sleep 0.5
+  done
+  echo "$what: $(grep -oE 'State=[^ ]+' <<< "$line")$(grep -oE ' Reason=.*' <<< "$line")"
+  [[ $line =~ $re ]] || { fail "$what: the node's line does not match /$re/"; tail -5 "$tmp/log/slurmd.log"; }
+}
+node_state "qualified" 'State=IDLE '
+echo "$fx/xeon-broadwell-switch-acs/root" > "$tmp/current"
+node_state "ACS redirect back" 'State=[A-Z+]*DRAIN.* Reason=p2pcheck: ACS redirect on 0000:03:09\.0 \(was off at the baseline\); ACS redirect on 0000:03:11\.0 \(was off at the baseline\); 0000:0[45]:00\.0 <-> nvme[0-9] now refused \(pair\.acs_redirect\)'
+echo "$qualified" > "$tmp/current"
+node_state "fixed" 'State=IDLE '
+cp "$tmp/baseline.json" "$tmp/baseline.good"
+echo '{"schema": "p2pcheck.check", "schema_version": 2, "res' > "$tmp/baseline.json"
+node_state "corrupt baseline" "State=[A-Z+]*DRAIN.* Reason=p2pcheck: cannot judge the node: cannot read the baseline $tmp/baseline.json: "
+mv "$tmp/baseline.good" "$tmp/baseline.json"
+node_state "baseline restored" 'State=IDLE '
 echo "slurm_test: $failed failure(s)"
 [ "$failed" -eq 0 ]
