@@ -81,7 +81,8 @@ def run_daemonset_command(binary, trees, script, nfd, prom, tmp):
     args = [{"/host": os.path.join(trees, "epyc-mi300x-8gpu/root"), nfd: out_nfd, prom: out_prom}.get(a, a) for a in args]
     rc = subprocess.run(args, capture_output=True, text=True)
     print(f"DaemonSet command: {' '.join(args[1:])}: exit {rc.returncode}: {rc.stdout.strip()}")
-    if rc.returncode != 0 or not os.path.isfile(out_nfd) or not os.path.isfile(out_prom):
+    # 0, 1, 2, 4 are results (the loop goes on whatever the machine's); 3 and 5 are errors.
+    if rc.returncode not in (0, 1, 2, 4) or not os.path.isfile(out_nfd) or not os.path.isfile(out_prom):
         fail(f"the DaemonSet's p2pcheck command failed: {rc.stderr}")
         return {}
     labels = {}
