@@ -88,13 +88,23 @@ std::set<std::string> acs_ports(const HostSummary& host) {
   return ports;
 }
 
+// A port that refuses pairs on one side only. It is what made pairs worse (or better) when some
+// did; else only the cause moved (a kernel without P2PDMA at the baseline refused those pairs
+// before ACS redirect could): listed, neither better nor worse.
 void compare_ports(const HostSummary& baseline, const HostSummary& current, DriftReport& d) {
   std::set<std::string> before = acs_ports(baseline), after = acs_ports(current);
   std::set<std::string> all = before;
   all.insert(after.begin(), after.end());
+  bool worse = false, better = false;
+  for (const auto& c : d.pairs) {
+    worse = worse || c.change == Change::kWorse;
+    better = better || c.change == Change::kBetter;
+  }
   for (const std::string& port : all) {
     bool b = before.count(port), a = after.count(port);
-    if (a != b) d.ports.push_back({port, b, a, a ? Change::kWorse : Change::kBetter});
+    if (a == b) continue;
+    Change c = a ? (worse ? Change::kWorse : Change::kSame) : (better ? Change::kBetter : Change::kSame);
+    d.ports.push_back({port, b, a, c});
   }
 }
 
@@ -208,7 +218,8 @@ std::string worse_summary(const DriftReport& d, std::size_t limit) {
   if (d.overall != Change::kWorse) return "";
   std::vector<std::string> parts;
   for (const auto& c : d.ports)
-    if (c.change == Change::kWorse) parts.push_back("ACS redirect on " + c.port + " (was off at the baseline)");
+    if (c.change == Change::kWorse)
+      parts.push_back("ACS redirect on " + c.port + " refuses pairs (not at the baseline)");
   if (std::string p = pairs_worse(d); !p.empty()) parts.push_back(p);
   for (const auto& c : d.findings)
     if (c.change == Change::kWorse)

@@ -40,8 +40,9 @@ std::string ports_and_findings_text(const DriftReport& d) {
   if (!d.ports.empty()) {
     out += "\nPorts whose ACS redirect refuses pairs (check's host_fix acs_ports)\n";
     for (const PortChange& p : d.ports)
-      out += "  " + std::string(to_string(p.change)) + "  " + p.port + ": ACS redirect " +
-             (p.redirect_before ? "on" : "off") + " -> " + (p.redirect_after ? "on" : "off") + "\n";
+      out += "  " + std::string(to_string(p.change)) + "  " + p.port + ": " +
+             (p.redirect_before ? "refused pairs" : "refused none") + " -> " +
+             (p.redirect_after ? "refuses pairs" : "refuses none") + "\n";
   }
   if (!d.findings.empty()) {
     out += "\nChecks whose level changed (kernel facts, links, storage stack, ...)\n";

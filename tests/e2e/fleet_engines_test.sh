@@ -48,11 +48,11 @@ qualified=$tmp/gen/xeon-broadwell-switch-acs/root
 "$bin" --root "$qualified" check --json > "$tmp/baseline.json"
 "$bin" --root "$acs" check --json > "$tmp/now.json"
 "$bin" --root "$acs" capture -o "$tmp/now.tar.zst" > /dev/null
-expect diff_worse 1 '^DIFF: WORSE — ACS redirect on 0000:03:09.0 \(was off at the baseline\); ACS redirect on 0000:03:11.0' \
+expect diff_worse 1 '^DIFF: WORSE — ACS redirect on 0000:03:09.0 refuses pairs \(not at the baseline\); ACS redirect on 0000:03:11.0' \
   -- "$bin" diff "$tmp/baseline.json" "$tmp/now.json"
 expect diff_worse_pair 1 '^  worse  0000:0[45]:00.0 <-> nvme[0-9] 0000:0[67]:00.0: supported -> not_supported \(pair.acs_redirect\)$' \
   -- "$bin" diff "$tmp/baseline.json" "$tmp/now.tar.zst"
-expect diff_worse_root 1 '^  worse  0000:03:09.0: ACS redirect off -> on$' -- "$bin" --root "$acs" diff "$tmp/baseline.json"
+expect diff_worse_root 1 '^  worse  0000:03:09.0: refused none -> refuses pairs$' -- "$bin" --root "$acs" diff "$tmp/baseline.json"
 expect diff_better 0 '^DIFF: BETTER — nothing got worse; result FAIL -> ' -- "$bin" diff "$tmp/now.json" "$tmp/baseline.json"
 expect diff_same 0 '^DIFF: SAME — no change; result FAIL -> FAIL$' -- "$bin" -q diff "$tmp/now.json" "$tmp/now.tar.zst"
 expect diff_json 1 '"change":"worse"' -- "$bin" diff --json "$tmp/baseline.json" "$tmp/now.json"

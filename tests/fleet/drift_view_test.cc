@@ -35,9 +35,10 @@ TEST(DriftView, TextListsBoundedAndEndsWithTheAnswer) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  and 10 more (--json lists every one)\n"), std::string::npos);
-  EXPECT_NE(text.find("  worse  0000:03:09.0: ACS redirect off -> on\n"), std::string::npos);
-  EXPECT_NE(text.find("\nDIFF: WORSE — ACS redirect on 0000:03:09.0 (was off at the baseline); "), std::string::npos);
-  EXPECT_EQ(text.substr(text.size() - 24), "; result PASS -> FAIL\n");
+  EXPECT_NE(text.find("  worse  0000:03:09.0: refused none -> refuses pairs\n"), std::string::npos);
+  EXPECT_NE(text.find("\nDIFF: WORSE — ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); "),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 22), "; result PASS -> FAIL\n");
 }
 
 TEST(DriftView, JsonHasEveryChange) {

@@ -45,7 +45,7 @@ TEST(Metrics, TheExpositionGrammar) {
   MetricsOptions o;
   o.captured_at = 1796641200.5;
   std::string text = prometheus_text(host(9), o);
-  std::regex sample(R"(^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? (-?[0-9.]+|NaN)$)");
+  std::regex sample(R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.]+|NaN)$)");
   std::set<std::string> typed;
   std::size_t at = 0, end;
   while ((end = text.find('\n', at)) != std::string::npos) {

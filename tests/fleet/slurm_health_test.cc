@@ -31,8 +31,8 @@ TEST(SlurmHealth, DrainsWhenWorseWithAReadableReason) {
   HealthDecision h = health_decision({&d, "", false, true});
   EXPECT_EQ(h.action, HealthAction::kDrain);
   EXPECT_EQ(h.reason,
-            "p2pcheck: ACS redirect on 0000:03:09.0 (was off at the baseline); 0000:04:00.0 <-> nvme0 now refused "
-            "(pair.acs_redirect); result PASS -> FAIL");
+            "p2pcheck: ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); 0000:04:00.0 <-> nvme0 now "
+            "refused (pair.acs_redirect); result PASS -> FAIL");
   auto argv = scontrol_drain("scontrol", "node-1", h.reason);
   EXPECT_EQ(argv[2], "nodename=node-1");
   EXPECT_EQ(argv[3], "state=drain");

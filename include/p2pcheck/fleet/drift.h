@@ -28,7 +28,9 @@ struct PairChange {
 };
 
 // A port whose ACS redirect refuses pairs on one side and not on the other (check's host_fix
-// acs_ports: the ports `pci=disable_acs_redir=` would name).
+// acs_ports: the ports `pci=disable_acs_redir=` would name). Worse when it came with pairs that
+// got worse; a port that refuses pairs now which a kernel without P2PDMA refused before is listed,
+// neither better nor worse.
 struct PortChange {
   std::string port;
   bool redirect_before = false, redirect_after = false;
@@ -67,7 +69,8 @@ struct DriftReport {
 DriftReport compare_hosts(const HostSummary& baseline, const HostSummary& current);
 
 // One line a person can read in a drain reason or an alert: the worst change first, e.g.
-// "ACS redirect on 0000:03:09.0 (was off at the baseline); 2 pairs now refused", at most `limit`
+// "ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); 0000:04:00.0 <-> nvme0 now
+// refused (pair.acs_redirect) and 2 more pair(s) worse", at most `limit`
 // bytes (cut on a character boundary with "..."). "" when nothing got worse.
 std::string worse_summary(const DriftReport& drift, std::size_t limit = 200);
 

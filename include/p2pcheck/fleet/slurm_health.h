@@ -21,7 +21,7 @@ const char* to_string(HealthAction a);  // "nothing", "drain", "resume"
 
 struct HealthDecision {
   HealthAction action = HealthAction::kNothing;
-  std::string reason;   // kDrain: "p2pcheck: ACS redirect on 0000:03:09.0 (was off at the baseline); ..."
+  std::string reason;   // kDrain: "p2pcheck: ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); ..."
   std::string message;  // what the mode prints: what it found and what it did
   bool unreadable = false;
 };

@@ -12,7 +12,7 @@
 # `scontrol show node` shows the Helper's features (ActiveFeatures=p2p_partial,p2p_same_switch,
 # what `p2pcheck slurm features` prints for it) and `--constraint=p2p_partial` runs; then a planted
 # regression (the fixture as it is: ACS redirect back) drains the node with the reason
-# "p2pcheck: ACS redirect on 0000:03:09.0 (was off at the baseline); ...", undoing it resumes the
+# "p2pcheck: ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); ...", undoing it resumes the
 # node, and a corrupt baseline drains it with a reason that says it could not be read.
 # Everything it started is stopped on exit.
 # Usage: tests/e2e/contrib/slurm_test.sh BINARY   (exit 77: slurm-wlm or munge not installed, or not root)
@@ -231,7 +231,7 @@ node_state() {
 }
 node_state "qualified" 'State=IDLE '
 echo "$fx/xeon-broadwell-switch-acs/root" > "$tmp/current"
-node_state "ACS redirect back" 'State=[A-Z+]*DRAIN.* Reason=p2pcheck: ACS redirect on 0000:03:09\.0 \(was off at the baseline\); ACS redirect on 0000:03:11\.0 \(was off at the baseline\); 0000:0[45]:00\.0 <-> nvme[0-9] now refused \(pair\.acs_redirect\)'
+node_state "ACS redirect back" 'State=[A-Z+]*DRAIN.* Reason=p2pcheck: ACS redirect on 0000:03:09\.0 refuses pairs \(not at the baseline\); ACS redirect on 0000:03:11\.0 refuses pairs \(not at the baseline\); 0000:0[45]:00\.0 <-> nvme[0-9] now refused \(pair\.acs_redirect\)'
 echo "$qualified" > "$tmp/current"
 node_state "fixed" 'State=IDLE '
 cp "$tmp/baseline.json" "$tmp/baseline.good"
