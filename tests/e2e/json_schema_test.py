@@ -3,7 +3,7 @@
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
 parse alike; check and paths in schema_version 2; the saved version 1 reports in tests/fleet/saved), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
-tools, every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
+tools (and `diff` of the tree's saved check against the tree and each import), every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
 real imports in tests/e2e/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
 not FAIL or WARN where the fixture itself does not (a problem its format cannot carry).
@@ -344,9 +344,18 @@ def main():
                     subprocess.run(["lstopo", "--whole-io", "--input", root, "--of", "xml"], stdout=out,
                                    stderr=subprocess.DEVNULL, env=dict(os.environ, HWLOC_COMPONENTS="-x86"))
                 inputs.append(("hwloc", [xml, "--cpu", "intel"]))
+            # diff: the tree's saved check against the tree again (the same) and against each import
+            # of it below (pairs and findings that the format could not carry change).
+            baseline = os.path.join(w, "baseline.json")
+            if doc:
+                with open(baseline, "w") as out:
+                    json.dump(doc, out)
+                run(validator, f"{name} diff", base + ["diff", baseline, "--json"])
             for what, args in inputs:
                 imported = run(validator, f"{name} {what} check", [binary, "--dump"] + args + ["check", "--json"])
                 run(validator, f"{name} {what} topo", [binary, "--dump"] + args + ["topo", "--json"])
+                if doc:
+                    run(validator, f"{name} {what} diff", [binary, "--dump"] + args + ["diff", baseline, "--json"])
                 if doc and imported:
                     no_false_problems(f"{name} {what}", doc, imported)
         lab = os.path.join(REPO, "fixtures/lab")
