@@ -222,9 +222,19 @@ std::vector<PathTarget> mounted_nvme_targets(const Machine& machine, const Stora
   std::vector<PathTarget> out;
   const auto index = stacks_by_mount(layout);
   const auto findings = storage_stack_findings(layout);
+  // One target per file system: its mounts have the same stacks below them, so a bind mount adds a
+  // line to the target it shares, not a copy of the stack and its finding (100,000 on a container host).
+  std::map<std::vector<const StorageStack*>, std::size_t> target_of_stacks;
   for (const Mount& m : machine.mounts) {
-    std::vector<StorageStack> stacks = stacks_of(m, index);
-    if (stacks.empty()) continue;
+    auto it = index.find(m);
+    if (it == index.end() || it->second.empty()) continue;
+    auto [at, fresh] = target_of_stacks.try_emplace(it->second, out.size());
+    if (!fresh) {
+      out[at->second].more_mounts.push_back(m);
+      continue;
+    }
+    std::vector<StorageStack> stacks;
+    for (const StorageStack* s : it->second) stacks.push_back(stack_without_mounts(*s, {m}));
     PathTarget t = target_of(m, std::move(stacks), findings);
     t.typed = t.path = t.mountpoint;
     out.push_back(std::move(t));

@@ -412,21 +412,36 @@ std::map<std::string, Finding> storage_stack_findings(const StorageLayout& layou
   return out;
 }
 
+namespace {
+
+// One finding for every mount of a /dev device sysfs lacks, its first lines as evidence: a host with
+// 100,000 of them gets one line that counts them, not 100,000 findings.
+Finding unmapped_finding(const std::vector<std::string>& lines) {
+  constexpr std::size_t kLinesShown = 5;
+  Finding f;
+  f.id = "storage.unknown";
+  f.level = Level::kUnknown;
+  f.message = lines.size() == 1 ? "mount of a /dev device that matches no block device in sysfs; whether it is on "
+                                  "an NVMe is unknown"
+                                : std::to_string(lines.size()) +
+                                      " mounts of /dev devices that match no block device in sysfs; whether they "
+                                      "are on an NVMe is unknown";
+  for (std::size_t i = 0; i < lines.size() && i < kLinesShown; ++i) f.evidence.push_back({"/proc/mounts", lines[i]});
+  if (lines.size() > kLinesShown)
+    f.evidence.push_back({"/proc/mounts", "and " + std::to_string(lines.size() - kLinesShown) + " more such lines"});
+  f.fix = "capture /proc/self/mountinfo (its device numbers identify the block device)";
+  return f;
+}
+
+}  // namespace
+
 std::vector<Finding> check_storage(const StorageLayout& layout) {
   std::vector<Finding> out;
   if (!layout.block_known)
     out.push_back(block_unknown_finding(layout));
   else if (!layout.mounts_known)
     out.push_back(mounts_unknown_finding(layout));
-  for (const auto& line : layout.unmapped) {
-    Finding f;
-    f.id = "storage.unknown";
-    f.level = Level::kUnknown;
-    f.message = "mount of a /dev device that matches no block device in sysfs; whether it is on an NVMe is unknown";
-    f.evidence.push_back({"/proc/mounts", line});
-    f.fix = "capture /proc/self/mountinfo (its device numbers identify the block device)";
-    out.push_back(std::move(f));
-  }
+  if (!layout.unmapped.empty()) out.push_back(unmapped_finding(layout.unmapped));
   const auto groups = stack_groups(layout);
   for (const auto& group : groups)
     out.push_back(group.front()->unused ? raw_finding(*group.front(), layout) : stack_finding(group, layout));

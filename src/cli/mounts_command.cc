@@ -14,8 +14,10 @@ static int run_mounts(const GlobalOptions& o) {
   MountsView view = mounts_view(*report);
   if (o.json)
     std::cout << json_output(o, mounts_json(*report, view)) << "\n";
+  else if (o.quiet)
+    print_text(o, mounts_result_line(*report, view, text_style(o)));
   else
-    print_text(o, input_text(input) + mounts_text(*report, view, text_style(o)));
+    print_text(o, input_text(input) + mounts_text(*report, view, text_style(o), o.verbose));
   int code = exit_for(report->result);
   free_at_exit(std::shared_ptr<const void>(std::move(report)));
   free_at_exit(input);

@@ -53,8 +53,9 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->option_text("auto|always|never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
-  app.add_flag("-v,--verbose", o.verbose, "check: also list the checks that pass and the notes (INFO)");
-  app.add_flag("-q,--quiet", o.quiet, "check: print only the RESULT line (the exit code says the same)");
+  app.add_flag("-v,--verbose", o.verbose,
+               "check: also list the checks that pass and the notes (INFO); mounts: every bind mount");
+  app.add_flag("-q,--quiet", o.quiet, "check, mounts: print only the RESULT line (the exit code says the same)");
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->option_text("BDF[,BDF...]")
       ->delimiter(',');

@@ -210,15 +210,14 @@ std::string colored(const TextStyle& style, const char* code, const std::string&
   return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
 }
 
-namespace {
-
-// UTF-8 code points: the columns a text without colour takes on a terminal.
 std::size_t code_points(std::string_view text) {
   std::size_t n = 0;
   for (unsigned char c : text)
     if ((c & 0xc0) != 0x80) ++n;
   return n;
 }
+
+namespace {
 
 // `text` less its ANSI colour sequences (ESC ... m), which take no column.
 std::string without_colour(std::string_view text) {

@@ -46,6 +46,10 @@ const char* to_string(MountAnswer answer) {
   return "unknown";
 }
 
+bool MountRow::gpus_agree() const {
+  return std::all_of(gpus.begin(), gpus.end(), [&](const MountGpu& g) { return g.answer == gpus.front().answer; });
+}
+
 MountsView mounts_view(const CheckReport& report) {
   MountsView view;
   view.unknown = report.targets_unknown;
@@ -67,11 +71,15 @@ MountsView mounts_view(const CheckReport& report) {
       g.answer = answer_for(report, g.pairs, t);
       row.gpus.push_back(std::move(g));
     }
+    view.on_nvme += 1 + t.more_mounts.size();
     view.rows.push_back(std::move(row));
   }
   if (!view.unknown.empty()) return view;
   std::set<Mount> on_nvme;
-  for (const MountRow& row : view.rows) on_nvme.insert(row.target->mount);
+  for (const MountRow& row : view.rows) {
+    on_nvme.insert(row.target->mount);
+    on_nvme.insert(row.target->more_mounts.begin(), row.target->more_mounts.end());
+  }
   for (const Mount& m : report.machine.mounts) {
     if (on_nvme.count(m)) continue;
     std::string device = unescape_mount_path(m.device);

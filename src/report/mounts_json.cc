@@ -58,6 +58,15 @@ json gpu_json(const CheckReport& report, const MountGpu& g) {
   return j;
 }
 
+json mount_json(const Mount& m) {
+  json mount = json::object();
+  mount["mount_point"] = unescape_mount_path(m.mountpoint);
+  mount["device"] = unescape_mount_path(m.device);
+  mount["fstype"] = m.fstype;
+  mount["options"] = m.options;
+  return mount;
+}
+
 }  // namespace
 
 json target_json(const PathTarget& t) {
@@ -65,11 +74,7 @@ json target_json(const PathTarget& t) {
   for (const StorageStack& s : t.stacks) stacks.push_back(stack_json(s));
   for (const TargetController& c : t.controllers) controllers.push_back({{"name", c.name}, {"bdf", c.bdf.str()}});
   for (const StorageLayer& l : t.stacked) stacked.push_back(layer_json(l));
-  json mount = json::object();
-  mount["mount_point"] = t.mountpoint;
-  mount["device"] = unescape_mount_path(t.mount.device);
-  mount["fstype"] = t.mount.fstype;
-  mount["options"] = t.mount.options;
+  json mount = mount_json(t.mount);
   json j = json::object();
   j["path"] = t.path;
   j["typed"] = t.typed;
@@ -89,12 +94,14 @@ json targets_json(const std::vector<PathTarget>& targets) {
 
 json mounts_json(const CheckReport& report, const MountsView& view) {
   json j = json_envelope("p2pcheck.mounts", report.source);
+  j["schema_version"] = 2;  // 2: one entry per file system, its bind mounts in `mounts` (docs/json.md)
   j["identity"] = identity_json(report.machine.identity);
   j["result"] = to_string(report.result);
   j["unknown"] = report_detail::text_or_null(view.unknown);
   json counts = json::object();
   counts["mounts"] = view.mounts;
-  counts["on_nvme"] = view.rows.size();
+  counts["on_nvme"] = view.on_nvme;
+  counts["file_systems"] = view.rows.size();
   counts["other"] = view.others.size();
   j["counts"] = std::move(counts);
   json rows = json::array(), others = json::array();
@@ -103,6 +110,9 @@ json mounts_json(const CheckReport& report, const MountsView& view) {
     json gpus = json::array();
     for (const MountGpu& g : row.gpus) gpus.push_back(gpu_json(report, g));
     r["gpus"] = std::move(gpus);
+    json mounts = json::array({r["mount"]});
+    for (const Mount& m : row.target->more_mounts) mounts.push_back(mount_json(m));
+    r["mounts"] = std::move(mounts);
     rows.push_back(std::move(r));
   }
   for (const OtherMount& m : view.others)

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.selection.nvme.clear();
     auto report = run_check(*source, options);
     MountsView view = mounts_view(*report);
-    (void)mounts_text(*report, view, TextStyle{});
+    (void)mounts_text(*report, view, TextStyle{}, true);
     (void)json_text(mounts_json(*report, view));
   });
   return 0;

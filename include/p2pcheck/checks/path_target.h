@@ -44,9 +44,12 @@ struct TargetController {
 
 // One path as a target: where it lives and the NVMe below it.
 struct PathTarget {
-  std::string typed;                          // as given: "/data/run1/"
-  std::string path;                           // resolved in the source: "/data/run1"
-  Mount mount;                                // the mount holding it, as /proc/mounts writes it (mount point escaped)
+  std::string typed;  // as given: "/data/run1/"
+  std::string path;   // resolved in the source: "/data/run1"
+  Mount mount;        // the mount holding it, as /proc/mounts writes it (mount point escaped)
+  // `mounts` only: the file system's other mounts (bind mounts of it, a container host's kubelet
+  // volumes), in mount-table order; everything else of the target is the same for them.
+  std::vector<Mount> more_mounts;
   std::string mountpoint;                     // unescaped: "/mnt/fast lane"
   std::vector<StorageStack> stacks;           // one per NVMe device below the file system, top layer first
   std::vector<TargetController> controllers;  // the local PCIe controllers of those, each once
@@ -71,7 +74,8 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
 // Why the mount table is unknown ("not in this lspci output", "unreadable: ..."), or "" when known.
 std::string mounts_unknown_why(const Machine& machine, const StorageLayout& layout);
 
-// Every mounted file system that sits on an NVMe (directly or through a stack), in mount-table order.
+// Every mounted file system that sits on an NVMe (directly or through a stack), one target per file
+// system in the order of its first mount; its other mounts (bind mounts) are in `more_mounts`.
 std::vector<PathTarget> mounted_nvme_targets(const Machine& machine, const StorageLayout& layout);
 
 }  // namespace p2pcheck

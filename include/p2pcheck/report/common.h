@@ -95,6 +95,8 @@ json nvme_name_json(const PairPath& path, const Inventory& inv);
 json common_bridge_json(const PairPath& path);
 
 std::string colored(const TextStyle& style, const char* code, const std::string& text);
+// UTF-8 code points: the columns a text without colour takes on a terminal.
+std::size_t code_points(std::string_view text);
 // Pads to `width` code points (UTF-8), at least one space after.
 std::string pad(const std::string& s, std::size_t width);
 // `line` folded at spaces to `width` columns, each further line indented by `indent` spaces; a word

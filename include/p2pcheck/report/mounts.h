@@ -31,9 +31,12 @@ struct MountGpu {
   MountAnswer answer = MountAnswer::kUnknown;
 };
 
+// One file system on NVMe: its first mount is target->mount, bind mounts of it target->more_mounts.
 struct MountRow {
   const PathTarget* target = nullptr;  // into report.targets
   std::vector<MountGpu> gpus;
+  // Every GPU has the same answer (true with no GPU): one word for the row, no line per GPU.
+  bool gpus_agree() const;
 };
 
 // A mount not on NVMe: `data` when its device names a device, file or share ("/dev/sda1",
@@ -47,13 +50,18 @@ struct MountsView {
   std::string unknown;  // why the file systems cannot be listed ("the mount table is not in this lspci output")
   std::vector<MountRow> rows;
   std::vector<OtherMount> others;
-  std::size_t mounts = 0;  // every line of the mount table
+  std::size_t mounts = 0;   // every line of the mount table
+  std::size_t on_nvme = 0;  // mounts of the rows' file systems, bind mounts included
 };
 
 // The view of a check run with CheckOptions::mounted_targets (or of --nvme paths).
 MountsView mounts_view(const CheckReport& report);
-// Text: the banner, each file system on NVMe, the others briefly, the RESULT line. Names escaped.
-std::string mounts_text(const CheckReport& report, const MountsView& view, const TextStyle& style);
+// Text: the banner, the RESULT line, a table of one row per mount on NVMe (a file system's bind
+// mounts after its first three only with `verbose`), per GPU only where the GPUs' answers differ,
+// the stack findings, the other mounts briefly. Names escaped.
+std::string mounts_text(const CheckReport& report, const MountsView& view, const TextStyle& style, bool verbose);
+// The RESULT line alone (--quiet): check's, or UNKNOWN when the file systems cannot be listed.
+std::string mounts_result_line(const CheckReport& report, const MountsView& view, const TextStyle& style);
 // schema "p2pcheck.mounts" (docs/json.md).
 nlohmann::ordered_json mounts_json(const CheckReport& report, const MountsView& view);
 
