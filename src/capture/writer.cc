@@ -193,7 +193,12 @@ CaptureWritten write_capture(const CaptureSet& set, const CaptureOutput& output)
     check(w.ar, archive_write_open_fd(w.ar, fd), output.file);
     written.members = write_members(w.ar, set, output.file);
     check(w.ar, archive_write_close(w.ar), output.file);
-    if (fsync(fd) != 0) throw Error(output.file, std::string("cannot write the capture: ") + std::strerror(errno));
+    // mkostemp made it 0600; a capture is made to be handed on (the collecting user is often not
+    // root), so it gets the mode any new file gets here: 0666 less the umask. --redact hides serials.
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0)
+      throw Error(output.file, std::string("cannot write the capture: ") + std::strerror(errno));
     struct stat st;
     if (fstat(fd, &st) == 0) written.bytes = static_cast<std::uint64_t>(st.st_size);
     close(fd);

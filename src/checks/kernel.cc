@@ -228,9 +228,8 @@ std::optional<Finding> distribution_finding(const Machine& m) {
 Finding cpu_finding(const Machine& m) {
   Finding cpu{"cpu.p2pdma_rule", Level::kInfo, "", "", {}, ""};
   const CpuInfo& c = m.cpu;
-  const char* give_cpu =
-      "give the CPU: --cpu amd-zen|amd-pre-zen|intel|hygon, or --cpu FILE with the machine's "
-      "/proc/cpuinfo";
+  const std::string give_cpu =
+      std::string("give the CPU: --cpu ") + kCpuOptionValues + ", or --cpu FILE with the machine's /proc/cpuinfo";
   CpuClass cls = classify_cpu(c);
   if (cls == CpuClass::kNotX86) {
     cpu.evidence.push_back(

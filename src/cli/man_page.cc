@@ -1,5 +1,6 @@
 #include "man_page.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -70,6 +71,21 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// Every top-level command is in SYNOPSIS as \fBname\fR (a command the page documents further down
+// but the synopsis leaves out is one a reader of the first screen never learns of).
+void check_synopsis(const std::string& source, const std::string& source_name, const std::vector<std::string>& paths) {
+  if (std::none_of(paths.begin(), paths.end(), [](const std::string& p) { return p.find(' ') == std::string::npos; }))
+    return;
+  const std::string head = ".SH SYNOPSIS\n";
+  std::size_t start = source.starts_with(head) ? 0 : source.find("\n" + head);
+  if (start == std::string::npos) throw Error(source_name, "no .SH SYNOPSIS section");
+  const std::size_t end = source.find("\n.SH ", start + 1);
+  const std::string synopsis = source.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  for (const std::string& path : paths)
+    if (path.find(' ') == std::string::npos && synopsis.find("\\fB" + path + "\\fR") == std::string::npos)
+      throw Error(source_name, "SYNOPSIS: no line for `p2pcheck " + path + "` (\\fB" + path + "\\fR)");
+}
+
 }  // namespace
 
 std::string man_page(const CLI::App& app, const std::string& source, const std::string& source_name,
@@ -77,6 +93,7 @@ std::string man_page(const CLI::App& app, const std::string& source, const std::
   std::vector<std::string> paths;
   std::map<std::string, const CLI::App*> apps;
   collect_commands(app, "", paths, apps);
+  check_synopsis(source, source_name, paths);
   std::map<std::string, bool> documented;
 
   std::string out, block;  // block: the command whose section the lines belong to

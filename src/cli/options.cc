@@ -23,14 +23,8 @@
 
 namespace p2pcheck::cli {
 
-void add_global_options(CLI::App& app, GlobalOptions& o) {
-  app.add_option("--root", o.root,
-                 "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine")
-      ->option_text("DIR");
-  app.add_option("--dump", o.dump,
-                 "analyse a dump: a capture or tar of a root, lspci -xxxx output, udevadm info --export-db, hwloc "
-                 "XML, a sosreport, an nvidia-bug-report.log(.gz), or a directory of them (by content)")
-      ->option_text("FILE|DIR");
+// How the output looks: JSON or text, colour, detail.
+static void add_output_options(CLI::App& app, GlobalOptions& o) {
   app.add_flag("--json{compact}", o.json_style,
                "machine-readable output, one line; --json=pretty indents it (schema in docs/json.md)")
       ->option_text("[=pretty]")
@@ -55,7 +49,20 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
   app.add_flag("--ascii", o.ascii, "plain ASCII: tree lines and punctuation");
   app.add_flag("-v,--verbose", o.verbose,
                "check: also list the checks that pass and the notes (INFO); mounts: every bind mount");
-  app.add_flag("-q,--quiet", o.quiet, "check, mounts: print only the RESULT line (the exit code says the same)");
+  app.add_flag(
+      "-q,--quiet", o.quiet,
+      "check, paths, mounts, diff, fleet: print only the RESULT line (the exit code says the same); topo: nothing");
+}
+
+void add_global_options(CLI::App& app, GlobalOptions& o) {
+  app.add_option("--root", o.root,
+                 "analyse a captured Linux root directory (DIR/sys, DIR/proc, ...) instead of this machine")
+      ->option_text("DIR");
+  app.add_option("--dump", o.dump,
+                 "analyse a dump: a capture or tar of a root, lspci -xxxx output, udevadm info --export-db, hwloc "
+                 "XML, a sosreport, an nvidia-bug-report.log(.gz), or a directory of them (by content)")
+      ->option_text("FILE|DIR");
+  add_output_options(app, o);
   app.add_option("--gpu", o.selection.gpu, "GPU side of the pairs: a PCI address (any function may stand in)")
       ->option_text("BDF[,BDF...]")
       ->delimiter(',');
@@ -83,7 +90,7 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->option_text("FILE");
   app.add_option("--cpu", o.cpu,
                  "the machine's CPU, for an input without one (used only then): amd-zen, amd-pre-zen, intel, hygon, "
-                 "or a /proc/cpuinfo file")
+                 "power, arm64 (not x86: no CPU rule), or a /proc/cpuinfo file")
       ->option_text("CPU|FILE");
 }
 

@@ -20,6 +20,8 @@ static int run_paths(const GlobalOptions& o) {
     write_paths_json(std::cout, *report, *head, json_indent(o));
     std::cout << "\n";
     free_at_exit(head);
+  } else if (o.quiet) {
+    print_text(o, result_line(*report, text_style(o)));
   } else {
     TextStyle style = text_style(o);
     print_text(o, targets_text(report->targets) + paths_text(*report, style) + "\n" + result_line(*report, style));

@@ -24,8 +24,9 @@ struct TopoOptions {
 int run_topo_paths(const GlobalOptions& o, Input& input) {
   auto report = checked(input, o, Load::kEverything);
   std::set<Bdf> on_routes = functions_on_routes(report->topo, report->pairs);
-  print_text(o, input_text(input) +
-                    topology_text(report->topo, report->inv, text_style(o), &on_routes, &report->machine.identity));
+  if (!o.quiet)
+    print_text(o, input_text(input) +
+                      topology_text(report->topo, report->inv, text_style(o), &on_routes, &report->machine.identity));
   free_at_exit(std::shared_ptr<CheckReport>(std::move(report)));
   free_at_exit(input);
   return kExitOk;
@@ -43,14 +44,16 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
     std::string dot = topology_dot(*report, DotOptions{t.paths});
     if (!t.svg.empty()) {
       render_svg(dot, t.svg);
-      std::cerr << "p2pcheck: wrote " << t.svg << "\n";
+      if (!o.quiet) std::cerr << "p2pcheck: wrote " << t.svg << "\n";
     }
     if (t.dot) std::cout << dot;
     return kExitOk;
   }
   if (t.paths) return run_topo_paths(o, input);
   MachineState state = load_state(input, Load::kPciOnly);
-  if (o.json) {
+  if (o.quiet && !o.json) {
+    // topo has no verdict: quiet, it only reads the input (exit 0, or the error that stopped it).
+  } else if (o.json) {
     auto j = topology_json(state.topo, state.inv);
     j["identity"] = identity_json(state.machine.identity);
     if (input.replay) j["capture"] = capture_summary_json(*input.replay);

@@ -16,6 +16,7 @@
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/host_files.h"
 #include "p2pcheck/source/input_file.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -84,22 +85,51 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
   throw Error(file, std::string("not a recognised dump: ") + kExpected);
 }
 
+// A directory holding one machine's inputs each (captures, sosreports, one dump per host) is a
+// fleet: say where it goes instead of "not a recognised dump". `names`: what looked like machines.
+[[noreturn]] void throw_fleet_directory(const std::string& dir, const std::vector<std::string>& names) {
+  std::string listed;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) listed += (i ? ", " : "") + names[i];
+  if (names.size() > 3) listed += ", ...";
+  throw Error(dir, "holds " + std::to_string(names.size()) + " machines' inputs (" + listed +
+                       "), not one machine's dump: `p2pcheck fleet " + dir + "` reads every one, `--dump " + dir + "/" +
+                       names.front() + "` one of them");
+}
+
+// Compressed (gzip, xz, zstd, bzip2) or a tar header: libarchive reads it; anything else is text.
+bool looks_like_archive(const std::string& head) {
+  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
+                    starts_with(head,
+                                "\xfd"
+                                "7zXZ\0",
+                                6) ||
+                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
+  return compressed || starts_with(head, "ustar", 5, 257);
+}
+
 // A directory of loose files: one device description plus what completes it.
 std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions& options) {
   MemoryTree files;
   load_host_tree(
       dir, files, [](const std::string& rel) { return rel.find('/', 1) == std::string::npos; }, 0);
   std::map<TextFormat, std::pair<std::string, std::string>> found;  // format -> (name, text)
+  std::vector<std::string> archives, primaries_seen;
   for (const auto& name : files.children("/")) {
     const MemoryTree::Node* node = files.find("/" + name);
     if (!node || node->kind != EntryKind::kFile) continue;
+    if (looks_like_archive(node->data)) archives.push_back(printable(name));
     TextFormat f = sniff_text(node->data);
     if (f == TextFormat::kUnknown) continue;
+    const bool primary = f == TextFormat::kLspciDump || f == TextFormat::kUdevDb || f == TextFormat::kHwlocXml ||
+                         f == TextFormat::kNvidiaBugReport;
+    if (primary) primaries_seen.push_back(printable(name));
+    if (primary && found.count(f)) throw_fleet_directory(dir, primaries_seen);
     if (found.count(f))
       throw Error(dir,
                   "two " + std::string(to_string(f)) + " files (" + found[f].first + ", " + name + "); expected one");
     found[f] = {name, node->data};
   }
+  if (found.empty() && !archives.empty()) throw_fleet_directory(dir, archives);
   std::string cpuinfo = found.count(TextFormat::kCpuinfo) ? found[TextFormat::kCpuinfo].second : "";
   int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kUdevDb) +
                                    found.count(TextFormat::kHwlocXml));
@@ -128,17 +158,6 @@ std::optional<std::string> top_with(const MemoryTree& tree, const std::string& c
   auto top = tree.children("/");
   if (top.size() == 1 && tree.find("/" + top[0] + "/" + child)) return "/" + top[0];
   return std::nullopt;
-}
-
-// Compressed (gzip, xz, zstd, bzip2) or a tar header: libarchive reads it; anything else is text.
-bool looks_like_archive(const std::string& head) {
-  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
-                    starts_with(head,
-                                "\xfd"
-                                "7zXZ\0",
-                                6) ||
-                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
-  return compressed || starts_with(head, "ustar", 5, 257);
 }
 
 }  // namespace
@@ -260,6 +279,11 @@ std::string cpuinfo_for_option(const std::string& cpu) {
                                 {"amd-pre-zen", "AuthenticAMD", 0x15, "AMD before Zen"},
                                 {"intel", "GenuineIntel", 6, "Intel"},
                                 {"hygon", "HygonGenuine", 0x18, "Hygon"}};
+  // Not x86: the kernel's CPU rule does not exist there; the keys are those each one's
+  // show_cpuinfo() prints, which parse_cpuinfo() tells the architecture by.
+  if (cpu == "power") return "processor\t: 0\ncpu\t\t: POWER (assumed from --cpu power)\n\n";
+  if (cpu == "arm64")
+    return "processor\t: 0\nCPU implementer\t: 0x00\nmodel name\t: arm64 (assumed from --cpu arm64)\n\n";
   for (const auto& k : known)
     if (cpu == k.key)
       return "processor\t: 0\nvendor_id\t: " + std::string(k.vendor) + "\ncpu family\t: " + std::to_string(k.family) +
@@ -270,7 +294,7 @@ std::string cpuinfo_for_option(const std::string& cpu) {
     if (sniff_text(text) != TextFormat::kCpuinfo) throw UsageError("--cpu " + cpu + ": not a /proc/cpuinfo file");
     return text;
   }
-  throw UsageError("--cpu " + cpu + ": expected amd-zen, amd-pre-zen, intel, hygon or a /proc/cpuinfo file");
+  throw UsageError("--cpu " + cpu + ": expected one of " + kCpuOptionValues + " or a /proc/cpuinfo file");
 }
 
 }  // namespace p2pcheck

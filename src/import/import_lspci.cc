@@ -17,6 +17,7 @@ extern "C" {
 #include "import_lspci.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -414,9 +415,8 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
     builder.set_file("/proc/cpuinfo", cpuinfo);
   } else {
     builder.not_carried("/proc/cpuinfo");
-    builder.note(options.cpu.empty() ? "CPU unknown (lspci output does not carry it): pass --cpu "
-                                       "amd-zen|amd-pre-zen|intel|hygon, or put /proc/cpuinfo beside the dump in a "
-                                       "directory"
+    builder.note(options.cpu.empty() ? std::string("CPU unknown (lspci output does not carry it): pass --cpu ") +
+                                           kCpuOptionValues + ", or put /proc/cpuinfo beside the dump in a directory"
                                      : "CPU not in lspci output: --cpu " + options.cpu + " supplies it");
   }
   for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",

@@ -67,10 +67,17 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
   for (size_t i = 0; i < r.findings.size(); ++i) concerns[i] = concerns_selected_pairs(r.findings[i], r);
   const std::vector<std::size_t> alike = alike_counts(r.findings, concerns, printed);
   std::string outside;
+  // NO PAIRS: what is unknown (the kernel's config, the CPU) cannot change that; -v lists it.
+  const bool moot_unknowns = r.result == Result::kNoPairs && !verbose;
+  size_t moot = 0;
   for (bool counted : {true, false})
     for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
       for (size_t i = 0; i < r.findings.size(); ++i) {
         if (r.findings[i].level != level || printed[i] || concerns[i] != counted) continue;
+        if (moot_unknowns && level == Level::kUnknown) {
+          ++moot;
+          continue;
+        }
         (counted ? out : outside) += finding_text(r.findings[i], style, alike[i]);
         ++problems;
       }
@@ -93,9 +100,10 @@ std::string findings_text(const CheckReport& r, const TextStyle& style, bool ver
     }
     out += finding_text(f, style);
   }
-  if (!verbose && passed + notes > 0)
+  if (!verbose && passed + notes + moot > 0)
     out += "  " + std::string(problems ? "and " : "") + std::to_string(passed) + " passed, " + std::to_string(notes) +
-           " for information (-v lists them)\n";
+           " for information" + (moot ? ", " + std::to_string(moot) + " unknown that cannot change NO PAIRS" : "") +
+           " (-v lists them)\n";
   if (!outside.empty())
     out += "\nNot counted: about devices and file systems outside the selection (the RESULT does not include them)\n" +
            outside;

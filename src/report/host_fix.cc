@@ -75,12 +75,14 @@ HostFix host_fix(const CheckReport& r) {
     fix.cmdline_cost = kAcsCost;
   }
   fix.kernel_cmdline = join(fix.cmdline_params, " ");
-  // The findings' fixes, problems first (FAIL, then UNKNOWN, then WARN), each cause once.
+  // The findings' fixes, problems first (FAIL, then UNKNOWN, then WARN), each cause once; with no
+  // pair, learning an unknown fact changes nothing: only the problems seen are fixed.
   for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
     for (const Finding& f : r.findings)
-      // iommu.state's fix is the ACS list the command line above gives when a pair needs it.
-      if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) && f.id != "iommu.state")
-        add_step(fix.steps, {f.id, f.subject, f.fix, ""});
+      if (level != Level::kUnknown || r.result != Result::kNoPairs)
+        // iommu.state's fix is the ACS list the command line above gives when a pair needs it.
+        if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) && f.id != "iommu.state")
+          add_step(fix.steps, {f.id, f.subject, f.fix, ""});
   return fix;
 }
 
@@ -102,14 +104,40 @@ json host_fix_json(const HostFix& fix) {
           {"steps", std::move(steps)}};
 }
 
+namespace {
+
+// A step's label in text: a check's id as check lists it ("kernel.release"); a pair fix's kind in
+// words (its id stays in JSON's `kind`).
+std::string step_label(const HostFixStep& s) {
+  static const std::map<std::string, std::string> words = {
+      {"same_switch", "placement"},           {"same_host_bridge", "placement"},
+      {"full_config_space", "a fuller dump"}, {"supply_facts", "facts the input lacks"},
+      {"kernel_config", "kernel config"},     {"kernel_table", "the kernel's table"},
+      {"other_kernel", "another kernel"},     {"kernel_with_p2pdma", "a kernel with P2PDMA"}};
+  auto it = words.find(s.kind);
+  return (it == words.end() ? s.kind : it->second) + (s.subject.empty() ? "" : " (" + s.subject + ")");
+}
+
+}  // namespace
+
 std::string host_fix_lines(const HostFix& fix, const std::string& indent) {
   std::string out;
   if (!fix.kernel_cmdline.empty())
     out += indent + "- kernel command line: " + fix.kernel_cmdline +
            (fix.cmdline_cost.empty() ? "" : " (costs " + fix.cmdline_cost + ")") + "\n";
-  for (const HostFixStep& s : fix.steps)
-    out += indent + "- " + s.kind + (s.subject.empty() ? "" : " (" + s.subject + ")") + ": " + s.text +
-           (s.cost.empty() ? "" : " (costs " + s.cost + ")") + "\n";
+  // Steps that say the same thing (the release for kernel.release and kernel.known_bad) once, with
+  // every label, at the first one's place.
+  std::vector<std::pair<std::string, const HostFixStep*>> lines;  // labels, step
+  std::map<std::string, std::size_t> line_of_text;
+  for (const HostFixStep& s : fix.steps) {
+    auto [at, fresh] = line_of_text.try_emplace(s.text + "\n" + s.cost, lines.size());
+    if (fresh)
+      lines.emplace_back(step_label(s), &s);
+    else if (std::string label = step_label(s); lines[at->second].first.find(label) == std::string::npos)
+      lines[at->second].first += ", " + label;
+  }
+  for (const auto& [labels, s] : lines)
+    out += indent + "- " + labels + ": " + s->text + (s->cost.empty() ? "" : " (costs " + s->cost + ")") + "\n";
   return out;
 }
 

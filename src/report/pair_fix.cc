@@ -41,7 +41,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
   std::string phrase;
   if (has_unknown(d, UnknownFact::kCpu)) {
     if (std::string why = machine.not_carried({"/proc/cpuinfo"}); !why.empty()) {
-      options.push_back("--cpu amd-zen|amd-pre-zen|intel|hygon");
+      options.push_back(std::string("--cpu ") + kCpuOptionValues);
       facts.push_back("the CPU");
       phrase = why;
     }

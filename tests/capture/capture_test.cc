@@ -294,8 +294,14 @@ TEST(Capture, NeverOverwritesUnlessForcedAndLeavesNoTemporaryFiles) {
     std::string s((std::istreambuf_iterator<char>(in)), {});
     EXPECT_EQ(s, "precious");
   }
+  const mode_t mask = umask(022);
   CaptureWritten w = write_capture(set, {file, true});
+  umask(mask);
   EXPECT_GT(w.bytes, 8u);
+  // Readable by the user who collects it, not only by root: 0666 less the umask, as any new file.
+  struct stat st {};
+  ASSERT_EQ(stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
   EXPECT_THROW(write_capture(set, {out.path() + "/no/such/dir/cap.tar", false}), UsageError);
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(out.path())) {

@@ -31,8 +31,9 @@ struct SmallApp {
 std::string section(const std::string& path, const std::string& extra = "") {
   return "@COMMAND " + path + "@\nProse of " + path + ".\n" + extra + ".EX\np2pcheck " + path + "\n.EE\n";
 }
-const std::string kAllSections =
-    ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") + section("kmod load", "@OPTIONS@\n");
+const std::string kSynopsis = ".SH SYNOPSIS\ntool \\fBcapture\\fR | \\fBexplain\\fR | \\fBkmod\\fR\n";
+const std::string kAllSections = kSynopsis + ".SH COMMANDS\n" + section("capture") + section("explain") +
+                                 section("kmod") + section("kmod load", "@OPTIONS@\n");
 
 TEST(ManPage, OptionsComeFromTheRegistrations) {
   SmallApp s;
@@ -60,7 +61,7 @@ TEST(ManPage, OptionsComeFromTheRegistrations) {
 
 TEST(ManPage, ACommandWithoutItsSectionOrExampleFails) {
   SmallApp s;
-  std::string no_kmod_load = ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod");
+  std::string no_kmod_load = kSynopsis + ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod");
   try {
     man_page(s.app, no_kmod_load, "t.in", "v");
     FAIL() << "a missing command passed";
@@ -69,7 +70,7 @@ TEST(ManPage, ACommandWithoutItsSectionOrExampleFails) {
   }
   std::string no_example = kAllSections + "@COMMAND capture@\n";
   EXPECT_THROW(man_page(s.app, no_example, "t.in", "v"), Error);  // twice, and without example
-  std::string example_of_another = ".SH COMMANDS\n@COMMAND capture@\n.EX\np2pcheck explain a b\n.EE\n" +
+  std::string example_of_another = kSynopsis + ".SH COMMANDS\n@COMMAND capture@\n.EX\np2pcheck explain a b\n.EE\n" +
                                    section("explain") + section("kmod") + section("kmod load");
   try {
     man_page(s.app, example_of_another, "t.in", "v");
@@ -79,11 +80,21 @@ TEST(ManPage, ACommandWithoutItsSectionOrExampleFails) {
   }
   EXPECT_THROW(man_page(s.app, kAllSections + section("frobnicate"), "t.in", "v"), Error);
   EXPECT_THROW(man_page(s.app, kAllSections + "@TYPO@\n", "t.in", "v"), Error);
+  // A command the synopsis leaves out (as `watch` once was): the first screen must name every one.
+  std::string no_kmod_synopsis = kAllSections;
+  const std::string kmod = " | \\fBkmod\\fR";
+  no_kmod_synopsis.replace(no_kmod_synopsis.find(kmod), kmod.size(), "");
+  try {
+    man_page(s.app, no_kmod_synopsis, "t.in", "v");
+    FAIL() << "a synopsis without kmod passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("SYNOPSIS: no line for `p2pcheck kmod`"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ManPage, TextIsEscapedForRoff) {
   SmallApp s;
-  std::string text = ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") +
+  std::string text = kSynopsis + ".SH COMMANDS\n" + section("capture") + section("explain") + section("kmod") +
                      section("kmod load") + ".SH X\nkeep \\fBthis\\fR\n";
   std::string page = man_page(s.app, text, "t.in", "a\\b");
   EXPECT_NE(page.find("keep \\fBthis\\fR\n"), std::string::npos);  // the template's own roff is kept

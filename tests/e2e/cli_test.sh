@@ -97,6 +97,15 @@ expect epyc_verbose 1 "^  PASS    CONFIG_PCI_P2PDMA=y" -- "$bin" --root "$fx/epy
 expect epyc_quiet 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1\); all 72 GPU–NVMe pairs allowed$" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --quiet &&
   if [ "$(wc -l < "$tmp/out")" -eq 1 ]; then passed=$((passed + 1)); else
     echo "FAIL epyc_quiet_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); fi
+# -q on every command with a RESULT: that line alone; topo (no verdict) prints nothing.
+for cmd in paths mounts; do
+  expect "epyc_quiet_$cmd" 1 "^RESULT: FAIL — failing: storage.stack \(nvme6n1, nvme7n1\)" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" -q "$cmd" &&
+    if [ "$(wc -l < "$tmp/out")" -eq 1 ]; then passed=$((passed + 1)); else
+      echo "FAIL epyc_quiet_${cmd}_one_line: $(wc -l < "$tmp/out") lines"; failed=$((failed + 1)); fi
+done
+"$bin" --root "$fx/epyc-mi300x-8gpu/root" -q topo > "$tmp/out" 2>&1; rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ]; then passed=$((passed + 1)); else
+  echo "FAIL epyc_quiet_topo: exit $rc, $(wc -c < "$tmp/out") bytes"; failed=$((failed + 1)); fi
 # --nvme narrows the result to the selected pairs: md0's members are not among them.
 expect selection_scopes_result 0 "^RESULT: PASS — all 8 GPU–NVMe pairs allowed" -- "$bin" --root "$fx/epyc-mi300x-8gpu/root" check --nvme nvme0 --quiet
 # Each command's exit code and a line of its answer, spelt in ASCII: "CODE|REGEX|COMMAND".
@@ -242,7 +251,7 @@ expect nvme_path_relative 0 "^  srv/work/x \(/srv/work/x\): on /srv/work, ext4 o
 expect nvme_path_tmpfs 3 "^p2pcheck: --nvme /tmp/x: /tmp/x is on tmpfs mounted on /tmp \(device tmpfs\), which is not on an NVMe" -- "$bin" --root "$st" --nvme /tmp/x check
 expect nvme_path_nfs 3 "nfs4 mounted on /net/home \(device fileserver:/export/home\), which is not on an NVMe" -- "$bin" --root "$st" explain 16:00.0 /net/home/ada
 expect explain_path_stack_fails 1 "^  /home/ada: on /home, ext4 on /dev/mapper/home_crypt$" -- "$bin" --root "$st" explain 16:00.0 /home/ada
-expect mounts_text 1 "^/data  xfs on /dev/md0$" -- "$bin" --root "$st" mounts
+expect mounts_text 1 "^  /data +xfs +md0 \\(md\\) → nvme0n1p4, nvme1n1p1 +nvme0 nvme1 +1 +NO: the stack" -- "$bin" --root "$st" mounts
 expect mounts_json 1 '^  "schema": "p2pcheck.mounts",$' -- "$bin" --root "$st" mounts --json=pretty
 expect mounts_no_nvme_option 3 "^p2pcheck: --nvme does not apply to \`mounts\`" -- "$bin" --root "$st" --nvme nvme0 mounts
 lspci -A linux-sysfs -O "sysfs.path=$st/sys/bus/pci" -xxxx > "$tmp/st-lspci.txt" 2>/dev/null
@@ -250,7 +259,10 @@ expect mounts_lspci_not_carried 2 "^mounts: unknown: the mount table is not in t
 expect mounts_lspci_json_unknown 2 '"unknown":"the mount table is not in this lspci output"' -- "$bin" --dump "$tmp/st-lspci.txt" mounts --json
 expect nvme_path_lspci 3 "^p2pcheck: --nvme /data: which NVMe holds it is unknown: the mount table is not in this lspci output" -- "$bin" --dump "$tmp/st-lspci.txt" --nvme /data check
 tar -C "$st/.." -czf "$tmp/st.tar.gz" root
-expect mounts_dump 1 "^/srv/work  ext4 on /dev/mapper/vg0-work$" -- "$bin" --dump "$tmp/st.tar.gz" mounts
+expect mounts_dump 1 "^  /srv/work +ext4 +dm-2 \\(LVM\\) → nvme1n1p2 " -- "$bin" --dump "$tmp/st.tar.gz" mounts
+# A directory of several machines' inputs is a fleet: --dump says so and where to go.
+mkdir "$tmp/many"; cp "$tmp/st.tar.gz" "$tmp/many/host-a.tar.gz"; cp "$tmp/st.tar.gz" "$tmp/many/host-b.tar.gz"
+expect dump_dir_of_machines 5 "holds 2 machines' inputs \\(host-a.tar.gz, host-b.tar.gz\\), not one machine's dump: \`p2pcheck fleet $tmp/many\` reads every one" -- "$bin" --dump "$tmp/many" check
 # A redacted capture's identity says so in mounts as in check (the CLI marks it where it opens the input).
 "$bin" --root "$st" capture --redact -o "$tmp/st-redacted.tar.zst" > /dev/null 2>&1
 expect mounts_redacted 1 '"redacted":true,"unread"' -- "$bin" --dump "$tmp/st-redacted.tar.zst" mounts --json

@@ -18,6 +18,9 @@
 
 namespace p2pcheck {
 
+// The values of --cpu (import/dump.cc's cpuinfo_for_option), as every message that asks for it spells them.
+inline constexpr const char* kCpuOptionValues = "amd-zen|amd-pre-zen|intel|hygon|power|arm64";
+
 struct CpuInfo {
   std::string vendor_id;  // "AuthenticAMD", "GenuineIntel", "HygonGenuine"; empty when unknown
   int family = -1;        // decimal, as /proc/cpuinfo prints it ("cpu family : 25" = 0x19)
