@@ -279,11 +279,23 @@ std::string locality_matrix_text(const CheckReport& r, const TextStyle& style, c
   return out;
 }
 
+// The NVMe columns in name order (nvme0 nvme1 nvme2), as a person looks them up; their addresses
+// need not follow the names.
+void sort_columns_by_name(const CheckReport& r, MatrixDevices& devices) {
+  std::vector<std::pair<std::string, Bdf>> named;
+  named.reserve(devices.nvmes.size());
+  for (const Bdf& n : devices.nvmes) named.emplace_back(nvme_label(r, n), n);
+  std::stable_sort(named.begin(), named.end(),
+                   [](const auto& x, const auto& y) { return report_detail::natural_less(x.first, y.first); });
+  for (std::size_t i = 0; i < named.size(); ++i) devices.nvmes[i] = named[i].second;
+}
+
 // GPUs down, NVMe across, as many NVMe per block as the width allows; each cell a short code
 // (kMatrixCodes) whose legend follows. Too big for a screen: one line per code with its pairs counted.
 std::string matrix_text(const CheckReport& r, const TextStyle& style) {
   if (r.pairs.empty()) return "";
   MatrixDevices devices = devices_in_pair_order(r.pairs);
+  sort_columns_by_name(r, devices);
   MatrixCells cells(r);
   CodeCounts by_code = pairs_by_code(r, cells);
   size_t column = 4;

@@ -236,6 +236,28 @@ std::size_t visible_width(std::string_view text) { return code_points(without_co
 
 }  // namespace
 
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ai = i, bj = j;
+      while (ai < a.size() && a[ai] == '0') ++ai;
+      while (bj < b.size() && b[bj] == '0') ++bj;
+      std::size_t ae = ai, be = bj;
+      while (ae < a.size() && digit(a[ae])) ++ae;
+      while (be < b.size() && digit(b[be])) ++be;
+      if (ae - ai != be - bj) return ae - ai < be - bj;
+      if (int c = a.substr(ai, ae - ai).compare(b.substr(bj, be - bj)); c != 0) return c < 0;
+      i = ae, j = be;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 std::string pad(const std::string& s, size_t width) {
   const size_t len = code_points(s);  // code points, so the columns line up
   return len >= width ? s + " " : s + std::string(width - len, ' ');

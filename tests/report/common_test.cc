@@ -6,6 +6,20 @@ namespace p2pcheck {
 namespace {
 
 // The text header's machine line: each value, or unknown with why, or redacted.
+// Matrix columns in the order a person reads names: nvme2 before nvme10, leading zeros ignored.
+TEST(NaturalLess, ComparesDigitRunsAsNumbers) {
+  using report_detail::natural_less;
+  EXPECT_TRUE(natural_less("nvme2", "nvme10"));
+  EXPECT_FALSE(natural_less("nvme10", "nvme2"));
+  EXPECT_TRUE(natural_less("nvme0", "nvme1"));
+  EXPECT_FALSE(natural_less("nvme1", "nvme1"));
+  EXPECT_TRUE(natural_less("nvme1", "nvme1n1"));
+  EXPECT_TRUE(natural_less("d07", "d8"));
+  EXPECT_TRUE(natural_less("0000:03:00.0", "0000:41:00.0"));
+  EXPECT_TRUE(natural_less("", "a"));
+  EXPECT_FALSE(natural_less("a", ""));
+}
+
 TEST(IdentityLine, NamesTheMachineAndSaysWhyAValueIsMissingOrRedacted) {
   MachineIdentity id;
   id.dmi_vendor = "Dell Inc.";

@@ -95,6 +95,8 @@ json nvme_name_json(const PairPath& path, const Inventory& inv);
 json common_bridge_json(const PairPath& path);
 
 std::string colored(const TextStyle& style, const char* code, const std::string& text);
+// "nvme2" before "nvme10": digit runs compared as numbers, the rest as text.
+bool natural_less(std::string_view a, std::string_view b);
 // UTF-8 code points: the columns a text without colour takes on a terminal.
 std::size_t code_points(std::string_view text);
 // Pads to `width` code points (UTF-8), at least one space after.
