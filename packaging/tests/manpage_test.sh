@@ -79,9 +79,13 @@ out=$("$bin" --man-page "$tmp/no-topo.in" 2>&1 >/dev/null); rc=$?
 awk '/^@COMMAND paths@$/ { p = 1 } /^@COMMAND capture@$/ { p = 0 } p && /^p2pcheck / { next } { print }' "$template" > "$tmp/no-example.in"
 out=$("$bin" --man-page "$tmp/no-example.in" 2>&1 >/dev/null); rc=$?
 [ "$rc" -eq 5 ] && grep -q "p2pcheck paths. has no example" <<<"$out" || fail "a section without example: exit $rc, '$out'"
-printf '@COMMAND frobnicate@\n' > "$tmp/unknown.in"
+{ cat "$template"; printf '@COMMAND frobnicate@\n'; } > "$tmp/unknown.in"
 out=$("$bin" --man-page "$tmp/unknown.in" 2>&1 >/dev/null); rc=$?
 [ "$rc" -eq 5 ] && grep -q "no such command" <<<"$out" || fail "an unknown command: exit $rc, '$out'"
+# A SYNOPSIS that leaves a command out (watch was once missing from it).
+grep -v 'fBwatch\\fR' "$template" > "$tmp/no-watch-synopsis.in"
+out=$("$bin" --man-page "$tmp/no-watch-synopsis.in" 2>&1 >/dev/null); rc=$?
+[ "$rc" -eq 5 ] && grep -q "SYNOPSIS: no line for .p2pcheck watch." <<<"$out" || fail "a synopsis without watch: exit $rc, '$out'"
 # The build's page is what the binary makes of the template now.
 "$bin" --man-page "$template" > "$tmp/now.1" || fail "--man-page $template failed"
 cmp -s "$tmp/now.1" "$page" || fail "$page is not what the binary makes of $template now (rebuild)"

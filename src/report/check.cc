@@ -285,8 +285,13 @@ void sort_columns_by_name(const CheckReport& r, MatrixDevices& devices) {
   std::vector<std::pair<std::string, Bdf>> named;
   named.reserve(devices.nvmes.size());
   for (const Bdf& n : devices.nvmes) named.emplace_back(nvme_label(r, n), n);
-  std::stable_sort(named.begin(), named.end(),
-                   [](const auto& x, const auto& y) { return report_detail::natural_less(x.first, y.first); });
+  // Those with a name first; those known only by address after them, in address order.
+  auto by_name = [](const auto& x, const auto& y) {
+    const bool x_named = x.first != x.second.str(), y_named = y.first != y.second.str();
+    if (x_named != y_named) return x_named;
+    return x_named ? report_detail::natural_less(x.first, y.first) : x.second < y.second;
+  };
+  std::stable_sort(named.begin(), named.end(), by_name);
   for (std::size_t i = 0; i < named.size(); ++i) devices.nvmes[i] = named[i].second;
 }
 
