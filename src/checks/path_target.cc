@@ -62,11 +62,10 @@ StorageStack stack_without_mounts(const StorageStack& s, std::vector<Mount> moun
   return out;
 }
 
-// The stacks below `m`, each with `m` as its only mount.
-std::vector<StorageStack> stacks_of(const Mount& m, const std::map<Mount, std::vector<const StorageStack*>>& index) {
+// `below` (the stacks under `m`'s file system), each with `m` as its only mount.
+std::vector<StorageStack> stacks_of(const Mount& m, const std::vector<const StorageStack*>& below) {
   std::vector<StorageStack> out;
-  if (auto it = index.find(m); it != index.end())
-    for (const StorageStack* s : it->second) out.push_back(stack_without_mounts(*s, {m}));
+  for (const StorageStack* s : below) out.push_back(stack_without_mounts(*s, {m}));
   return out;
 }
 
@@ -196,7 +195,9 @@ PathTarget resolve_path_target(Source& source, const std::string& typed, const M
                      "); name an existing file or directory, or its mount point");
   const Mount* m = mount_holding(machine.mounts, path);
   if (!m) throw UsageError(label + ": no mounted file system holds " + path + " in the mount table");
-  std::vector<StorageStack> stacks = stacks_of(*m, stacks_by_mount(layout));
+  const auto index = stacks_by_mount(layout);
+  const auto below = index.find(*m);
+  std::vector<StorageStack> stacks = below == index.end() ? std::vector<StorageStack>{} : stacks_of(*m, below->second);
   if (stacks.empty()) {
     if (!layout.block_known)
       throw UsageError(label + ": " + path + " is on " + mount_words(*m) +
@@ -233,9 +234,7 @@ std::vector<PathTarget> mounted_nvme_targets(const Machine& machine, const Stora
       out[at->second].more_mounts.push_back(m);
       continue;
     }
-    std::vector<StorageStack> stacks;
-    for (const StorageStack* s : it->second) stacks.push_back(stack_without_mounts(*s, {m}));
-    PathTarget t = target_of(m, std::move(stacks), findings);
+    PathTarget t = target_of(m, stacks_of(m, it->second), findings);
     t.typed = t.path = t.mountpoint;
     out.push_back(std::move(t));
   }

@@ -29,8 +29,7 @@ int run_diff_command(const GlobalOptions& o, const DiffOptions& d) {
   if (o.json) {
     std::cout << json_output(o, drift_json(drift)) << "\n";
   } else {
-    std::string text = drift_text(drift);
-    print_text(o, o.quiet ? text.substr(text.rfind("\nDIFF: ") + 1) : text);  // --quiet: the DIFF line
+    print_text(o, o.quiet ? drift_result_line(drift) : drift_text(drift));
   }
   return drift.overall == Change::kWorse ? kExitFail : kExitOk;
 }

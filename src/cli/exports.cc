@@ -14,10 +14,6 @@ namespace {
 
 std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
-bool ends_with(const std::string& s, const std::string& end) {
-  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
-}
-
 }  // namespace
 
 void add_export_options(CLI::App& check, ExportOptions& e) {
@@ -46,7 +42,7 @@ void add_export_options(CLI::App& check, ExportOptions& e) {
 bool exports_asked(const ExportOptions& e) { return !e.prometheus.empty() || !e.nfd.empty(); }
 
 void check_export_options(const ExportOptions& e) {
-  if (!e.prometheus.empty() && !ends_with(e.prometheus, ".prom"))
+  if (!e.prometheus.empty() && !e.prometheus.ends_with(".prom"))
     throw UsageError("--prometheus " + e.prometheus + ": node_exporter's textfile collector reads only *.prom files");
   if (!e.nfd.empty() && (base_name(e.nfd).empty() || base_name(e.nfd)[0] == '.'))
     throw UsageError("--nfd " + e.nfd + ": node-feature-discovery skips files whose name starts with a dot");
@@ -54,7 +50,6 @@ void check_export_options(const ExportOptions& e) {
 }
 
 void write_exports(const ExportOptions& e, const CheckReport& report, const Input& input, const GlobalOptions& o) {
-  check_export_options(e);
   JudgedHost host = judged_host(report, input);
   if (!e.prometheus.empty()) {
     MetricsOptions m;

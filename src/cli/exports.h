@@ -20,7 +20,8 @@ void add_export_options(CLI::App& check, ExportOptions& e);
 bool exports_asked(const ExportOptions& e);
 // UsageError for a file name the reader would skip, or --baseline without --prometheus: before the check runs.
 void check_export_options(const ExportOptions& e);
-// Writes what was asked. Throws Error naming the file when it cannot be written (or the baseline read).
+// Writes what was asked (check_export_options() has passed them). Throws Error naming the file when it cannot be
+// written (or the baseline read).
 void write_exports(const ExportOptions& e, const CheckReport& report, const Input& input, const GlobalOptions& o);
 
 }  // namespace p2pcheck::cli

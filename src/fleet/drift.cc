@@ -7,6 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "p2pcheck/source/printable.h"
+
 namespace p2pcheck {
 
 namespace {
@@ -204,12 +206,9 @@ std::string pairs_worse(const DriftReport& d) {
 }
 
 // `text` cut to `limit` bytes on a UTF-8 character boundary, "..." marking the cut.
-std::string cut(std::string text, std::size_t limit) {
+std::string cut(const std::string& text, std::size_t limit) {
   if (text.size() <= limit) return text;
-  std::size_t at = limit > 3 ? limit - 3 : 0;
-  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-  text.resize(at);
-  return text + "...";
+  return std::string(utf8_prefix(text, limit > 3 ? limit - 3 : 0)) + "...";
 }
 
 }  // namespace

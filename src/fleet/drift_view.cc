@@ -56,7 +56,9 @@ std::string ports_and_findings_text(const DriftReport& d) {
   return out;
 }
 
-std::string result_line(const DriftReport& d) {
+}  // namespace
+
+std::string drift_result_line(const DriftReport& d) {
   std::string line = "DIFF: ";
   if (d.overall == Change::kWorse)
     line += "WORSE — " + worse_summary(d, 400);
@@ -66,8 +68,6 @@ std::string result_line(const DriftReport& d) {
     line += d.changed() ? "SAME — changes, none better or worse" : "SAME — no change";
   return line + "; result " + to_string(d.before) + " -> " + to_string(d.after) + "\n";
 }
-
-}  // namespace
 
 std::string drift_text(const DriftReport& d, std::size_t max_lines) {
   std::string out = "p2pcheck diff — baseline " + d.baseline_input + " (host " + d.baseline_host + "), current " +
@@ -81,7 +81,7 @@ std::string drift_text(const DriftReport& d, std::size_t max_lines) {
   if (d.baseline_host != d.current_host)
     out += "  note     the two name different hosts: compare a machine with its own baseline\n";
   out += pairs_text(d, max_lines) + ports_and_findings_text(d);
-  return out + "\n" + result_line(d);
+  return out + "\n" + drift_result_line(d);
 }
 
 ordered_json drift_json(const DriftReport& d) {

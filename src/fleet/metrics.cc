@@ -130,8 +130,6 @@ std::string prometheus_label_value(std::string_view text) {
       out += "\\\\";
     else if (c == '"')
       out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
     else
       out += c;
   }

@@ -11,9 +11,7 @@ namespace {
 std::string bounded_reason(const std::string& text) {
   std::string line = printable(text);
   if (line.size() <= kDrainReasonLimit) return line;
-  std::size_t at = kDrainReasonLimit - 3;
-  while (at > 0 && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80) --at;
-  return line.substr(0, at) + "...";
+  return std::string(utf8_prefix(line, kDrainReasonLimit - 3)) + "...";
 }
 
 }  // namespace

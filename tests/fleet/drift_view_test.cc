@@ -39,6 +39,10 @@ TEST(DriftView, TextListsBoundedAndEndsWithTheAnswer) {
   EXPECT_NE(text.find("\nDIFF: WORSE — ACS redirect on 0000:03:09.0 refuses pairs (not at the baseline); "),
             std::string::npos);
   EXPECT_EQ(text.substr(text.size() - 22), "; result PASS -> FAIL\n");
+  // --quiet prints this line alone: the text's own last line, made by the same function.
+  const std::string line = drift_result_line(many_pairs(60));
+  EXPECT_EQ(text.substr(text.size() - line.size()), line);
+  EXPECT_EQ(line.rfind("DIFF: WORSE — ", 0), 0u) << line;
 }
 
 TEST(DriftView, JsonHasEveryChange) {

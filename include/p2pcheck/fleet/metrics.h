@@ -28,7 +28,7 @@ struct MetricsOptions {
 std::string prometheus_text(const HostSummary& host, const MetricsOptions& options);
 
 // A label value in the exposition format: valid UTF-8 (anything else, and control characters,
-// escaped as source/printable.h does), then `\`, `"` and newline escaped.
+// escaped as source/printable.h does: a newline is already `\n` there), then `\` and `"` escaped.
 std::string prometheus_label_value(std::string_view text);
 
 }  // namespace p2pcheck
