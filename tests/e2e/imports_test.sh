@@ -55,19 +55,6 @@ cpu_keyword() {  # /proc/cpuinfo -> --cpu value
     else if (v == "HygonGenuine") print "hygon"; else print "intel" }' "$1"
 }
 have_lstopo=0; command -v lstopo > /dev/null && have_lstopo=1
-# DST mirrors SRC by links, except along REL (a/b/c), whose directories are real (made if missing):
-# lstopo gets the files it needs added without a copy of the fixture (that copy took ~2 s each).
-link_tree() {  # SRC DST REL
-  local src=$1 dst=$2 rel=$3 e first=${3%%/*}
-  mkdir -p "$dst"
-  for e in "$src"/* "$src"/.[!.]*; do
-    [ -e "$e" ] || [ -L "$e" ] || continue
-    [ "${e##*/}" = "$first" ] || ln -s "$e" "$dst/${e##*/}"
-  done
-  if [ "$rel" != "$first" ]; then link_tree "$src/$first" "$dst/$first" "${rel#*/}"
-  elif [ -d "$src/$first" ]; then link_tree "$src/$first" "$dst/$first" ""
-  else mkdir -p "$dst/$first"; fi
-}
 [ $have_lstopo -eq 1 ] || echo "note: lstopo (Debian package hwloc) not installed; hwloc imports of the fixtures skipped"
 
 fixtures=0
@@ -107,14 +94,10 @@ for dir in "$fx"/*/; do
     check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
 
   if [ $have_lstopo -eq 1 ]; then
-    # hwloc's Linux backend needs CPU topology files the fixtures do not have; lstopo takes the CPU
-    # from CPUID and the kernel from uname() of the machine running it even with --input, so those
-    # are left out (the CPU comes from --cpu instead).
-    link_tree "$root" "$w/hwroot" sys/devices/system/cpu/cpu0
-    t=$w/hwroot/sys/devices/system/cpu/cpu0/topology; mkdir -p "$t"
-    for f in physical_package_id core_id die_id; do echo 0 > "$t/$f"; done
-    for f in thread_siblings core_cpus core_siblings package_cpus; do echo 1 > "$t/$f"; done
-    HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$w/hwroot" --of xml 2>/dev/null |
+    # lstopo takes the CPU from CPUID and the kernel from uname() of the machine running it even
+    # with --input, so those are left out (the CPU comes from --cpu instead). The fixtures carry
+    # each CPU's topology files, which hwloc's Linux backend needs to read the tree at all.
+    HWLOC_COMPONENTS=-x86 lstopo --whole-io --input "$root" --of xml 2>/dev/null |
       grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
     run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
       check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
@@ -124,7 +107,7 @@ for dir in "$fx"/*/; do
     # pairs are decided without it.
     case $name in intel-xeon-broadwell|xeon-2socket-hostbridges)
       undecided=(); [ "$name" = intel-xeon-broadwell ] && undecided=(--none-decided)
-      HWLOC_COMPONENTS=-x86 lstopo --input "$w/hwroot" --of xml 2>/dev/null |
+      HWLOC_COMPONENTS=-x86 lstopo --input "$root" --of xml 2>/dev/null |
         grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc-default.xml"
       run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
         check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}" ;;

@@ -73,6 +73,12 @@ cores_per_socket = 20
         self.assertEqual(files["sys/devices/system/node/possible"], b"0-1\n")
         self.assertEqual(files["sys/devices/system/node/node1/cpulist"], b"20-39\n")
         self.assertEqual(files["sys/devices/system/node/node1/cpumap"], b"ff,fff00000\n")
+        # each CPU's topology, as hwloc's Linux backend reads it: CPU 21 is core 1 of package 1
+        self.assertEqual(files["sys/devices/system/cpu/cpu21/topology/physical_package_id"], b"1\n")
+        self.assertEqual(files["sys/devices/system/cpu/cpu21/topology/core_id"], b"1\n")
+        self.assertEqual(files["sys/devices/system/cpu/cpu21/topology/core_cpus_list"], b"21\n")
+        self.assertEqual(files["sys/devices/system/cpu/cpu21/topology/package_cpus_list"], b"20-39\n")
+        self.assertEqual(files["sys/devices/system/cpu/cpu21/topology/package_cpus"], b"ff,fff00000\n")
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def write_cpuinfo(machine):
 
 
 def write_cpu_and_node_lists(machine):
-    """/sys/devices/system/cpu/{online,possible,present} and node/*."""
+    """/sys/devices/system/cpu/{online,possible,present}, cpuN/topology and node/*."""
     if not machine.desc.get("cpu"):
         return
     tree = machine.tree
@@ -142,3 +142,21 @@ def write_cpu_and_node_lists(machine):
         node_dir = "sys/devices/system/node/node%d" % node
         tree.write(node_dir + "/cpulist", cpulist(topology.nodes[node]) + "\n")
         tree.write(node_dir + "/cpumap", cpumask(topology.nodes[node], topology.count) + "\n")
+    write_cpu_topology(tree, topology)
+
+
+def write_cpu_topology(tree, topology):
+    """/sys/devices/system/cpu/cpuN/topology, the files hwloc's Linux backend needs to see each CPU
+    (without them lstopo --input gives up on the tree and describes the machine running it)."""
+    cores, packages = {}, {}
+    for i, (socket, core, _) in enumerate(topology.cpus):
+        cores.setdefault((socket, core), []).append(i)
+        packages.setdefault(socket, []).append(i)
+    for i, (socket, core, _) in enumerate(topology.cpus):
+        siblings, package = cores[(socket, core)], packages[socket]
+        base = "sys/devices/system/cpu/cpu%d/topology/" % i
+        tree.write(base + "physical_package_id", "%d\n" % socket)
+        tree.write(base + "core_id", "%d\n" % core)
+        for name, cpus in (("core_cpus", siblings), ("package_cpus", package)):
+            tree.write(base + name, cpumask(cpus, topology.count) + "\n")
+            tree.write(base + name + "_list", cpulist(cpus) + "\n")
