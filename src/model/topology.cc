@@ -165,6 +165,7 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.config_note = "config space not readable (" + config.error + "): needs root";
   } else if (config.status == ReadStatus::kNotCarried) {
     fn.config_note = "config space " + config.error;  // "not in this udev database"
+    fn.config_not_carried = config.error;
   } else {
     fn.config_note =
         "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
@@ -347,6 +348,7 @@ void find_host_bridge_devices(Topology& topo) {
     bridge.root_devices.clear();
     bridge.bridge_device.reset();
     bridge.bridge_device_unknown = false;
+    bridge.bridge_device_not_carried.clear();
   }
   for (const auto& [bdf, fn] : topo.functions)
     if (!fn.parent && !fn.physfn)
@@ -360,8 +362,10 @@ void find_host_bridge_devices(Topology& topo) {
     const Function& first = topo.functions.at(bridge.root_devices.front());
     if (first.bdf.devfn() == 0 || first.port_type == PortType::kRootPort)
       bridge.bridge_device = first.bdf;
-    else if (first.port_type == PortType::kUnknown)
-      bridge.bridge_device_unknown = true;  // a root port or not: the config space would say (needs root)
+    else if (first.port_type == PortType::kUnknown) {
+      bridge.bridge_device_unknown = true;  // a root port or not: the config space would say
+      bridge.bridge_device_not_carried = first.config_not_carried;
+    }
   }
 }
 

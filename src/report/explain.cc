@@ -63,8 +63,10 @@ std::string host_check_text(const CheckReport& r, const PairDecision& d) {
       ")\n";
   for (const auto& b : d.host.bridges) {
     out += "   host bridge " + b.host_bridge + ": " +
-           (b.device ? "device " + b.device->str() + " [" + b.ids() + "] "
-                     : std::string(b.device_unknown ? "device unknown (needs root) " : "no host bridge device "));
+           (b.device                       ? "device " + b.device->str() + " [" + b.ids() + "] "
+            : !b.device_unknown            ? std::string("no host bridge device ")
+            : b.device_not_carried.empty() ? std::string("device unknown (needs root) ")
+                                           : "device unknown (config space " + b.device_not_carried + ") ");
     out += b.entry ? std::string("allowlisted (") + b.entry->name +
                          (b.entry->req_same_host_bridge ? ", REQ_SAME_HOST_BRIDGE" : "") + ")"
                    : std::string("not allowlisted");

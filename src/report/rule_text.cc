@@ -40,7 +40,9 @@ std::string refusal_text(const HostCheck& host) {
 std::string bridge_text(const BridgeCheck& b) {
   if (!b.device)
     return "host bridge " + b.host_bridge +
-           (b.device_unknown ? " (device unknown: needs root)" : " (no 00.0 device or root port first on its bus)");
+           (!b.device_unknown              ? " (no 00.0 device or root port first on its bus)"
+            : b.device_not_carried.empty() ? " (device unknown: needs root)"
+                                           : " (device unknown: config space " + b.device_not_carried + ")");
   return "host bridge " + b.host_bridge + " (" + b.ids() + " at " + b.device->str() + ")";
 }
 
@@ -82,7 +84,8 @@ std::string unknown_text(const Unknown& u) {
     case UnknownFact::kCpu:
       return "CPU vendor and family (" + (u.not_carried.empty() ? "no /proc/cpuinfo" : u.not_carried) + ")";
     case UnknownFact::kHostBridgeDevice:
-      return "host bridge device of " + u.host_bridge + " (first device's port type needs root)";
+      return "host bridge device of " + u.host_bridge + " (first device's port type " +
+             (u.not_carried.empty() ? "needs root" : "unknown: config space " + u.not_carried) + ")";
     case UnknownFact::kP2pdmaConfig:
       return "CONFIG_PCI_P2PDMA (" + (u.not_carried.empty() ? "no kernel config found" : u.not_carried) + ")";
     case UnknownFact::kKernelTable:

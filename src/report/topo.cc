@@ -208,6 +208,8 @@ std::string host_bridge_line(const Topology& topo, const std::string& id, const 
   std::string out = "host bridge " + id + (hb.name.empty() ? "" : " (" + printable(hb.name) + ")");
   if (hb.bridge_device)
     out += "  (kernel's host bridge device: " + function_label(topo.at(*hb.bridge_device)) + ")";
+  else if (hb.bridge_device_unknown && !hb.bridge_device_not_carried.empty())
+    out += "  (kernel's host bridge device: unknown, config space " + hb.bridge_device_not_carried + ")";
   else if (hb.bridge_device_unknown)
     out += topo.from_dump ? "  (kernel's host bridge device: unknown, config space not read as root)"
                           : "  (kernel's host bridge device: unknown, needs root)";

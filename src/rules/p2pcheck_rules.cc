@@ -31,7 +31,7 @@ void decide_as_the_kernel(const Topology& topo, const Machine& machine, const Ke
     for (const BridgeCheck& b : d.host.bridges) {
       if (b.device_unknown)
         (d.host.cpu_supports == Tri::kYes ? d.moot : d.unknowns)
-            .push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge});
+            .push_back({UnknownFact::kHostBridgeDevice, nullptr, b.host_bridge, b.device_not_carried});
       if (b.distro_unread)
         (d.host.cpu_supports == Tri::kYes ? d.moot : d.unknowns)
             .push_back({UnknownFact::kKernelTable, nullptr, b.host_bridge});

@@ -71,6 +71,7 @@ HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_
   if (it == topo.host_bridges.end()) return root;
   root.in_topology = true;
   root.unknown = it->second.bridge_device_unknown;
+  root.not_carried = it->second.bridge_device_not_carried;
   if (it->second.bridge_device) root.dev = &topo.at(*it->second.bridge_device);
   return root;
 }
@@ -129,6 +130,7 @@ BridgeCheck single_host_bridge_whitelist(const Topology& topo, const std::string
     return check;
   }
   check.device_unknown = root.unknown;
+  check.device_not_carried = root.not_carried;
   if (!root.dev) {
     // if (!root) return false; unless we could not tell whether there is one.
     check.result = root.unknown ? BridgeResult::kDeviceUnknown : BridgeResult::kNoHostBridgeDevice;

@@ -139,7 +139,8 @@ struct Function {
   // How much config space could be read: 4096 (root, PCIe), 256 (conventional or no ECAM),
   // 64 (not root: the kernel shows others only the header), 0 (unreadable).
   std::size_t config_size = 0;
-  std::string config_note;  // why something is unknown, e.g. "only 64 bytes of config space: needs root"
+  std::string config_note;         // why something is unknown, e.g. "only 64 bytes of config space: needs root"
+  std::string config_not_carried;  // "not in this hwloc XML": the source cannot hold config space; else empty
 
   PortType port_type = PortType::kUnknown;
   LinkInfo link;

@@ -27,6 +27,8 @@ struct HostBridge {
   std::optional<Bdf> bridge_device;
   // The first device is not 00.0 and its port type could not be read (no root): kernel's pick unknown.
   bool bridge_device_unknown = false;
+  // Why, when the input's format holds no config space ("not in this hwloc XML"); empty: not read as root.
+  std::string bridge_device_not_carried;
   std::string name;  // the planner's name ("s0-legacy"); empty when the input gives none
 };
 

@@ -61,6 +61,7 @@ struct HostBridgeDev {
   bool in_topology = false;       // the host bridge is in the topology at all
   const Function* dev = nullptr;  // nullptr: none (never allowlisted), or unknown (below)
   bool unknown = false;           // the first root-bus device's port type is unreadable (needs root)
+  std::string not_carried;        // or not in the input's format: its phrase ("not in this hwloc XML")
 };
 HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_bridge);
 
@@ -104,9 +105,10 @@ enum class BridgeResult {
 
 // __host_bridge_whitelist() for one host bridge.
 struct BridgeCheck {
-  std::string host_bridge;      // "0000:00"
-  std::optional<Bdf> device;    // pci_host_bridge_dev(); nullopt: none, or unknown
-  bool device_unknown = false;  // first root-bus device's port type unreadable (needs root)
+  std::string host_bridge;         // "0000:00"
+  std::optional<Bdf> device;       // pci_host_bridge_dev(); nullopt: none, or unknown
+  bool device_unknown = false;     // first root-bus device's port type unreadable (needs root)
+  std::string device_not_carried;  // or not in the input's format: its phrase ("not in this hwloc XML")
   std::uint16_t vendor = 0, device_id = 0;
   const AllowlistEntry* entry = nullptr;        // row in effect on the evaluated kernel
   const AllowlistEntry* later_entry = nullptr;  // row only newer (or pending) kernels have

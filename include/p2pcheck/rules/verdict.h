@@ -34,7 +34,7 @@ struct Unknown {
   UnknownFact fact;
   const Function* function = nullptr;  // kAcsControl
   std::string host_bridge;             // kHostBridgeDevice, kKernelTable
-  std::string not_carried;             // kCpu, kP2pdmaConfig: the source's phrase when its format cannot hold it
+  std::string not_carried;             // kCpu, kP2pdmaConfig, kHostBridgeDevice: the format's phrase if it lacks it
 };
 
 // Which rule decided the pair.
