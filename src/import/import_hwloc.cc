@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <set>
 
+#include "hwloc_facts.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/source/error.h"
@@ -41,53 +43,119 @@ std::optional<std::array<std::uint32_t, 6>> pci_type_fields(std::string_view typ
   return out;
 }
 
+// A PCI function's NUMA node as the walk knows it: a node, the kernel's NUMA_NO_NODE, or unknown.
+constexpr int kNoNumaNode = -1, kNumaUnknown = -2;
+
+// The NVMe names hwloc's OS devices below one PCI function give.
+struct NvmeSeen {
+  std::set<std::string> exact, inferred;  // controller names: written in a name / by the naming rule
+  std::vector<std::string> blocks;
+  std::string model, serial, firmware;
+};
+
 struct Walk {
   std::string name;
   SysfsBuilder& builder;
   std::map<std::string, std::string> info;  // first value of each info name, document order
   int functions = 0;
-  bool nvme_class_guessed = false;
+  std::set<int> numa_nodes;  // every NUMANode object's os_index
+  std::map<Bdf, NvmeSeen> nvmes;
+  std::set<Bdf> nvme_class_functions;
 
-  void object(xmlNode* node, std::optional<Bdf> parent) {
+  // hwloc attaches I/O below the object whose CPUs are the device's local CPUs (the kernel's
+  // local_cpus, the CPUs of its numa_node), the highest such: its nodeset names the node. The top
+  // object stands for the whole machine, where hwloc puts a device local to every CPU: the kernel's
+  // NUMA_NO_NODE. Any other object of several nodes (or none) leaves the node unknown.
+  static int numa_of(xmlNode* node, bool top) {
+    std::string text = attr(node, "complete_nodeset");
+    auto nodes = parse_hwloc_nodeset(text.empty() ? attr(node, "nodeset") : text);
+    if (!nodes || nodes->empty()) return kNumaUnknown;
+    if (nodes->size() == 1) return *nodes->begin();
+    return top ? kNoNumaNode : kNumaUnknown;
+  }
+
+  // Every NUMANode object's os_index, before the walk: a document without them (hwloc 1.x on a
+  // machine without NUMA) says nothing by its nodesets. The parser bounds the depth (256).
+  void collect_numa_nodes(xmlNode* node) {
+    for (xmlNode* child = node->children; child; child = child->next) {
+      if (!is(child, "object")) continue;
+      if (attr(child, "type") == "NUMANode")
+        if (auto index = parse_dec(attr(child, "os_index")); index && *index >= 0 && *index < kMaxHwlocNumaNodes)
+          numa_nodes.insert(static_cast<int>(*index));
+      collect_numa_nodes(child);
+    }
+  }
+
+  // An OS device below PCI function `bdf`: NVMe block devices and controllers name the controller.
+  void os_device(xmlNode* node, const Bdf& bdf) {
+    auto dev = hwloc_nvme_device(attr(node, "name"));
+    if (!dev) return;
+    NvmeSeen& seen = nvmes[bdf];
+    (dev->exact ? seen.exact : seen.inferred).insert(dev->controller);
+    if (!dev->block.empty() && seen.blocks.size() < 4096) seen.blocks.push_back(dev->block);
+    for (xmlNode* child = node->children; child; child = child->next) {
+      if (!is(child, "info")) continue;
+      std::string key = attr(child, "name");
+      std::string* field = key == "Model"          ? &seen.model
+                           : key == "SerialNumber" ? &seen.serial
+                           : key == "Revision"     ? &seen.firmware
+                                                   : nullptr;
+      if (field && field->empty()) *field = std::string(trim(attr(child, "value")));
+    }
+  }
+
+  // A PCI object (pci_busid) as a function below `parent`; false when it was left out.
+  bool pci_object(xmlNode* node, const std::string& busid, std::optional<Bdf> parent, int numa) {
+    // pci_type="0108 [144d:a826] [144d:a812] 00": class (base+sub), IDs, subsystem IDs, revision.
+    std::string type = attr(node, "pci_type");
+    auto bdf = Bdf::parse(busid);
+    auto fields = pci_type_fields(type);
+    // One object lstopo did not write as it does costs that object and what is below it (their
+    // path would miss it), not the machine.
+    if (!bdf || !fields || builder.has_function(*bdf)) {
+      builder.skipped(
+          name + ": line " + std::to_string(xmlGetLineNo(node)) + ": PCI object with pci_busid='" +
+          busid.substr(0, 40) + "' pci_type='" + type.substr(0, 40) + "'" +
+          (bdf && fields ? " appears twice" : "; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'") +
+          "; it and the objects below it left out");
+      return false;
+    }
+    SynthFunction fn;
+    fn.bdf = *bdf;
+    fn.parent = parent;
+    auto h = [&](int i) { return (*fields)[static_cast<size_t>(i - 1)]; };
+    fn.class_code = h(1) << 8;
+    // hwloc keeps no programming interface; class 0108 is taken as NVMe (prog-if 02), as nearly
+    // every such function is (the alternative, NVMHCI, is long gone).
+    if (h(1) == 0x0108) fn.class_code |= 0x02;
+    fn.vendor = static_cast<std::uint16_t>(h(2));
+    fn.device = static_cast<std::uint16_t>(h(3));
+    fn.subsystem_vendor = static_cast<std::uint16_t>(h(4));
+    fn.subsystem_device = static_cast<std::uint16_t>(h(5));
+    fn.revision = static_cast<std::uint8_t>(h(6));
+    if (numa != kNumaUnknown && !numa_nodes.empty()) fn.numa_node = numa;
+    if (h(1) == 0x0108) nvme_class_functions.insert(*bdf);
+    builder.add_function(std::move(fn));
+    ++functions;
+    return true;
+  }
+
+  // `parent`: the nearest PCI function above; `numa`: the node of the nearest object that is not
+  // I/O; `top`: the topology's first object, the whole machine.
+  void object(xmlNode* node, std::optional<Bdf> parent, int numa, bool top) {
+    std::string type = attr(node, "type");
+    if (type != "Bridge" && type != "PCIDev" && type != "OSDev" && type != "Misc") numa = numa_of(node, top);
     std::string busid = attr(node, "pci_busid");
-    if (!busid.empty()) {
-      // pci_type="0108 [144d:a826] [144d:a812] 00": class (base+sub), IDs, subsystem IDs, revision.
-      std::string type = attr(node, "pci_type");
-      auto bdf = Bdf::parse(busid);
-      auto fields = pci_type_fields(type);
-      // One object lstopo did not write as it does costs that object and what is below it (their
-      // path would miss it), not the machine.
-      if (!bdf || !fields || builder.has_function(*bdf)) {
-        builder.skipped(
-            name + ": line " + std::to_string(xmlGetLineNo(node)) + ": PCI object with pci_busid='" +
-            busid.substr(0, 40) + "' pci_type='" + type.substr(0, 40) + "'" +
-            (bdf && fields ? " appears twice" : "; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'") +
-            "; it and the objects below it left out");
-        return;
-      }
-      SynthFunction fn;
-      fn.bdf = *bdf;
-      fn.parent = parent;
-      auto h = [&](int i) { return (*fields)[static_cast<size_t>(i - 1)]; };
-      fn.class_code = h(1) << 8;
-      // hwloc keeps no programming interface; class 0108 is taken as NVMe (prog-if 02), as nearly
-      // every such function is (the alternative, NVMHCI, is long gone).
-      if (h(1) == 0x0108) {
-        fn.class_code |= 0x02;
-        nvme_class_guessed = true;
-      }
-      fn.vendor = static_cast<std::uint16_t>(h(2));
-      fn.device = static_cast<std::uint16_t>(h(3));
-      fn.subsystem_vendor = static_cast<std::uint16_t>(h(4));
-      fn.subsystem_device = static_cast<std::uint16_t>(h(5));
-      fn.revision = static_cast<std::uint8_t>(h(6));
-      builder.add_function(std::move(fn));
-      ++functions;
-      parent = *bdf;
+    bool pci = !busid.empty();
+    if (pci) {
+      if (!pci_object(node, busid, parent, numa)) return;
+      parent = Bdf::parse(busid);
     }
     for (xmlNode* child = node->children; child; child = child->next) {
-      if (is(child, "object"))
-        object(child, parent);
+      if (is(child, "object") && pci && attr(child, "type") == "OSDev")
+        os_device(child, *parent);
+      else if (is(child, "object"))
+        object(child, parent, numa, false);
       else if (is(child, "info"))
         info.emplace(attr(child, "name"), attr(child, "value"));
     }
@@ -176,8 +244,44 @@ void add_identity_files(SysfsBuilder& builder, const std::map<std::string, std::
       builder.set_file(std::string("/sys/class/dmi/id/") + file, info_of(info, key) + "\n");
 }
 
+// The NVMe controllers hwloc's OS devices name, with their block devices; a name two functions
+// claim (no kernel gives that) is left to neither. Returns the functions that got a name.
+std::set<Bdf> add_hwloc_nvmes(const Walk& walk, SysfsBuilder& builder) {
+  std::map<std::string, int> claims;
+  auto controller_of = [](const NvmeSeen& seen) -> std::string {
+    const std::set<std::string>& names = seen.exact.empty() ? seen.inferred : seen.exact;
+    return names.size() == 1 ? *names.begin() : std::string();
+  };
+  for (const auto& [bdf, seen] : walk.nvmes) ++claims[controller_of(seen)];
+  std::set<Bdf> named;
+  for (const auto& [bdf, seen] : walk.nvmes) {
+    std::string controller = controller_of(seen);
+    if (controller.empty() || claims[controller] > 1) {
+      builder.skipped(walk.name + ": the NVMe devices hwloc shows below " + bdf.str() + " (" +
+                      join(seen.blocks, ", ").substr(0, 200) +
+                      ") do not name one controller of their own; its controller name left unknown");
+      continue;
+    }
+    SynthNvme n{controller, bdf, seen.model, seen.serial, seen.firmware, {}};
+    // Only the block devices of this controller: a path node of another would be a second link.
+    std::set<std::string> taken;
+    for (const std::string& block : seen.blocks)
+      if (auto dev = hwloc_nvme_device(block); dev && dev->controller == controller && taken.insert(block).second)
+        n.namespaces.push_back(block);
+    builder.add_nvme(std::move(n));
+    named.insert(bdf);
+  }
+  return named;
+}
+
+// The NUMA nodes online, as the kernel lists them, where the document has NUMANode objects.
+void add_numa_nodes(const Walk& walk, SysfsBuilder& builder) {
+  if (!walk.numa_nodes.empty())
+    builder.set_file("/sys/devices/system/node/online", node_list_text(walk.numa_nodes) + "\n");
+}
+
 // What hwloc XML never carries: config space, link state, drivers, the kernel's configuration.
-void add_hwloc_limits(SysfsBuilder& builder, bool nvme_class_guessed) {
+void add_hwloc_limits(SysfsBuilder& builder, std::size_t nvme_functions, std::size_t unnamed) {
   for (const char* path : {"/proc/version", "/proc/cmdline", "/proc/modules", "/proc/mounts", "/sys/class/iommu"})
     builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
@@ -193,10 +297,11 @@ void add_hwloc_limits(SysfsBuilder& builder, bool nvme_class_guessed) {
   builder.note(
       "without --whole-io lstopo leaves out PCI functions it finds unimportant, such as 00.0 of a root bus: "
       "the kernel's host bridge device may then be unknown");
-  if (nvme_class_guessed)
-    builder.note(
-        "hwloc keeps no programming interface: class 0108 functions are taken as NVMe; NVMe controller "
-        "names are unknown, so select them by PCI address");
+  if (unnamed)
+    builder.note("hwloc keeps no programming interface: class 0108 functions are taken as NVMe; " +
+                 std::to_string(unnamed) + " of " + std::to_string(nvme_functions) +
+                 " have no NVMe device name below them in this hwloc XML, so their controller names are unknown: "
+                 "select them by PCI address");
 }
 
 }  // namespace
@@ -205,9 +310,10 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
   Doc doc;
   xmlNode* root = topology_root(doc, xml, name);
   SysfsBuilder builder("hwloc", name);
-  Walk walk{name, builder, {}, 0, false};
+  Walk walk{name, builder};
+  walk.collect_numa_nodes(root);
   for (xmlNode* child = root->children; child; child = child->next)
-    if (is(child, "object")) walk.object(child, std::nullopt);
+    if (is(child, "object")) walk.object(child, std::nullopt, kNumaUnknown, true);
   if (walk.functions == 0)
     throw Error(name, builder.first_skipped().empty()
                           ? "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at "
@@ -215,7 +321,11 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
                           : "no PCI object that could be read (first problem: " + builder.first_skipped() + ")");
   add_cpuinfo(builder, walk.info, options);
   add_identity_files(builder, walk.info);
-  add_hwloc_limits(builder, walk.nvme_class_guessed);
+  std::set<Bdf> named = add_hwloc_nvmes(walk, builder);
+  std::size_t unnamed = 0;
+  for (const Bdf& bdf : walk.nvme_class_functions) unnamed += named.count(bdf) ? 0 : 1;
+  add_numa_nodes(walk, builder);
+  add_hwloc_limits(builder, walk.nvme_class_functions.size(), unnamed);
   return builder.finish();
 }
 

@@ -30,6 +30,12 @@ check() {  # name mode reference import [--none-decided]
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
 }
+facts() {  # name hwloc_facts.py-arguments...
+  local name=$1 out; shift
+  if out=$(python3 tests/e2e/imports/hwloc_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
+    echo "FAIL $name"; failed=$((failed + 1)); fi
+  echo "$out" | sed "s/^/  $name: /" | head -12 >&2
+}
 # A crash is never an answer, whatever the exit code: a signal (128+N) or a sanitizer's report.
 crashed='==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: '
 result_code() {  # check --json's result -> its exit code (docs/json.md), else "none"
@@ -101,6 +107,9 @@ for dir in "$fx"/*/; do
       grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
     run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
       check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
+    # What the XML carries beside the tree (NUMA nodes, NVMe names, multipath), read from the XML
+    # by the script itself and compared with the import and with the tree it came from.
+    facts "$name hwloc facts" "$bin" "$w/hwloc.xml" --tree "$root" -- --cpu "$cpu" --assume-kernel "$rel"
     # Plain `lstopo --of xml` leaves out "unimportant" functions such as a root bus's 00.0, the
     # kernel's host bridge device: the import must then leave the allowlist question open. On
     # intel-xeon-broadwell that question decides its one pair (none decided); xeon-2socket-hostbridges'
@@ -110,7 +119,9 @@ for dir in "$fx"/*/; do
       HWLOC_COMPONENTS=-x86 lstopo --input "$root" --of xml 2>/dev/null |
         grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc-default.xml"
       run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
-        check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}" ;;
+        check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}"
+      # the host bridge device it leaves unknown is not in the XML, never "needs root"
+      facts "$name hwloc without --whole-io facts" "$bin" "$w/hwloc-default.xml" -- --cpu "$cpu" --assume-kernel "$rel" ;;
     esac
   fi
 done
@@ -129,6 +140,8 @@ for input in "lspci-xxxx.txt.xz topo-config" "bundle topo-config" "sosreport.tar
   [ -s "$out.err" ] && sed 's/^/  /' "$out.err" | head -3 >&2
   check "real $file" "$mode" "$tmp/real.json" "$out"
 done
+
+facts "real hwloc.xml facts" "$bin" "$real/hwloc.xml"
 
 # A sosreport arrives as a tarball or unpacked: both are recognised.
 mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"
