@@ -136,6 +136,7 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
   int line_no = 0;
   bool open = false;
   std::size_t properties = 0;
+  std::size_t odd = 0;
   auto where = [&] { return name + ": line " + std::to_string(line_no); };
   for (std::string_view rest = text; !rest.empty();) {
     std::string_view line = next_line(rest);
@@ -147,9 +148,14 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
     // udev itself writes the odd bare line (a property value with a newline in it): that line is
     // left out, not the machine. The limits below still hold for every line read.
     if (line.size() < 3 || line[1] != ':' || line[2] != ' ') {
-      if (skipped.size() < kMaxSkippedLines)
-        skipped.push_back(where() + ": '" + std::string(line.substr(0, 60)) + (line.size() > 60 ? "...'" : "'") +
-                          " is not 'X: value' as udevadm info --export-db prints it; line left out");
+      std::string note = where() + ": '" + std::string(line.substr(0, 60)) + (line.size() > 60 ? "...'" : "'") +
+                         " is not 'X: value' as udevadm info --export-db prints it; line left out";
+      if (open && odd++ < kMaxOddLinesKept)
+        records.back().odd_lines.push_back(std::move(note));
+      else if (open)
+        ++records.back().odd_more;
+      else if (skipped.size() < kMaxSkippedLines)
+        skipped.push_back(std::move(note));
       else if (skipped.size() == kMaxSkippedLines)
         skipped.push_back(where() + " and later: more lines that are not 'X: value'; left out");
       continue;
@@ -180,11 +186,15 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
 
 namespace {
 
-bool add_udev_record(const UdevRecord& r, const std::string& name, SysfsBuilder& builder,
-                     std::map<std::string, SynthNvme>& nvmes) {
-  // One record: a PCI function, an NVMe controller or namespace, DMI, or CPU 0 (true when it was CPU 0).
+// kOther: a device of no concern to the verdict (HID, MEI, sound): its odd lines go unsaid.
+enum class RecordUse { kOther, kOurs, kCpu0 };
+
+// One record: a PCI function, an NVMe controller or namespace, DMI, or CPU 0; any other is not read.
+// One without SUBSYSTEM may have been any of them: it counts as ours, so its oddities are said.
+RecordUse add_udev_record(const UdevRecord& r, const std::string& name, SysfsBuilder& builder,
+                          std::map<std::string, SynthNvme>& nvmes) {
   auto sub = r.env.find("SUBSYSTEM");
-  if (sub == r.env.end()) return false;
+  if (sub == r.env.end()) return RecordUse::kOurs;
   if (sub->second == "pci") {
     SynthFunction fn;
     std::string slot = r.env.count("PCI_SLOT_NAME") ? r.env.at("PCI_SLOT_NAME") : basename(r.devpath);
@@ -229,16 +239,18 @@ bool add_udev_record(const UdevRecord& r, const std::string& name, SysfsBuilder&
                               : std::nullopt) {
     // cpu_supports_p2pdma() reads CPU 0, so does the import.
     const char* id = x86_vendor(alias->vendor);
-    if (!id) return false;
+    if (!id) return RecordUse::kOurs;
     bool hypervisor = alias->features.find(",009F") != std::string::npos;  // X86_FEATURE_HYPERVISOR (4*32+31)
     builder.set_file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: " + std::string(id) +
                                           "\ncpu family\t: " + std::to_string(alias->family) +
                                           "\nmodel\t\t: " + std::to_string(alias->model) + "\nmodel name\t: " + id +
                                           " family 0x" + hex(alias->family) + " model 0x" + hex(alias->model) +
                                           " (from udev)\nflags\t\t:" + (hypervisor ? " hypervisor" : "") + "\n\n");
-    return true;
+    return RecordUse::kCpu0;
+  } else {
+    return RecordUse::kOther;
   }
-  return false;
+  return RecordUse::kOurs;
 }
 
 }  // namespace
@@ -247,12 +259,19 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
   std::map<std::string, SynthNvme> nvmes;
   bool cpu = false;
   for (const UdevRecord& r : records) {
+    RecordUse use = RecordUse::kOurs;
     try {
-      cpu = add_udev_record(r, name, builder, nvmes) || cpu;
+      use = add_udev_record(r, name, builder, nvmes);
+      cpu = use == RecordUse::kCpu0 || cpu;
     } catch (const Error& e) {
       // One device udev described oddly costs that device, not the machine.
       builder.skipped(std::string(e.what()) + "; record left out");
     }
+    if (use == RecordUse::kOther) continue;
+    for (const std::string& line : r.odd_lines) builder.skipped(line);
+    if (r.odd_more)
+      builder.skipped(name + ": the record at line " + std::to_string(r.line) + ": " + std::to_string(r.odd_more) +
+                      " more lines that are not 'X: value'; left out");
   }
   for (auto& [ctrl, n] : nvmes)
     if (!n.name.empty()) builder.add_nvme(std::move(n));

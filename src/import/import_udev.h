@@ -14,6 +14,10 @@ struct UdevRecord {
   std::string devpath;                     // "/devices/pci0000:00/0000:00:01.0" (P:)
   std::map<std::string, std::string> env;  // E: lines
   int line = 0;                            // where the record starts, for messages
+  // Its lines that are not "X: value", said only when the record is one the import reads: a HID or
+  // MEI device's odd line is no concern of a PCI verdict.
+  std::vector<std::string> odd_lines;
+  std::size_t odd_more = 0;  // odd lines past the ones kept
 };
 
 // A large machine's database has some thousands of devices of a few dozen properties each; a
@@ -22,14 +26,17 @@ inline constexpr std::size_t kMaxUdevRecords = 100000;
 inline constexpr std::size_t kMaxUdevProperties = 1000000;
 
 // Throws Error naming the line when the database is past the limits. A line that is not "X: value"
-// is left out, with a note in `skipped` (at most kMaxSkippedLines, then one more that says so).
+// is left out, with a note in its record's odd_lines (kMaxOddLinesKept in all, the rest counted in
+// odd_more), or in `skipped` outside any record (kMaxSkippedLines, then one more that says so).
 inline constexpr std::size_t kMaxSkippedLines = 20;
+inline constexpr std::size_t kMaxOddLinesKept = 1000;
 std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name,
                                       std::vector<std::string>& skipped);
 
 // Adds every PCI function, NVMe controller and namespace the records describe to `builder`, DMI
 // from the dmi modalias and /proc/cpuinfo from CPU 0's modalias; a record it cannot read is left
-// out with a note (SysfsBuilder::skipped). Returns false when no CPU record was found.
+// out with a note (SysfsBuilder::skipped), and so are the odd lines of the records it reads; other
+// records (HID, MEI, sound, ...) are passed over without a word. Returns false when no CPU record was found.
 bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string& name, SysfsBuilder& builder);
 
 }  // namespace p2pcheck

@@ -93,31 +93,52 @@ std::size_t columns(std::string_view text) {
   return n;
 }
 
-// `text` cut to `room` columns, an ellipsis ("…", "..." for --ascii) saying it was cut.
-std::string cut(const std::string& text, std::size_t room, bool unicode) {
-  if (columns(text) <= room) return text;
-  const std::string ellipsis = unicode ? "…" : "...";
-  const std::size_t keep = room > columns(ellipsis) ? room - columns(ellipsis) : 0;
+// The byte offset after the first `n` columns of `text` (UTF-8: a column per character).
+std::size_t bytes_of_columns(const std::string& text, std::size_t n) {
   std::size_t end = 0;
-  for (std::size_t n = 0; end < text.size() && n < keep; ++n) do
+  for (std::size_t i = 0; end < text.size() && i < n; ++i) do
       ++end;
     while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80);
-  return text.substr(0, end) + ellipsis;
+  return end;
 }
 
-// The " Vendor Device" part of function_label() in `room` columns: the vendor is cut first, since
-// the device's own name tells more (the vendor's ID stays in the label).
+// `text` in `room` columns, its middle replaced by an ellipsis ("…", "..." for --ascii): a model
+// name says most at its end ("... Controller PM9A1/PM9A3/980PRO", "... [Instinct MI300X]").
+std::string cut_middle(const std::string& text, std::size_t room, bool unicode) {
+  const std::size_t have = columns(text);
+  if (have <= room) return text;
+  const std::string ellipsis = unicode ? "…" : "...";
+  const std::size_t keep = room > columns(ellipsis) ? room - columns(ellipsis) : 0;
+  // The first word whole where it is short ("NVMe…ntroller PM174X"), else a third.
+  const std::size_t first_word = columns(text.substr(0, text.find(' ')));
+  const std::size_t head = first_word <= keep / 2 ? first_word : keep / 3;
+  return text.substr(0, bytes_of_columns(text, head)) + ellipsis +
+         text.substr(bytes_of_columns(text, have - (keep - head)));
+}
+
+// What people call the vendor: pci.ids' own short name in brackets ("Advanced Micro Devices,
+// Inc. [AMD/ATI]" -> "AMD/ATI"), else its first word ("Samsung Electronics Co Ltd" -> "Samsung").
+std::string short_vendor(const std::string& vendor) {
+  std::size_t open = vendor.rfind('['), close = vendor.rfind(']');
+  if (open != std::string::npos && close != std::string::npos && close > open + 1)
+    return vendor.substr(open + 1, close - open - 1);
+  std::string first = vendor.substr(0, vendor.find(' '));
+  return first.ends_with(',') ? first.substr(0, first.size() - 1) : first;
+}
+
+// The " Vendor Device" part of function_label() in `room` columns: the vendor's short name, then the
+// device's name with its middle cut, so both whose it is and which model stay readable.
 std::string name_in(const Function& fn, std::size_t room, bool unicode) {
   std::string vendor = pci_vendor_name(fn.vendor), device = pci_device_name(fn.vendor, fn.device);
-  if (device.empty()) device = vendor.empty() ? "" : std::exchange(vendor, "") + " device";
+  if (device.empty() && !vendor.empty()) device = "device";
   std::string whole = vendor.empty() ? device : vendor + " " + device;
   if (whole.empty() || columns(whole) + 1 <= room) return whole.empty() ? "" : " " + whole;
   if (room < 2) return "";
-  constexpr std::size_t kVendorKept = 8, kDeviceKept = 8;  // "Samsung…": still says whose it is
-  if (vendor.empty() || room < 2 + kVendorKept + kDeviceKept) return " " + cut(whole, room - 1, unicode);
-  std::size_t vendor_room = room > columns(device) + 2 + kVendorKept ? room - columns(device) - 2 : kVendorKept;
-  std::string kept = cut(vendor, vendor_room, unicode);
-  return " " + kept + " " + cut(device, room - 2 - columns(kept), unicode);
+  std::string brief = vendor.empty() ? "" : short_vendor(vendor) + " ";
+  constexpr std::size_t kDeviceKept = 10;  // below this the device's name says too little to cut it
+  if (brief.empty() || room < 1 + columns(brief) + kDeviceKept)
+    return " " + cut_middle(brief + device, room - 1, unicode);
+  return " " + brief + cut_middle(device, room - 1 - columns(brief), unicode);
 }
 
 // Pieces longer than a continuation line split at their spaces (a long role or reason).

@@ -129,5 +129,22 @@ TEST(ImportLspci, MoreFunctionsOrConfigLinesThanLspciPrintsAreRefusedNamingTheLi
   EXPECT_EQ(error_of(many), "l.txt: line 65537: more than 65536 PCI functions; no machine has that many");
 }
 
+TEST(ImportUdev, OddLinesAreSaidOnlyForRecordsTheImportReads) {
+  // A bare line in a HID and in an MEI record (a property value udev wrote with a newline in it)
+  // is no concern of the PCI verdict; the same in the PCI function's record is said, with its line.
+  std::string db =
+      "P: /devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/0003:046D:C52B.0001\nE: SUBSYSTEM=hid\n"
+      "a bare HID line\nE: MODALIAS=hid:b0003g0001v0000046Dp0000C52B\n\n"
+      "P: /devices/pci0000:00/0000:00:16.0/0000:00:16.0-8c2cf\na bare MEI line\nE: SUBSYSTEM=mei\n\n"
+      "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nsplit PCI line\n"
+      "E: PCI_ID=144D:A808\n\n";
+  auto src = as_source(import_udev(db, "u.txt", ImportOptions{}));
+  std::string notes = input_notes(*src);
+  EXPECT_EQ(notes.find("HID line"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("MEI line"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("u.txt: line 13: 'split PCI line' is not 'X: value'"), std::string::npos) << notes;
+  EXPECT_TRUE(src->exists("/sys/bus/pci/devices/0000:00:00.0"));
+}
+
 }  // namespace
 }  // namespace p2pcheck
