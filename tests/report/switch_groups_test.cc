@@ -54,5 +54,22 @@ TEST_F(SwitchGroupsTest, AKnownPortTypeIsNotOverruled) {
   EXPECT_TRUE(switch_groups(topo_, all(topo_)).empty());
 }
 
+TEST_F(SwitchGroupsTest, WithoutPortTypesADownstreamPortIsNeverAnUpstreamPort) {
+  // A bridge below the switch's downstream port 02:02.0, and one below that: a second switch
+  // (03:00.0 its upstream port, 04:00.0 its downstream port), not a switch made of 02:02.0 and 03:00.0.
+  for (auto [bdf, parent] : {std::pair{"0000:03:00.0", "0000:02:02.0"}, std::pair{"0000:04:00.0", "0000:03:00.0"}}) {
+    Function bridge = fn("0000:02:02.0");
+    bridge.bdf = *Bdf::parse(bdf);
+    bridge.parent = *Bdf::parse(parent);
+    topo_.functions.erase(bridge.bdf);
+    topo_.functions.emplace(bridge.bdf, bridge);
+  }
+  for (auto& [bdf, fn] : topo_.functions) fn.port_type = PortType::kUnknown;
+  auto groups = switch_groups(topo_, all(topo_));
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(names(groups[0]), (std::vector<std::string>{"0000:01:00.0", "0000:02:01.0", "0000:02:02.0"}));
+  EXPECT_EQ(names(groups[1]), (std::vector<std::string>{"0000:03:00.0", "0000:04:00.0"}));
+}
+
 }  // namespace
 }  // namespace p2pcheck

@@ -1,7 +1,8 @@
 // The PCIe switches a picture draws as one box: an upstream port and its downstream ports. Where
 // the port types were read, they say it; where they are unknown (an lspci, udev or hwloc import
-// without config space), the tree does: a bridge below another bridge whose own children are
-// bridges is a switch's upstream port, and those children its downstream ports.
+// without config space), the tree does: below a root port, bridges alternate upstream port,
+// downstream ports, upstream port of a switch below, ... and a group is drawn only where a
+// downstream port hangs below an upstream port.
 #pragma once
 
 #include <vector>
