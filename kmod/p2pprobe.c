@@ -949,6 +949,10 @@ static int p2pprobe_dma_check_target(struct p2pprobe_dma_ctx *ctx,
  * or without p2pmem, -EPERM provider not an NVMe CMB nor bound to p2pprobe,
  * -EBADF bad fd, -ENOMEM no p2pmem available, -EFAULT, -EINTR killed while
  * an I/O was in flight (the process is dying; see p2pprobe_io_wait()).
+ *
+ * Long: one acquire-in-order, release-in-reverse sequence (fd, provider,
+ * p2pmem, I/O) with its goto unwinding; split, each part would need the
+ * whole unwind state and the release order could no longer be read at once.
  */
 static long p2pprobe_ioctl_dma_test(void __user *arg)
 {

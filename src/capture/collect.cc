@@ -189,6 +189,39 @@ class Cleaner {
   Redactor redactor_;
 };
 
+// By directory: a fabric lists tens of thousands of them, and each full path is ~130 bytes. An
+// array of {dir, names}, not an object keyed by directory: ordered_json finds a key by searching
+// every key before it, so a fabric's thousands of directories would cost its reader quadratic time.
+ordered_json uncaptured_json(const Gathered& g, Cleaner& clean) {
+  std::map<std::string, std::vector<std::string>> uncaptured;
+  for (const auto& path : g.uncaptured) {
+    std::string named = clean.text(path);
+    std::size_t slash = named.rfind('/');
+    uncaptured[slash == 0 ? "/" : named.substr(0, slash)].push_back(named.substr(slash + 1));
+  }
+  ordered_json out = ordered_json::array();
+  for (auto& [dir, names] : uncaptured) {
+    ordered_json group = ordered_json::object();
+    group["dir"] = dir;
+    group["names"] = std::move(names);
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
+// The manifest of the capture this one was taken from (a capture of a replay), redacted as this one is.
+ordered_json source_manifest_json(ordered_json sm, Cleaner& clean) {
+  if (!clean.redacting()) return sm;
+  if (sm.contains("source") && sm["source"].is_string()) {
+    std::string s = sm["source"].get<std::string>();
+    sm["source"] = s.substr(0, s.find(' '));
+  }
+  // Redacting the JSON text could in principle break it (a hostname made of JSON syntax): then
+  // the replayed capture's manifest is left out rather than thrown over.
+  sm = ordered_json::parse(clean.text(json_text(sm, -1)), nullptr, false);
+  return sm.is_discarded() ? ordered_json() : sm;
+}
+
 ordered_json build_manifest(Source& source, const Analysed& analysed, const CaptureProvenance& p, const Gathered& g,
                             const std::map<std::string, std::string>& live_files, const CaptureSet& set,
                             const std::vector<std::string>& notes, const PairSelection& selection, Cleaner& clean) {
@@ -219,40 +252,12 @@ ordered_json build_manifest(Source& source, const Analysed& analysed, const Capt
   m["unreadable"] = ordered_json::object();
   for (const auto& [path, r] : g.unreadable)
     m["unreadable"][clean.text(path)] = {{"status", read_status_name(r.status)}, {"error", r.error}};
-  // By directory: a fabric lists tens of thousands of them, and each full path is ~130 bytes. An
-  // array of {dir, names}, not an object keyed by directory: ordered_json finds a key by searching
-  // every key before it, so a fabric's thousands of directories would cost its reader quadratic time.
-  std::map<std::string, std::vector<std::string>> uncaptured;
-  for (const auto& path : g.uncaptured) {
-    std::string named = clean.text(path);
-    std::size_t slash = named.rfind('/');
-    uncaptured[slash == 0 ? "/" : named.substr(0, slash)].push_back(named.substr(slash + 1));
-  }
-  m["uncaptured"] = ordered_json::array();
-  for (auto& [dir, names] : uncaptured) {
-    ordered_json group = ordered_json::object();
-    group["dir"] = dir;
-    group["names"] = std::move(names);
-    m["uncaptured"].push_back(std::move(group));
-  }
+  m["uncaptured"] = uncaptured_json(g, clean);
   // A capture of an import keeps what the import's format cannot carry, so the replay says so too.
   if (!source.not_carried().empty()) m["not_carried"] = not_carried_json(source.not_carried());
   // The pairs it was taken for: a replay judges these unless told others.
   if (auto sel = selection_json(selection); !sel.is_null()) m["selection"] = sel;
-  if (!p.source_manifest.is_null()) {
-    ordered_json sm = p.source_manifest;
-    if (clean.redacting() && sm.contains("source") && sm["source"].is_string()) {
-      std::string s = sm["source"].get<std::string>();
-      sm["source"] = s.substr(0, s.find(' '));
-    }
-    if (clean.redacting()) {
-      // Redacting the JSON text could in principle break it (a hostname made of JSON syntax): then
-      // the replayed capture's manifest is left out rather than thrown over.
-      sm = ordered_json::parse(clean.text(json_text(sm, -1)), nullptr, false);
-      if (sm.is_discarded()) sm = nullptr;
-    }
-    m["source_manifest"] = sm;
-  }
+  if (!p.source_manifest.is_null()) m["source_manifest"] = source_manifest_json(p.source_manifest, clean);
   return m;
 }
 

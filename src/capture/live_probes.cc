@@ -86,6 +86,40 @@ ordered_json probe_doc(const char* schema) {
   return j;
 }
 
+// The p2pprobe module's answers as the capture keeps them (/live/kmod.json).
+ordered_json kmod_json(const KernelModuleAnswers& kmod) {
+  ordered_json k = probe_doc("p2pcheck.kmod");
+  k["module"] = {{"api_version", kmod.info.api_version},
+                 {"module_version", kmod.info.module_version},
+                 {"kernel_release", kmod.info.kernel_release},
+                 {"p2pdma", kmod.info.p2pdma},
+                 {"provider_driver", kmod.info.provider_driver}};
+  k["verdicts"] = ordered_json::array();
+  for (const auto& [pair, v] : kmod.verdicts)
+    k["verdicts"].push_back({{"provider", pair.gpu.str()},
+                             {"client", pair.nvme.str()},
+                             {"distance", v.distance},
+                             {"map_type", to_string(v.map_type)},
+                             {"map_note", v.map_note},
+                             {"provider_has_p2pmem", v.provider_has_p2pmem},
+                             {"provider_driver", v.provider_driver},
+                             {"client_driver", v.client_driver}});
+  k["failures"] = ordered_json::array();
+  for (const auto& [pair, why] : kmod.failures)
+    k["failures"].push_back({{"provider", pair.gpu.str()}, {"client", pair.nvme.str()}, {"error", why}});
+  return k;
+}
+
+// A saved results file is kept only when it is the document it claims to be.
+bool is_saved_document(const std::string& bytes, const SavedResults& saved) {
+  try {
+    auto j = parse_outside_json(bytes, saved.path);
+    return j && j->is_object() && JsonFields(*j, saved.path).text("schema") == saved.schema;
+  } catch (const Error&) {
+    return false;  // too deep, or "schema" not a string: not ours either
+  }
+}
+
 }  // namespace
 
 void live_probes(DeviceActions& actions, const CheckInputs& analysed, std::map<std::string, std::string>& files,
@@ -126,40 +160,14 @@ void live_probes(DeviceActions& actions, const CheckInputs& analysed, std::map<s
       for (const auto& n : inv.nvmes) ask(bdf, n.bdf);
   KernelModuleAnswers kmod = actions.kernel_module(pairs);
   if (kmod.available) {
-    ordered_json k = probe_doc("p2pcheck.kmod");
-    k["module"] = {{"api_version", kmod.info.api_version},
-                   {"module_version", kmod.info.module_version},
-                   {"kernel_release", kmod.info.kernel_release},
-                   {"p2pdma", kmod.info.p2pdma},
-                   {"provider_driver", kmod.info.provider_driver}};
-    k["verdicts"] = ordered_json::array();
-    for (const auto& [pair, v] : kmod.verdicts)
-      k["verdicts"].push_back({{"provider", pair.gpu.str()},
-                               {"client", pair.nvme.str()},
-                               {"distance", v.distance},
-                               {"map_type", to_string(v.map_type)},
-                               {"map_note", v.map_note},
-                               {"provider_has_p2pmem", v.provider_has_p2pmem},
-                               {"provider_driver", v.provider_driver},
-                               {"client_driver", v.client_driver}});
-    k["failures"] = ordered_json::array();
-    for (const auto& [pair, why] : kmod.failures)
-      k["failures"].push_back({{"provider", pair.gpu.str()}, {"client", pair.nvme.str()}, {"error", why}});
-    files["/live/kmod.json"] = json_text(k) + "\n";
+    files["/live/kmod.json"] = json_text(kmod_json(kmod)) + "\n";
   } else {
     notes.push_back("the running kernel's own verdicts are not in this capture: " + kmod.problem);
   }
   for (const SavedResults& saved : kSavedResults) {
     auto bytes = actions.saved_results(saved);
     if (!bytes) continue;
-    bool ours = false;
-    try {
-      auto j = parse_outside_json(*bytes, saved.path);
-      ours = j && j->is_object() && JsonFields(*j, saved.path).text("schema") == saved.schema;
-    } catch (const Error&) {
-      // Too deep, or "schema" not a string: not ours either.
-    }
-    if (!ours)
+    if (!is_saved_document(*bytes, saved))
       notes.push_back(std::string(saved.path) + " is not a " + saved.schema + " document; left out");
     else
       files[std::string("/live/") + saved.name] = *bytes;

@@ -202,6 +202,102 @@ FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<Unread
   return build_fleet_report(std::move(hosts), std::move(unreadable), inputs.size());
 }
 
+namespace {
+
+// The fleet's cause groups as hosts join them: (level, cause, detail) -> its group; a host joins a
+// group once however many findings or pairs it has.
+class CauseGrouping {
+ public:
+  explicit CauseGrouping(const std::vector<HostSummary>& hosts) : hosts_(hosts) {}
+
+  // Host `h`'s failing and unknown findings and pair causes.
+  void add_host(std::size_t h) {
+    const HostSummary& host = hosts_[h];
+    // A host without a pair has nothing for a cause to block: it is counted apart (no_pairs), in
+    // no group but that of fleet's own note that its saved report was not what it said.
+    const bool has_pairs = host.result != Result::kNoPairs;
+    for (const auto& f : host.findings)
+      if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown) &&
+          (has_pairs || f.id == kSavedResultFinding))
+        join(h, f.level, f.id, f.cause, true, f.message, 0);
+    if (!has_pairs) return;
+    for (const auto& p : host.pairs)
+      if (!p.cause.empty())
+        join(h, p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, "", false,
+             pair_cause_title(p.cause), 1);
+  }
+
+  // The groups, failures and unknowns apart, the most hosts first.
+  void take(std::vector<CauseGroup>& failures, std::vector<CauseGroup>& unknowns) {
+    for (auto& [key, g] : groups_) (g.level == Level::kFail ? failures : unknowns).push_back(std::move(g));
+    auto causes_by_size = [](const CauseGroup& a, const CauseGroup& b) {
+      if (a.hosts.size() != b.hosts.size()) return a.hosts.size() > b.hosts.size();
+      return a.cause != b.cause ? a.cause < b.cause : a.detail < b.detail;
+    };
+    std::sort(failures.begin(), failures.end(), causes_by_size);
+    std::sort(unknowns.begin(), unknowns.end(), causes_by_size);
+  }
+
+ private:
+  using GroupKey = std::tuple<int, std::string, std::string>;
+
+  void join(std::size_t h, Level level, const std::string& cause, const std::string& detail, bool is_finding,
+            const std::string& title, std::size_t pairs) {
+    const HostSummary& host = hosts_[h];
+    const GroupKey key{severity(level), cause, detail};
+    CauseGroup& g = groups_[key];
+    if (g.hosts.empty() || g.hosts.back() != h) {
+      if (g.hosts.empty()) {
+        g.cause = cause;
+        g.detail = detail;
+        g.level = level;
+        g.fix = fix_for(host, g, is_finding);
+      } else if (fix_for(host, g, is_finding) != g.fix && g.fix_host.empty()) {
+        g.fix_host = hosts_[g.hosts.front()].host;
+      }
+      g.hosts.push_back(h);
+    }
+    // A finding's message names the cause best; fleet's words for a pair cause only stand in
+    // where no finding has it. "as on HOST" when another host words the same finding otherwise.
+    auto& [from_finding, from_host] = title_source_[key];
+    if (is_finding && !from_finding) {
+      g.title = title;
+      from_finding = true;
+      from_host = h;
+    } else if (is_finding && title != g.title && h != from_host && g.title_host.empty()) {
+      g.title_host = hosts_[from_host].host;
+    } else if (g.title.empty()) {
+      g.title = title;
+    }
+    g.pairs += pairs;
+  }
+
+  const std::vector<HostSummary>& hosts_;
+  std::map<GroupKey, CauseGroup> groups_;
+  std::map<GroupKey, std::pair<bool, std::size_t>> title_source_;  // from a finding? of which host
+};
+
+FleetResult fleet_result(const FleetReport& r) {
+  if (r.failing) return FleetResult::kFail;
+  if (!r.unreadable.empty() || r.hosts.empty()) return FleetResult::kUnreadable;
+  if (r.unknown) return FleetResult::kUnknown;
+  if (r.no_pairs) return FleetResult::kNoPairs;
+  return FleetResult::kPass;
+}
+
+// Groups (topologies, fixes) from a map, the most hosts first.
+template <typename Group>
+std::vector<Group> by_size(std::map<std::string, Group>& groups) {
+  std::vector<Group> out;
+  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  std::sort(out.begin(), out.end(), [](const Group& a, const Group& b) {
+    return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.hosts.front() < b.hosts.front();
+  });
+  return out;
+}
+
+}  // namespace
+
 FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<UnreadableInput> unreadable,
                                std::size_t inputs) {
   FleetReport r;
@@ -214,10 +310,7 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
   r.hosts = std::move(hosts);
   r.unreadable = std::move(unreadable);
 
-  // (level, cause, detail) -> its group; a host joins a group once however many findings or pairs it has.
-  using GroupKey = std::tuple<int, std::string, std::string>;
-  std::map<GroupKey, CauseGroup> groups;
-  std::map<GroupKey, std::pair<bool, std::size_t>> title_source;  // from a finding? of which host
+  CauseGrouping causes(r.hosts);
   std::map<std::string, TopologyGroup> topologies;
   std::map<std::string, FixGroup> fixes;
   for (std::size_t h = 0; h < r.hosts.size(); ++h) {
@@ -228,48 +321,7 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
       case Result::kUnknown: ++r.unknown; break;
       case Result::kNoPairs: ++r.no_pairs; break;
     }
-    auto join_group = [&](Level level, const std::string& cause, const std::string& detail, bool is_finding,
-                          const std::string& title, std::size_t pairs) {
-      const GroupKey key{severity(level), cause, detail};
-      CauseGroup& g = groups[key];
-      if (g.hosts.empty() || g.hosts.back() != h) {
-        if (g.hosts.empty()) {
-          g.cause = cause;
-          g.detail = detail;
-          g.level = level;
-          g.fix = fix_for(host, g, is_finding);
-        } else if (fix_for(host, g, is_finding) != g.fix && g.fix_host.empty()) {
-          g.fix_host = r.hosts[g.hosts.front()].host;
-        }
-        g.hosts.push_back(h);
-      }
-      // A finding's message names the cause best; fleet's words for a pair cause only stand in
-      // where no finding has it. "as on HOST" when another host words the same finding otherwise.
-      auto& [from_finding, from_host] = title_source[key];
-      if (is_finding && !from_finding) {
-        g.title = title;
-        from_finding = true;
-        from_host = h;
-      } else if (is_finding && title != g.title && h != from_host && g.title_host.empty()) {
-        g.title_host = r.hosts[from_host].host;
-      } else if (g.title.empty()) {
-        g.title = title;
-      }
-      g.pairs += pairs;
-    };
-    // A host without a pair has nothing for a cause to block: it is counted apart (no_pairs), in
-    // no group but that of fleet's own note that its saved report was not what it said.
-    const bool has_pairs = host.result != Result::kNoPairs;
-    for (const auto& f : host.findings)
-      if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown) &&
-          (has_pairs || f.id == kSavedResultFinding))
-        join_group(f.level, f.id, f.cause, true, f.message, 0);
-    if (has_pairs) {
-      for (const auto& p : host.pairs)
-        if (!p.cause.empty())
-          join_group(p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, "", false,
-                     pair_cause_title(p.cause), 1);
-    }
+    causes.add_host(h);
     if (!host.fix) {
       r.without_fix.push_back(h);
     } else if (!host.fix->empty()) {
@@ -283,31 +335,10 @@ FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<Unrea
       t.hosts.push_back(h);
     }
   }
-  for (auto& [key, g] : groups) (g.level == Level::kFail ? r.failures : r.unknowns).push_back(std::move(g));
-  auto by_size = [](const auto& a, const auto& b) {
-    return a.hosts.size() != b.hosts.size() ? a.hosts.size() > b.hosts.size() : a.hosts.front() < b.hosts.front();
-  };
-  auto causes_by_size = [&](const CauseGroup& a, const CauseGroup& b) {
-    if (a.hosts.size() != b.hosts.size()) return a.hosts.size() > b.hosts.size();
-    return a.cause != b.cause ? a.cause < b.cause : a.detail < b.detail;
-  };
-  std::sort(r.failures.begin(), r.failures.end(), causes_by_size);
-  std::sort(r.unknowns.begin(), r.unknowns.end(), causes_by_size);
-  for (auto& [fp, t] : topologies) r.topologies.push_back(std::move(t));
-  std::sort(r.topologies.begin(), r.topologies.end(), by_size);
-  for (auto& [key, f] : fixes) r.fixes.push_back(std::move(f));
-  std::sort(r.fixes.begin(), r.fixes.end(), by_size);
-
-  if (r.failing)
-    r.result = FleetResult::kFail;
-  else if (!r.unreadable.empty() || r.hosts.empty())
-    r.result = FleetResult::kUnreadable;
-  else if (r.unknown)
-    r.result = FleetResult::kUnknown;
-  else if (r.no_pairs)
-    r.result = FleetResult::kNoPairs;
-  else
-    r.result = FleetResult::kPass;
+  causes.take(r.failures, r.unknowns);
+  r.topologies = by_size(topologies);
+  r.fixes = by_size(fixes);
+  r.result = fleet_result(r);
   return r;
 }
 

@@ -109,6 +109,21 @@ void take_known(LinkInfo& into, const LinkInfo& attributes) {
   if (attributes.max_width) into.max_width = attributes.max_width;
 }
 
+// The config space decoded into `fn`, or why it could not be: the note each view shows.
+void take_config(const PciDecoder& decoder, const FileRead& config, Function& fn) {
+  if (config.ok()) {
+    decoder.decode_config(fn, config.bytes);
+  } else if (config.status == ReadStatus::kDenied) {
+    fn.config_note = "config space not readable (" + config.error + "): needs root";
+  } else if (config.status == ReadStatus::kNotCarried) {
+    fn.config_note = "config space " + config.error;  // "not in this udev database"
+    fn.config_not_carried = config.error;
+  } else {
+    fn.config_note =
+        "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
+  }
+}
+
 Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir,
                        FunctionDetail detail) {
   Function fn;
@@ -159,17 +174,7 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
     fn.numa_unknown = kNumaNotRead;  // run_check() reads its pairs' ends'
   }
 
-  if (config.ok()) {
-    decoder.decode_config(fn, config.bytes);
-  } else if (config.status == ReadStatus::kDenied) {
-    fn.config_note = "config space not readable (" + config.error + "): needs root";
-  } else if (config.status == ReadStatus::kNotCarried) {
-    fn.config_note = "config space " + config.error;  // "not in this udev database"
-    fn.config_not_carried = config.error;
-  } else {
-    fn.config_note =
-        "config space not available: " + (config.error.empty() ? std::string("no config file") : config.error);
-  }
+  take_config(decoder, config, fn);
   take_known(fn.link, from_config.link ? *from_config.link : read_link_files(src, dir));
   read_p2pmem(src, dir, fn);
   return fn;

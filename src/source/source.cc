@@ -35,6 +35,8 @@ bool only_slashes(std::string_view rest) { return rest.find_first_not_of('/') ==
 
 }  // namespace
 
+// Long: one walk (the kernel's path lookup in miniature) whose state, the canonical path so far, its
+// node and the stack of remainders, every step changes; it is the hottest function of a replay.
 std::optional<std::string> Source::canonicalize(std::string_view path, bool follow_last, NodeType& type,
                                                 PathNode** node_out, NodeType last_expected) {
   if (path.empty() || path.front() != '/') throw Error(std::string(path), "internal: source paths must be absolute");

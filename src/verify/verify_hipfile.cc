@@ -243,33 +243,27 @@ CounterEvidence judge_counters(const AisCounterRead& before, const AisCounterRea
   return e;
 }
 
-EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_ptr<DynamicLoader> loader,
-                                       std::unique_ptr<Source> kfd) {
-  EngineAvailability out;
-  hip::RuntimeApi hip;
-  hipfile::Api hf;
-  // hipFile reads these when it initializes. Set before any ROCm library loads: setenv() races with
-  // getenv() on the runtime's own threads.
-  setenv(hipfile::kAllowCompatModeEnv, "false", 1);
-  setenv(hipfile::kForceCompatModeEnv, "false", 1);
-  out.facts.push_back(std::string(hipfile::kAllowCompatModeEnv) + "=false: an I/O that cannot go peer-to-peer fails");
+namespace {
 
-  // The HIP runtime: memory on the GPU and the AIS entry points hipFile needs.
+// The HIP runtime: memory on the GPU and the AIS entry points hipFile needs. What it found and
+// what is missing go to `out`.
+void load_hip_runtime(const HipfileConfig& config, DynamicLoader& loader, hip::RuntimeApi& hip,
+                      EngineAvailability& out) {
   std::string hip_path, hip_error;
-  void* hip_lib = load_first(*loader, config.hip_runtime_libraries, hip_path, hip_error);
+  void* hip_lib = load_first(loader, config.hip_runtime_libraries, hip_path, hip_error);
   if (!hip_lib) {
     out.problems.push_back("HIP runtime not installed (" + hip_error + ")");
   } else {
     std::vector<std::string> missing;
-    resolve(*loader, hip_lib, "hipGetDeviceCount", hip.get_device_count, missing);
-    resolve(*loader, hip_lib, "hipDeviceGetPCIBusId", hip.device_get_pci_bus_id, missing);
-    resolve(*loader, hip_lib, "hipSetDevice", hip.set_device, missing);
-    resolve(*loader, hip_lib, "hipMalloc", hip.malloc, missing);
-    resolve(*loader, hip_lib, "hipFree", hip.free, missing);
-    resolve(*loader, hip_lib, "hipMemcpy", hip.memcpy, missing);
-    resolve(*loader, hip_lib, "hipGetErrorString", hip.get_error_string, missing);
-    resolve(*loader, hip_lib, "hipRuntimeGetVersion", hip.runtime_get_version, missing);
-    hip.get_proc_address = reinterpret_cast<hip::GetProcAddressFn>(loader->symbol(hip_lib, "hipGetProcAddress"));
+    resolve(loader, hip_lib, "hipGetDeviceCount", hip.get_device_count, missing);
+    resolve(loader, hip_lib, "hipDeviceGetPCIBusId", hip.device_get_pci_bus_id, missing);
+    resolve(loader, hip_lib, "hipSetDevice", hip.set_device, missing);
+    resolve(loader, hip_lib, "hipMalloc", hip.malloc, missing);
+    resolve(loader, hip_lib, "hipFree", hip.free, missing);
+    resolve(loader, hip_lib, "hipMemcpy", hip.memcpy, missing);
+    resolve(loader, hip_lib, "hipGetErrorString", hip.get_error_string, missing);
+    resolve(loader, hip_lib, "hipRuntimeGetVersion", hip.runtime_get_version, missing);
+    hip.get_proc_address = reinterpret_cast<hip::GetProcAddressFn>(loader.symbol(hip_lib, "hipGetProcAddress"));
     if (!missing.empty()) {
       out.problems.push_back("HIP runtime " + hip_path + " lacks " + join(missing, ", "));
     } else {
@@ -303,23 +297,26 @@ EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_
       }
     }
   }
+}
 
+// hipFile itself: its API resolved into `hf`, its version a fact.
+void load_hipfile(const HipfileConfig& config, DynamicLoader& loader, hipfile::Api& hf, EngineAvailability& out) {
   std::string hf_path, hf_error;
-  void* hf_lib = load_first(*loader, config.hipfile_libraries, hf_path, hf_error);
+  void* hf_lib = load_first(loader, config.hipfile_libraries, hf_path, hf_error);
   if (!hf_lib) {
     out.problems.push_back("hipFile not installed (" + hf_error + ")");
   } else {
     std::vector<std::string> missing;
-    resolve(*loader, hf_lib, "hipFileDriverOpen", hf.driver_open, missing);
-    resolve(*loader, hf_lib, "hipFileDriverClose", hf.driver_close, missing);
-    resolve(*loader, hf_lib, "hipFileHandleRegister", hf.handle_register, missing);
-    resolve(*loader, hf_lib, "hipFileHandleDeregister", hf.handle_deregister, missing);
-    resolve(*loader, hf_lib, "hipFileBufRegister", hf.buf_register, missing);
-    resolve(*loader, hf_lib, "hipFileBufDeregister", hf.buf_deregister, missing);
-    resolve(*loader, hf_lib, "hipFileRead", hf.read, missing);
-    resolve(*loader, hf_lib, "hipFileWrite", hf.write, missing);
-    resolve(*loader, hf_lib, "hipFileGetOpErrorString", hf.get_op_error_string, missing);
-    hf.get_version = reinterpret_cast<hipfile::GetVersionFn>(loader->symbol(hf_lib, "hipFileGetVersion"));
+    resolve(loader, hf_lib, "hipFileDriverOpen", hf.driver_open, missing);
+    resolve(loader, hf_lib, "hipFileDriverClose", hf.driver_close, missing);
+    resolve(loader, hf_lib, "hipFileHandleRegister", hf.handle_register, missing);
+    resolve(loader, hf_lib, "hipFileHandleDeregister", hf.handle_deregister, missing);
+    resolve(loader, hf_lib, "hipFileBufRegister", hf.buf_register, missing);
+    resolve(loader, hf_lib, "hipFileBufDeregister", hf.buf_deregister, missing);
+    resolve(loader, hf_lib, "hipFileRead", hf.read, missing);
+    resolve(loader, hf_lib, "hipFileWrite", hf.write, missing);
+    resolve(loader, hf_lib, "hipFileGetOpErrorString", hf.get_op_error_string, missing);
+    hf.get_version = reinterpret_cast<hipfile::GetVersionFn>(loader.symbol(hf_lib, "hipFileGetVersion"));
     if (!missing.empty()) {
       out.problems.push_back("hipFile " + hf_path + " lacks " + join(missing, ", "));
     } else {
@@ -330,6 +327,23 @@ EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_
       out.facts.push_back("hipFile " + v + " (" + hf_path + ")");
     }
   }
+}
+
+}  // namespace
+
+EngineAvailability open_hipfile_engine(const HipfileConfig& config, std::shared_ptr<DynamicLoader> loader,
+                                       std::unique_ptr<Source> kfd) {
+  EngineAvailability out;
+  hip::RuntimeApi hip;
+  hipfile::Api hf;
+  // hipFile reads these when it initializes. Set before any ROCm library loads: setenv() races with
+  // getenv() on the runtime's own threads.
+  setenv(hipfile::kAllowCompatModeEnv, "false", 1);
+  setenv(hipfile::kForceCompatModeEnv, "false", 1);
+  out.facts.push_back(std::string(hipfile::kAllowCompatModeEnv) + "=false: an I/O that cannot go peer-to-peer fails");
+
+  load_hip_runtime(config, *loader, hip, out);
+  load_hipfile(config, *loader, hf, out);
   if (!out.problems.empty()) return out;
 
   hipfile::Error open = hf.driver_open();

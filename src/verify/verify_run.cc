@@ -64,6 +64,27 @@ std::string mismatch_text(const DataMismatch& m, std::uint64_t start) {
   return buf;
 }
 
+// A transfer the kernel or the storage stack refused: which, and why in words.
+void classify_refusal(const TransferResult& res, const PairPlan& pp, DirectionResult& d) {
+  d.outcome = Outcome::kRefused;
+  const auto& stacked = pp.target ? pp.target->stacked_layers : std::vector<std::string>{};
+  if (!stacked.empty()) {
+    d.refused_by = "storage stack";
+    d.reason = join(stacked, " on ") +
+               " does not take P2P pages (a stacked queue does not advertise P2PDMA): the "
+               "refusal comes from the storage stack, not the PCI path; test a file system directly on the NVMe";
+    return;
+  }
+  d.refused_by = "kernel";
+  d.reason = "the kernel refused the pair (" + errno_name(res.error) +
+             (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
+             "): " + rule_text(pp.decision);
+  if (pp.decision.verdict == Verdict::kSupported)
+    d.reason +=
+        " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "
+        "p2pprobe module's verdict in `p2pcheck check`)";
+}
+
 void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std::optional<int> io_timeout,
               const P2pRefusalErrno& refusal_errno, DirectionResult& d) {
   d.error = res.error;
@@ -80,23 +101,7 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
   const bool refusal = res.error == -EREMOTEIO || (hipfile && res.error == -ENODEV) ||
                        (refusal_errno.errno_value != EREMOTEIO && res.error == -refusal_errno.errno_value);
   if (refusal) {
-    d.outcome = Outcome::kRefused;
-    const auto& stacked = pp.target ? pp.target->stacked_layers : std::vector<std::string>{};
-    if (!stacked.empty()) {
-      d.refused_by = "storage stack";
-      d.reason = join(stacked, " on ") +
-                 " does not take P2P pages (a stacked queue does not advertise P2PDMA): the "
-                 "refusal comes from the storage stack, not the PCI path; test a file system directly on the NVMe";
-    } else {
-      d.refused_by = "kernel";
-      d.reason = "the kernel refused the pair (" + errno_name(res.error) +
-                 (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
-                 "): " + rule_text(pp.decision);
-      if (pp.decision.verdict == Verdict::kSupported)
-        d.reason +=
-            " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "
-            "p2pprobe module's verdict in `p2pcheck check`)";
-    }
+    classify_refusal(res, pp, d);
     return;
   }
   if (res.failed()) {

@@ -115,6 +115,36 @@ TargetPlan resolve_target_dir(const std::string& dir, VerifyIo& io, Source& sour
   return t;
 }
 
+namespace {
+
+// What uses the device, or for a whole namespace any of its partitions: mounted, held or swap.
+std::vector<std::string> device_uses(const std::string& name, bool whole_namespace, const NvmeController& c,
+                                     Source& source, const StorageLayout& layout) {
+  std::vector<std::string> names{name};
+  if (whole_namespace)
+    for (const auto& ns : c.namespaces)
+      if (ns.name == name) names.insert(names.end(), ns.partitions.begin(), ns.partitions.end());
+  std::vector<std::string> uses;
+  for (const auto& n : names) {
+    auto holders = source.list("/sys/class/block/" + n + "/holders");
+    if (!holders.empty())
+      uses.push_back(n + " is held by " + join(holders, ", ") + " (/sys/class/block/" + n + "/holders)");
+  }
+  for (const auto& s : layout.stacks) {
+    if (s.unused) continue;
+    bool touches = false;
+    for (const auto& l : s.layers) touches |= std::find(names.begin(), names.end(), l.device) != names.end();
+    if (!touches) continue;
+    const std::string top = s.layers.empty() ? s.nvme : s.layers.front().device;
+    for (const auto& m : s.mounts)
+      uses.push_back(top + " is mounted at " + m.mountpoint + " (" + m.fstype + ", /proc/mounts)");
+    if (s.swap) uses.push_back(top + " is active swap (/proc/swaps)");
+  }
+  return uses;
+}
+
+}  // namespace
+
 TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, VerifyIo& io, Source& source,
                               const StorageLayout& layout, const Inventory& inv) {
   FileStat st;
@@ -137,27 +167,7 @@ TargetPlan resolve_raw_device(const std::string& device, std::uint64_t offset, V
   if (offset % kVerifyAlign)
     throw UsageError("--offset " + std::to_string(offset) + ": must be a multiple of " + std::to_string(kVerifyAlign));
 
-  // In use = the device, or for a whole namespace any of its partitions, is mounted, held or swap.
-  std::vector<std::string> names{*name};
-  if (whole_namespace)
-    for (const auto& ns : c->namespaces)
-      if (ns.name == *name) names.insert(names.end(), ns.partitions.begin(), ns.partitions.end());
-  std::vector<std::string> uses;
-  for (const auto& n : names) {
-    auto holders = source.list("/sys/class/block/" + n + "/holders");
-    if (!holders.empty())
-      uses.push_back(n + " is held by " + join(holders, ", ") + " (/sys/class/block/" + n + "/holders)");
-  }
-  for (const auto& s : layout.stacks) {
-    if (s.unused) continue;
-    bool touches = false;
-    for (const auto& l : s.layers) touches |= std::find(names.begin(), names.end(), l.device) != names.end();
-    if (!touches) continue;
-    const std::string top = s.layers.empty() ? s.nvme : s.layers.front().device;
-    for (const auto& m : s.mounts)
-      uses.push_back(top + " is mounted at " + m.mountpoint + " (" + m.fstype + ", /proc/mounts)");
-    if (s.swap) uses.push_back(top + " is active swap (/proc/swaps)");
-  }
+  std::vector<std::string> uses = device_uses(*name, whole_namespace, *c, source, layout);
   if (!uses.empty())
     throw UsageError("--raw " + device + ": refusing to write to a device in use: " + join(uses, "; "));
   if (!layout.mounts_known)
