@@ -183,8 +183,7 @@ bool looks_like_dump(const std::string& head) {
   if (looks_like_archive(head)) return true;
   TextFormat f = sniff_text(head);
   return f == TextFormat::kLspciDump || f == TextFormat::kLspciText || f == TextFormat::kLspciNoHex ||
-         f == TextFormat::kUdevDb ||
-         f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
+         f == TextFormat::kUdevDb || f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
 }
 
 namespace {

@@ -33,9 +33,10 @@ bool lspci_device_line(std::string_view line) {
 
 // "\tKEY: " of a line lspci -v prints in a function's block (not the plain listing).
 bool lspci_verbose_line(std::string_view line) {
-  static constexpr std::string_view kKeys[] = {"\tSubsystem: ", "\tFlags: ",  "\tControl: ",      "\tCapabilities: ",
-                                               "\tRegion ",     "\tBus: ",    "\tNUMA node: ",    "\tIOMMU group: ",
-                                               "\tKernel driver in use: ", "\tKernel modules: ", "\tPhysical Slot: "};
+  static constexpr std::string_view kKeys[] = {
+      "\tSubsystem: ",    "\tFlags: ",     "\tControl: ",     "\tCapabilities: ",         "\tRegion ",
+      "\tBus: ",          "\tNUMA node: ", "\tIOMMU group: ", "\tKernel driver in use: ", "\tKernel modules: ",
+      "\tPhysical Slot: "};
   for (std::string_view key : kKeys)
     if (line.substr(0, key.size()) == key) return true;
   return false;

@@ -114,13 +114,16 @@ void add_text_notes(SysfsBuilder& builder, const LspciText& text, const Rebuilt&
                                                                   : "")
                     : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
                       "(lspci output does not say which root buses share a host bridge)");
-  std::string from = "rebuilt from the lspci -vvv text: IDs, classes, bridges' bus numbers, the capability lists "
-                     "(Express port type and link, ACS, Resizable BAR, SR-IOV; other capabilities by ID only)";
-  std::string lacks = "not in this lspci output: NVMe controller names and namespaces, mounts and the storage stack, "
-                      "p2pmem";
+  std::string from =
+      "rebuilt from the lspci -vvv text: IDs, classes, bridges' bus numbers, the capability lists "
+      "(Express port type and link, ACS, Resizable BAR, SR-IOV; other capabilities by ID only)";
+  std::string lacks =
+      "not in this lspci output: NVMe controller names and namespaces, mounts and the storage stack, "
+      "p2pmem";
   (text.sizes_shown ? from : lacks) += ", BAR sizes";
   (text.numa_shown ? from : lacks) += text.numa_shown ? ", NUMA nodes" : ", NUMA nodes (no \"NUMA node:\" line)";
-  (text.iommu_shown ? from : lacks) += text.iommu_shown ? ", IOMMU groups" : ", IOMMU groups (no \"IOMMU group:\" line)";
+  (text.iommu_shown ? from : lacks) +=
+      text.iommu_shown ? ", IOMMU groups" : ", IOMMU groups (no \"IOMMU group:\" line)";
   (text.drivers_shown ? from : lacks) += text.drivers_shown ? ", drivers" : ", drivers (lspci -k shows them)";
   builder.note(from);
   builder.note(lacks);
@@ -151,8 +154,8 @@ MemoryTree import_lspci_text(const std::string& text, const std::string* tree_te
   if (rebuilt.configs.empty())
     throw Error(name, "no PCI function could be read from this lspci -vvv text" +
                           (builder.first_skipped().empty() ? "" : " (first problem: " + builder.first_skipped() + ")"));
-  int disagreements = add_config_functions(builder, rebuilt.configs, std::move(rebuilt.seeds), tree_text, name,
-                                           rebuilt.left_out > 0);
+  int disagreements =
+      add_config_functions(builder, rebuilt.configs, std::move(rebuilt.seeds), tree_text, name, rebuilt.left_out > 0);
   add_text_notes(builder, parsed, rebuilt, tree_text != nullptr, disagreements, cpuinfo, options);
   return builder.finish();
 }

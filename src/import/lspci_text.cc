@@ -25,8 +25,8 @@ bool starts(std::string_view s, std::string_view prefix) { return s.substr(0, pr
 // (lspci -nn), or "cccc: vvvv:dddd (rev xx) (prog-if xx)" (lspci -n). Without numbers has_ids stays false.
 void parse_device_line(TextFunction& fn, std::string_view rest) {
   std::uint8_t prog_if = 0;
-  if (size_t at = rest.rfind(" (prog-if "); at != std::string_view::npos && at + 12 <= rest.size() &&
-                                            is_hex_digits(rest.substr(at + 10, 2))) {
+  if (size_t at = rest.rfind(" (prog-if ");
+      at != std::string_view::npos && at + 12 <= rest.size() && is_hex_digits(rest.substr(at + 10, 2))) {
     prog_if = static_cast<std::uint8_t>(*parse_hex(rest.substr(at + 10, 2)));
     rest = rest.substr(0, at);
   }
@@ -121,7 +121,8 @@ struct Reader {
   void bad(const std::string& why) {
     // The device line's own problem is its address; any later one names the function.
     if (fn && fn->bad.empty())
-      fn->bad = name + ": line " + std::to_string(line_no) + ": " + (fn->line == line_no ? "" : fn->bdf.str() + ": ") + why;
+      fn->bad =
+          name + ": line " + std::to_string(line_no) + ": " + (fn->line == line_no ? "" : fn->bdf.str() + ": ") + why;
   }
 
   void device(std::string_view line) {

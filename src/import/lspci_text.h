@@ -34,22 +34,22 @@ struct TextCap {
 struct TextRegion {
   int index = 0;  // Region N
   std::optional<std::uint64_t> start;
-  std::uint64_t size = 0;  // 0: lspci printed no [size=]
+  std::uint64_t size = 0;   // 0: lspci printed no [size=]
   std::uint64_t flags = 0;  // IORESOURCE_* as the kernel's resource file has them
 };
 
 struct TextFunction {
   Bdf bdf;
-  int line = 0;                 // the device line
-  std::string class_name;       // as printed, for messages
-  bool has_ids = false;         // -n/-nn numbers on the device line
+  int line = 0;            // the device line
+  std::string class_name;  // as printed, for messages
+  bool has_ids = false;    // -n/-nn numbers on the device line
   std::uint16_t vendor = 0, device = 0;
   std::uint32_t class_code = 0;
   std::uint8_t revision = 0;
   std::optional<std::pair<std::uint16_t, std::uint16_t>> subsystem;
   std::optional<std::uint8_t> primary, secondary, subordinate;  // "Bus:" of a bridge
-  bool access_denied = false;   // "Capabilities: <access denied>"
-  std::vector<TextCap> caps;    // in the order lspci walked them
+  bool access_denied = false;                                   // "Capabilities: <access denied>"
+  std::vector<TextCap> caps;                                    // in the order lspci walked them
   std::vector<TextRegion> regions;
   std::string driver;
   std::optional<int> numa_node, iommu_group;

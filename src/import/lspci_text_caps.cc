@@ -20,14 +20,26 @@ struct Named {
 
 // lspci's names by ID. A name not listed gets ID 0: the walk still sees it, and nothing p2pcheck
 // looks for (Express, ACS, Resizable BAR, SR-IOV) can be mistaken for it.
-constexpr Named kNormal[] = {
-    {"Power Management version", 0x01}, {"AGP version", 0x02},        {"Vital Product Data", 0x03},
-    {"Slot ID", 0x04},                  {"MSI:", 0x05},               {"CompactPCI hot-swap", 0x06},
-    {"PCI-X", 0x07},                    {"HyperTransport", 0x08},     {"Vendor Specific Information", 0x09},
-    {"Debug port", 0x0a},               {"Hot-plug capable", 0x0c},   {"Subsystem:", kCapSsvid},
-    {"AGP3", 0x0e},                     {"Secure device", 0x0f},      {"Express ", kCapExp},
-    {"MSI-X:", 0x11},                   {"SATA HBA", 0x12},           {"PCI Advanced Features", 0x13},
-    {"PCI Enhanced Allocation", 0x14},  {"Flattening Portal Bridge", 0x15}};
+constexpr Named kNormal[] = {{"Power Management version", 0x01},
+                             {"AGP version", 0x02},
+                             {"Vital Product Data", 0x03},
+                             {"Slot ID", 0x04},
+                             {"MSI:", 0x05},
+                             {"CompactPCI hot-swap", 0x06},
+                             {"PCI-X", 0x07},
+                             {"HyperTransport", 0x08},
+                             {"Vendor Specific Information", 0x09},
+                             {"Debug port", 0x0a},
+                             {"Hot-plug capable", 0x0c},
+                             {"Subsystem:", kCapSsvid},
+                             {"AGP3", 0x0e},
+                             {"Secure device", 0x0f},
+                             {"Express ", kCapExp},
+                             {"MSI-X:", 0x11},
+                             {"SATA HBA", 0x12},
+                             {"PCI Advanced Features", 0x13},
+                             {"PCI Enhanced Allocation", 0x14},
+                             {"Flattening Portal Bridge", 0x15}};
 constexpr Named kExtended[] = {{"Advanced Error Reporting", 0x01},
                                {"Virtual Channel", 0x02},
                                {"Device Serial Number", 0x03},
@@ -157,15 +169,19 @@ bool rebar_line(TextCap& cap, std::string_view line, std::string& why) {
   rest.remove_prefix(15);
   std::string_view current = rest.substr(0, rest.find(','));
   auto code = current == "<unknown>" ? std::optional<unsigned>(63) : rebar_code(current);
-  if (!code) return (why = "Resizable BAR size '" + printable(current.substr(0, 20)) + "' is not one lspci prints"), false;
+  if (!code)
+    return (why = "Resizable BAR size '" + printable(current.substr(0, 20)) + "' is not one lspci prints"), false;
   std::uint32_t capability = 0, control = static_cast<std::uint32_t>(line[4] - '0') | *code << 8;
   if (size_t at = rest.find("supported:"); at != std::string_view::npos) {
     std::string_view sizes = rest.substr(at + 10);
     for (std::string_view word = next_word(sizes); !word.empty(); word = next_word(sizes)) {
       auto bit = rebar_code(word);
-      if (!bit) return (why = "Resizable BAR size '" + printable(word.substr(0, 20)) + "' is not one lspci prints"), false;
-      if (*bit <= 27) capability |= 1u << (*bit + 4);
-      else control |= 1u << (*bit - 28 + 16);
+      if (!bit)
+        return (why = "Resizable BAR size '" + printable(word.substr(0, 20)) + "' is not one lspci prints"), false;
+      if (*bit <= 27)
+        capability |= 1u << (*bit + 4);
+      else
+        control |= 1u << (*bit - 28 + 16);
     }
   }
   cap.rebar.emplace_back(capability, control);
@@ -231,7 +247,8 @@ std::optional<TextCap> parse_cap_header(std::string_view value, int line_no, std
   unsigned low = cap.extended ? 0x100 : 0x40, high = cap.extended ? 0x1000 : 0x100;
   if (cap.offset < low || cap.offset >= high || cap.offset % 4 || cap.version > 15)
     return (why = "capability offset [" + printable(offset) + "] is outside " +
-                  (cap.extended ? "extended config space (100-ffc, 4-aligned)" : "the capability area (40-fc, 4-aligned)")),
+                  (cap.extended ? "extended config space (100-ffc, 4-aligned)"
+                                : "the capability area (40-fc, 4-aligned)")),
            std::nullopt;
   if (!name.empty() && name[0] == ' ') name.remove_prefix(1);
   for (const Named& n : cap.extended ? std::span<const Named>(kExtended) : std::span<const Named>(kNormal))
@@ -266,7 +283,9 @@ bool parse_cap_detail(TextCap& cap, std::string_view line, std::string& why) {
   if (!cap.extended) return true;
   if (cap.id == kExtAcs && (starts(line, "ACSCap:") || starts(line, "ACSCtl:"))) {
     auto bits = acs_bits(line.substr(7));
-    if (!bits) return (why = "expected '" + std::string(line.substr(0, 7)) + " SrcValid+ TransBlk- ...' with all seven flags"), false;
+    if (!bits)
+      return (why = "expected '" + std::string(line.substr(0, 7)) + " SrcValid+ TransBlk- ...' with all seven flags"),
+             false;
     (starts(line, "ACSCap:") ? cap.acs_cap : cap.acs_ctl) = *bits;
     return true;
   }

@@ -44,8 +44,9 @@ bool overlapping(const std::vector<TextCap>& caps, unsigned size, std::string& w
     unsigned end = spans[i].first < 0x100 ? 0x100 : 0x1000;
     if (spans[i].second > end || (i + 1 < spans.size() && spans[i].second > spans[i + 1].first)) {
       why = "capability at [" + hex(spans[i].first, 2) + "] runs into " +
-            (i + 1 < spans.size() && spans[i].second > spans[i + 1].first ? "the one at [" + hex(spans[i + 1].first, 2) + "]"
-                                                                          : std::string("the end of its config space"));
+            (i + 1 < spans.size() && spans[i].second > spans[i + 1].first
+                 ? "the one at [" + hex(spans[i + 1].first, 2) + "]"
+                 : std::string("the end of its config space"));
       return true;
     }
   }

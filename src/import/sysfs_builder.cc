@@ -71,7 +71,8 @@ void add_function_files(MemoryTree& tree, const std::string& dir, const Bdf& bdf
   if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
   if (fn.config) tree.add_file(dir + "/config", *fn.config);
   if (fn.resource) tree.add_file(dir + "/resource", *fn.resource);
-  if (fn.iommu_group) tree.add_link(dir + "/iommu_group", "/sys/kernel/iommu_groups/" + std::to_string(*fn.iommu_group));
+  if (fn.iommu_group)
+    tree.add_link(dir + "/iommu_group", "/sys/kernel/iommu_groups/" + std::to_string(*fn.iommu_group));
   if (!fn.driver.empty()) {
     tree.add_dir("/sys/bus/pci/drivers/" + fn.driver);
     tree.add_link(dir + "/driver", "/sys/bus/pci/drivers/" + fn.driver);

@@ -27,23 +27,25 @@ const char* kAll = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ Egres
 std::string bridge_text(const std::string& bdf, const std::string& ids, int primary, int sec, int sub,
                         const std::string& type, const char* ctl) {
   char bus[96];
-  std::snprintf(bus, sizeof bus, "\tBus: primary=%02x, secondary=%02x, subordinate=%02x, sec-latency=0\n", primary,
-                sec, sub);
+  std::snprintf(bus, sizeof bus, "\tBus: primary=%02x, secondary=%02x, subordinate=%02x, sec-latency=0\n", primary, sec,
+                sub);
   std::string out = bdf + " PCI bridge [0604]: Some Vendor Bridge [" + ids + "] (prog-if 00 [Normal decode])\n" +
                     "\tNUMA node: 1\n\tIOMMU group: 7\n" + bus +
                     "\tCapabilities: [40] Power Management version 3\n\t\tFlags: PMEClk- DSI- D1- D2-\n" +
                     "\tCapabilities: [70] Express (v2) " + type + ", MSI 00\n" +
                     "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <64us\n" +
                     "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n\tCapabilities: [100 v2] Advanced Error Reporting\n";
-  if (ctl) out += "\tCapabilities: [150 v1] Access Control Services\n\t\tACSCap:\t" + std::string(kAll) + "\n\t\tACSCtl:\t" + ctl + "\n";
+  if (ctl)
+    out += "\tCapabilities: [150 v1] Access Control Services\n\t\tACSCap:\t" + std::string(kAll) + "\n\t\tACSCtl:\t" +
+           ctl + "\n";
   return out + "\tKernel driver in use: pcieport\n\n";
 }
 
 std::string endpoint_text(const std::string& bdf, const std::string& cls, const std::string& ids,
                           const std::string& driver, const std::string& extra = "") {
   std::string prog_if = cls.find("[0108]") != std::string::npos ? " (prog-if 02 [NVM Express])" : "";
-  return bdf + " " + cls + ": Some Vendor Device [" + ids + "]" + prog_if + "\n\tSubsystem: Some Vendor Device [" + ids +
-         "]\n\tNUMA node: 1\n\tIOMMU group: 9\n" + extra +
+  return bdf + " " + cls + ": Some Vendor Device [" + ids + "]" + prog_if + "\n\tSubsystem: Some Vendor Device [" +
+         ids + "]\n\tNUMA node: 1\n\tIOMMU group: 9\n" + extra +
          "\tCapabilities: [70] Express (v2) Endpoint, MSI 00\n\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16\n"
          "\t\tLnkSta:\tSpeed 16GT/s, Width x16\n\tCapabilities: [100 v2] Advanced Error Reporting\n"
          "\tKernel driver in use: " +
@@ -67,8 +69,10 @@ std::string small_text(const char* down) {
 // The same machine as an lspci -xxxx dump.
 std::string small_hex(std::uint16_t down) {
   return hex_dump("00:00.0 Host bridge", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256)) +
-         hex_dump("00:01.1 PCI bridge", bridge(0, 1, 4, 4, 0x1d)) + hex_dump("01:00.0 PCI bridge", bridge(1, 2, 4, 5, 0)) +
-         hex_dump("02:00.0 PCI bridge", bridge(2, 3, 3, 6, down)) + hex_dump("02:01.0 PCI bridge", bridge(2, 4, 4, 6, down)) +
+         hex_dump("00:01.1 PCI bridge", bridge(0, 1, 4, 4, 0x1d)) +
+         hex_dump("01:00.0 PCI bridge", bridge(1, 2, 4, 5, 0)) +
+         hex_dump("02:00.0 PCI bridge", bridge(2, 3, 3, 6, down)) +
+         hex_dump("02:01.0 PCI bridge", bridge(2, 4, 4, 6, down)) +
          hex_dump("03:00.0 accel", ConfigSpace(0x1002, 0x74a1, 0x120000, false).pcie(0).bytes()) +
          hex_dump("04:00.0 nvme", ConfigSpace(0x144d, 0xa826, 0x010802, false).pcie(0).bytes());
 }
@@ -84,7 +88,8 @@ Topology topology_of(Source& src) {
 
 TEST(ImportLspciText, SniffedApartFromPlainLspciAndHexDumps) {
   EXPECT_EQ(sniff_text(small_text(kNone)), TextFormat::kLspciText);
-  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n00:01.0 VGA compatible controller: AMD\n"), TextFormat::kLspciNoHex);
+  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n00:01.0 VGA compatible controller: AMD\n"),
+            TextFormat::kLspciNoHex);
   EXPECT_EQ(sniff_text(small_text(kNone) + small_hex(0)), TextFormat::kLspciDump);
 }
 
@@ -252,23 +257,24 @@ TEST(ImportLspciText, MalformedBlocksAreLeftOutNamingTheLine) {
   EXPECT_FALSE(topology_of(*src).find(*Bdf::parse("04:00.0")));
   EXPECT_TRUE(topology_of(*src).find(*Bdf::parse("03:00.0")));
   // A capability listed twice, an ACS line cut short, a Bus line without numbers.
-  for (auto [from, to, why] : {std::tuple{"[100 v2] Advanced", "[150 v2] Advanced", "listed twice"},
-                               std::tuple{"CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-", "CmpltRedir-",
-                                          "with all seven flags"},
-                               std::tuple{"subordinate=04,", "subordinate=,", "expected 'Bus:"}}) {
+  for (auto [from, to, why] :
+       {std::tuple{"[100 v2] Advanced", "[150 v2] Advanced", "listed twice"},
+        std::tuple{"CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-", "CmpltRedir-", "with all seven flags"},
+        std::tuple{"subordinate=04,", "subordinate=,", "expected 'Bus:"}}) {
     std::string t = small_text(kNone);
     size_t where = t.find(from, t.find("0000:02:01.0"));
     t.replace(where, strlen(from), to);
     EXPECT_NE(input_notes(*text_source(t)).find(why), std::string::npos) << why << ": " << input_notes(*text_source(t));
   }
   // Truncated in the middle of a block: what is there is read.
-  std::string cut = small_text(kNone).substr(0, small_text(kNone).find("\t\tLnkSta", small_text(kNone).find("0000:04:00.0")));
+  std::string cut =
+      small_text(kNone).substr(0, small_text(kNone).find("\t\tLnkSta", small_text(kNone).find("0000:04:00.0")));
   EXPECT_TRUE(topology_of(*text_source(cut)).find(*Bdf::parse("04:00.0")));
 }
 
 TEST(ImportLspciText, DuplicateAddressesAndTooManyFunctionsAreErrorsNamingTheLine) {
-  std::string dup = small_text(kNone) + endpoint_text("0000:04:00.0", "Non-Volatile memory controller [0108]",
-                                                      "144d:a826", "nvme");
+  std::string dup =
+      small_text(kNone) + endpoint_text("0000:04:00.0", "Non-Volatile memory controller [0108]", "144d:a826", "nvme");
   EXPECT_NE(error_of(dup).find("0000:04:00.0 listed twice (first at line"), std::string::npos) << error_of(dup);
   EXPECT_EQ(error_of(dup).rfind("bad.txt: line ", 0), 0u) << error_of(dup);
   // A million functions: refused at the limit, naming the line, before the work.
