@@ -219,6 +219,28 @@ TEST(ImportLspciText, ResizableBarAndSriovRegisters) {
   EXPECT_EQ(gpu.bars.size(), 2u);  // the VF Region line below SR-IOV is not the function's own BAR
 }
 
+// lspci -nvvv: numbers instead of names ("0604: 1000:c030", "Subsystem: 1000:0048").
+TEST(ImportLspciText, NumbersWithoutNamesAreReadToo) {
+  std::string text =
+      "00:00.0 0600: 1022:14a4 (rev 01)\n\tSubsystem: 1022:14a4\n\n"
+      "00:01.1 0604: 1022:14ab (prog-if 00 [Normal decode])\n"
+      "\tBus: primary=00, secondary=01, subordinate=01, sec-latency=0\n"
+      "\tCapabilities: [70] Express (v2) Root Port (Slot+), MSI 00\n"
+      "\tCapabilities: [c0] Subsystem: 1022:1453\n\n"
+      "01:00.0 0108: 144d:a826 (prog-if 02 [NVM Express])\n\tSubsystem: 144d:a801\n";
+  Topology topo = topology_of(*text_source(text));
+  const Function& nvme = topo.at(*Bdf::parse("01:00.0"));
+  EXPECT_EQ(nvme.class_code, 0x010802u);
+  EXPECT_EQ(nvme.subsystem_device, 0xa801);
+  EXPECT_EQ(nvme.parent, Bdf::parse("00:01.1"));
+  EXPECT_EQ(nvme.port_type, PortType::kNotPcie);  // it lists no capability: Cap-, as lspci shows it
+  const Function& port = topo.at(*Bdf::parse("00:01.1"));
+  EXPECT_EQ(port.subsystem_vendor, 0x1022);  // from the bridge's Subsystem capability
+  EXPECT_EQ(port.subsystem_device, 0x1453);
+  EXPECT_EQ(port.acs.presence, Presence::kUnknown);  // a PCIe port listing no extended capability
+  EXPECT_EQ(topo.at(*Bdf::parse("00:00.0")).revision, 1);
+}
+
 TEST(ImportLspciText, NamesWithoutNumbersAreRefusedSayingWhatWasSeen) {
   std::string text =
       "00:00.0 Host bridge: Intel Corporation Device 0d57\n\tSubsystem: Intel Corporation Device 0000\n\n"
