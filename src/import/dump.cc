@@ -31,7 +31,7 @@ std::string read_host_file(const std::string& file) {
 }
 
 const char* kExpected =
-    "expected a capture (tar archive of a Linux root, or a directory), lspci -xxxx output, "
+    "expected a capture (tar archive of a Linux root, or a directory), lspci -xxxx or lspci -nnvvv output, "
     "udevadm info --export-db output, hwloc XML (lstopo --of xml), a sosreport or an nvidia-bug-report.log";
 
 // The parts of a sosreport the import uses: its copies of /proc (not the per-process
@@ -56,6 +56,12 @@ bool sos_wanted(const std::string& rel) {
   return false;
 }
 
+// "[dddd:]bb:dd.f " at the start of a line: a function plain lspci lists.
+bool lspci_listed(std::string_view line) {
+  size_t space = line.find(' ');
+  return space != std::string_view::npos && Bdf::shaped(line.substr(0, space), 4, 5);
+}
+
 std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& description) {
   return open_memory_source(std::move(tree), description);
 }
@@ -68,10 +74,15 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
     case TextFormat::kHwlocXml: return import_source(import_hwloc(text, file, options), "hwloc XML " + file);
     case TextFormat::kNvidiaBugReport:
       return import_source(import_nvidia_bug_report(text, file, options), "nvidia-bug-report " + file);
-    case TextFormat::kLspciNoHex:
-      throw Error(file,
-                  "lspci output without a config-space hex dump: ask for `lspci -xxxx` (run as root), "
-                  "optionally with `lspci -tv` beside it in a directory");
+    case TextFormat::kLspciText:
+      return import_source(import_lspci_text(text, nullptr, "", file, options), "lspci -vvv text " + file);
+    case TextFormat::kLspciNoHex: {
+      std::size_t functions = 0;
+      for (std::string_view rest = text; !rest.empty();) functions += lspci_listed(next_line(rest));
+      throw Error(file, "lspci output without a config-space hex dump or -v details (" + std::to_string(functions) +
+                            " functions listed, by name only): ask for `sudo lspci -nnDvvvk` (or `sudo lspci -xxxx`), "
+                            "optionally with `lspci -tv` beside it in a directory");
+    }
     case TextFormat::kLspciTree:
       throw Error(file, "lspci -t output alone has no config space: put it in a directory beside `lspci -xxxx` output");
     case TextFormat::kCpuinfo:
@@ -120,8 +131,8 @@ std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions&
     if (looks_like_archive(node->data)) archives.push_back(printable(name));
     TextFormat f = sniff_text(node->data);
     if (f == TextFormat::kUnknown) continue;
-    const bool primary = f == TextFormat::kLspciDump || f == TextFormat::kUdevDb || f == TextFormat::kHwlocXml ||
-                         f == TextFormat::kNvidiaBugReport;
+    const bool primary = f == TextFormat::kLspciDump || f == TextFormat::kLspciText || f == TextFormat::kUdevDb ||
+                         f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
     if (primary) primaries_seen.push_back(printable(name));
     if (primary && found.count(f)) throw_fleet_directory(dir, primaries_seen);
     if (found.count(f))
@@ -131,18 +142,24 @@ std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions&
   }
   if (found.empty() && !archives.empty()) throw_fleet_directory(dir, archives);
   std::string cpuinfo = found.count(TextFormat::kCpuinfo) ? found[TextFormat::kCpuinfo].second : "";
-  int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kUdevDb) +
-                                   found.count(TextFormat::kHwlocXml));
+  int primaries = static_cast<int>(found.count(TextFormat::kLspciDump) + found.count(TextFormat::kLspciText) +
+                                   found.count(TextFormat::kUdevDb) + found.count(TextFormat::kHwlocXml));
   if (primaries != 1)
     throw Error(dir,
                 primaries == 0
                     ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is ") +
                           kExpected
-                    : "holds more than one device description (lspci dump, udev database, hwloc XML); give one");
+                    : "holds more than one device description (lspci dump or -vvv text, udev database, hwloc XML); "
+                      "give one");
   if (auto it = found.find(TextFormat::kLspciDump); it != found.end()) {
     const std::string* tree = found.count(TextFormat::kLspciTree) ? &found[TextFormat::kLspciTree].second : nullptr;
     return import_source(import_lspci(it->second.second, tree, cpuinfo, dir + "/" + it->second.first, options),
                          "lspci dump " + dir);
+  }
+  if (auto it = found.find(TextFormat::kLspciText); it != found.end()) {
+    const std::string* tree = found.count(TextFormat::kLspciTree) ? &found[TextFormat::kLspciTree].second : nullptr;
+    return import_source(import_lspci_text(it->second.second, tree, cpuinfo, dir + "/" + it->second.first, options),
+                         "lspci -vvv text " + dir);
   }
   if (!cpuinfo.empty())
     throw Error(dir, "a cpuinfo file goes with lspci dumps; udev databases and hwloc XML carry the CPU");
@@ -165,8 +182,8 @@ std::optional<std::string> top_with(const MemoryTree& tree, const std::string& c
 bool looks_like_dump(const std::string& head) {
   if (looks_like_archive(head)) return true;
   TextFormat f = sniff_text(head);
-  return f == TextFormat::kLspciDump || f == TextFormat::kLspciNoHex || f == TextFormat::kUdevDb ||
-         f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
+  return f == TextFormat::kLspciDump || f == TextFormat::kLspciText || f == TextFormat::kLspciNoHex ||
+         f == TextFormat::kUdevDb || f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
 }
 
 namespace {

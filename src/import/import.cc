@@ -9,6 +9,7 @@ namespace p2pcheck {
 const char* to_string(TextFormat format) {
   switch (format) {
     case TextFormat::kLspciDump: return "lspci -x dump";
+    case TextFormat::kLspciText: return "lspci -vvv text";
     case TextFormat::kLspciNoHex: return "lspci output";
     case TextFormat::kLspciTree: return "lspci -t tree";
     case TextFormat::kUdevDb: return "udev database";
@@ -28,6 +29,17 @@ namespace {
 bool lspci_device_line(std::string_view line) {
   size_t space = line.find(' ');
   return space != std::string_view::npos && Bdf::shaped(line.substr(0, space), 4, 5);
+}
+
+// "\tKEY: " of a line lspci -v prints in a function's block (not the plain listing).
+bool lspci_verbose_line(std::string_view line) {
+  static constexpr std::string_view kKeys[] = {
+      "\tSubsystem: ",    "\tFlags: ",     "\tControl: ",     "\tCapabilities: ",         "\tRegion ",
+      "\tBus: ",          "\tNUMA node: ", "\tIOMMU group: ", "\tKernel driver in use: ", "\tKernel modules: ",
+      "\tPhysical Slot: "};
+  for (std::string_view key : kKeys)
+    if (line.substr(0, key.size()) == key) return true;
+  return false;
 }
 
 // "X: value": udevadm's one-letter record lines.
@@ -121,15 +133,18 @@ TextFormat sniff_text(std::string_view text) {
     return TextFormat::kHwlocXml;
   if (start.rfind("P: /", 0) == 0 && udev_start(start)) return TextFormat::kUdevDb;
   // A device line in the head; its hex rows anywhere (a device's name line may be long).
-  bool device = false;
-  for (const std::string& line : split_lines(head)) device = device || lspci_device_line(line);
+  bool device = false, verbose = false;
+  for (const std::string& line : split_lines(head)) {
+    device = device || lspci_device_line(line);
+    verbose = verbose || (device && lspci_verbose_line(line));
+  }
   if (device) {
     for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
       size_t end = text.find('\n', at + 1);
       if (lspci_hex_row(text.substr(at + 1, end == std::string_view::npos ? end : end - at - 1)))
         return TextFormat::kLspciDump;
     }
-    return TextFormat::kLspciNoHex;
+    return verbose ? TextFormat::kLspciText : TextFormat::kLspciNoHex;
   }
   if (lspci_tree_start(start)) return TextFormat::kLspciTree;
   if (cpuinfo_start(start)) return TextFormat::kCpuinfo;

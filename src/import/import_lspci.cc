@@ -336,76 +336,6 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
   return configs;
 }
 
-// The functions as sysfs would show them, each below its upstream bridge.
-int add_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
-                  const std::map<Bdf, std::string>& drivers, const std::string* tree_text, const std::string& name,
-                  bool devices_left_out) {
-  auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
-  auto word = [&](const std::string& c, size_t at) {
-    return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8);
-  };
-  // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
-  // range holds its bus most narrowly (exactly its secondary bus, except for VFs placed beyond it).
-  struct Range {
-    Bdf bridge;
-    std::uint8_t sec, sub;
-  };
-  std::vector<Range> ranges;
-  for (const auto& [bdf, c] : configs) {
-    std::uint8_t type = byte(c, 0x0e) & 0x7f;
-    if ((type == 1 || type == 2) && byte(c, 0x19) != 0) ranges.push_back({bdf, byte(c, 0x19), byte(c, 0x1a)});
-  }
-  std::map<Bdf, std::optional<Bdf>> tree_parents;
-  if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
-  int disagreements = 0;
-  std::set<Bdf> left_out;
-  for (const auto& [bdf, c] : configs) {
-    SynthFunction fn;
-    fn.bdf = bdf;
-    fn.vendor = word(c, 0);
-    fn.device = word(c, 2);
-    fn.revision = byte(c, 8);
-    fn.class_code = static_cast<std::uint32_t>(byte(c, 0x0b)) << 16 | byte(c, 0x0a) << 8 | byte(c, 0x09);
-    if ((byte(c, 0x0e) & 0x7f) == 0) {
-      fn.subsystem_vendor = word(c, 0x2c);
-      fn.subsystem_device = word(c, 0x2e);
-    }
-    fn.config = c;
-    if (auto it = drivers.find(bdf); it != drivers.end()) fn.driver = it->second;
-    const Range* best = nullptr;
-    for (const auto& r : ranges)
-      if (r.bridge.domain == bdf.domain && r.bridge != bdf && r.sec <= bdf.bus && bdf.bus <= r.sub &&
-          (!best || r.sec > best->sec))
-        best = &r;
-    if (best) fn.parent = best->bridge;
-    // Where a device was left out, a function placed by a wider range than its own bus (or below
-    // a bridge lspci -t names but the dump lacks) has lost a bridge on its path, and with it that
-    // bridge's ACS: leave it out too rather than judge a path that is not the kernel's.
-    std::optional<std::string> lost_bridge;
-    if (devices_left_out && best && best->sec != bdf.bus)
-      lost_bridge = "no bridge in the dump has bus " + hex(bdf.bus, 2) + " as its secondary bus";
-    if (auto it = tree_parents.find(bdf); it != tree_parents.end()) {
-      if (it->second != fn.parent) ++disagreements;
-      if (!it->second || configs.count(*it->second)) {
-        fn.parent = it->second;  // the kernel's own tree wins
-        lost_bridge.reset();
-      } else if (devices_left_out) {
-        lost_bridge = "lspci -t puts it below " + it->second->str() + ", which was left out";
-      }
-    }
-    if (!lost_bridge && fn.parent && left_out.count(*fn.parent))
-      lost_bridge = "it is below " + fn.parent->str() + ", which was left out";
-    if (lost_bridge) {
-      left_out.insert(bdf);  // parents come first (a bridge's bus is below its children's)
-      builder.skipped(name + ": " + bdf.str() + ": its upstream bridge is not in the dump (" + *lost_bridge +
-                      "); device left out");
-      continue;
-    }
-    builder.add_function(std::move(fn));
-  }
-  return disagreements;
-}
-
 // The CPU from a cpuinfo file or --cpu, and what lspci output cannot tell.
 void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
                        const std::string* tree_text, int disagreements, const std::string& cpuinfo,
@@ -447,6 +377,75 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
 
 }  // namespace
 
+int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
+                         std::map<Bdf, SynthFunction> seeds, const std::string* tree_text, const std::string& name,
+                         bool devices_left_out) {
+  auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
+  auto word = [&](const std::string& c, size_t at) {
+    return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8);
+  };
+  // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
+  // range holds its bus most narrowly (exactly its secondary bus, except for VFs placed beyond it).
+  struct Range {
+    Bdf bridge;
+    std::uint8_t sec, sub;
+  };
+  std::vector<Range> ranges;
+  for (const auto& [bdf, c] : configs) {
+    std::uint8_t type = byte(c, 0x0e) & 0x7f;
+    if ((type == 1 || type == 2) && byte(c, 0x19) != 0) ranges.push_back({bdf, byte(c, 0x19), byte(c, 0x1a)});
+  }
+  std::map<Bdf, std::optional<Bdf>> tree_parents;
+  if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
+  int disagreements = 0;
+  std::set<Bdf> left_out;
+  for (const auto& [bdf, c] : configs) {
+    SynthFunction fn;
+    if (auto seed = seeds.find(bdf); seed != seeds.end()) fn = std::move(seed->second);
+    fn.bdf = bdf;
+    fn.vendor = word(c, 0);
+    fn.device = word(c, 2);
+    fn.revision = byte(c, 8);
+    fn.class_code = static_cast<std::uint32_t>(byte(c, 0x0b)) << 16 | byte(c, 0x0a) << 8 | byte(c, 0x09);
+    if ((byte(c, 0x0e) & 0x7f) == 0) {
+      fn.subsystem_vendor = word(c, 0x2c);
+      fn.subsystem_device = word(c, 0x2e);
+    }
+    fn.config = c;
+    const Range* best = nullptr;
+    for (const auto& r : ranges)
+      if (r.bridge.domain == bdf.domain && r.bridge != bdf && r.sec <= bdf.bus && bdf.bus <= r.sub &&
+          (!best || r.sec > best->sec))
+        best = &r;
+    if (best) fn.parent = best->bridge;
+    // Where a device was left out, a function placed by a wider range than its own bus (or below
+    // a bridge lspci -t names but the dump lacks) has lost a bridge on its path, and with it that
+    // bridge's ACS: leave it out too rather than judge a path that is not the kernel's.
+    std::optional<std::string> lost_bridge;
+    if (devices_left_out && best && best->sec != bdf.bus)
+      lost_bridge = "no bridge in the dump has bus " + hex(bdf.bus, 2) + " as its secondary bus";
+    if (auto it = tree_parents.find(bdf); it != tree_parents.end()) {
+      if (it->second != fn.parent) ++disagreements;
+      if (!it->second || configs.count(*it->second)) {
+        fn.parent = it->second;  // the kernel's own tree wins
+        lost_bridge.reset();
+      } else if (devices_left_out) {
+        lost_bridge = "lspci -t puts it below " + it->second->str() + ", which was left out";
+      }
+    }
+    if (!lost_bridge && fn.parent && left_out.count(*fn.parent))
+      lost_bridge = "it is below " + fn.parent->str() + ", which was left out";
+    if (lost_bridge) {
+      left_out.insert(bdf);  // parents come first (a bridge's bus is below its children's)
+      builder.skipped(name + ": " + bdf.str() + ": its upstream bridge is not in the dump (" + *lost_bridge +
+                      "); device left out");
+      continue;
+    }
+    builder.add_function(std::move(fn));
+  }
+  return disagreements;
+}
+
 void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs) {
   // In an -xxxx dump conventional PCI functions have 256 bytes: that is all they have. Only a dump
   // without any 4096-byte function, or with 64-byte ones, lacks what the kernel would show root.
@@ -469,7 +468,9 @@ LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dum
   const bool left_out = !filtered.skipped.empty();
   for (std::string& why : filtered.skipped) builder.skipped(std::move(why));
   out.have_drivers = !filtered.drivers.empty();
-  out.disagreements = add_functions(builder, out.configs, filtered.drivers, tree_text, name, left_out);
+  std::map<Bdf, SynthFunction> seeds;
+  for (auto& [bdf, driver] : filtered.drivers) seeds[bdf].driver = std::move(driver);
+  out.disagreements = add_config_functions(builder, out.configs, std::move(seeds), tree_text, name, left_out);
   return out;
 }
 

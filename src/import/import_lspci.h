@@ -23,6 +23,15 @@ struct LspciFunctions {
 LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
                                    const std::string& name, int first_line = 1);
 
+// Each function of `configs` (its config space as lspci read it) added to `builder` below its
+// upstream bridge: from `tree_text` (an lspci -t drawing) when given, else the bridges' bus numbers.
+// `seeds` hold what else the input told of a function (driver, NUMA node, ...); IDs, class and
+// config come from `configs`. With `devices_left_out`, a function whose bridge may have been left
+// out is left out too. Returns how many functions lspci -t places elsewhere than the bus numbers.
+int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
+                         std::map<Bdf, SynthFunction> seeds, const std::string* tree_text, const std::string& name,
+                         bool devices_left_out);
+
 // The note that the dump lacks extended config space (lspci -x/-xxx, or not root), when it does.
 void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs);
 

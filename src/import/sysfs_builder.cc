@@ -19,7 +19,7 @@ std::string id_attr(unsigned value, int digits) { return "0x" + hex(value, digit
 }  // namespace
 
 std::string not_carried_phrase(const std::string& format) {
-  if (format == "lspci") return "not in this lspci output";
+  if (format == "lspci" || format == "lspci -vvv") return "not in this lspci output";
   if (format == "udev") return "not in this udev database";
   if (format == "hwloc") return "not in this hwloc XML";
   if (format == "sosreport") return "not in this sosreport";
@@ -70,6 +70,9 @@ void add_function_files(MemoryTree& tree, const std::string& dir, const Bdf& bdf
   if (fn.revision) tree.add_file(dir + "/revision", id_attr(*fn.revision, 2));
   if (fn.numa_node) tree.add_file(dir + "/numa_node", std::to_string(*fn.numa_node) + "\n");
   if (fn.config) tree.add_file(dir + "/config", *fn.config);
+  if (fn.resource) tree.add_file(dir + "/resource", *fn.resource);
+  if (fn.iommu_group)
+    tree.add_link(dir + "/iommu_group", "/sys/kernel/iommu_groups/" + std::to_string(*fn.iommu_group));
   if (!fn.driver.empty()) {
     tree.add_dir("/sys/bus/pci/drivers/" + fn.driver);
     tree.add_link(dir + "/driver", "/sys/bus/pci/drivers/" + fn.driver);

@@ -10,6 +10,9 @@
 #                                                       same verdict; otherwise it says what is unknown
 #   capture of the lspci import                          replays identically (any input -> an archive)
 #   nvidia-bug-report.log.gz (its sections from lspci)  every pair decided identically
+#   lspci -nnDvvvk text (no hex dump), alone with --cpu   every pair decided identically; and its facts
+#     and in a directory with lspci -tv and cpuinfo       (ACSCtl, links, NUMA, IOMMU, drivers, bus
+#                                                        numbers) are p2pcheck's (lspci_text_facts.py)
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
 # each command exits with its result's code (check --json: its `result`), never a crash.
@@ -33,6 +36,12 @@ check() {  # name mode reference import [--none-decided]
 facts() {  # name hwloc_facts.py-arguments...
   local name=$1 out; shift
   if out=$(python3 tests/e2e/imports/hwloc_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
+    echo "FAIL $name"; failed=$((failed + 1)); fi
+  echo "$out" | sed "s/^/  $name: /" | head -12 >&2
+}
+text_facts() {  # name lspci_text_facts.py-arguments...
+  local name=$1 out; shift
+  if out=$(python3 tests/e2e/imports/lspci_text_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
 }
@@ -95,6 +104,16 @@ for dir in "$fx"/*/; do
   run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" check --json &&
     check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
 
+  # lspci -vvv text without a hex dump: config space rebuilt from what it prints, the same verdicts.
+  mkdir -p "$w/vvv"
+  lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -nnDvvvk > "$w/vvv/lspci-vvv.txt" 2>/dev/null
+  cp "$w/bundle/lspci-tv.txt" "$w/bundle/cpuinfo" "$w/vvv/"
+  run "$name lspci -vvv --cpu $cpu" result "$w/vvv.json" -- "$bin" --dump "$w/vvv/lspci-vvv.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
+    check "$name lspci -vvv --cpu $cpu" pairs-exact "$w/tree.json" "$w/vvv.json"
+  run "$name lspci -vvv bundle" result "$w/vvv-bundle.json" -- "$bin" --dump "$w/vvv" check --json --assume-kernel "$rel" &&
+    check "$name lspci -vvv bundle" pairs-exact "$w/tree.json" "$w/vvv-bundle.json"
+  text_facts "$name lspci -vvv facts" "$bin" "$w/vvv/lspci-vvv.txt" -- --cpu "$cpu" --assume-kernel "$rel"
+
   python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
   run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
     check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
@@ -133,7 +152,7 @@ fi
 # The real examples: one machine, one moment.
 real=tests/e2e/imports/real
 run "real capture" 0 "$tmp/real.json" -- "$bin" --dump "$real/capture.tar.zst" topo --json
-for input in "lspci-xxxx.txt.xz topo-config" "bundle topo-config" "sosreport.tar.xz topo-config" "udev.txt.xz topo-identity" "hwloc.xml topo-identity"; do
+for input in "lspci-xxxx.txt.xz topo-config" "lspci-vvv.txt topo-text" "bundle topo-config" "sosreport.tar.xz topo-config" "udev.txt.xz topo-identity" "hwloc.xml topo-identity"; do
   read -r file mode <<< "$input"
   out=$tmp/real-$mode-${file%%.*}.json
   run "real $file" 0 "$out" -- "$bin" --dump "$real/$file" topo --json || continue
@@ -142,6 +161,7 @@ for input in "lspci-xxxx.txt.xz topo-config" "bundle topo-config" "sosreport.tar
 done
 
 facts "real hwloc.xml facts" "$bin" "$real/hwloc.xml"
+text_facts "real lspci-vvv.txt facts" "$bin" "$real/lspci-vvv.txt"
 
 # A sosreport arrives as a tarball or unpacked: both are recognised.
 mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"

@@ -22,7 +22,9 @@ using testing::small_lspci;
 
 TEST(Sniff, RecognisesEachFormatByContent) {
   EXPECT_EQ(sniff_text(small_lspci()), TextFormat::kLspciDump);
-  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n\tSubsystem: x\n"), TextFormat::kLspciNoHex);
+  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n\tSubsystem: x\n"), TextFormat::kLspciText);  // lspci -v
+  EXPECT_EQ(sniff_text("00:00.0 Host bridge: Intel\n00:01.0 VGA compatible controller: AMD\n"),
+            TextFormat::kLspciNoHex);
   EXPECT_EQ(sniff_text("-[0000:00]-+-00.0\n           \\-01.0\n"), TextFormat::kLspciTree);
   EXPECT_EQ(sniff_text("P: /devices/pci0000:00/0000:00:00.0\nM: x\nE: DEVPATH=/devices/pci0000:00\n"),
             TextFormat::kUdevDb);

@@ -3,6 +3,7 @@
 //
 //   lspci -xxxx (or -x/-xxx) output   config space via libpci's dump access method; hierarchy from
 //                                     bridge bus numbers (or `lspci -tv` beside it in a directory)
+//   lspci -nnvvv text (no hex dump)   config space rebuilt from what the text states, then as above
 //   udevadm info --export-db          sysfs paths, IDs, classes, drivers, CPU from the cpu modalias
 //   hwloc XML (lstopo --of xml)       PCI tree, IDs, classes, CPU, kernel release
 //   sosreport (directory or tarball)  udev db + /proc/bus/pci config space + the files sos copies
@@ -28,7 +29,18 @@ struct ImportOptions {
   std::string cpu;
 };
 
-enum class TextFormat { kUnknown, kLspciDump, kLspciNoHex, kLspciTree, kUdevDb, kHwlocXml, kCpuinfo, kNvidiaBugReport };
+// kLspciText: lspci -v/-vv/-vvv detail lines, no hex dump; kLspciNoHex: device lines alone (plain lspci).
+enum class TextFormat {
+  kUnknown,
+  kLspciDump,
+  kLspciText,
+  kLspciNoHex,
+  kLspciTree,
+  kUdevDb,
+  kHwlocXml,
+  kCpuinfo,
+  kNvidiaBugReport
+};
 TextFormat sniff_text(std::string_view text);
 const char* to_string(TextFormat format);
 
@@ -36,6 +48,9 @@ const char* to_string(TextFormat format);
 // Throw Error naming the input (and line) when it is not what it claims to be.
 MemoryTree import_lspci(const std::string& dump, const std::string* tree, const std::string& cpuinfo,
                         const std::string& name, const ImportOptions& options);
+// lspci -vvv text (best -nnDvvvk, as root): each function's config space rebuilt from what it states.
+MemoryTree import_lspci_text(const std::string& text, const std::string* tree, const std::string& cpuinfo,
+                             const std::string& name, const ImportOptions& options);
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options);
 MemoryTree import_hwloc(const std::string& xml, const std::string& name, const ImportOptions& options);
 // nvidia-bug-report.log (uncompressed): its lspci, cpuinfo, uname, dmidecode and /proc sections.

@@ -25,6 +25,8 @@ struct SynthFunction {
   std::optional<std::string> config;  // nullopt: unknown, and no config file is written
   std::string driver;                 // empty: unknown or none
   std::optional<int> numa_node;
+  std::optional<int> iommu_group;       // the group's number, linked as the kernel links it
+  std::optional<std::string> resource;  // the `resource` file (BAR addresses, sizes, flags) when known
 };
 
 struct SynthNvme {

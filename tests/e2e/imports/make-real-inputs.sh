@@ -6,6 +6,10 @@
 #   capture.tar.zst     p2pcheck capture (the reference)
 #   lspci-xxxx.txt.xz   lspci -k -xxxx        (xz-compressed: --dump reads compressed single files)
 #   bundle/             lspci -k -xxxx, lspci -tv and /proc/cpuinfo as loose files in one directory
+#   lspci-vvv.txt       lspci -k -nnDvvv      (text, no hex dump). The committed one was made from
+#                       bundle/lspci-xxxx.txt with `lspci -F bundle/lspci-xxxx.txt -nnDvvv` (the
+#                       machine was gone): read from a dump, lspci prints no BAR sizes, NUMA nodes,
+#                       IOMMU groups or drivers, so those stay "not in this lspci output"
 #   udev.txt.xz         udevadm info --export-db
 #   hwloc.xml           lstopo --whole-io --of xml   (Debian package hwloc)
 #   sosreport.tar.xz    sos report -o pci,devices,kernel,processor,release,host (package sosreport),
@@ -23,6 +27,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$bin" capture -o "$out/capture.tar.zst" > /dev/null
 lspci -k -xxxx 2>/dev/null > "$out/bundle/lspci-xxxx.txt"
 lspci -tv > "$out/bundle/lspci-tv.txt"
+lspci -k -nnDvvv 2>/dev/null > "$out/lspci-vvv.txt"
 cp /proc/cpuinfo "$out/bundle/cpuinfo"
 xz -9 -c "$out/bundle/lspci-xxxx.txt" > "$out/lspci-xxxx.txt.xz"
 udevadm info --export-db | xz -9 > "$out/udev.txt.xz"
