@@ -36,6 +36,7 @@ if [ "$mode" = all ]; then
     libgtest-dev libgmock-dev
     hwloc zstd      # tests: lstopo makes hwloc XML from the fixtures; tar --zstd unpacks captures
     clang-format    # tests: the format check (.clang-format, tests/house/format_test.sh)
+    universal-ctags # tests: function extents for the size check (tests/house/sizes_test.py)
     groff-base      # tests: the man page formats without a warning
     bash-completion # tests: the completion is driven through bash-completion's helpers
     dkms kmod       # tests: `dkms build` of the packaged module source (package test)

@@ -375,15 +375,28 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
   note_config_sizes(builder, configs);
 }
 
+std::uint8_t config_byte(const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); }
+
+// A function's IDs, class and revision as its config header gives them, and the header itself.
+void take_identity(const std::string& c, SynthFunction& fn) {
+  auto word = [&](size_t at) { return static_cast<std::uint16_t>(config_byte(c, at) | config_byte(c, at + 1) << 8); };
+  fn.vendor = word(0);
+  fn.device = word(2);
+  fn.revision = config_byte(c, 8);
+  fn.class_code =
+      static_cast<std::uint32_t>(config_byte(c, 0x0b)) << 16 | config_byte(c, 0x0a) << 8 | config_byte(c, 0x09);
+  if ((config_byte(c, 0x0e) & 0x7f) == 0) {
+    fn.subsystem_vendor = word(0x2c);
+    fn.subsystem_device = word(0x2e);
+  }
+  fn.config = c;
+}
+
 }  // namespace
 
 int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
                          std::map<Bdf, SynthFunction> seeds, const std::string* tree_text, const std::string& name,
                          bool devices_left_out) {
-  auto byte = [](const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); };
-  auto word = [&](const std::string& c, size_t at) {
-    return static_cast<std::uint16_t>(byte(c, at) | byte(c, at + 1) << 8);
-  };
   // Bridges by their bus range: a function's upstream bridge is the one whose secondary..subordinate
   // range holds its bus most narrowly (exactly its secondary bus, except for VFs placed beyond it).
   struct Range {
@@ -392,8 +405,9 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
   };
   std::vector<Range> ranges;
   for (const auto& [bdf, c] : configs) {
-    std::uint8_t type = byte(c, 0x0e) & 0x7f;
-    if ((type == 1 || type == 2) && byte(c, 0x19) != 0) ranges.push_back({bdf, byte(c, 0x19), byte(c, 0x1a)});
+    std::uint8_t type = config_byte(c, 0x0e) & 0x7f;
+    if ((type == 1 || type == 2) && config_byte(c, 0x19) != 0)
+      ranges.push_back({bdf, config_byte(c, 0x19), config_byte(c, 0x1a)});
   }
   std::map<Bdf, std::optional<Bdf>> tree_parents;
   if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
@@ -403,15 +417,7 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
     SynthFunction fn;
     if (auto seed = seeds.find(bdf); seed != seeds.end()) fn = std::move(seed->second);
     fn.bdf = bdf;
-    fn.vendor = word(c, 0);
-    fn.device = word(c, 2);
-    fn.revision = byte(c, 8);
-    fn.class_code = static_cast<std::uint32_t>(byte(c, 0x0b)) << 16 | byte(c, 0x0a) << 8 | byte(c, 0x09);
-    if ((byte(c, 0x0e) & 0x7f) == 0) {
-      fn.subsystem_vendor = word(c, 0x2c);
-      fn.subsystem_device = word(c, 0x2e);
-    }
-    fn.config = c;
+    take_identity(c, fn);
     const Range* best = nullptr;
     for (const auto& r : ranges)
       if (r.bridge.domain == bdf.domain && r.bridge != bdf && r.sec <= bdf.bus && bdf.bus <= r.sub &&

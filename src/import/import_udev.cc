@@ -260,18 +260,20 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
   bool cpu = false;
   for (const UdevRecord& r : records) {
     RecordUse use = RecordUse::kOurs;
+    std::string left_out;
     try {
       use = add_udev_record(r, name, builder, nvmes);
       cpu = use == RecordUse::kCpu0 || cpu;
     } catch (const Error& e) {
       // One device udev described oddly costs that device, not the machine.
-      builder.skipped(std::string(e.what()) + "; record left out");
+      left_out = std::string(e.what()) + "; record left out";
     }
     if (use == RecordUse::kOther) continue;
-    for (const std::string& line : r.odd_lines) builder.skipped(line);
+    for (const std::string& line : r.odd_lines) builder.skipped(line);  // in the order of the file
     if (r.odd_more)
       builder.skipped(name + ": the record at line " + std::to_string(r.line) + ": " + std::to_string(r.odd_more) +
                       " more lines that are not 'X: value'; left out");
+    if (!left_out.empty()) builder.skipped(std::move(left_out));
   }
   for (auto& [ctrl, n] : nvmes)
     if (!n.name.empty()) builder.add_nvme(std::move(n));

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <iterator>
 
-#include "../live/bpf/watch_shared.h"  // the probe's field sizes: a longer name was not made by it
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
@@ -13,6 +12,7 @@
 #include "p2pcheck/watch/watch_json.h"
 #include "p2pcheck/watch/watch_recording.h"
 #include "watch_internal.h"
+#include "watch_shared.h"  // src/live/bpf/: the probe's field sizes: a longer name was not made by it
 
 namespace p2pcheck {
 

@@ -5,7 +5,9 @@
 #   1. model/route.cc as it is compiles (the copy builds; what fails below is the include);
 #   2. with `#include "p2pcheck/report/check.h"` planted (report/ is above model/), its compile
 #      fails, naming that header;
-#   3. the same line planted in fleet/markup.cc (fleet/ is above report/) compiles.
+#   3. the same line planted in fleet/markup.cc (fleet/ is above report/) compiles;
+#   4. `#include "p2pcheck/live/device_actions.h"` planted in checks/links.cc fails: live/ is below
+#      checks/ but not one of the layers it uses (src/layers.txt), so no check can talk to a device.
 # Usage: tests/house/layers_build_test.sh SOURCE_DIR
 set -u -o pipefail
 src=${1:?usage: layers_build_test.sh SOURCE_DIR}
@@ -29,8 +31,9 @@ fi
 compile() {  # LAYER/FILE.cc: the layer library's own compile of that one object
   make -C "$tmp/build/src" "${1%.cc}.cc.o" > "$tmp/compile.log" 2>&1
 }
-plant() {  # LAYER/FILE.cc: the upward line first
-  { echo '#include "p2pcheck/report/check.h"'; cat "$tmp/src/src/$1"; } > "$tmp/planted" && mv "$tmp/planted" "$tmp/src/src/$1"
+plant() {  # LAYER/FILE.cc [HEADER]: the include line first (report/check.h unless named)
+  { echo "#include \"${2:-p2pcheck/report/check.h}\""; cat "$tmp/src/src/$1"; } > "$tmp/planted" &&
+    mv "$tmp/planted" "$tmp/src/src/$1"
 }
 
 if compile model/route.cc; then ok; else fail "model/route.cc does not compile in the copy:"; tail -5 "$tmp/compile.log"; fi
@@ -42,5 +45,11 @@ else fail "model/route.cc failed, but not on the planted include:"; tail -5 "$tm
 plant fleet/markup.cc
 if compile fleet/markup.cc; then ok; else
   fail "fleet/markup.cc did not compile with report/check.h (a lower layer):"; tail -5 "$tmp/compile.log"; fi
+if compile checks/links.cc; then :; else fail "checks/links.cc does not compile in the copy:"; tail -5 "$tmp/compile.log"; fi
+plant checks/links.cc p2pcheck/live/device_actions.h
+if compile checks/links.cc; then
+  fail "checks/links.cc compiled with an include of live/device_actions.h (live/ is not checks/'s to use)"
+elif grep -q 'p2pcheck/live/device_actions.h: No such file or directory' "$tmp/compile.log"; then ok
+else fail "checks/links.cc failed, but not on the planted include:"; tail -5 "$tmp/compile.log"; fi
 echo "layers_build: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -eq 3 ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq 4 ]
