@@ -10,6 +10,8 @@
 #                                                       same verdict; otherwise it says what is unknown
 #   capture of the lspci import                          replays identically (any input -> an archive)
 #   nvidia-bug-report.log.gz (its sections from lspci)  every pair decided identically
+#   an older nvidia-bug-report (NVIDIA/PLX dumped)      GPUs and links shown, no pair decided
+#                                                       without the config space it needs
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
 # each command exits with its result's code (check --json: its `result`), never a crash.
@@ -33,6 +35,12 @@ check() {  # name mode reference import [--none-decided]
 facts() {  # name hwloc_facts.py-arguments...
   local name=$1 out; shift
   if out=$(python3 tests/e2e/imports/hwloc_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
+    echo "FAIL $name"; failed=$((failed + 1)); fi
+  echo "$out" | sed "s/^/  $name: /" | head -12 >&2
+}
+older_check() {  # name older_report.py-arguments...
+  local name=$1 out; shift
+  if out=$(python3 tests/e2e/imports/older_report.py "$@" 2>&1); then passed=$((passed + 1)); else
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
 }
@@ -94,6 +102,18 @@ for dir in "$fx"/*/; do
   run "$name tree, its own kernel" result "$w/tree-own.json" -- "$bin" --root "$root" check --json
   run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" check --json &&
     check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
+
+  # An older nvidia-bug-report.sh's layout: NVIDIA and PLX functions dumped (256 bytes), the rest
+  # only in lspci -nn and -t. The GPUs, their links and the tree are shown; a pair needing a config
+  # space the report lacks stays unknown, and the text says what to ask for (older_report.py).
+  python3 tests/e2e/imports/fixture_nvidia_bug_report.py --older "$root" | gzip > "$w/nvidia-bug-report-older.log.gz"
+  older=(--dump "$w/nvidia-bug-report-older.log.gz" "${config[@]}")
+  run "$name tree topo" 0 "$w/tree-topo.json" -- "$bin" --root "$root" topo --json &&
+    run "$name older nvidia-bug-report" result "$w/nvbug-older.json" -- "$bin" "${older[@]}" check --json &&
+    run "$name older nvidia-bug-report topo" 0 "$w/nvbug-older-topo.json" -- "$bin" "${older[@]}" topo --json &&
+    run "$name older nvidia-bug-report text" "$(result_code "$w/nvbug-older.json")" "$w/nvbug-older.txt" -- "$bin" "${older[@]}" check --color never &&
+    older_check "$name older nvidia-bug-report" "$w/tree-own.json" "$w/tree-topo.json" "$w/nvbug-older.json" \
+      "$w/nvbug-older-topo.json" "$w/nvbug-older.txt"
 
   python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
   run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
