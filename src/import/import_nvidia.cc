@@ -75,10 +75,11 @@ std::string_view command_of(std::string_view header) {
   return slash == std::string_view::npos ? header : header.substr(slash + 1);
 }
 
-// A copied file's contents: the body after its "*** ls: ..." line.
+// A copied file's contents: the body after its "*** ls: ..." line (and a blank line before it).
 std::string file_body(std::string_view body) {
   std::string_view rest = body;
   std::string_view first = next_line(rest);
+  if (trim(first).empty() && rest.substr(0, 8) == "*** ls: ") return file_body(rest);
   return std::string(first.substr(0, 8) == "*** ls: " ? rest : body);
 }
 

@@ -55,9 +55,9 @@ LspciListing parse_lspci_listing(const std::string& text, const std::string& nam
     std::string_view line = next_line(rest);
     ++line_no;
     if (++lines > kMaxListingLines)
-      throw Error(name + ": line " + std::to_string(line_no),
-                  "lspci -nn section longer than " + std::to_string(kMaxListingLines) +
-                      " lines; lspci lists one line per PCI function");
+      throw Error(name + ": line " + std::to_string(line_no), "lspci -nn section longer than " +
+                                                                  std::to_string(kMaxListingLines) +
+                                                                  " lines; lspci lists one line per PCI function");
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (trim(line).empty()) continue;
     std::string where = name + ": line " + std::to_string(line_no);

@@ -152,26 +152,32 @@ SynthFunction dumped_function(const Bdf& bdf, const std::string& c, const LspciD
   return fn;
 }
 
-void add_partial_notes(SysfsBuilder& builder, const PartialLspci& sections, const PartialSummary& s,
-                       bool tree_used, int nvme_assumed) {
+void add_partial_notes(SysfsBuilder& builder, const PartialLspci& sections, const PartialSummary& s, bool tree_used,
+                       int nvme_assumed) {
   const std::string ask = "ask for `sudo lspci -xxxx` and `lspci -tv` from the machine, or a `p2pcheck capture`";
   builder.note("an older nvidia-bug-report: its lspci -d sections dump " + std::to_string(s.with_config) +
                " NVIDIA and PLX functions (256 bytes each); of the other " +
                std::to_string(s.functions - s.with_config) + " only IDs and class are in it");
   if (s.nvmes_without_config)
-    builder.note("no NVMe config space in this report (its lspci sections dump only NVIDIA and PLX devices): the "
-                 "ACS, port types and links of the NVMe and of the bridges without a dump are unknown, so pairs "
-                 "through them stay UNKNOWN; " + ask);
+    builder.note(
+        "no NVMe config space in this report (its lspci sections dump only NVIDIA and PLX devices): the "
+        "ACS, port types and links of the NVMe and of the bridges without a dump are unknown, so pairs "
+        "through them stay UNKNOWN; " +
+        ask);
   if (nvme_assumed)
     builder.note(std::to_string(nvme_assumed) +
                  " non-volatile memory controllers [0108] are taken as NVMe (prog-if 02): lspci -nn does not print "
                  "the programming interface");
   if (!sections.listing)
-    builder.note("no lspci -nn section: only the functions its -d sections dump are known, not the bridges and "
-                 "devices around them; " + ask);
+    builder.note(
+        "no lspci -nn section: only the functions its -d sections dump are known, not the bridges and "
+        "devices around them; " +
+        ask);
   if (!tree_used)
-    builder.note("hierarchy from the dumped bridges' bus numbers (no usable lspci -t section): a function on another "
-                 "bus than 00 and not below a dumped bridge is left out; " + ask);
+    builder.note(
+        "hierarchy from the dumped bridges' bus numbers (no usable lspci -t section): a function on another "
+        "bus than 00 and not below a dumped bridge is left out; " +
+        ask);
   else
     builder.note("hierarchy from its lspci -t section");
 }

@@ -19,7 +19,7 @@ struct ReportText {
 };
 
 struct PartialLspci {
-  std::vector<ReportText> dumps;    // the -d sections, each possibly empty
+  std::vector<ReportText> dumps;      // the -d sections, each possibly empty
   std::optional<ReportText> listing;  // lspci -nn
   std::optional<ReportText> tree;     // lspci -t
 };
