@@ -226,7 +226,8 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
     configs[bdf] = config;
   }
   if (configs.empty() && !may_be_empty)
-    throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output" +
+    throw Error(name, "no PCI function with a config-space dump (it lists " + std::to_string(skipped.size()) +
+                          " devices, none readable); expected lspci -xxxx output: ask for `sudo lspci -xxxx`" +
                           (skipped.empty() ? "" : " (first problem: " + skipped.front().text + ")"));
   return configs;
 }

@@ -157,7 +157,8 @@ TEST(ImportHwloc, AControllerNameTwoFunctionsClaimIsLeftUnknown) {
 // config space, not because anyone lacked root.
 TEST(ImportHwloc, AnUnknownHostBridgeDeviceIsNotInTheXmlNotANeedForRoot) {
   std::string xml = kTwoNodes;
-  const std::string first = R"(<object type="PCIDev" pci_busid="0000:00:00.0" pci_type="0600 [1022:14a4] [0000:0000] 00"/>)";
+  const std::string first =
+      R"(<object type="PCIDev" pci_busid="0000:00:00.0" pci_type="0600 [1022:14a4] [0000:0000] 00"/>)";
   xml.erase(xml.find(first), first.size());
   xml.replace(xml.find("AuthenticAMD"), 12, "GenuineIntel");
   xml.replace(xml.find("\"25\""), 4, "\"6\"");

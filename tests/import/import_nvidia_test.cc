@@ -25,8 +25,9 @@ std::string section(const std::string& header, const std::string& body) {
 std::string prologue() {
   return section("Start of NVIDIA bug report log file.  Please include this file, along",
                  "uname: Linux gpu-host 5.15.0-91-generic #101 SMP x86_64 GNU/Linux\n") +
-         section("/usr/sbin/dmidecode", "System Information\n\tManufacturer: Dell Inc.\n\tProduct Name: PowerEdge "
-                                        "R750\n") +
+         section("/usr/sbin/dmidecode",
+                 "System Information\n\tManufacturer: Dell Inc.\n\tProduct Name: PowerEdge "
+                 "R750\n") +
          section("*** /proc/driver/nvidia/version",
                  "*** ls: -r--r--r-- 1 root root 0 /proc/driver/nvidia/version\nNVRM version: NVIDIA UNIX x86_64 "
                  "Kernel Module  470.82.01\n");
@@ -48,9 +49,10 @@ const std::string kTree =
     "                                           \\-01.0-[04]----00.0\n";
 
 std::string gpu_dump() {
-  return hex_dump("03:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n"
-                  "\tMemory at e0000000 (32-bit, non-prefetchable) [size=16M]\n\tKernel driver in use: nvidia",
-                  ConfigSpace(0x10de, 0x20b5, 0x030200, false).pcie(0).bytes(256));
+  return hex_dump(
+      "03:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n"
+      "\tMemory at e0000000 (32-bit, non-prefetchable) [size=16M]\n\tKernel driver in use: nvidia",
+      ConfigSpace(0x10de, 0x20b5, 0x030200, false).pcie(0).bytes(256));
 }
 
 std::string older_report(const std::string& listing, const std::string& tree) {
