@@ -17,7 +17,7 @@ static int run_mounts(const GlobalOptions& o) {
   else if (o.quiet)
     print_text(o, mounts_result_line(*report, view, text_style(o)));
   else
-    print_text(o, input_text(input) + mounts_text(*report, view, text_style(o), o.verbose));
+    print_text(o, input_text(input, o.verbose) + mounts_text(*report, view, text_style(o), o.verbose));
   int code = exit_for(report->result);
   free_at_exit(std::shared_ptr<const void>(std::move(report)));
   free_at_exit(input);

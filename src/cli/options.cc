@@ -152,8 +152,8 @@ MachineState load_state(Input& input, Load what) {
   return state;
 }
 
-std::string input_text(const Input& input) {
-  if (!input.plan) return replay_text(input.replay);
+std::string input_text(const Input& input, bool verbose) {
+  if (!input.plan) return replay_text(input.replay, verbose);
   return "planned server from " + input.plan->file +
          (input.plan->description.empty() ? "" : ": " + input.plan->description) +
          "\n  note: not in a plan: drivers, IOMMU mode, storage stack, the kernel's own answers (UNKNOWN until the "
@@ -196,7 +196,22 @@ bool replay_redacted(const CaptureInfo& info) {
   return m.contains("redacted") && m["redacted"].is_boolean() && m["redacted"].get<bool>();
 }
 
-std::string replay_text(const std::optional<CaptureInfo>& info) {
+namespace {
+
+// Records of one kind in one line: the first few subjects and a count; -v lists them all.
+std::string input_note_group_text(const InputNoteGroup& g, bool verbose) {
+  constexpr std::size_t kShown = 3;
+  if (g.kind.empty() || g.count == 1) return printable(g.first);
+  std::string out = std::to_string(g.count) + " " + printable(g.kind) + ":";
+  const std::size_t shown = verbose ? g.subjects.size() : std::min(kShown, g.subjects.size());
+  for (std::size_t i = 0; i < shown; ++i) out += " " + printable(g.subjects[i]);
+  if (shown < g.count) out += verbose ? " and " + std::to_string(g.count - shown) + " more" : " ... (-v lists them)";
+  return out;
+}
+
+}  // namespace
+
+std::string replay_text(const std::optional<CaptureInfo>& info, bool verbose) {
   if (!info) return "";
   const auto& m = info->manifest;
   // The manifest's words come from the input: escaped as every name from input (printable.h).
@@ -217,7 +232,9 @@ std::string replay_text(const std::optional<CaptureInfo>& info) {
     out += "  pairs recorded in the capture: " + printable(selection_args(info->selection)) +
            " (--gpu/--nvme choose others)\n";
   for (const auto& n : info->notes) out += "  note: " + printable(n) + "\n";
-  for (const auto& n : info->input_notes) out += "  left out: " + printable(n) + "\n";
+  if (info->input_note_groups.empty())  // a manifest from before the groups
+    for (const auto& n : info->input_notes) out += "  left out: " + printable(n) + "\n";
+  for (const auto& g : info->input_note_groups) out += "  left out: " + input_note_group_text(g, verbose) + "\n";
   return out + "\n";
 }
 

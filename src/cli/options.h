@@ -71,8 +71,9 @@ struct Input {
 };
 Input open_input(const GlobalOptions& o);
 MachineState load_state(Input& input, Load what);
-// The banner before text output: the replay's (replay_text) or the plan's.
-std::string input_text(const Input& input);
+// The banner before text output: the replay's (replay_text) or the plan's; `verbose` (-v) lists
+// every record of an import's grouped notes.
+std::string input_text(const Input& input, bool verbose = false);
 // The pair selection, with a plan's device names ("gpu0") turned into their addresses; a replayed
 // capture's recorded selection (capture --gpu/--nvme) when neither --gpu nor --nvme is given.
 PairSelection selection_for(const Input& input, const GlobalOptions& o);
@@ -80,7 +81,7 @@ PairSelection selection_for(const Input& input, const GlobalOptions& o);
 std::string selection_args(const PairSelection& selection);
 // Replays of captures and imports say what they are and what they could not tell.
 std::optional<CaptureInfo> replay_info(Source& source);
-std::string replay_text(const std::optional<CaptureInfo>& info);
+std::string replay_text(const std::optional<CaptureInfo>& info, bool verbose = false);
 // Whether the replayed capture was taken with --redact (its identifiers are placeholders).
 bool replay_redacted(const CaptureInfo& info);
 TextStyle text_style(const GlobalOptions& o);

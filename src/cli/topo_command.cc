@@ -25,7 +25,7 @@ int run_topo_paths(const GlobalOptions& o, Input& input) {
   auto report = checked(input, o, Load::kEverything);
   std::set<Bdf> on_routes = functions_on_routes(report->topo, report->pairs);
   if (!o.quiet)
-    print_text(o, input_text(input) +
+    print_text(o, input_text(input, o.verbose) +
                       topology_text(report->topo, report->inv, text_style(o), &on_routes, &report->machine.identity));
   free_at_exit(std::shared_ptr<CheckReport>(std::move(report)));
   free_at_exit(input);
@@ -60,8 +60,8 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
     if (input.plan) j["plan"] = plan_summary_json(*input.plan);
     std::cout << json_output(o, j) << "\n";
   } else {
-    print_text(
-        o, input_text(input) + topology_text(state.topo, state.inv, text_style(o), nullptr, &state.machine.identity));
+    print_text(o, input_text(input, o.verbose) +
+                      topology_text(state.topo, state.inv, text_style(o), nullptr, &state.machine.identity));
   }
   free_at_exit(std::make_shared<MachineState>(std::move(state)));
   free_at_exit(input);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <sys/stat.h>
 
+#include "lspci_tree.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/rules/cpu.h"
@@ -66,6 +67,18 @@ std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& descri
   return open_memory_source(std::move(tree), description);
 }
 
+// An lspci -t drawing shows the tree, not what decides a path: say how much it shows and what goes with it.
+[[noreturn]] void throw_tree_alone(const std::string& text, const std::string& file) {
+  std::string shown;
+  try {
+    shown = "it draws " + std::to_string(parse_lspci_tree(text, file).size()) + " PCI functions, ";
+  } catch (const Error&) {  // the refusal stands; only its count is lost
+  }
+  throw Error(file, "lspci -t output alone has no config space (" + shown +
+                        "without IDs, ACS or links): ask for `sudo lspci -xxxx` from the same machine and put both "
+                        "in a directory");
+}
+
 std::unique_ptr<Source> open_text(const std::string& text, const std::string& file, const ImportOptions& options) {
   switch (sniff_text(text)) {
     case TextFormat::kLspciDump:
@@ -83,8 +96,7 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
                             " functions listed, by name only): ask for `sudo lspci -nnDvvvk` (or `sudo lspci -xxxx`), "
                             "optionally with `lspci -tv` beside it in a directory");
     }
-    case TextFormat::kLspciTree:
-      throw Error(file, "lspci -t output alone has no config space: put it in a directory beside `lspci -xxxx` output");
+    case TextFormat::kLspciTree: throw_tree_alone(text, file);
     case TextFormat::kCpuinfo:
       throw Error(file,
                   "/proc/cpuinfo alone describes no PCI devices: put it in a directory beside lspci -xxxx output, "

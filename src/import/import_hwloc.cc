@@ -12,6 +12,7 @@
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -197,7 +198,9 @@ xmlNode* topology_root(Doc& doc, const std::string& xml, const std::string& name
   }
   xmlNode* root = xmlDocGetRootElement(doc.doc);
   if (!root || !is(root, "topology"))
-    throw Error(name, "XML without a <topology> root; expected lstopo --of xml output");
+    throw Error(name, "XML whose root is <" +
+                          printable(root ? std::string(reinterpret_cast<const char*>(root->name)).substr(0, 40) : "") +
+                          ">, not <topology>; expected lstopo --of xml output: ask for `lstopo --whole-io --of xml`");
   return root;
 }
 
@@ -316,9 +319,11 @@ MemoryTree import_hwloc(const std::string& xml, const std::string& name, const I
     if (is(child, "object")) walk.object(child, std::nullopt, kNumaUnknown, true);
   if (walk.functions == 0)
     throw Error(name, builder.first_skipped().empty()
-                          ? "no PCI objects; lstopo left out I/O devices (run `lstopo --whole-io --of xml`, or at "
-                            "least without --no-io)"
-                          : "no PCI object that could be read (first problem: " + builder.first_skipped() + ")");
+                          ? "no PCI objects, only CPUs and memory; lstopo left out I/O devices: ask for `lstopo "
+                            "--whole-io --of xml` (or at least without --no-io)"
+                          : "no PCI object that could be read (" + std::to_string(builder.skipped_count()) +
+                                " left out; first problem: " + builder.first_skipped() +
+                                "); ask for `lstopo --whole-io --of xml` as lstopo writes it");
   add_cpuinfo(builder, walk.info, options);
   add_identity_files(builder, walk.info);
   std::set<Bdf> named = add_hwloc_nvmes(walk, builder);

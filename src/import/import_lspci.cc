@@ -15,6 +15,7 @@ extern "C" {
 #include <vector>
 
 #include "import_lspci.h"
+#include "lspci_tree.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/model/machine.h"
@@ -58,114 +59,6 @@ struct Access {
   ~Access() { pci_cleanup(a); }
 };
 
-// One token of an lspci -t drawing: a bus "[0000:00]" / "[01-06]", or a device "00.0".
-struct TreeToken {
-  size_t at = 0, length = 0;
-  bool is_bus = false;
-  std::string domain;  // bus: "" when not given
-  std::uint8_t bus = 0, dev = 0, fn = 0;
-};
-
-std::uint8_t hex_byte(std::string_view two) { return static_cast<std::uint8_t>(parse_hex(two).value_or(0)); }
-
-// The token starting at `at`, if one does: "[" [4-5 hex ":"] 2 hex ["-" 2 hex] "]", or 2 hex "." [0-7].
-std::optional<TreeToken> tree_token(std::string_view s, size_t at) {
-  TreeToken t;
-  t.at = at;
-  if (s[at] == '[') {
-    size_t i = at + 1, run = 0;
-    while (run < 6 && i + run < s.size() && is_hex_digits(s.substr(i + run, 1))) ++run;
-    if ((run == 4 || run == 5) && i + run < s.size() && s[i + run] == ':') {
-      t.domain = std::string(s.substr(i, run));
-      i += run + 1;
-    }
-    if (i + 2 > s.size() || !is_hex_digits(s.substr(i, 2))) return std::nullopt;
-    t.bus = hex_byte(s.substr(i, 2));
-    i += 2;
-    if (i + 3 <= s.size() && s[i] == '-' && is_hex_digits(s.substr(i + 1, 2))) i += 3;
-    if (i >= s.size() || s[i] != ']') return std::nullopt;
-    t.is_bus = true;
-    t.length = i + 1 - at;
-    return t;
-  }
-  if (at + 4 > s.size() || !is_hex_digits(s.substr(at, 2)) || s[at + 2] != '.' || s[at + 3] < '0' || s[at + 3] > '7')
-    return std::nullopt;
-  t.dev = hex_byte(s.substr(at, 2));
-  t.fn = static_cast<std::uint8_t>(s[at + 3] - '0');
-  t.length = 4;
-  return t;
-}
-
-// The line without the names after its first device ("00.0  Intel Corporation ..."), which can
-// contain anything.
-std::string_view drawing_of(std::string_view line) {
-  for (size_t i = 0; i + 6 <= line.size(); ++i)
-    if (auto t = tree_token(line, i); t && !t->is_bus && line.compare(i + 4, 2, "  ") == 0)
-      return line.substr(0, i + 4);
-  return line;
-}
-
-// `lspci -t` draws each bus's devices at the column where the bus's first connector stands; a
-// bridge's "[sec-sub]" follows the bridge on the same line. Returns device -> upstream bridge
-// (nullopt on a root bus).
-std::map<Bdf, std::optional<Bdf>> parse_tree(const std::string& text, const std::string& name) {
-  struct Bus {
-    std::uint32_t domain = 0;
-    std::uint8_t bus = 0;
-    std::optional<Bdf> bridge;
-  };
-  std::map<Bdf, std::optional<Bdf>> parents;
-  std::map<size_t, Bus> bus_at_column;
-  int line_no = 0;
-  // Made only for a message: a line costs no allocation.
-  auto where = [&] { return name + ": line " + std::to_string(line_no); };
-  for (std::string_view rest = text; !rest.empty();) {
-    std::string_view line = next_line(rest);
-    ++line_no;
-    std::optional<Bus> current;
-    std::optional<Bdf> last_device;
-    std::string_view drawing = drawing_of(line);
-    for (size_t at = 0; at < drawing.size();) {
-      auto t = tree_token(drawing, at);
-      if (!t) {
-        ++at;
-        continue;
-      }
-      at += t->length;
-      if (t->is_bus) {
-        Bus bus;
-        if (!last_device) {  // a root bus: "[0000:00]"
-          bus.domain = static_cast<std::uint32_t>(parse_hex(t->domain).value_or(0));
-        } else {  // a bridge's secondary bus: "[01-06]" right after the bridge
-          bus.domain = last_device->domain;
-          bus.bridge = last_device;
-        }
-        bus.bus = t->bus;
-        current = bus;
-        continue;
-      }
-      char connector = t->at >= 2 ? drawing[t->at - 2] : ' ';
-      Bus bus;
-      if (connector == '+' || connector == '\\') {
-        if (current) bus_at_column[t->at - 2] = *current;
-        auto found = bus_at_column.find(t->at - 2);
-        if (found == bus_at_column.end()) throw Error(where(), "lspci -t drawing: device without a bus");
-        bus = found->second;
-      } else if (current) {
-        bus = *current;  // "----00.0": the only device on the bus just opened
-      } else {
-        throw Error(where(), "lspci -t drawing: device without a bus");
-      }
-      if (t->dev > 0x1f) throw Error(where(), "lspci -t drawing: device number above 1f");
-      Bdf bdf{bus.domain, bus.bus, t->dev, t->fn};
-      parents[bdf] = bus.bridge;
-      last_device = bdf;
-      current.reset();
-    }
-  }
-  return parents;
-}
-
 }  // namespace
 
 namespace {
@@ -175,7 +68,7 @@ namespace {
 struct FilteredDump {
   std::string text;
   std::map<Bdf, std::string> drivers;
-  std::vector<std::string> skipped;
+  std::vector<SkippedRecord> skipped;
 };
 
 // The pieces of an lspci -x dump, each recognised by plain string tests (no std::regex on customer
@@ -223,8 +116,6 @@ std::optional<std::string> driver_line(std::string_view line) {
 // A PCI domain holds 65,536 functions and the largest fabrics a few thousand; libpci holds each
 // device line's function with its config space (~1 KB), so a dump past this is refused.
 constexpr std::size_t kMaxLspciFunctions = 65536;
-// Notes kept of the devices left out; the builder counts past its own limit.
-constexpr std::size_t kMaxSkippedDevices = 50;
 
 // The dump as libpci's dump reader is to see it, with lspci -k's drivers and the devices left out.
 // Long: one pass over the lines, a small state machine (the device being read, its pending lines,
@@ -240,13 +131,15 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name, int f
   int line_no = first_line - 1, device_line_no = 0;
   bool bad = false;
   auto where = [&] { return name + ": line " + std::to_string(line_no); };
-  auto skip = [&](const std::string& why) {
-    if (out.skipped.size() < kMaxSkippedDevices) out.skipped.push_back(why + "; device left out");
+  // At most one per device line, and those are limited.
+  auto skip = [&](const char* kind, std::string subject, const std::string& why) {
+    out.skipped.push_back({kind, std::move(subject), why + "; device left out"});
   };
   auto finish_device = [&] {
     if (current && !bad && rows == 0)
-      skip(name + ": line " + std::to_string(device_line_no) + ": " + current->str() +
-           " has no config space dump (lspci without -x for it)");
+      skip("devices have no config space dump (lspci without -x for them)", current->str(),
+           name + ": line " + std::to_string(device_line_no) + ": " + current->str() +
+               " has no config space dump (lspci without -x for it)");
     if (current && !bad && rows > 0) out.text += pending;
     pending.clear();
     current.reset();
@@ -266,7 +159,8 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name, int f
       device_line_no = line_no;
       rows = 0;
       if (!current) {
-        skip(where() + ": '" + std::string(*address) + "' is not a PCI address");
+        skip("device lines hold no PCI address", "line " + std::to_string(line_no),
+             where() + ": '" + std::string(*address) + "' is not a PCI address");
         out.text += "\n";
         continue;
       }
@@ -281,8 +175,9 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name, int f
       pending.append(line).append("\n");
     } else if (offset && (line.size() == offset->size() + 1 || line[offset->size() + 1] == ' ')) {
       if (!bad)
-        skip(where() + ": malformed hex line '" + std::string(line.substr(0, 60)) + "' for " + current->str() +
-             " (expected 'OFFSET: xx xx ...' as lspci -x prints it)");
+        skip("devices have a malformed hex line", current->str(),
+             where() + ": malformed hex line '" + std::string(line.substr(0, 60)) + "' for " + current->str() +
+                 " (expected 'OFFSET: xx xx ...' as lspci -x prints it)");
       bad = true;
     } else if (auto driver = current ? driver_line(line) : std::nullopt) {
       out.drivers[*current] = *driver;
@@ -296,7 +191,7 @@ FilteredDump filter_dump(const std::string& dump, const std::string& name, int f
 
 // Each function's config space as libpci's dump access method reads it.
 std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::string& name,
-                                        std::vector<std::string>& skipped) {
+                                        std::vector<SkippedRecord>& skipped, bool may_be_empty) {
   PrivateFile copy(filtered);
   Access access;
   pci_access* a = access.a;
@@ -322,17 +217,18 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
       }
     }
     if (config.empty()) {
-      if (skipped.size() < kMaxSkippedDevices)
-        skipped.push_back(name + ": " + bdf.str() +
-                          ": config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?); "
-                          "device left out");
+      skipped.push_back({"devices have a config space dump of a length lspci never prints", bdf.str(),
+                         name + ": " + bdf.str() +
+                             ": config space dump is not 64, 256 or 4096 bytes long (a cut-off lspci -x dump?); "
+                             "device left out"});
       continue;
     }
     configs[bdf] = config;
   }
-  if (configs.empty())
-    throw Error(name, "no PCI function with a config-space dump; expected lspci -xxxx output" +
-                          (skipped.empty() ? "" : " (first problem: " + skipped.front() + ")"));
+  if (configs.empty() && !may_be_empty)
+    throw Error(name, "no PCI function with a config-space dump (it lists " + std::to_string(skipped.size()) +
+                          " devices, none readable); expected lspci -xxxx output: ask for `sudo lspci -xxxx`" +
+                          (skipped.empty() ? "" : " (first problem: " + skipped.front().text + ")"));
   return configs;
 }
 
@@ -410,7 +306,7 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
       ranges.push_back({bdf, config_byte(c, 0x19), config_byte(c, 0x1a)});
   }
   std::map<Bdf, std::optional<Bdf>> tree_parents;
-  if (tree_text) tree_parents = parse_tree(*tree_text, name + " (lspci -t)");
+  if (tree_text) tree_parents = parse_lspci_tree(*tree_text, name + " (lspci -t)");
   int disagreements = 0;
   std::set<Bdf> left_out;
   for (const auto& [bdf, c] : configs) {
@@ -443,8 +339,9 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
       lost_bridge = "it is below " + fn.parent->str() + ", which was left out";
     if (lost_bridge) {
       left_out.insert(bdf);  // parents come first (a bridge's bus is below its children's)
-      builder.skipped(name + ": " + bdf.str() + ": its upstream bridge is not in the dump (" + *lost_bridge +
-                      "); device left out");
+      builder.skipped(
+          "devices are below a bridge that is not in the dump", bdf.str(),
+          name + ": " + bdf.str() + ": its upstream bridge is not in the dump (" + *lost_bridge + "); device left out");
       continue;
     }
     builder.add_function(std::move(fn));
@@ -466,16 +363,27 @@ void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
                  "-xxxx` run as root");
 }
 
+LspciDump read_lspci_dump(const std::string& dump, const std::string& name, int first_line, bool may_be_empty) {
+  FilteredDump filtered = filter_dump(dump, name, first_line);
+  LspciDump out;
+  // An empty section (lspci -d for a vendor the machine lacks) has nothing for libpci to read.
+  if (!may_be_empty || filtered.text.find_first_not_of('\n') != std::string::npos)
+    out.configs = read_configs(filtered.text, name, filtered.skipped, may_be_empty);
+  out.drivers = std::move(filtered.drivers);
+  out.skipped = std::move(filtered.skipped);
+  return out;
+}
+
 LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dump, const std::string* tree_text,
                                    const std::string& name, int first_line) {
-  FilteredDump filtered = filter_dump(dump, name, first_line);
+  LspciDump read = read_lspci_dump(dump, name, first_line, false);
   LspciFunctions out;
-  out.configs = read_configs(filtered.text, name, filtered.skipped);
-  const bool left_out = !filtered.skipped.empty();
-  for (std::string& why : filtered.skipped) builder.skipped(std::move(why));
-  out.have_drivers = !filtered.drivers.empty();
+  out.configs = std::move(read.configs);
+  const bool left_out = !read.skipped.empty();
+  for (SkippedRecord& r : read.skipped) builder.skipped(std::move(r));
+  out.have_drivers = !read.drivers.empty();
   std::map<Bdf, SynthFunction> seeds;
-  for (auto& [bdf, driver] : filtered.drivers) seeds[bdf].driver = std::move(driver);
+  for (auto& [bdf, driver] : read.drivers) seeds[bdf].driver = std::move(driver);
   out.disagreements = add_config_functions(builder, out.configs, std::move(seeds), tree_text, name, left_out);
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/model/pci.h"
@@ -14,6 +15,17 @@ struct LspciFunctions {
   bool have_drivers = false;           // lspci -k's "Kernel driver in use" lines were there
   int disagreements = 0;               // functions whose lspci -t parent is not the bus numbers' one
 };
+
+// What an lspci -x/-xxx/-xxxx dump holds: each function's config space as libpci read it, lspci
+// -k's drivers, and the devices left out (for SysfsBuilder::skipped).
+struct LspciDump {
+  std::map<Bdf, std::string> configs;
+  std::map<Bdf, std::string> drivers;
+  std::vector<SkippedRecord> skipped;
+};
+// Error naming `name` (and the line, numbered from `first_line`) when the dump is past the limits,
+// or holds no readable function and not `may_be_empty` (a section of one vendor's devices may be).
+LspciDump read_lspci_dump(const std::string& dump, const std::string& name, int first_line, bool may_be_empty);
 
 // Every function of an lspci -x/-xxx/-xxxx dump added to `builder`, each below its upstream bridge
 // (from `tree_text`, an lspci -t drawing, when given). A device whose lines cannot be read is left

@@ -1,7 +1,8 @@
 // nvidia-bug-report.log(.gz): NVIDIA's support script writes sections, each opened by a line of 44
 // underscores and a header line: the command that ran ("/usr/bin/lspci -nnDvvvxxxx"), or "*** FILE"
 // for a file it copied (then an "*** ls:" line and the file). Those sections give the PCI functions
-// with their config space and the tree, the CPU, the kernel release and command line, the loaded
+// with their config space and the tree (older versions: only NVIDIA and PLX functions dumped, the
+// rest listed by `lspci -nn`; nvidia_partial.h), the CPU, the kernel release and command line, the loaded
 // modules, DMI, the host name and the NVIDIA driver; the rest of the report is not read.
 #include <map>
 #include <optional>
@@ -10,9 +11,11 @@
 #include <vector>
 
 #include "import_lspci.h"
+#include "nvidia_partial.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -72,10 +75,11 @@ std::string_view command_of(std::string_view header) {
   return slash == std::string_view::npos ? header : header.substr(slash + 1);
 }
 
-// A copied file's contents: the body after its "*** ls: ..." line.
+// A copied file's contents: the body after its "*** ls: ..." line (and a blank line before it).
 std::string file_body(std::string_view body) {
   std::string_view rest = body;
   std::string_view first = next_line(rest);
+  if (trim(first).empty() && rest.substr(0, 8) == "*** ls: ") return file_body(rest);
   return std::string(first.substr(0, 8) == "*** ls: " ? rest : body);
 }
 
@@ -103,7 +107,8 @@ std::map<std::string, std::string> dmi_of(std::string_view body) {
 
 // The sections the import reads, found by their headers; the first of each kind counts.
 struct ReportSections {
-  const Section *dump = nullptr, *tree = nullptr, *partial = nullptr, *dmi = nullptr;
+  const Section *dump = nullptr, *tree = nullptr, *listing = nullptr, *dmi = nullptr;
+  std::vector<const Section*> partial;       // older reports: lspci -d "10de:*" -v -xxx, -d "10b5:*" (PLX)
   std::map<std::string, std::string> files;  // "*** /proc/cpuinfo" -> its contents
   std::string uname;
 };
@@ -117,8 +122,10 @@ ReportSections find_sections(const std::vector<Section>& sections) {
       if (path.find(' ') == std::string_view::npos && !found.files.count(std::string(path)))
         found.files[std::string(path)] = file_body(s.body);
     } else if (command.substr(0, 6) == "lspci ") {
-      if (command.find(" -d ") != std::string_view::npos)
-        found.partial = found.partial ? found.partial : &s;  // older reports: NVIDIA and PLX devices only
+      if (command.find(" -d ") != std::string_view::npos && found.partial.size() < 2)
+        found.partial.push_back(&s);
+      else if (command == "lspci -nn" && !found.listing)
+        found.listing = &s;
       else if (ends_with(command, "xxxx") && !found.dump)
         found.dump = &s;
       else if ((ends_with(command, "-nntv") || ends_with(command, "-tv") || ends_with(command, "-t")) && !found.tree)
@@ -159,7 +166,7 @@ bool add_machine_files(SysfsBuilder& builder, const ReportSections& found) {
 // What the report does not carry: the storage stack, the IOMMU, the kernel's config, and the
 // per-device sysfs files (drivers come from lspci -k's lines, which -vvv prints).
 void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, const LspciFunctions& functions,
-                       bool has_tree, bool has_release) {
+                       bool has_tree, bool has_release, bool partial) {
   if (!builder.has_file("/proc/cpuinfo")) {
     builder.not_carried("/proc/cpuinfo");
     builder.note(options.cpu.empty() ? "CPU unknown: no /proc/cpuinfo section in this nvidia-bug-report; pass --cpu"
@@ -171,7 +178,10 @@ void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, cons
        {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname",
         "/sys/devices/**/numa_node", "/sys/devices/system/node", "/sys/devices/**/iommu_group"})
     builder.not_carried(area);
-  if (!functions.have_drivers)
+  // An older report's functions without a dump have no config space and no driver line either.
+  if (partial)
+    for (const char* config : kConfigSpaces) builder.not_carried(config);
+  if (!functions.have_drivers || partial)
     for (const char* area : kDriverAreas) builder.not_carried(area);
   builder.note(
       "nvidia-bug-report: " + std::string(has_release ? "" : "no uname line, so the kernel release is unknown; ") +
@@ -180,12 +190,45 @@ void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, cons
   builder.note(
       "not in an nvidia-bug-report: NVMe controller names and namespaces, mounts and the storage stack, IOMMU "
       "groups, BAR sizes, p2pmem; ask for a `p2pcheck capture` for those");
-  builder.note(has_tree ? "hierarchy from its lspci -t section" +
-                              std::string(functions.disagreements
-                                              ? " (it disagrees with the bridge bus numbers for " +
-                                                    std::to_string(functions.disagreements) + " functions)"
-                                              : "")
-                        : "hierarchy from bridge bus numbers (no lspci -t section)");
+  if (!partial)  // an older report's sections say where its hierarchy came from (nvidia_partial.cc)
+    builder.note(has_tree ? "hierarchy from its lspci -t section" +
+                                std::string(functions.disagreements
+                                                ? " (it disagrees with the bridge bus numbers for " +
+                                                      std::to_string(functions.disagreements) + " functions)"
+                                                : "")
+                          : "hierarchy from bridge bus numbers (no lspci -t section)");
+}
+
+// A section as nvidia_partial.h takes it: its body starts on the line after its header.
+ReportText report_text(const Section& s) { return {s.body, s.line + 1}; }
+
+PartialLspci partial_sections(const ReportSections& found) {
+  PartialLspci out;
+  for (const Section* s : found.partial) out.dumps.push_back(report_text(*s));
+  if (found.listing) out.listing = report_text(*found.listing);
+  if (found.tree) out.tree = report_text(*found.tree);
+  return out;
+}
+
+// A report without lspci sections describes no PCI device: say what it did show and what to ask for.
+[[noreturn]] void refuse_without_lspci(const ReportSections& found, const std::string& name) {
+  std::string shown;
+  auto show = [&](const std::string& what, std::string_view value) {
+    std::string_view v = trim(value.substr(0, value.find('\n')));
+    if (!v.empty()) shown += (shown.empty() ? "" : ", ") + what + " " + printable(std::string(v.substr(0, 100)));
+  };
+  std::string_view u = found.uname;
+  next_word(u), next_word(u);
+  show("kernel", next_word(u));
+  if (auto it = found.files.find("/proc/driver/nvidia/version"); it != found.files.end()) show("driver", it->second);
+  if (found.dmi)
+    if (auto dmi = dmi_of(found.dmi->body); dmi.count("product_name")) show("DMI product", dmi["product_name"]);
+  if (found.tree) shown += std::string(shown.empty() ? "" : ", ") + "an lspci -t tree without device IDs";
+  throw Error(name,
+              "no lspci section with the PCI devices (nvidia-bug-report.sh found no lspci, or ran without "
+              "it); the report shows " +
+                  (shown.empty() ? std::string("no kernel, driver or DMI line") : shown) +
+                  "; ask for `sudo lspci -xxxx` and `lspci -tv` from the machine, or a `p2pcheck capture`");
 }
 
 }  // namespace
@@ -193,21 +236,20 @@ void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, cons
 MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& name, const ImportOptions& options) {
   std::vector<Section> sections = sections_of(text, name);
   ReportSections found = find_sections(sections);
-  if (!found.dump)
-    throw Error(name, found.partial
-                          ? "this nvidia-bug-report's lspci sections hold only NVIDIA and PLX devices (an older "
-                            "nvidia-bug-report.sh), not the bridges above them; ask for `sudo lspci -xxxx` and "
-                            "`lspci -tv` from the machine, or a `p2pcheck capture`"
-                          : "no lspci -nnDvvvxxxx section (nvidia-bug-report.sh ran without lspci, or not as "
-                            "root); ask for `sudo lspci -xxxx` and `lspci -tv`, or a `p2pcheck capture`");
+  if (!found.dump && found.partial.empty() && !found.listing) refuse_without_lspci(found, name);
 
   SysfsBuilder builder("nvidia-bug-report", name);
+  bool has_release = add_machine_files(builder, found);
+  if (!found.dump) {  // an older nvidia-bug-report.sh: NVIDIA and PLX functions dumped, the rest listed
+    add_partial_lspci(builder, partial_sections(found), name);
+    add_report_limits(builder, options, LspciFunctions{}, found.tree != nullptr, has_release, true);
+    return builder.finish();
+  }
   std::string tree_text = found.tree ? std::string(found.tree->body) : "";
   // Its lines numbered as in the report: the body starts on the line after the header.
   LspciFunctions functions = add_lspci_functions(builder, std::string(found.dump->body),
                                                  found.tree ? &tree_text : nullptr, name, found.dump->line + 1);
-  bool has_release = add_machine_files(builder, found);
-  add_report_limits(builder, options, functions, found.tree != nullptr, has_release);
+  add_report_limits(builder, options, functions, found.tree != nullptr, has_release, false);
   note_config_sizes(builder, functions.configs);
   return builder.finish();
 }

@@ -287,7 +287,9 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
   for (std::string& line : skipped) builder.skipped(std::move(line));
   bool cpu = add_udev_devices(records, name, builder);
   if (builder.function_count() == 0)
-    throw Error(name, "no PCI device record that could be read; expected udevadm info --export-db output" +
+    throw Error(name, "no PCI device record that could be read (it holds " + std::to_string(records.size()) +
+                          " records); expected udevadm info --export-db output: ask for `udevadm info --export-db` "
+                          "from the machine, or a `p2pcheck capture`" +
                           (builder.first_skipped().empty() ? "" : " (first problem: " + builder.first_skipped() + ")"));
   // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
   if (!cpu) {

@@ -1,6 +1,7 @@
 // The synthesised sysfs of an import, laid out as the kernel lays out the real one.
 #include "p2pcheck/import/sysfs_builder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -53,7 +54,25 @@ std::string SysfsBuilder::path_of(const Bdf& bdf, int depth) const {
 }
 
 void SysfsBuilder::skipped(std::string what) {
-  if (++skipped_ <= kMaxInputNotes) input_notes_.push_back(std::move(what));
+  if (++skipped_ > kMaxInputNotes) return;
+  // A record of no kind is a group of its own (the kMaxInputNotes first, as the notes).
+  if (groups_.size() < kMaxInputNoteGroups) groups_.push_back({"", 1, {}, what});
+  ++grouped_;
+  input_notes_.push_back(std::move(what));
+}
+
+void SysfsBuilder::skipped(const std::string& kind, std::string subject, std::string what) {
+  ++skipped_;
+  // Kinds are a handful per format: a linear search stays short.
+  auto group = std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g.kind == kind; });
+  if (group == groups_.end() && groups_.size() < kMaxInputNoteGroups)
+    group = groups_.insert(groups_.end(), {kind, 0, {}, what});
+  if (group != groups_.end()) {
+    ++group->count;
+    ++grouped_;
+    if (group->subjects.size() < kMaxGroupSubjects) group->subjects.push_back(std::move(subject));
+  }
+  if (skipped_ <= kMaxInputNotes) input_notes_.push_back(std::move(what));
 }
 
 namespace {
@@ -142,9 +161,13 @@ MemoryTree SysfsBuilder::finish() {
   m["config_space_complete"] = complete;
   m["redacted"] = false;
   m["notes"] = notes_;
+  if (skipped_ > grouped_ && groups_.size() < kMaxInputNoteGroups)
+    groups_.push_back(
+        {"", skipped_ - grouped_, {}, "and " + std::to_string(skipped_ - grouped_) + " more records left out"});
   if (skipped_ > input_notes_.size())
     input_notes_.push_back("and " + std::to_string(skipped_ - input_notes_.size()) + " more records left out");
   if (!input_notes_.empty()) m["input_notes"] = input_notes_;
+  if (!groups_.empty()) m["input_note_groups"] = input_note_groups_json(groups_);
   if (!not_carried.empty()) m["not_carried"] = not_carried_json(not_carried);
   tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;

@@ -125,7 +125,40 @@ PairSelection read_selection(const JsonFields& m) {
   return out;
 }
 
+// "input_note_groups": [{"kind", "count", "subjects", "first"}], as SysfsBuilder::finish writes it.
+std::vector<InputNoteGroup> read_input_note_groups(const JsonFields& m) {
+  std::vector<InputNoteGroup> out;
+  const auto* groups = m.array("input_note_groups");
+  if (!groups) return out;
+  if (groups->size() > kMaxInputNoteGroups)
+    m.fail("input_note_groups", "at most " + std::to_string(kMaxInputNoteGroups) + " groups");
+  for (std::size_t i = 0; i < groups->size(); ++i) {
+    JsonFields g((*groups)[i], m.file(), m.member("input_note_groups", i));
+    InputNoteGroup group;
+    group.kind = g.text("kind").value_or("");
+    group.first = g.text("first").value_or("");
+    group.count = static_cast<std::size_t>(g.integer("count", 1, INT32_MAX).value_or(0));
+    const auto* subjects = g.array("subjects");
+    if (!group.count || !subjects || subjects->size() > kMaxGroupSubjects || subjects->size() > group.count)
+      g.fail("count", "a count of records and at most that many subjects");
+    for (const auto& s : *subjects) {
+      if (!s.is_string()) g.fail("subjects", "an array of strings");
+      group.subjects.push_back(s.get<std::string>());
+    }
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
 }  // namespace
+
+nlohmann::ordered_json input_note_groups_json(const std::vector<InputNoteGroup>& groups) {
+  if (groups.empty()) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& g : groups)
+    out.push_back({{"kind", g.kind}, {"count", g.count}, {"subjects", g.subjects}, {"first", g.first}});
+  return out;
+}
 
 nlohmann::ordered_json selection_json(const PairSelection& selection) {
   if (selection.gpu.empty() && selection.nvme.empty()) return nullptr;
@@ -174,6 +207,7 @@ std::optional<CaptureInfo> parse_capture_manifest(const std::string& bytes, cons
       if (!n.is_string()) m.fail("input_notes", "an array of strings");
       info.input_notes.push_back(n.get<std::string>());
     }
+  info.input_note_groups = read_input_note_groups(m);
   // Read here so a replay fails at once, naming the member, rather than when they are applied.
   info.failures = capture_failures(m, *version);
   info.not_carried = read_not_carried(m);

@@ -13,6 +13,8 @@
 #   lspci -nnDvvvk text (no hex dump), alone with --cpu   every pair decided identically; and its facts
 #     and in a directory with lspci -tv and cpuinfo       (ACSCtl, links, NUMA, IOMMU, drivers, bus
 #                                                        numbers) are p2pcheck's (lspci_text_facts.py)
+#   an older nvidia-bug-report (NVIDIA/PLX dumped)      GPUs and links shown, no pair decided
+#                                                       without the config space it needs
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
 # each command exits with its result's code (check --json: its `result`), never a crash.
@@ -33,15 +35,9 @@ check() {  # name mode reference import [--none-decided]
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
 }
-facts() {  # name hwloc_facts.py-arguments...
-  local name=$1 out; shift
-  if out=$(python3 tests/e2e/imports/hwloc_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
-    echo "FAIL $name"; failed=$((failed + 1)); fi
-  echo "$out" | sed "s/^/  $name: /" | head -12 >&2
-}
-text_facts() {  # name lspci_text_facts.py-arguments...
-  local name=$1 out; shift
-  if out=$(python3 tests/e2e/imports/lspci_text_facts.py "$@" 2>&1); then passed=$((passed + 1)); else
+py_check() {  # name SCRIPT arguments...: a checker of tests/e2e/imports/, its output under the name
+  local name=$1 script=$2 out; shift 2
+  if out=$(python3 "tests/e2e/imports/$script" "$@" 2>&1); then passed=$((passed + 1)); else
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
 }
@@ -112,7 +108,19 @@ for dir in "$fx"/*/; do
     check "$name lspci -vvv --cpu $cpu" pairs-exact "$w/tree.json" "$w/vvv.json"
   run "$name lspci -vvv bundle" result "$w/vvv-bundle.json" -- "$bin" --dump "$w/vvv" check --json --assume-kernel "$rel" &&
     check "$name lspci -vvv bundle" pairs-exact "$w/tree.json" "$w/vvv-bundle.json"
-  text_facts "$name lspci -vvv facts" "$bin" "$w/vvv/lspci-vvv.txt" -- --cpu "$cpu" --assume-kernel "$rel"
+  py_check "$name lspci -vvv facts" lspci_text_facts.py "$bin" "$w/vvv/lspci-vvv.txt" -- --cpu "$cpu" --assume-kernel "$rel"
+
+  # An older nvidia-bug-report.sh's layout: NVIDIA and PLX functions dumped (256 bytes), the rest
+  # only in lspci -nn and -t. The GPUs, their links and the tree are shown; a pair needing a config
+  # space the report lacks stays unknown, and the text says what to ask for (older_report.py).
+  python3 tests/e2e/imports/fixture_nvidia_bug_report.py --older "$root" | gzip > "$w/nvidia-bug-report-older.log.gz"
+  older=(--dump "$w/nvidia-bug-report-older.log.gz" "${config[@]}")
+  run "$name tree topo" 0 "$w/tree-topo.json" -- "$bin" --root "$root" topo --json &&
+    run "$name older nvidia-bug-report" result "$w/nvbug-older.json" -- "$bin" "${older[@]}" check --json &&
+    run "$name older nvidia-bug-report topo" 0 "$w/nvbug-older-topo.json" -- "$bin" "${older[@]}" topo --json &&
+    run "$name older nvidia-bug-report text" "$(result_code "$w/nvbug-older.json")" "$w/nvbug-older.txt" -- "$bin" "${older[@]}" check --color never &&
+    py_check "$name older nvidia-bug-report" older_report.py "$w/tree-own.json" "$w/tree-topo.json" "$w/nvbug-older.json" \
+      "$w/nvbug-older-topo.json" "$w/nvbug-older.txt"
 
   python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
   run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
@@ -128,7 +136,7 @@ for dir in "$fx"/*/; do
       check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
     # What the XML carries beside the tree (NUMA nodes, NVMe names, multipath), read from the XML
     # by the script itself and compared with the import and with the tree it came from.
-    facts "$name hwloc facts" "$bin" "$w/hwloc.xml" --tree "$root" -- --cpu "$cpu" --assume-kernel "$rel"
+    py_check "$name hwloc facts" hwloc_facts.py "$bin" "$w/hwloc.xml" --tree "$root" -- --cpu "$cpu" --assume-kernel "$rel"
     # Plain `lstopo --of xml` leaves out "unimportant" functions such as a root bus's 00.0, the
     # kernel's host bridge device: the import must then leave the allowlist question open. On
     # intel-xeon-broadwell that question decides its one pair (none decided); xeon-2socket-hostbridges'
@@ -140,7 +148,7 @@ for dir in "$fx"/*/; do
       run "$name hwloc without --whole-io" result "$w/hwloc-default.json" -- "$bin" --dump "$w/hwloc-default.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
         check "$name hwloc without --whole-io" pairs-decided "$w/tree.json" "$w/hwloc-default.json" "${undecided[@]}"
       # the host bridge device it leaves unknown is not in the XML, never "needs root"
-      facts "$name hwloc without --whole-io facts" "$bin" "$w/hwloc-default.xml" -- --cpu "$cpu" --assume-kernel "$rel" ;;
+      py_check "$name hwloc without --whole-io facts" hwloc_facts.py "$bin" "$w/hwloc-default.xml" -- --cpu "$cpu" --assume-kernel "$rel" ;;
     esac
   fi
 done
@@ -160,8 +168,8 @@ for input in "lspci-xxxx.txt.xz topo-config" "lspci-vvv.txt topo-text" "bundle t
   check "real $file" "$mode" "$tmp/real.json" "$out"
 done
 
-facts "real hwloc.xml facts" "$bin" "$real/hwloc.xml"
-text_facts "real lspci-vvv.txt facts" "$bin" "$real/lspci-vvv.txt"
+py_check "real hwloc.xml facts" hwloc_facts.py "$bin" "$real/hwloc.xml"
+py_check "real lspci-vvv.txt facts" lspci_text_facts.py "$bin" "$real/lspci-vvv.txt"
 
 # A sosreport arrives as a tarball or unpacked: both are recognised.
 mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"

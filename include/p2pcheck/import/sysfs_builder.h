@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/pci.h"
 #include "p2pcheck/source/memory_source.h"
 
@@ -34,6 +35,12 @@ struct SynthNvme {
   Bdf bdf;
   std::string model, serial, firmware;
   std::vector<std::string> namespaces;  // nvme0n1
+};
+
+// One record of an input left out: its kind, shared by the records one note groups ("devices have
+// no config space dump"), which record (a PCI address, or "line 12"), and its whole note.
+struct SkippedRecord {
+  std::string kind, subject, text;
 };
 
 // "not in this lspci output", "not in this udev database": how the checks name what `format` lacks.
@@ -82,6 +89,8 @@ class SysfsBuilder {
   std::size_t function_count() const { return functions_.size(); }
   // The first record left out ("" when none), for an error when nothing usable is left.
   std::string first_skipped() const { return input_notes_.empty() ? "" : input_notes_.front(); }
+  // How many records were left out.
+  std::size_t skipped_count() const { return skipped_; }
   void add_nvme(SynthNvme nvme);
   void set_file(const std::string& path, std::string bytes) { files_[path] = std::move(bytes); }
   bool has_file(const std::string& path) const { return files_.count(path) != 0; }
@@ -94,6 +103,10 @@ class SysfsBuilder {
   // A record of the input that could not be read and was left out, the rest still analysed:
   // "FILE: line N: what was odd". The first kMaxInputNotes are kept, the rest counted.
   void skipped(std::string what);
+  // The same for a record of a `kind` many records share ("devices have no config space dump"):
+  // the replay prints one note per kind with its `subject`s ("0000:00:01.0"), not one per record.
+  void skipped(const std::string& kind, std::string subject, std::string what);
+  void skipped(SkippedRecord r) { skipped(r.kind, std::move(r.subject), std::move(r.text)); }
   static constexpr std::size_t kMaxInputNotes = 50;
   void set_hostname(std::string name) { hostname_ = std::move(name); }
 
@@ -109,7 +122,8 @@ class SysfsBuilder {
   std::map<std::string, std::string> unknown_;
   std::vector<std::string> notes_;
   std::vector<std::string> input_notes_;
-  std::size_t skipped_ = 0;
+  std::vector<InputNoteGroup> groups_;  // in the order of their first record
+  std::size_t skipped_ = 0, grouped_ = 0;
   std::vector<std::string> not_carried_;
   std::string hostname_;
 };

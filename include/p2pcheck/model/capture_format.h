@@ -37,6 +37,19 @@ inline constexpr const char* kCaptureTopFolder = "p2pcheck-capture";
 // What a replayed read of a placeholder says, so it is never mistaken for an empty file.
 inline constexpr const char* kNotCaptured = "not in this capture: only what the analysis read was stored";
 
+// Records of an import's input left out for the same reason, as one note: "50 devices have no
+// config space dump: 0000:00:01.0 ...". Kept as data so the note is made here, never read back.
+struct InputNoteGroup {
+  std::string kind;                   // what the records share, plural: "devices have no config space dump"
+  std::size_t count = 0;              // how many records; may exceed subjects.size()
+  std::vector<std::string> subjects;  // which ("0000:00:01.0"), the first kMaxGroupSubjects
+  std::string first;                  // the first record's whole note, with file and line
+};
+// Subjects kept per group: a domain's 65,536 functions fit; more in a manifest is not from p2pcheck.
+inline constexpr std::size_t kMaxGroupSubjects = 65536;
+// Groups in a manifest: one per kind, and one per record that has no kind (the first 50).
+inline constexpr std::size_t kMaxInputNoteGroups = 256;
+
 // What a replayed capture (or an import, which describes itself the same way) says about itself.
 struct CaptureInfo {
   std::string format;  // "capture", "lspci", "udev", "hwloc", "sosreport"
@@ -44,6 +57,8 @@ struct CaptureInfo {
   std::vector<std::string> notes;
   // "input_notes": records of an import's input left out as unreadable ("FILE: line N: what").
   std::vector<std::string> input_notes;
+  // "input_note_groups": the same records by kind (imports from this version on; empty before).
+  std::vector<InputNoteGroup> input_note_groups;
   FailureMap failures;     // its unreadable and uncaptured files, as their reads replay
   NotCarried not_carried;  // "not_carried": what the format it came from cannot carry
   // "selection": the --gpu/--nvme given to `capture`, so a replay (check, fleet) judges the pairs
@@ -54,6 +69,8 @@ struct CaptureInfo {
 inline constexpr std::size_t kMaxSelectors = 1024;
 // The manifest's "selection" member for a pair selection (null when both sides are empty).
 nlohmann::ordered_json selection_json(const PairSelection& selection);
+// The manifest's "input_note_groups" member (null when there is none).
+nlohmann::ordered_json input_note_groups_json(const std::vector<InputNoteGroup>& groups);
 // The manifest's "not_carried" member for a declaration (null when there is none).
 nlohmann::ordered_json not_carried_json(const NotCarried& not_carried);
 // Reads /manifest.json through `source`; nullopt when there is none or it is not ours. Throws

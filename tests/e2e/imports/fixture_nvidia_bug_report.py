@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""fixture_nvidia_bug_report.py ROOT: prints an nvidia-bug-report.log for the machine of a captured
+"""fixture_nvidia_bug_report.py [--older] ROOT: prints an nvidia-bug-report.log for the machine of a captured
 root, in the layout nvidia-bug-report.sh writes (sections opened by a rule of 44 underscores and the
 command or "*** FILE" that made them): the prologue with its uname line, lspci -nntv, lspci -nn and
 lspci -nnDvvvxxxx (pciutils reading the fixture through its sysfs backend), dmidecode's System
 Information, and the /proc files the script copies. Real customers' reports are not ours to copy;
-this builds the same layout from the fixtures, with sections p2pcheck must skip around them."""
+this builds the same layout from the fixtures, with sections p2pcheck must skip around them.
+--older: the lspci sections of older nvidia-bug-report.sh versions instead: `lspci -d "10de:*" -v -xxx`
+(256-byte dumps of NVIDIA functions), `lspci -d "10b5:*" -v -xxx` (PLX; often empty), `lspci -t` and
+`lspci -nn`, with their headers as the script echoes them."""
 import os
 import subprocess
 import sys
@@ -33,7 +36,8 @@ def copied(out, root, path):
 
 
 def main():
-    root = os.path.abspath(sys.argv[1])
+    older = sys.argv[1] == "--older"
+    root = os.path.abspath(sys.argv[-1])
     release = (read(os.path.join(root, "proc/sys/kernel/osrelease")) or "").strip()
     host = (read(os.path.join(root, "proc/sys/kernel/hostname")) or "fixture-host").strip()
     lspci = ["lspci", "-A", "linux-sysfs", "-O", "sysfs.path=" + os.path.join(root, "sys/bus/pci")]
@@ -47,9 +51,15 @@ def main():
             "command line flags: \n")
     copied(out, root, "/etc/issue")
     section(out, "ldd /usr/bin/glxinfo", "\tlinux-vdso.so.1 (0x00007ffc)\n")
-    section(out, "/usr/bin/lspci -nntv", run("-nntv"))
-    section(out, "/usr/bin/lspci -nn", run("-nn"))
-    section(out, "/usr/bin/lspci -nnDvvvxxxx", run("-nnDvvvxxxx"))
+    if older:
+        section(out, '/usr/bin/lspci -d "10de:*" -v -xxx', run("-d", "10de:", "-v", "-xxx"))
+        section(out, '/usr/bin/lspci -d "10b5:*" -v -xxx', run("-d", "10b5:", "-v", "-xxx"))
+        section(out, "/usr/bin/lspci -t", run("-t"))
+        section(out, "/usr/bin/lspci -nn", run("-nn"))
+    else:
+        section(out, "/usr/bin/lspci -nntv", run("-nntv"))
+        section(out, "/usr/bin/lspci -nn", run("-nn"))
+        section(out, "/usr/bin/lspci -nnDvvvxxxx", run("-nnDvvvxxxx"))
     dmi = {f: (read(os.path.join(root, "sys/class/dmi/id", f)) or "").strip()
            for f in ("sys_vendor", "product_name", "product_serial", "bios_vendor")}
     section(out, "/usr/sbin/dmidecode",
