@@ -33,8 +33,8 @@ static int run_check_command(const GlobalOptions& o, const ExportOptions& e) {
   } else if (o.quiet) {
     print_text(o, result_line(*report, text_style(o)));
   } else {
-    print_text(o, input_text(input, o.verbose) + targets_text(report->targets) +
-                      check_text(*report, text_style(o), o.verbose));
+    print_text(
+        o, targets_text(report->targets) + check_text(*report, text_style(o), o.verbose, input_text(input, o.verbose)));
   }
   int code = exit_for(report->result);
   free_at_exit(std::shared_ptr<const void>(std::move(report)));

@@ -91,10 +91,24 @@ std::string banner_text(const CheckReport& r) {
         "here, and the storage rules are hipFile's\n";
   for (const SuppliedUse& use : r.supplied)
     if (!use.used) out += "note: " + use.option + " " + use.value + " not used: " + use.why_not_used + "\n";
-  // Out of the pairs because of how they are bound: said where the counts are, not only under -v.
+  // Out of the pairs because of how they are bound: said where the counts are, not only under -v;
+  // one line per reason (eight VFs bound to vfio-pci are one line).
+  std::map<std::pair<bool, std::string>, std::vector<std::string>> unusable;
   for (const UnusableEndpoint& u : r.inv.unusable)
     if (!r.selected_devices.count(u.bdf))  // named with --gpu/--nvme, it is judged like any other
-      out += std::string("left out: ") + (u.gpu ? "GPU " : "NVMe function ") + u.bdf.str() + ", " + u.why() + "\n";
+      unusable[{u.gpu, u.why()}].push_back(u.bdf.str());
+  for (const auto& [kind, bdfs] : unusable) {
+    const char* what = kind.first ? "GPU" : "NVMe function";
+    constexpr std::size_t kShown = 6;
+    if (bdfs.size() == 1) {
+      out += "left out: " + std::string(what) + " " + bdfs[0] + ", " + kind.second + "\n";
+      continue;
+    }
+    out += "left out: " + std::to_string(bdfs.size()) + " " + what + "s (";
+    for (std::size_t i = 0; i < bdfs.size() && i < kShown; ++i) out += (i ? " " : "") + bdfs[i];
+    out += (bdfs.size() > kShown ? " and " + std::to_string(bdfs.size() - kShown) + " more" : std::string()) + "), " +
+           kind.second + "\n";
+  }
   return out;
 }
 
@@ -476,8 +490,10 @@ std::string pair_code(const CheckReport& r, std::size_t i) {
 
 std::string check_banner_text(const CheckReport& r) { return banner_text(r); }
 
-std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose) {
+std::string check_text(const CheckReport& r, const TextStyle& style, bool verbose, const std::string& input_notes) {
   std::string out = banner_text(r) + "\n" + result_line(r, style) + limits_text(r);
+  if (!input_notes.empty())  // a block of its own: one blank line before it, the findings' own after
+    out += "\n" + (input_notes.ends_with("\n\n") ? input_notes.substr(0, input_notes.size() - 1) : input_notes);
   out += findings_text(r, style, verbose) + matrix_text(r, style) + problem_pairs_text(r, style) +
          host_fix_text(host_fix(r));
   return fold_to_width(out, style.wrap);

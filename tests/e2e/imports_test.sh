@@ -17,7 +17,8 @@
 #                                                       without the config space it needs
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
-# each command exits with its result's code (check --json: its `result`), never a crash.
+# each command exits with its result's code (check --json: its `result`), never a crash; the text of
+# every input, fixture and real, gives its RESULT within the first 15 lines.
 # Then the real examples in tests/e2e/imports/real/ (one machine, one moment; make-real-inputs.sh) must
 # describe the same PCI tree as the capture taken beside them.
 # Usage: tests/e2e/imports_test.sh BINARY [TREES]
@@ -40,6 +41,17 @@ py_check() {  # name SCRIPT arguments...: a checker of tests/e2e/imports/, its o
   if out=$(python3 "tests/e2e/imports/$script" "$@" 2>&1); then passed=$((passed + 1)); else
     echo "FAIL $name"; failed=$((failed + 1)); fi
   echo "$out" | sed "s/^/  $name: /" | head -12 >&2
+}
+# The answer within the first screen (issue 50): on every input, check's RESULT line comes within
+# 15 lines, before a long list of notes (both streams, as a terminal shows them).
+result_first() {  # name p2pcheck-arguments... (before `check`)
+  local name=$1 out=$tmp/first.txt at; shift
+  "$bin" "$@" check --color never > "$out" 2>&1
+  at=$(grep -n '^RESULT' "$out" | head -1 | cut -d: -f1)
+  if [ -n "$at" ] && [ "$at" -le 15 ]; then passed=$((passed + 1)); else
+    echo "FAIL $name: RESULT on line ${at:-(none)} of $(wc -l < "$out"), not within the first 15"
+    head -20 "$out" | sed 's/^/    /' >&2; failed=$((failed + 1))
+  fi
 }
 # A crash is never an answer, whatever the exit code: a signal (128+N) or a sanitizer's report.
 crashed='==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: '
@@ -76,12 +88,14 @@ for dir in "$fx"/*/; do
   rel=$(cat "$root/proc/sys/kernel/osrelease"); cpu=$(cpu_keyword "$root/proc/cpuinfo")
   w=$tmp/$name; mkdir -p "$w/bundle"
   run "$name tree" result "$w/tree.json" -- "$bin" --root "$root" check --json --assume-kernel "$rel"
+  result_first "$name tree text" --root "$root"
 
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -k -xxxx > "$w/bundle/lspci-xxxx.txt" 2>/dev/null
   lspci -A linux-sysfs -O "sysfs.path=$root/sys/bus/pci" -tv > "$w/bundle/lspci-tv.txt" 2>/dev/null
   cp "$root/proc/cpuinfo" "$w/bundle/cpuinfo"
   run "$name lspci bundle" result "$w/lspci-bundle.json" -- "$bin" --dump "$w/bundle" check --json --assume-kernel "$rel" &&
     check "$name lspci bundle" pairs-exact "$w/tree.json" "$w/lspci-bundle.json"
+  result_first "$name lspci bundle text" --dump "$w/bundle" --assume-kernel "$rel"
   run "$name lspci --cpu $cpu" result "$w/lspci.json" -- "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
     check "$name lspci --cpu $cpu" pairs-exact "$w/tree.json" "$w/lspci.json"
 
@@ -99,6 +113,7 @@ for dir in "$fx"/*/; do
   run "$name tree, its own kernel" result "$w/tree-own.json" -- "$bin" --root "$root" check --json
   run "$name nvidia-bug-report" result "$w/nvbug.json" -- "$bin" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}" check --json &&
     check "$name nvidia-bug-report" pairs-exact "$w/tree-own.json" "$w/nvbug.json"
+  result_first "$name nvidia-bug-report text" --dump "$w/nvidia-bug-report.log.gz" "${config[@]}"
 
   # lspci -vvv text without a hex dump: config space rebuilt from what it prints, the same verdicts.
   mkdir -p "$w/vvv"
@@ -106,6 +121,7 @@ for dir in "$fx"/*/; do
   cp "$w/bundle/lspci-tv.txt" "$w/bundle/cpuinfo" "$w/vvv/"
   run "$name lspci -vvv --cpu $cpu" result "$w/vvv.json" -- "$bin" --dump "$w/vvv/lspci-vvv.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
     check "$name lspci -vvv --cpu $cpu" pairs-exact "$w/tree.json" "$w/vvv.json"
+  result_first "$name lspci -vvv text" --dump "$w/vvv/lspci-vvv.txt" --cpu "$cpu" --assume-kernel "$rel"
   run "$name lspci -vvv bundle" result "$w/vvv-bundle.json" -- "$bin" --dump "$w/vvv" check --json --assume-kernel "$rel" &&
     check "$name lspci -vvv bundle" pairs-exact "$w/tree.json" "$w/vvv-bundle.json"
   py_check "$name lspci -vvv facts" lspci_text_facts.py "$bin" "$w/vvv/lspci-vvv.txt" -- --cpu "$cpu" --assume-kernel "$rel"
@@ -115,6 +131,7 @@ for dir in "$fx"/*/; do
   # space the report lacks stays unknown, and the text says what to ask for (older_report.py).
   python3 tests/e2e/imports/fixture_nvidia_bug_report.py --older "$root" | gzip > "$w/nvidia-bug-report-older.log.gz"
   older=(--dump "$w/nvidia-bug-report-older.log.gz" "${config[@]}")
+  result_first "$name older nvidia-bug-report text" "${older[@]}"
   run "$name tree topo" 0 "$w/tree-topo.json" -- "$bin" --root "$root" topo --json &&
     run "$name older nvidia-bug-report" result "$w/nvbug-older.json" -- "$bin" "${older[@]}" check --json &&
     run "$name older nvidia-bug-report topo" 0 "$w/nvbug-older-topo.json" -- "$bin" "${older[@]}" topo --json &&
@@ -125,6 +142,7 @@ for dir in "$fx"/*/; do
   python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
   run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
     check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
+  result_first "$name udev text" --dump "$w/udev.txt" --assume-kernel "$rel"
 
   if [ $have_lstopo -eq 1 ]; then
     # lstopo takes the CPU from CPUID and the kernel from uname() of the machine running it even
@@ -134,6 +152,7 @@ for dir in "$fx"/*/; do
       grep -v -E 'name="(OSRelease|OSVersion|HostName|Architecture)"' > "$w/hwloc.xml"
     run "$name hwloc" result "$w/hwloc.json" -- "$bin" --dump "$w/hwloc.xml" --cpu "$cpu" check --json --assume-kernel "$rel" &&
       check "$name hwloc" pairs-decided "$w/tree.json" "$w/hwloc.json"
+    result_first "$name hwloc text" --dump "$w/hwloc.xml" --cpu "$cpu" --assume-kernel "$rel"
     # What the XML carries beside the tree (NUMA nodes, NVMe names, multipath), read from the XML
     # by the script itself and compared with the import and with the tree it came from.
     py_check "$name hwloc facts" hwloc_facts.py "$bin" "$w/hwloc.xml" --tree "$root" -- --cpu "$cpu" --assume-kernel "$rel"
@@ -168,6 +187,9 @@ for input in "lspci-xxxx.txt.xz topo-config" "lspci-vvv.txt topo-text" "bundle t
   check "real $file" "$mode" "$tmp/real.json" "$out"
 done
 
+for file in capture.tar.zst lspci-xxxx.txt.xz lspci-vvv.txt bundle sosreport.tar.xz udev.txt.xz hwloc.xml; do
+  result_first "real $file text" --dump "$real/$file"
+done
 py_check "real hwloc.xml facts" hwloc_facts.py "$bin" "$real/hwloc.xml"
 py_check "real lspci-vvv.txt facts" lspci_text_facts.py "$bin" "$real/lspci-vvv.txt"
 

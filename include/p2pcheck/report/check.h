@@ -14,8 +14,10 @@ namespace p2pcheck {
 // The check document but its tables: "pairs" is left empty for write_check_json (compact_json.h)
 // to stream with the functions and decisions tables.
 nlohmann::ordered_json check_json(const CheckReport& report);
-// Problems first; PASS and INFO findings only when `verbose`.
-std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false);
+// Problems first; PASS and INFO findings only when `verbose`. `input_notes` (what an imported dump
+// lacked, the CLI's words) goes under the RESULT line and its limits: the answer comes first.
+std::string check_text(const CheckReport& report, const TextStyle& style, bool verbose = false,
+                       const std::string& input_notes = "");
 // "RESULT: FAIL — 4 refused of 4 GPU–NVMe pair(s); failing: ..." and a newline: what decided the
 // result first, then the pairs' tally, what is unknown and how to give it, what --fail-on left out.
 std::string result_line(const CheckReport& report, const TextStyle& style);
