@@ -98,16 +98,12 @@ std::string banner_text(const CheckReport& r) {
     if (!r.selected_devices.count(u.bdf))  // named with --gpu/--nvme, it is judged like any other
       unusable[{u.gpu, u.why()}].push_back(u.bdf.str());
   for (const auto& [kind, bdfs] : unusable) {
-    const char* what = kind.first ? "GPU" : "NVMe function";
-    constexpr std::size_t kShown = 6;
-    if (bdfs.size() == 1) {
-      out += "left out: " + std::string(what) + " " + bdfs[0] + ", " + kind.second + "\n";
-      continue;
-    }
-    out += "left out: " + std::to_string(bdfs.size()) + " " + what + "s (";
-    for (std::size_t i = 0; i < bdfs.size() && i < kShown; ++i) out += (i ? " " : "") + bdfs[i];
-    out += (bdfs.size() > kShown ? " and " + std::to_string(bdfs.size() - kShown) + " more" : std::string()) + "), " +
-           kind.second + "\n";
+    std::string listed, what = kind.first ? "GPU" : "NVMe function";
+    for (std::size_t i = 0; i < bdfs.size() && i < 6; ++i) listed += (i ? " " : "") + bdfs[i];
+    if (bdfs.size() > 6) listed += " and " + std::to_string(bdfs.size() - 6) + " more";
+    out += "left out: " +
+           (bdfs.size() == 1 ? what + " " + listed : std::to_string(bdfs.size()) + " " + what + "s (" + listed + ")") +
+           ", " + kind.second + "\n";
   }
   return out;
 }
