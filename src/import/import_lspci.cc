@@ -232,39 +232,14 @@ std::map<Bdf, std::string> read_configs(const std::string& filtered, const std::
   return configs;
 }
 
-// The CPU from a cpuinfo file or --cpu, and what lspci output cannot tell.
+// What an lspci -x dump cannot tell, beside what all lspci output cannot (note_lspci_limits).
 void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs, bool have_drivers,
                        const std::string* tree_text, int disagreements, const std::string& cpuinfo,
-                       const std::string& /*name*/, const ImportOptions& options) {
-  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
-  if (!cpuinfo.empty()) {
-    builder.set_file("/proc/cpuinfo", cpuinfo);
-  } else {
-    builder.not_carried("/proc/cpuinfo");
-    builder.note(options.cpu.empty() ? std::string("CPU unknown (lspci output does not carry it): pass --cpu ") +
-                                           kCpuOptionValues + ", or put /proc/cpuinfo beside the dump in a directory"
-                                     : "CPU not in lspci output: --cpu " + options.cpu + " supplies it");
-  }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
-                           "/proc/mounts", "/sys/class/iommu"})
-    builder.not_carried(path);
-  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
-  for (const char* area :
-       {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block", "/proc/sys/kernel/hostname",
-        "/sys/devices/**/numa_node", "/sys/devices/system/node", "/sys/devices/**/iommu_group"})
-    builder.not_carried(area);
+                       const ImportOptions& options) {
+  note_lspci_limits(builder, cpuinfo, options, "dump", tree_text != nullptr, disagreements);
+  for (const char* area : {"/sys/devices/**/numa_node", "/sys/devices/**/iommu_group"}) builder.not_carried(area);
   if (!have_drivers)
     for (const char* area : kDriverAreas) builder.not_carried(area);
-  builder.note(
-      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): give them with "
-      "--kernel-release REL and --kernel-config FILE|p2pdma=y (ask for `uname -r` and the kernel's config)");
-  builder.note(tree_text
-                   ? "hierarchy from lspci -t" + std::string(disagreements
-                                                                 ? " (it disagrees with the bridge bus numbers for " +
-                                                                       std::to_string(disagreements) + " functions)"
-                                                                 : "")
-                   : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
-                     "(lspci output does not say which root buses share a host bridge)");
   builder.note(
       "not in lspci output: NVMe controller names and namespaces, BAR sizes, NUMA nodes, IOMMU groups, p2pmem" +
       std::string(!have_drivers ? ", drivers (lspci -k shows them)" : ""));
@@ -273,8 +248,9 @@ void add_machine_notes(SysfsBuilder& builder, const std::map<Bdf, std::string>& 
 
 std::uint8_t config_byte(const std::string& c, size_t at) { return static_cast<std::uint8_t>(c[at]); }
 
-// A function's IDs, class and revision as its config header gives them, and the header itself.
-void take_identity(const std::string& c, SynthFunction& fn) {
+}  // namespace
+
+void take_config_identity(const std::string& c, SynthFunction& fn) {
   auto word = [&](size_t at) { return static_cast<std::uint16_t>(config_byte(c, at) | config_byte(c, at + 1) << 8); };
   fn.vendor = word(0);
   fn.device = word(2);
@@ -287,8 +263,6 @@ void take_identity(const std::string& c, SynthFunction& fn) {
   }
   fn.config = c;
 }
-
-}  // namespace
 
 int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
                          std::map<Bdf, SynthFunction> seeds, const std::string* tree_text, const std::string& name,
@@ -313,7 +287,7 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
     SynthFunction fn;
     if (auto seed = seeds.find(bdf); seed != seeds.end()) fn = std::move(seed->second);
     fn.bdf = bdf;
-    take_identity(c, fn);
+    take_config_identity(c, fn);
     const Range* best = nullptr;
     for (const auto& r : ranges)
       if (r.bridge.domain == bdf.domain && r.bridge != bdf && r.sec <= bdf.bus && bdf.bus <= r.sub &&
@@ -347,6 +321,34 @@ int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>
     builder.add_function(std::move(fn));
   }
   return disagreements;
+}
+
+void note_lspci_limits(SysfsBuilder& builder, const std::string& cpuinfo, const ImportOptions& options,
+                       const char* input, bool tree, int disagreements) {
+  // --cpu is a supplied fact (model/supplied.h): the check uses it where the input has no CPU.
+  if (!cpuinfo.empty()) {
+    builder.set_file("/proc/cpuinfo", cpuinfo);
+  } else {
+    builder.not_carried("/proc/cpuinfo");
+    builder.note(options.cpu.empty()
+                     ? std::string("CPU unknown (lspci output does not carry it): pass --cpu ") + kCpuOptionValues +
+                           ", or put /proc/cpuinfo beside the " + input + " in a directory"
+                     : "CPU not in lspci output: --cpu " + options.cpu + " supplies it");
+  }
+  for (const char* path : kKernelFiles) builder.not_carried(path);
+  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
+  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
+                           "/proc/sys/kernel/hostname", "/sys/devices/system/node"})
+    builder.not_carried(area);
+  builder.note(
+      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): give them with "
+      "--kernel-release REL and --kernel-config FILE|p2pdma=y (ask for `uname -r` and the kernel's config)");
+  builder.note(tree ? "hierarchy from lspci -t" + std::string(disagreements
+                                                                  ? " (it disagrees with the bridge bus numbers for " +
+                                                                        std::to_string(disagreements) + " functions)"
+                                                                  : "")
+                    : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
+                      "(lspci output does not say which root buses share a host bridge)");
 }
 
 void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs) {
@@ -393,7 +395,7 @@ MemoryTree import_lspci(const std::string& dump, const std::string* tree_text, c
   SysfsBuilder builder("lspci", name);
   LspciFunctions functions = add_lspci_functions(builder, dump, tree_text, name);
   add_machine_notes(builder, functions.configs, functions.have_drivers, tree_text, functions.disagreements, cpuinfo,
-                    name, options);
+                    options);
   return builder.finish();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/import/import.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/model/pci.h"
 
@@ -43,6 +44,16 @@ LspciFunctions add_lspci_functions(SysfsBuilder& builder, const std::string& dum
 int add_config_functions(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs,
                          std::map<Bdf, SynthFunction> seeds, const std::string* tree_text, const std::string& name,
                          bool devices_left_out);
+
+// What lspci output, a dump or -vvv text (`input`: "dump", "text"), cannot carry: the CPU unless
+// /proc/cpuinfo is beside it (`cpuinfo`) or --cpu supplies it, the kernel's files and the machine's
+// areas; then the notes on the kernel and on where the hierarchy came from (`tree`: an lspci -t
+// drawing, with the functions it places elsewhere than the bus numbers).
+void note_lspci_limits(SysfsBuilder& builder, const std::string& cpuinfo, const ImportOptions& options,
+                       const char* input, bool tree, int disagreements);
+
+// A function's IDs, class and revision as its config header gives them, and the config itself.
+void take_config_identity(const std::string& config, SynthFunction& fn);
 
 // The note that the dump lacks extended config space (lspci -x/-xxx, or not root), when it does.
 void note_config_sizes(SysfsBuilder& builder, const std::map<Bdf, std::string>& configs);

@@ -85,35 +85,12 @@ Rebuilt rebuild(SysfsBuilder& builder, const LspciText& text, const std::string&
 
 void add_text_notes(SysfsBuilder& builder, const LspciText& text, const Rebuilt& rebuilt, bool tree, int disagreements,
                     const std::string& cpuinfo, const ImportOptions& options) {
-  if (!cpuinfo.empty()) {
-    builder.set_file("/proc/cpuinfo", cpuinfo);
-  } else {
-    builder.not_carried("/proc/cpuinfo");
-    builder.note(options.cpu.empty() ? std::string("CPU unknown (lspci output does not carry it): pass --cpu ") +
-                                           kCpuOptionValues + ", or put /proc/cpuinfo beside the text in a directory"
-                                     : "CPU not in lspci output: --cpu " + options.cpu + " supplies it");
-  }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
-                           "/proc/mounts", "/sys/class/iommu"})
-    builder.not_carried(path);
-  for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
-  for (const char* area : {"/sys/class/dmi", "/sys/class/nvme", "/sys/block", "/sys/class/block",
-                           "/proc/sys/kernel/hostname", "/sys/devices/system/node"})
-    builder.not_carried(area);
+  note_lspci_limits(builder, cpuinfo, options, "text", tree, disagreements);
   if (!text.numa_shown) builder.not_carried("/sys/devices/**/numa_node");
   if (!text.iommu_shown) builder.not_carried("/sys/devices/**/iommu_group");
   if (!text.sizes_shown) builder.not_carried("/sys/devices/**/resource");
   if (!text.drivers_shown)
     for (const char* area : kDriverAreas) builder.not_carried(area);
-  builder.note(
-      "kernel release, CONFIG_PCI_P2PDMA and command line unknown (not in lspci output): give them with "
-      "--kernel-release REL and --kernel-config FILE|p2pdma=y (ask for `uname -r` and the kernel's config)");
-  builder.note(tree ? "hierarchy from lspci -t" + std::string(disagreements
-                                                                  ? " (it disagrees with the bridge bus numbers for " +
-                                                                        std::to_string(disagreements) + " functions)"
-                                                                  : "")
-                    : "hierarchy from bridge bus numbers; each root bus is its own host bridge, as Linux creates them "
-                      "(lspci output does not say which root buses share a host bridge)");
   std::string from =
       "rebuilt from the lspci -vvv text: IDs, classes, bridges' bus numbers, the capability lists "
       "(Express port type and link, ACS, Resizable BAR, SR-IOV; other capabilities by ID only)";

@@ -297,9 +297,7 @@ MemoryTree import_udev(const std::string& db, const std::string& name, const Imp
     builder.note(options.cpu.empty() ? "CPU unknown: the udev database has no CPU 0 modalias; pass --cpu"
                                      : "CPU not in the udev database: --cpu " + options.cpu + " supplies it");
   }
-  for (const char* path : {"/proc/sys/kernel/osrelease", "/proc/version", "/proc/cmdline", "/proc/modules",
-                           "/proc/mounts", "/sys/class/iommu"})
-    builder.not_carried(path);
+  for (const char* path : kKernelFiles) builder.not_carried(path);
   for (const char* area : kLiveOnlyAreas) builder.not_carried(area);
   for (const char* area :
        {"/sys/class/dmi", "/proc/sys/kernel/hostname", "/sys/devices/**/numa_node", "/sys/devices/system/node"})

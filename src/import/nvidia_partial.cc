@@ -135,19 +135,9 @@ SynthFunction listed_function(const ListedFunction& l, int& nvme_assumed) {
 
 // The dumped function: IDs and class from its config space, as the lspci import reads them.
 SynthFunction dumped_function(const Bdf& bdf, const std::string& c, const LspciDump& dumps) {
-  auto byte = [&](size_t at) { return static_cast<std::uint8_t>(c[at]); };
-  auto word = [&](size_t at) { return static_cast<std::uint16_t>(byte(at) | byte(at + 1) << 8); };
   SynthFunction fn;
   fn.bdf = bdf;
-  fn.vendor = word(0);
-  fn.device = word(2);
-  fn.revision = byte(8);
-  fn.class_code = static_cast<std::uint32_t>(byte(0x0b)) << 16 | byte(0x0a) << 8 | byte(0x09);
-  if ((byte(0x0e) & 0x7f) == 0) {
-    fn.subsystem_vendor = word(0x2c);
-    fn.subsystem_device = word(0x2e);
-  }
-  fn.config = c;
+  take_config_identity(c, fn);
   if (auto it = dumps.drivers.find(bdf); it != dumps.drivers.end()) fn.driver = it->second;
   return fn;
 }

@@ -76,6 +76,14 @@ inline constexpr const char* kLiveOnlyAreas[] = {"/sys/module",
                                                  "/sys/devices/**/mem_info_vram_total",
                                                  "/sys/devices/**/mem_info_vis_vram_total",
                                                  "/sys/devices/**/p2pmem"};
+// The kernel's own files (release, version, command line, modules, mounts, IOMMU units) that a
+// device listing (lspci, udev) does not carry.
+inline constexpr const char* kKernelFiles[] = {"/proc/sys/kernel/osrelease",
+                                               "/proc/version",
+                                               "/proc/cmdline",
+                                               "/proc/modules",
+                                               "/proc/mounts",
+                                               "/sys/class/iommu"};
 // The drivers bound to PCI functions, for formats that do not name them (lspci without -k, hwloc).
 inline constexpr const char* kDriverAreas[] = {"/sys/devices/**/driver", "/sys/bus/pci/devices/*/driver",
                                                "/sys/bus/pci/drivers"};
