@@ -96,7 +96,7 @@ std::string banner_text(const CheckReport& r) {
   std::map<std::pair<bool, std::string>, std::vector<std::string>> unusable;
   for (const UnusableEndpoint& u : r.inv.unusable)
     if (!r.selected_devices.count(u.bdf))  // named with --gpu/--nvme, it is judged like any other
-      unusable[{u.gpu, u.why()}].push_back(u.bdf.str());
+      unusable[{u.gpu, printable(u.why())}].push_back(u.bdf.str());  // the driver's name is the input's
   for (const auto& [kind, bdfs] : unusable) {
     std::string listed, what = kind.first ? "GPU" : "NVMe function";
     for (std::size_t i = 0; i < bdfs.size() && i < 6; ++i) listed += (i ? " " : "") + bdfs[i];

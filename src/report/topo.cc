@@ -81,7 +81,7 @@ std::vector<std::string> annotations(const Topology& topo, const Function& fn, c
   add(acs_text(fn.acs));
   if (fn.is_virtfn()) add("VF of " + fn.physfn->str());
   if (fn.p2pmem && fn.p2pmem->size) add("p2pmem " + format_size(*fn.p2pmem->size));
-  if (!fn.driver.empty()) add("driver " + fn.driver);
+  if (!fn.driver.empty()) add("driver " + printable(fn.driver));
   return out;
 }
 
@@ -255,8 +255,8 @@ std::string nvme_lines(const Inventory& inv, const std::set<Bdf>* only) {
   std::string gpus;
   for (const UnusableEndpoint& u : inv.unusable)
     if (!only || only->count(u.bdf))
-      (u.gpu ? gpus : out) += "  " + (u.driver.empty() ? std::string("(no driver)") : "(" + u.driver + ")") + "  " +
-                              u.bdf.str() + "  not usable: " + u.why() + "\n";
+      (u.gpu ? gpus : out) += "  " + (u.driver.empty() ? std::string("(no driver)") : "(" + printable(u.driver) + ")") +
+                              "  " + u.bdf.str() + "  not usable: " + printable(u.why()) + "\n";
   if (!out.empty()) out = "\nNVMe\n" + out;
   return gpus.empty() ? out : out + "\nGPUs not usable as bound\n" + gpus;
 }

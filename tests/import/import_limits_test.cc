@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "import_fixture.h"
+#include "p2pcheck/checks/check.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/model/finding.h"
+#include "p2pcheck/report/check.h"
+#include "p2pcheck/report/topo.h"
 #include "p2pcheck/source/error.h"
 
 namespace p2pcheck {
@@ -144,6 +148,25 @@ TEST(ImportUdev, OddLinesAreSaidOnlyForRecordsTheImportReads) {
   EXPECT_EQ(notes.find("MEI line"), std::string::npos) << notes;
   EXPECT_NE(notes.find("u.txt: line 13: 'split PCI line' is not 'X: value'"), std::string::npos) << notes;
   EXPECT_TRUE(src->exists("/sys/bus/pci/devices/0000:00:00.0"));
+}
+
+TEST(ImportUdev, ADriverNameFromInputIsEscapedInEveryTextView) {
+  // Two NVMe functions bound to a driver named with a terminal escape: left out of the pairs, and
+  // named in check's left-out line and topo's annotations and unusable list, escaped in each.
+  std::string nvme = "E: SUBSYSTEM=pci\nE: PCI_CLASS=10802\nE: PCI_ID=144D:A808\nE: DRIVER=ev\x1b[31mil\n\n";
+  std::string db =
+      "P: /devices/pci0000:00/0000:00:01.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=1022:14AB\n\n"
+      "P: /devices/pci0000:00/0000:00:01.0/0000:01:00.0\n" +
+      nvme + "P: /devices/pci0000:00/0000:00:01.0/0000:01:00.1\n" + nvme;
+  auto src = as_source(import_udev(db, "u.txt", ImportOptions{}));
+  auto report = run_check(*src, CheckOptions{});
+  ASSERT_EQ(report->inv.unusable.size(), 2u);
+  make_printable(report->findings);  // as the CLI does before any text (findings escape as a whole)
+  std::string check = check_text(*report, TextStyle{}, true);
+  std::string topo = topology_text(report->topo, report->inv, TextStyle{});
+  EXPECT_NE(check.find("left out: 2 NVMe functions (0000:01:00.0 0000:01:00.1)"), std::string::npos) << check;
+  EXPECT_EQ(check.find('\x1b'), std::string::npos) << check;
+  EXPECT_EQ(topo.find('\x1b'), std::string::npos) << topo;
 }
 
 }  // namespace
