@@ -166,7 +166,7 @@ bool add_machine_files(SysfsBuilder& builder, const ReportSections& found) {
 // What the report does not carry: the storage stack, the IOMMU, the kernel's config, and the
 // per-device sysfs files (drivers come from lspci -k's lines, which -vvv prints).
 void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, const LspciFunctions& functions,
-                       bool has_tree, bool has_release, bool partial) {
+                       bool has_tree, bool has_release, bool partial, bool bar_sizes) {
   if (!builder.has_file("/proc/cpuinfo")) {
     builder.not_carried("/proc/cpuinfo");
     builder.note(options.cpu.empty() ? "CPU unknown: no /proc/cpuinfo section in this nvidia-bug-report; pass --cpu"
@@ -189,7 +189,9 @@ void add_report_limits(SysfsBuilder& builder, const ImportOptions& options, cons
       "/boot/config-$(uname -r) or `zcat /proc/config.gz`)");
   builder.note(
       "not in an nvidia-bug-report: NVMe controller names and namespaces, mounts and the storage stack, IOMMU "
-      "groups, BAR sizes, p2pmem; ask for a `p2pcheck capture` for those");
+      "groups, " +
+      std::string(bar_sizes ? "BAR sizes of the functions it does not dump" : "BAR sizes") +
+      ", p2pmem; ask for a `p2pcheck capture` for those");
   if (!partial)  // an older report's sections say where its hierarchy came from (nvidia_partial.cc)
     builder.note(has_tree ? "hierarchy from its lspci -t section" +
                                 std::string(functions.disagreements
@@ -241,15 +243,16 @@ MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& 
   SysfsBuilder builder("nvidia-bug-report", name);
   bool has_release = add_machine_files(builder, found);
   if (!found.dump) {  // an older nvidia-bug-report.sh: NVIDIA and PLX functions dumped, the rest listed
-    add_partial_lspci(builder, partial_sections(found), name);
-    add_report_limits(builder, options, LspciFunctions{}, found.tree != nullptr, has_release, true);
+    PartialSummary partial = add_partial_lspci(builder, partial_sections(found), name);
+    add_report_limits(builder, options, LspciFunctions{}, found.tree != nullptr, has_release, true,
+                      partial.with_bar_sizes > 0);
     return builder.finish();
   }
   std::string tree_text = found.tree ? std::string(found.tree->body) : "";
   // Its lines numbered as in the report: the body starts on the line after the header.
   LspciFunctions functions = add_lspci_functions(builder, std::string(found.dump->body),
                                                  found.tree ? &tree_text : nullptr, name, found.dump->line + 1);
-  add_report_limits(builder, options, functions, found.tree != nullptr, has_release, false);
+  add_report_limits(builder, options, functions, found.tree != nullptr, has_release, false, false);
   note_config_sizes(builder, functions.configs);
   return builder.finish();
 }

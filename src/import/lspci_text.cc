@@ -76,12 +76,11 @@ std::optional<int> small_number(std::string_view v, long long low, long long hig
   return static_cast<int>(*n);
 }
 
-// "Region 0: Memory at 10000000000 (64-bit, prefetchable) [size=256G]" / "I/O ports at e000 [size=256]".
-bool parse_region(TextFunction& fn, std::string_view v, bool& sized) {
-  if (v.size() < 3 || v[0] < '0' || v[0] > '5' || v.substr(1, 2) != ": ") return false;
+// "Memory at 10000000000 (64-bit, prefetchable) [size=256G]" / "I/O ports at e000 [size=256]": what
+// follows "Region N: " (lspci -vv), or the whole line (lspci -v, which prints no N; `index` -1).
+bool parse_region(TextFunction& fn, std::string_view rest, int index, bool& sized) {
   TextRegion r;
-  r.index = v[0] - '0';
-  std::string_view rest = v.substr(3);
+  r.index = index;
   if (starts(rest, "[virtual] ")) rest.remove_prefix(10);
   bool io = starts(rest, "I/O ports at ");
   if (!io && !starts(rest, "Memory at ")) return false;
@@ -176,8 +175,13 @@ struct Reader {
     } else if (starts(line, "Kernel modules: ")) {
       out.drivers_shown = true;
     } else if (starts(line, "Region ")) {
-      if (!parse_region(*fn, line.substr(7), sized)) bad("expected 'Region N: Memory at ADDR (...) [size=S]'");
+      std::string_view v = line.substr(7);
+      bool indexed = v.size() >= 3 && v[0] >= '0' && v[0] <= '5' && v.substr(1, 2) == ": ";
+      if (!indexed || !parse_region(*fn, v.substr(3), v[0] - '0', sized))
+        bad("expected 'Region N: Memory at ADDR (...) [size=S]'");
       out.sizes_shown = out.sizes_shown || sized;
+    } else if (starts(line, "Memory at ") || starts(line, "I/O ports at ") || starts(line, "[virtual] ")) {
+      parse_region(*fn, line, -1, sized);  // lspci -v: a line of another shape is not a BAR, not an error
     } else if (starts(line, "Capabilities: ")) {
       capability(line.substr(14));
     }

@@ -32,7 +32,7 @@ struct TextCap {
 };
 
 struct TextRegion {
-  int index = 0;  // Region N
+  int index = 0;  // Region N (lspci -vv); -1 for lspci -v's line, which names no BAR (found by its address)
   std::optional<std::uint64_t> start;
   std::uint64_t size = 0;   // 0: lspci printed no [size=]
   std::uint64_t flags = 0;  // IORESOURCE_* as the kernel's resource file has them
@@ -59,7 +59,7 @@ struct TextFunction {
 struct LspciText {
   std::vector<TextFunction> functions;
   bool drivers_shown = false;  // lspci -k's lines are there
-  bool sizes_shown = false;    // some Region line has [size=] (sysfs was read, not a dump)
+  bool sizes_shown = false;    // some "Region N:" line has [size=] (sysfs was read, not a dump)
   bool numa_shown = false;     // some "NUMA node:" line
   bool iommu_shown = false;    // some "IOMMU group:" line
   bool verbose_lines = false;  // any -v detail line at all

@@ -140,7 +140,8 @@ std::optional<TextConfig> config_from_text(const TextFunction& fn, std::string& 
 std::string resource_from_text(const TextFunction& fn) {
   std::uint64_t start[6] = {}, end[6] = {}, flags[6] = {};
   for (const TextRegion& r : fn.regions) {
-    if (r.size == 0 || r.start.value_or(0) > ~0ull - (r.size - 1)) continue;  // no end past 2^64
+    // No end past 2^64; lspci -v's lines name no BAR (index -1) until the caller places them.
+    if (r.index < 0 || r.index > 5 || r.size == 0 || r.start.value_or(0) > ~0ull - (r.size - 1)) continue;
     start[r.index] = r.start.value_or(0);
     end[r.index] = start[r.index] + r.size - 1;
     flags[r.index] = r.flags;
@@ -153,6 +154,40 @@ std::string resource_from_text(const TextFunction& fn) {
     out += line;
   }
   return out;
+}
+
+int place_regions(TextFunction& fn, const std::string& config) {
+  if (config.size() < 0x28) return 0;
+  auto dword = [&](unsigned at) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(config[at])) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(config[at + 1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(config[at + 2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(config[at + 3])) << 24;
+  };
+  // A bridge (header type 1) has two BARs, an endpoint six; a 64-bit BAR takes the next one's dword.
+  const int bars = (static_cast<unsigned char>(config[0x0e]) & 0x7f) == 1 ? 2 : 6;
+  std::uint64_t address[6] = {};
+  bool io[6] = {};
+  for (int i = 0; i < bars; ++i) {
+    std::uint32_t low = dword(0x10 + 4 * static_cast<unsigned>(i));
+    io[i] = low & 1;
+    address[i] = io[i] ? low & ~0x3u : low & ~0xfu;
+    if (!io[i] && ((low >> 1) & 3) == 2 && i + 1 < bars) {
+      address[i] |= static_cast<std::uint64_t>(dword(0x10 + 4 * static_cast<unsigned>(i + 1))) << 32;
+      ++i;  // the upper half is no BAR of its own
+    }
+  }
+  int placed = 0;
+  for (TextRegion& r : fn.regions) {
+    if (r.index >= 0 || !r.start || *r.start == 0) continue;
+    for (int i = 0; i < bars; ++i)
+      if (address[i] == *r.start && io[i] == ((r.flags & 0x100) != 0)) {
+        r.index = i;
+        ++placed;
+        break;
+      }
+  }
+  return placed;
 }
 
 }  // namespace p2pcheck

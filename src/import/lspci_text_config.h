@@ -23,4 +23,9 @@ std::optional<TextConfig> config_from_text(const TextFunction& fn, std::string& 
 // The kernel's resource file (BARs 0-5) from the Region lines, as resource_show() prints it.
 std::string resource_from_text(const TextFunction& fn);
 
+// lspci -v prints a BAR's line without its number: each is given the number of the BAR whose address
+// in `config` (a dump of the same function) is the line's. Returns how many were placed; a line
+// no BAR's address matches stays unplaced (its size unknown, never guessed by order).
+int place_regions(TextFunction& fn, const std::string& config);
+
 }  // namespace p2pcheck

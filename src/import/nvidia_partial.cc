@@ -7,6 +7,8 @@
 
 #include "import_lspci.h"
 #include "lspci_listing.h"
+#include "lspci_text.h"
+#include "lspci_text_config.h"
 #include "lspci_tree.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -16,14 +18,34 @@ namespace {
 
 using Parents = std::map<Bdf, std::optional<Bdf>>;
 
+// What the -d sections give: config spaces, drivers and, from their -v lines, BAR sizes (the
+// kernel's resource file, as the lspci -vvv text import writes it).
+struct Dumped : LspciDump {
+  std::map<Bdf, std::string> resources;
+};
+
+// The BAR sizes of a -d section's functions: its -v lines ("Memory at ... [size=16M]"), read by the
+// lspci text parser and placed by the BARs' addresses in the same section's dumps.
+void read_bar_sizes(const ReportText& d, const std::string& name, Dumped& all) {
+  LspciText text = parse_lspci_text(d.body, name);
+  for (TextFunction& fn : text.functions) {
+    // A block the -vvv import would leave out (-v prints "[100] Advanced Error Reporting", no "v1")
+    // still has its BAR lines: each is taken only where a dumped BAR holds its address.
+    auto config = all.configs.find(fn.bdf);
+    if (config == all.configs.end() || all.resources.count(fn.bdf)) continue;
+    if (place_regions(fn, config->second) > 0) all.resources[fn.bdf] = resource_from_text(fn);
+  }
+}
+
 // Config spaces and drivers of the -d sections; a section of a vendor the machine lacks is empty.
-LspciDump read_dumps(SysfsBuilder& builder, const PartialLspci& sections, const std::string& name) {
-  LspciDump all;
+Dumped read_dumps(SysfsBuilder& builder, const PartialLspci& sections, const std::string& name) {
+  Dumped all;
   for (const ReportText& d : sections.dumps) {
     LspciDump one = read_lspci_dump(std::string(d.body), name, d.first_line, true);
     for (auto& [bdf, config] : one.configs) all.configs.emplace(bdf, std::move(config));  // the first copy counts
     all.drivers.merge(one.drivers);
     for (SkippedRecord& r : one.skipped) builder.skipped(std::move(r));
+    read_bar_sizes(d, name, all);
   }
   return all;
 }
@@ -134,11 +156,12 @@ SynthFunction listed_function(const ListedFunction& l, int& nvme_assumed) {
 }
 
 // The dumped function: IDs and class from its config space, as the lspci import reads them.
-SynthFunction dumped_function(const Bdf& bdf, const std::string& c, const LspciDump& dumps) {
+SynthFunction dumped_function(const Bdf& bdf, const std::string& c, const Dumped& dumps) {
   SynthFunction fn;
   fn.bdf = bdf;
   take_config_identity(c, fn);
   if (auto it = dumps.drivers.find(bdf); it != dumps.drivers.end()) fn.driver = it->second;
+  if (auto it = dumps.resources.find(bdf); it != dumps.resources.end()) fn.resource = it->second;
   return fn;
 }
 
@@ -175,7 +198,7 @@ void add_partial_notes(SysfsBuilder& builder, const PartialLspci& sections, cons
 }  // namespace
 
 PartialSummary add_partial_lspci(SysfsBuilder& builder, const PartialLspci& sections, const std::string& name) {
-  LspciDump dumps = read_dumps(builder, sections, name);
+  Dumped dumps = read_dumps(builder, sections, name);
   std::map<Bdf, SynthFunction> fns;
   int nvme_assumed = 0;
   if (sections.listing) {
@@ -194,6 +217,7 @@ PartialSummary add_partial_lspci(SysfsBuilder& builder, const PartialLspci& sect
     fn.parent = parents.at(bdf);
     ++summary.functions;
     summary.with_config += fn.config ? 1 : 0;
+    summary.with_bar_sizes += fn.resource ? 1 : 0;
     summary.gpus += is_gpu(fn) ? 1 : 0;
     summary.nvmes += fn.class_code == 0x010802 ? 1 : 0;
     summary.nvmes_without_config += fn.class_code == 0x010802 && !fn.config ? 1 : 0;

@@ -27,6 +27,7 @@ struct PartialLspci {
 // What the sections gave, for the notes and for a refusal.
 struct PartialSummary {
   std::size_t functions = 0, with_config = 0, gpus = 0, nvmes = 0, nvmes_without_config = 0;
+  std::size_t with_bar_sizes = 0;  // dumped functions whose -v lines give their BAR sizes
 };
 
 // Every function the -nn listing names (else those dumped) added to `builder` below its upstream

@@ -96,6 +96,49 @@ TEST(ImportNvidiaOlder, EveryListedFunctionPlacedByTheTreeConfigSpaceOnlyWhereDu
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kUnknown);
 }
 
+// lspci -v prints a BAR's line without its number ("Memory at ... [size=128G]"): each is placed by
+// the address the same section's dump holds in a BAR, never by its order.
+TEST(ImportNvidiaOlder, BarSizesFromTheVerboseLinesPlacedByTheDumpedAddresses) {
+  std::string c = ConfigSpace(0x10de, 0x20b5, 0x030200, false).pcie(0).bytes(256);
+  auto put32 = [&](unsigned at, std::uint32_t v) {
+    for (unsigned i = 0; i < 4; ++i) c[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put32(0x10, 0x9d000000);  // BAR 0: 32-bit memory
+  put32(0x14, 0x0000000c);  // BAR 1: 64-bit prefetchable at 0x3820_0000_0000 (BAR 2 its upper half)
+  put32(0x18, 0x3820);
+  put32(0x1c, 0x0000000c);  // BAR 3: 64-bit prefetchable at 0x3840_0000_0000
+  put32(0x20, 0x3840);
+  std::string dump = hex_dump(
+      "03:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n"
+      "\tSubsystem: NVIDIA Corporation Device 1533\n"
+      "\tMemory at 384000000000 (64-bit, prefetchable) [size=32M]\n"
+      "\tMemory at 9d000000 (32-bit, non-prefetchable) [size=16M]\n"
+      "\tMemory at 382000000000 (64-bit, prefetchable) [size=128G]\n"
+      "\tMemory at 77000000 (32-bit, non-prefetchable) [size=1M]\n"  // no BAR holds it: left unplaced
+      "\tCapabilities: [78] Express Endpoint, MSI 00\n"
+      "\tCapabilities: [100] Advanced Error Reporting\n"  // -v prints no "v1": still the BARs count
+      "\tKernel driver in use: nvidia",
+      c);
+  std::string report = prologue() + section("/usr/bin/lspci -d \"10de:*\" -v -xxx", dump) +
+                       section("/usr/bin/lspci -t", kTree) + section("/usr/bin/lspci -nn", kListing);
+  auto src = as_source(import_nvidia_bug_report(report, "nvidia-bug-report.log", {}));
+  PciDecoder decoder;
+  Topology topo = read_topology(*src, decoder);
+  Function gpu = topo.at(*Bdf::parse("03:00.0"));
+  read_function_bars(*src, gpu);
+  ASSERT_EQ(gpu.bars.size(), 3u);
+  EXPECT_EQ(gpu.bars[0].index, 0);
+  EXPECT_EQ(gpu.bars[0].size, 16ull << 20);
+  EXPECT_EQ(gpu.bars[1].index, 1);
+  EXPECT_EQ(gpu.bars[1].size, 128ull << 30);
+  EXPECT_TRUE(gpu.bars[1].prefetchable());
+  EXPECT_EQ(gpu.bars[2].index, 3);
+  EXPECT_EQ(gpu.bars[2].size, 32ull << 20);
+  // A function the report only lists has no resource file: its BAR sizes stay unknown.
+  EXPECT_FALSE(src->exists(topo.at(*Bdf::parse("04:00.0")).sysfs_path + "/resource"));
+  EXPECT_NE(notes_of(*src).find("BAR sizes of the functions it does not dump"), std::string::npos) << notes_of(*src);
+}
+
 TEST(ImportNvidiaOlder, WithoutATreeOnlyWhatBusNumbersPlaceIsKeptAndTheNoteSaysWhy) {
   auto src = as_source(import_nvidia_bug_report(older_report(kListing, ""), "nvidia-bug-report.log", {}));
   PciDecoder decoder;

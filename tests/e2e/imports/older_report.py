@@ -3,7 +3,7 @@
 (NVIDIA and PLX functions dumped, the rest only listed) judged honestly against the tree it came from.
 
   - every GPU of the tree is in the import; an NVIDIA GPU (its config dumped) with the tree's link
-    speed and width
+    speed and width, and the tree's BAR sizes (from the -v lines of its dump section), never none
   - a pair the import decides has the tree's verdict, and claims a map type (BUS_ADDR or through the
     host bridge) below a common bridge only with config space for every function on its path: with
     any ACS unknown, a verdict is given only where it stands either way (map type UNKNOWN); through
@@ -40,6 +40,10 @@ def main():
             got = {k: ifn[gpu]["link"][k] for k in ("speed_gts", "width")}
             if want != got:
                 bad.append(f"GPU {gpu}: link {got}, the tree's {want}")
+            want_bars = [(b["index"], b["size"]) for b in tfn[gpu]["bars"] if b["index"] < 6]
+            got_bars = [(b["index"], b["size"]) for b in ifn[gpu]["bars"]]
+            if want_bars != got_bars:
+                bad.append(f"GPU {gpu}: BARs (index, size) {got_bars}, the tree's {want_bars}")
     tp, ip = pairs_in_full(tree_check), pairs_in_full(imp_check)
     decided = 0
     for key, pair in ip.items():
