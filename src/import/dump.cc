@@ -98,9 +98,10 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
     }
     case TextFormat::kLspciTree: throw_tree_alone(text, file);
     case TextFormat::kCpuinfo:
-      throw Error(file,
-                  "/proc/cpuinfo alone describes no PCI devices: put it in a directory beside lspci -xxxx output, "
-                  "or pass it with --cpu");
+      throw Error(file, "/proc/cpuinfo alone describes no PCI devices (it shows " + cpuinfo_shown(text) +
+                            "): ask for `sudo lspci -xxxx` and `lspci -tv` from the same machine and put them in a "
+                            "directory beside it, or pass it with --cpu to an lspci dump (or ask for a `p2pcheck "
+                            "capture`)");
     case TextFormat::kUnknown: break;
   }
   // A zero-byte file is what a failed copy or a full disk leaves: say so, it is not a format.
@@ -234,9 +235,14 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
     if (!failures.empty()) source->set_recorded_failures(std::move(failures));
     return source;
   }
-  throw Error(file,
-              "no sys/ directory at the top of the archive or inside its single top folder; "
-              "expected a capture of a Linux root (or a sosreport, with sos_commands/)");
+  std::vector<std::string> top = loaded.tree.children("/");
+  std::string shown;
+  for (std::size_t i = 0; i < top.size() && i < 5; ++i) shown += (i ? ", " : "") + printable(top[i].substr(0, 60));
+  if (top.size() > 5) shown += ", ... (" + std::to_string(top.size()) + " in all)";
+  throw Error(file, "no sys/ directory at the top of the archive or inside its single top folder (it holds " +
+                        (top.empty() ? std::string("nothing") : shown) +
+                        "); expected a capture of a Linux root (or a sosreport, with sos_commands/): ask for a "
+                        "`p2pcheck capture`, or `sos report -o devices,pci,kernel,processor,block`");
 }
 
 std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOptions& options, Manifest* manifest) {

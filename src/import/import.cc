@@ -1,7 +1,9 @@
 // What kind of text the customer sent, from its content alone.
 #include "p2pcheck/import/import.h"
 
+#include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/pci.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -149,6 +151,17 @@ TextFormat sniff_text(std::string_view text) {
   if (lspci_tree_start(start)) return TextFormat::kLspciTree;
   if (cpuinfo_start(start)) return TextFormat::kCpuinfo;
   return TextFormat::kUnknown;
+}
+
+std::string cpuinfo_shown(std::string_view text) {
+  CpuInfo cpu = parse_cpuinfo(text);
+  std::size_t processors = 0;
+  for (std::string_view rest = text; !rest.empty();) processors += next_line(rest).substr(0, 9) == "processor";
+  std::string out = cpu.vendor_id.empty() ? "a CPU of no vendor_id line" : "CPU " + printable(cpu.vendor_id);
+  if (cpu.family >= 0) out += " family " + std::to_string(cpu.family);
+  if (cpu.model >= 0) out += " model " + std::to_string(cpu.model);
+  if (!cpu.model_name.empty()) out += " (" + printable(cpu.model_name.substr(0, 80)) + ")";
+  return out + ", " + std::to_string(processors) + " processor" + (processors == 1 ? "" : "s");
 }
 
 }  // namespace p2pcheck

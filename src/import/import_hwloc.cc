@@ -114,11 +114,15 @@ struct Walk {
     // One object lstopo did not write as it does costs that object and what is below it (their
     // path would miss it), not the machine.
     if (!bdf || !fields || builder.has_function(*bdf)) {
+      const bool twice = bdf && fields;
       builder.skipped(
+          twice ? "PCI objects appear twice (left out with the objects below them)"
+                : "PCI objects are not as lstopo writes them (left out with the objects below them)",
+          "line " + std::to_string(xmlGetLineNo(node)),
           name + ": line " + std::to_string(xmlGetLineNo(node)) + ": PCI object with pci_busid='" +
-          busid.substr(0, 40) + "' pci_type='" + type.substr(0, 40) + "'" +
-          (bdf && fields ? " appears twice" : "; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'") +
-          "; it and the objects below it left out");
+              busid.substr(0, 40) + "' pci_type='" + type.substr(0, 40) + "'" +
+              (twice ? " appears twice" : "; expected 'dddd:bb:dd.f' and 'CCCC [VVVV:DDDD] [SSSS:ssss] RR'") +
+              "; it and the objects below it left out");
       return false;
     }
     SynthFunction fn;
@@ -260,9 +264,10 @@ std::set<Bdf> add_hwloc_nvmes(const Walk& walk, SysfsBuilder& builder) {
   for (const auto& [bdf, seen] : walk.nvmes) {
     std::string controller = controller_of(seen);
     if (controller.empty() || claims[controller] > 1) {
-      builder.skipped(walk.name + ": the NVMe devices hwloc shows below " + bdf.str() + " (" +
-                      join(seen.blocks, ", ").substr(0, 200) +
-                      ") do not name one controller of their own; its controller name left unknown");
+      builder.skipped("NVMe functions have devices below them that name no one controller of their own", bdf.str(),
+                      walk.name + ": the NVMe devices hwloc shows below " + bdf.str() + " (" +
+                          join(seen.blocks, ", ").substr(0, 200) +
+                          ") do not name one controller of their own; its controller name left unknown");
       continue;
     }
     SynthNvme n{controller, bdf, seen.model, seen.serial, seen.firmware, {}};

@@ -8,6 +8,7 @@
 #include "import_udev.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
+#include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
 #include "p2pcheck/source/table_text.h"
 
@@ -80,8 +81,10 @@ ConfigCopies config_copies(const MemoryTree& sos, const std::vector<UdevRecord>&
     if (const std::string* c = file(sos, "/proc/bus/pci/" + std::string(bus_dir) + "/" + fn_file)) {
       // A copy of another length was cut or is not config space: the function stays, unread.
       if (c->size() != 64 && c->size() != 256 && c->size() != 4096) {
-        builder.skipped(name + ":proc/bus/pci/" + bus_dir + "/" + fn_file + ": " + std::to_string(c->size()) +
-                        " bytes; expected 4096, 256 or 64 bytes of config space; this copy left out");
+        std::string copy = "proc/bus/pci/" + std::string(bus_dir) + "/" + fn_file;
+        builder.skipped("copies of config space in proc/bus/pci are of a length the kernel never gives", copy,
+                        name + ":" + copy + ": " + std::to_string(c->size()) +
+                            " bytes; expected 4096, 256 or 64 bytes of config space; this copy left out");
         continue;
       }
       out.files["/sys" + r.devpath + "/config"] = *c;
@@ -120,8 +123,12 @@ void add_kernel_commands(const MemoryTree& sos, const std::string& name, SysfsBu
 void add_sos_notes(const MemoryTree& sos, const ConfigCopies& configs, SysfsBuilder& builder) {
   // sos copies parts of /proc, /sys and /etc, but never the installed libraries, /proc/kallsyms
   // or the KFD topology: absent there says nothing about the machine.
-  for (const char* area : {"/opt", "/usr/lib", "/usr/lib64", "/proc/kallsyms", "/sys/class/kfd", "/run/p2pcheck"})
+  for (const char* area : {"/opt", "/usr/lib", "/usr/lib64", "/proc/kallsyms", "/sys/class/kfd", "/run/p2pcheck",
+                           "/sys/devices/**/numa_node"})  // nor a PCI function's directory
     builder.not_carried(area);
+  // What sos copies only when a plugin ran (filesys, hardware) and this one lacks: unknown, not empty.
+  for (const char* area : {"/proc/mounts", "/sys/class/iommu", "/sys/kernel/iommu_groups", "/sys/class/dmi"})
+    if (!sos.find(area)) builder.not_carried(area);
   if (configs.with_config < configs.pci)
     builder.note(std::to_string(configs.pci - configs.with_config) + " of " + std::to_string(configs.pci) +
                  " PCI functions have no copy in proc/bus/pci: their ACS, port types and links are unknown");
@@ -144,6 +151,30 @@ void restore_links(const MemoryTree& links, const std::string& path, MemoryTree&
   }
 }
 
+// What a sosreport holds of what the import reads, for a refusal: "kernel 6.8.0-45-generic (uname -a),
+// CPU GenuineIntel ... (proc/cpuinfo), lspci -nnvv of 12 PCI functions, 12 files in proc/bus/pci".
+std::string sos_shown(const MemoryTree& sos) {
+  std::vector<std::string> shown;
+  std::array<std::string_view, 3> words;
+  if (const std::string* uname = file(sos, "/sos_commands/kernel/uname_-a");
+      uname && first_words(*uname, words) == 3 && words[0] == "Linux")
+    shown.push_back("kernel " + printable(std::string(words[2]).substr(0, 80)) + " (uname -a)");
+  if (const std::string* cpuinfo = file(sos, "/proc/cpuinfo"))
+    shown.push_back(cpuinfo_shown(*cpuinfo) + " (proc/cpuinfo)");
+  if (const std::string* lspci = file(sos, "/sos_commands/pci/lspci_-nnvv")) {
+    std::size_t functions = 0;
+    for (std::string_view rest = *lspci; !rest.empty();) {
+      std::string_view line = next_line(rest);
+      functions += Bdf::shaped(line.substr(0, line.find(' ')), 4, 5);
+    }
+    shown.push_back("lspci -nnvv of " + std::to_string(functions) + " PCI functions (sos_commands/pci)");
+  }
+  std::size_t copies = 0;
+  for (const std::string& bus : sos.children("/proc/bus/pci")) copies += sos.children("/proc/bus/pci/" + bus).size();
+  if (copies) shown.push_back(std::to_string(copies) + " files in proc/bus/pci");
+  return shown.empty() ? "none of the kernel, CPU or PCI outputs p2pcheck reads" : join(shown, ", ");
+}
+
 }  // namespace
 
 MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options) {
@@ -151,17 +182,27 @@ MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, cons
   if (!db)
     throw Error(name,
                 "sosreport without sos_commands/devices/udevadm_info_--export-db (its devices plugin did not run): "
-                "the PCI hierarchy is not in it; ask for `sos report -o devices,pci,kernel,processor,block`");
+                "the PCI hierarchy is not in it; it shows " +
+                    sos_shown(sos) +
+                    "; ask for `sos report -o devices,pci,kernel,processor,block` (or `udevadm info --export-db` "
+                    "from the machine)");
   SysfsBuilder builder("sosreport", name);
   MemoryTree links;
   for (const char* top : {"/proc", "/etc", "/sys", "/boot", "/usr/lib"}) copy_tree(sos, top, builder, links);
-  std::vector<std::string> skipped;
+  std::vector<SkippedRecord> skipped;
   std::vector<UdevRecord> records =
       parse_udev_db(*db, name + ":sos_commands/devices/udevadm_info_--export-db", skipped);
-  for (std::string& line : skipped) builder.skipped(std::move(line));
+  for (SkippedRecord& line : skipped) builder.skipped(std::move(line));
 
   ConfigCopies configs = config_copies(sos, records, name, builder);
   bool cpu_from_udev = add_udev_devices(records, name, builder);
+  if (builder.function_count() == 0)
+    throw Error(name, "its sos_commands/devices/udevadm_info_--export-db holds " + std::to_string(records.size()) +
+                          " records and no PCI device that could be read" +
+                          (builder.first_skipped().empty() ? "" : " (first problem: " + builder.first_skipped() + ")") +
+                          "; it shows " + sos_shown(sos) +
+                          "; ask for `sos report -o devices,pci,kernel,processor,block` run as root (or "
+                          "`udevadm info --export-db` from the machine)");
   for (auto& [path, bytes] : configs.files) builder.set_file(path, bytes);
 
   bool has_cpuinfo = file(sos, "/proc/cpuinfo") != nullptr;

@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> dmi_alias_files(std::string_vie
 }  // namespace
 
 std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name,
-                                      std::vector<std::string>& skipped) {
+                                      std::vector<SkippedRecord>& skipped) {
   std::vector<UdevRecord> records;
   int line_no = 0;
   bool open = false;
@@ -148,8 +148,9 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
     // udev itself writes the odd bare line (a property value with a newline in it): that line is
     // left out, not the machine. The limits below still hold for every line read.
     if (line.size() < 3 || line[1] != ':' || line[2] != ' ') {
-      std::string note = where() + ": '" + std::string(line.substr(0, 60)) + (line.size() > 60 ? "...'" : "'") +
-                         " is not 'X: value' as udevadm info --export-db prints it; line left out";
+      SkippedRecord note{kOddLines, "line " + std::to_string(line_no),
+                         where() + ": '" + std::string(line.substr(0, 60)) + (line.size() > 60 ? "...'" : "'") +
+                             " is not 'X: value' as udevadm info --export-db prints it; line left out"};
       if (open && odd++ < kMaxOddLinesKept)
         records.back().odd_lines.push_back(std::move(note));
       else if (open)
@@ -157,7 +158,7 @@ std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string
       else if (skipped.size() < kMaxSkippedLines)
         skipped.push_back(std::move(note));
       else if (skipped.size() == kMaxSkippedLines)
-        skipped.push_back(where() + " and later: more lines that are not 'X: value'; left out");
+        skipped.push_back({"", "", where() + " and later: more lines that are not 'X: value'; left out"});
       continue;
     }
     std::string_view value = line.substr(3);
@@ -260,20 +261,21 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
   bool cpu = false;
   for (const UdevRecord& r : records) {
     RecordUse use = RecordUse::kOurs;
-    std::string left_out;
+    std::optional<SkippedRecord> left_out;
     try {
       use = add_udev_record(r, name, builder, nvmes);
       cpu = use == RecordUse::kCpu0 || cpu;
     } catch (const Error& e) {
       // One device udev described oddly costs that device, not the machine.
-      left_out = std::string(e.what()) + "; record left out";
+      left_out = SkippedRecord{"device records could not be read", "line " + std::to_string(r.line),
+                               std::string(e.what()) + "; record left out"};
     }
     if (use == RecordUse::kOther) continue;
-    for (const std::string& line : r.odd_lines) builder.skipped(line);  // in the order of the file
+    for (const SkippedRecord& line : r.odd_lines) builder.skipped(line);  // in the order of the file
     if (r.odd_more)
       builder.skipped(name + ": the record at line " + std::to_string(r.line) + ": " + std::to_string(r.odd_more) +
                       " more lines that are not 'X: value'; left out");
-    if (!left_out.empty()) builder.skipped(std::move(left_out));
+    if (left_out) builder.skipped(std::move(*left_out));
   }
   for (auto& [ctrl, n] : nvmes)
     if (!n.name.empty()) builder.add_nvme(std::move(n));
@@ -282,9 +284,9 @@ bool add_udev_devices(const std::vector<UdevRecord>& records, const std::string&
 
 MemoryTree import_udev(const std::string& db, const std::string& name, const ImportOptions& options) {
   SysfsBuilder builder("udev", name);
-  std::vector<std::string> skipped;
+  std::vector<SkippedRecord> skipped;
   std::vector<UdevRecord> records = parse_udev_db(db, name, skipped);
-  for (std::string& line : skipped) builder.skipped(std::move(line));
+  for (SkippedRecord& line : skipped) builder.skipped(std::move(line));
   bool cpu = add_udev_devices(records, name, builder);
   if (builder.function_count() == 0)
     throw Error(name, "no PCI device record that could be read (it holds " + std::to_string(records.size()) +

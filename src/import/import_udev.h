@@ -16,7 +16,7 @@ struct UdevRecord {
   int line = 0;                            // where the record starts, for messages
   // Its lines that are not "X: value", said only when the record is one the import reads: a HID or
   // MEI device's odd line is no concern of a PCI verdict.
-  std::vector<std::string> odd_lines;
+  std::vector<SkippedRecord> odd_lines;
   std::size_t odd_more = 0;  // odd lines past the ones kept
 };
 
@@ -30,8 +30,10 @@ inline constexpr std::size_t kMaxUdevProperties = 1000000;
 // odd_more), or in `skipped` outside any record (kMaxSkippedLines, then one more that says so).
 inline constexpr std::size_t kMaxSkippedLines = 20;
 inline constexpr std::size_t kMaxOddLinesKept = 1000;
+// Each such line's note is of the kind kOddLines, its subject "line N".
+inline constexpr const char* kOddLines = "lines are not 'X: value' as udevadm info --export-db prints them";
 std::vector<UdevRecord> parse_udev_db(const std::string& text, const std::string& name,
-                                      std::vector<std::string>& skipped);
+                                      std::vector<SkippedRecord>& skipped);
 
 // Adds every PCI function, NVMe controller and namespace the records describe to `builder`, DMI
 // from the dmi modalias and /proc/cpuinfo from CPU 0's modalias; a record it cannot read is left

@@ -137,9 +137,13 @@ MemoryTree SysfsBuilder::finish() {
   bool complete = !functions_.empty();
   int without_config = 0;
   for (const auto& [bdf, fn] : functions_) {
-    add_function_files(tree, path_of(bdf), bdf, fn);
-    if (!fn.config || fn.config->size() < 4096) complete = false;
-    if (!fn.config) ++without_config;
+    std::string dir = path_of(bdf);
+    add_function_files(tree, dir, bdf, fn);
+    // A format may give config space as a file of its own (a sosreport's proc/bus/pci copies).
+    auto file = files_.find(dir + "/config");
+    const std::string* config = fn.config ? &*fn.config : file != files_.end() ? &file->second : nullptr;
+    if (!config || config->size() < 4096) complete = false;
+    if (!config) ++without_config;
   }
   for (const auto& n : nvmes_)
     if (functions_.count(n.bdf)) add_nvme_files(tree, path_of(n.bdf) + "/nvme/" + n.name, n);

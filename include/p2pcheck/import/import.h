@@ -58,6 +58,10 @@ MemoryTree import_nvidia_bug_report(const std::string& text, const std::string& 
 // `sos` holds the sosreport's files with the report's top folder at "/".
 MemoryTree import_sosreport(const MemoryTree& sos, const std::string& name, const ImportOptions& options);
 
+// What a /proc/cpuinfo shows, for a refusal that says what the input held: "CPU GenuineIntel family
+// 6 model 79 (Intel(R) Xeon(R) CPU E5-2680 v4), 56 processors"; input text escaped.
+std::string cpuinfo_shown(std::string_view text);
+
 // /proc/cpuinfo text for --cpu (a keyword, or a file to read); throws UsageError for anything else.
 std::string cpuinfo_for_option(const std::string& cpu);
 

@@ -114,7 +114,11 @@ class SysfsBuilder {
   // The same for a record of a `kind` many records share ("devices have no config space dump"):
   // the replay prints one note per kind with its `subject`s ("0000:00:01.0"), not one per record.
   void skipped(const std::string& kind, std::string subject, std::string what);
-  void skipped(SkippedRecord r) { skipped(r.kind, std::move(r.subject), std::move(r.text)); }
+  // A record of no kind ("") is said alone, as skipped(text).
+  void skipped(SkippedRecord r) {
+    if (r.kind.empty()) return skipped(std::move(r.text));
+    skipped(r.kind, std::move(r.subject), std::move(r.text));
+  }
   static constexpr std::size_t kMaxInputNotes = 50;
   void set_hostname(std::string name) { hostname_ = std::move(name); }
 
