@@ -151,6 +151,12 @@ TEST(ImportHwloc, AControllerNameTwoFunctionsClaimIsLeftUnknown) {
   auto report = run_check(*src, CheckOptions{});
   for (const auto& c : report->inv.nvmes) EXPECT_EQ(c.name, "") << c.bdf.str();
   EXPECT_NE(testing::input_notes(*src).find("do not name one controller"), std::string::npos);
+  // Both functions in one note of that kind, each named (issue 50).
+  auto info = read_capture_info(*src);
+  ASSERT_EQ(info->input_note_groups.size(), 1u);
+  EXPECT_EQ(info->input_note_groups[0].kind,
+            "NVMe functions have devices below them that name no one controller of their own");
+  EXPECT_EQ(info->input_note_groups[0].count, 2u);
 }
 
 // Without 00.0 on a root bus the kernel's host bridge device is unknown because the XML has no
