@@ -175,6 +175,24 @@ def main():
             b"Module Size Used by\n" + b"m" * long + b" 1 0\nnvme 1 0\n"),
            ("sosreport-x/proc/" + "1" * 4000 + "/status", "file", b"x")]
     case("sos-long-lines.tar.xz", lzma.compress(tar_bytes(sos)), 0, r"0000:00:00\.0 \[8086:6f00\]", DUMP_TOPO)
+    # Refusals say what the input showed and what to ask for (issue 50): a sosreport whose udev
+    # database has no PCI device, and a /proc/cpuinfo alone.
+    sos_no_pci = [("sosreport-x/sos_commands/devices/udevadm_info_--export-db", "file",
+                   b"P: /devices/virtual/input/input0\nE: SUBSYSTEM=input\n\n"),
+                  ("sosreport-x/sos_commands/kernel/uname_-a", "file", b"Linux node7 6.8.0-45-generic #45 SMP x86_64\n"),
+                  ("sosreport-x/proc/cpuinfo", "file", b"processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n\n")]
+    case("sos-no-pci.tar.xz", lzma.compress(tar_bytes(sos_no_pci)), 5,
+         r"sos-no-pci\.tar\.xz: its sos_commands/devices/udevadm_info_--export-db holds 1 records and no PCI device "
+         r"that could be read; it shows kernel 6\.8\.0-45-generic \(uname -a\), CPU GenuineIntel family 6, "
+         r"1 processor \(proc/cpuinfo\); ask for `sos report -o devices,pci,kernel,processor,block` run as root")
+    case("cpuinfo-alone.txt", b"processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+         b"model name\t: AMD EPYC 9654\n\nprocessor\t: 1\n\n", 5,
+         r"cpuinfo-alone\.txt: /proc/cpuinfo alone describes no PCI devices \(it shows CPU AuthenticAMD family 25 model 17 "
+         r"\(AMD EPYC 9654\), 2 processors\): ask for `sudo lspci -xxxx` and `lspci -tv`")
+    # Records of one kind left out, one line: the count, the first subjects (issue 50).
+    odd = udev_pci("0000:00:00.0").replace("E: PCI_CLASS", "odd one\nE: PCI_CLASS").replace("E: PCI_ID", "odd two\nE: PCI_ID")
+    case("udev-odd-lines.txt", odd.replace("E: PCI_SLOT", "odd three\nE: PCI_SLOT").encode(), 4,
+         r"left out: 3 lines are not 'X: value' as udevadm info --export-db prints them: line 3 line 5 line 7$", DUMP_CHECK)
 
     # nlohmann's type_error escaped main (std::terminate, exit 134): manifest members of the wrong
     # type, recorded live/*.json members of the wrong type, and JSON nested too deep to copy.

@@ -132,7 +132,7 @@ def main():
     write("class-not-hex.tar.gz", gz(tar_bytes(bad_class)), r"/sys/devices/pci0000:00/0000:00:00\.0/class: expected a hex number")
     vanished = [m for m in root if "devices/pci0000:00" not in m[0]]
     write("vanished-device.tar.gz", gz(tar_bytes(vanished)), r"/sys/bus/pci/devices/0000:00:00\.0: points at a device directory that does not exist")
-    write("no-sys.tar", tar_bytes([("etc/os-release", "file", b"ID=debian\n")]), r"no-sys\.tar: no sys/ directory")
+    write("no-sys.tar", tar_bytes([("etc/os-release", "file", b"ID=debian\n")]), r"no-sys\.tar: no sys/ directory .* \(it holds etc\).*: ask for a `p2pcheck capture`, or `sos report -o devices,pci,kernel,processor,block`")
     manifest = b'{"schema": "p2pcheck.capture", "schema_version": 1, "unreadable": '
     write("manifest-broken.tar.gz", gz(tar_bytes(root + [("root/manifest.json", "file", manifest)])), r"/manifest\.json: not valid JSON")
     newer = b'{"schema": "p2pcheck.capture", "schema_version": 99}'
@@ -157,7 +157,8 @@ def main():
           r"hwloc-xxe\.xml(: no PCI objects|: line 3: not well-formed XML: Attribute references external entity)")
     sos = [("sosreport-x/sos_commands/pci/lspci_-nnvv", "file", b"00:00.0 Host bridge [0600]: Intel [8086:6f00]\n"),
            ("sosreport-x/proc/cpuinfo", "file", b"processor\t: 0\nvendor_id\t: GenuineIntel\n")]
-    write("sos-no-udev.tar.xz", xz(tar_bytes(sos)), r"sos-no-udev\.tar\.xz: sosreport without sos_commands/devices/udevadm_info_--export-db")
+    write("sos-no-udev.tar.xz", xz(tar_bytes(sos)), r"sos-no-udev\.tar\.xz: sosreport without sos_commands/devices/udevadm_info_--export-db .*; it shows CPU GenuineIntel, "
+          r"1 processor \(proc/cpuinfo\), lspci -nnvv of 1 PCI functions \(sos_commands/pci\); ask for `sos report -o devices,pci,kernel,processor,block`")
 
     with open(os.path.join(HERE, "EXPECTED"), "w") as f:
         f.write("# file<TAB>pattern (grep -E) its error message must match; written by make-corpus.py\n")
