@@ -15,6 +15,10 @@
 #                                                        numbers) are p2pcheck's (lspci_text_facts.py)
 #   an older nvidia-bug-report (NVIDIA/PLX dumped)      GPUs and links shown, no pair decided
 #                                                       without the config space it needs
+#   sosreport (fixture_sosreport.py: sos's layout)       same paths; where it decides, the same verdict
+# Each format's facts (IDs, drivers, NVMe names, config space, CPU, kernel, ...) are read from the
+# input by a script of tests/e2e/imports/ itself (udev_facts.py, lspci_dump_facts.py,
+# sosreport_facts.py, lspci_text_facts.py, hwloc_facts.py) and must be what p2pcheck reports.
 # Kernel facts are not in these formats: both sides are evaluated with --assume-kernel <fixture's>.
 # No comparison passes empty: there are pairs and the import decides at least one (compare.py), and
 # each command exits with its result's code (check --json: its `result`), never a crash; the text of
@@ -98,6 +102,10 @@ for dir in "$fx"/*/; do
   result_first "$name lspci bundle text" --dump "$w/bundle" --assume-kernel "$rel"
   run "$name lspci --cpu $cpu" result "$w/lspci.json" -- "$bin" --dump "$w/bundle/lspci-xxxx.txt" --cpu "$cpu" check --json --assume-kernel "$rel" &&
     check "$name lspci --cpu $cpu" pairs-exact "$w/tree.json" "$w/lspci.json"
+  # What the hex bytes say (IDs, size, port type, links, ACS registers, parents, drivers), decoded
+  # by the script itself, is what p2pcheck reports from the dump, alone and in its directory.
+  py_check "$name lspci facts" lspci_dump_facts.py "$bin" "$w/bundle/lspci-xxxx.txt" -- --cpu "$cpu" --assume-kernel "$rel"
+  py_check "$name lspci bundle facts" lspci_dump_facts.py "$bin" "$w/bundle" -- --assume-kernel "$rel"
 
   if run "$name lspci import captured" 0 "$w/capture.txt" -- "$bin" --dump "$w/bundle" capture -o "$w/lspci.tar.zst"; then
     if grep -qE "^wrote $w/lspci\.tar\.zst: [0-9]+ files, " "$w/capture.txt"; then passed=$((passed + 1)); else
@@ -139,10 +147,19 @@ for dir in "$fx"/*/; do
     py_check "$name older nvidia-bug-report" older_report.py "$w/tree-own.json" "$w/tree-topo.json" "$w/nvbug-older.json" \
       "$w/nvbug-older-topo.json" "$w/nvbug-older.txt"
 
-  python3 tests/e2e/imports/fixture_udev.py "$root" > "$w/udev.txt"
+  python3 tests/e2e/imports/fixture_udev.py --dmi "$root" > "$w/udev.txt"
   run "$name udev" result "$w/udev.json" -- "$bin" --dump "$w/udev.txt" check --json --assume-kernel "$rel" &&
     check "$name udev" pairs-decided "$w/tree.json" "$w/udev.json"
   result_first "$name udev text" --dump "$w/udev.txt" --assume-kernel "$rel"
+  py_check "$name udev facts" udev_facts.py "$bin" "$w/udev.txt" -- --assume-kernel "$rel"
+
+  # A sosreport in sos's layout (udev database, proc/bus/pci copies, cpuinfo, cmdline, uname -a,
+  # lsmod, the kernel config): every pair decided as on the tree, and its facts are p2pcheck's.
+  sos=$(python3 tests/e2e/imports/fixture_sosreport.py "$root" "$w/sos")
+  run "$name sosreport" result "$w/sos.json" -- "$bin" --dump "$sos" check --json --assume-kernel "$rel" &&
+    check "$name sosreport" pairs-decided "$w/tree.json" "$w/sos.json"
+  result_first "$name sosreport text" --dump "$sos"
+  py_check "$name sosreport facts" sosreport_facts.py "$bin" "$sos"
 
   if [ $have_lstopo -eq 1 ]; then
     # lstopo takes the CPU from CPUID and the kernel from uname() of the machine running it even
@@ -192,6 +209,10 @@ for file in capture.tar.zst lspci-xxxx.txt.xz lspci-vvv.txt bundle sosreport.tar
 done
 py_check "real hwloc.xml facts" hwloc_facts.py "$bin" "$real/hwloc.xml"
 py_check "real lspci-vvv.txt facts" lspci_text_facts.py "$bin" "$real/lspci-vvv.txt"
+py_check "real udev.txt.xz facts" udev_facts.py "$bin" "$real/udev.txt.xz"
+py_check "real sosreport.tar.xz facts" sosreport_facts.py "$bin" "$real/sosreport.tar.xz"
+py_check "real lspci-xxxx.txt.xz facts" lspci_dump_facts.py "$bin" "$real/lspci-xxxx.txt.xz" -- --cpu amd-zen
+py_check "real bundle facts" lspci_dump_facts.py "$bin" "$real/bundle"
 
 # A sosreport arrives as a tarball or unpacked: both are recognised.
 mkdir "$tmp/sos" && tar -C "$tmp/sos" -xJf "$real/sosreport.tar.xz"
