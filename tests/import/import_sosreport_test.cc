@@ -32,10 +32,11 @@ std::string error_of(const std::function<void()>& f) {
 
 // The odd lines of a PCI record are one group, each line a subject; a record left out is another.
 TEST(ImportUdev, RecordsLeftOutAreGroupedByKind) {
-  std::string db = "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nodd one\nE: PCI_CLASS=60000\nodd two\n"
-                   "E: PCI_ID=1022:14A4\nodd three\n\n"
-                   "P: /devices/pci0000:00/0000:00:01.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=zz\n\n"
-                   "P: /devices/pci0000:00/0000:00:02.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=yy\n\n";
+  std::string db =
+      "P: /devices/pci0000:00/0000:00:00.0\nE: SUBSYSTEM=pci\nodd one\nE: PCI_CLASS=60000\nodd two\n"
+      "E: PCI_ID=1022:14A4\nodd three\n\n"
+      "P: /devices/pci0000:00/0000:00:01.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=zz\n\n"
+      "P: /devices/pci0000:00/0000:00:02.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=60400\nE: PCI_ID=yy\n\n";
   auto src = as_source(import_udev(db, "u.txt", ImportOptions{}));
   auto info = read_capture_info(*src);
   ASSERT_EQ(info->input_note_groups.size(), 2u);
@@ -53,10 +54,11 @@ TEST(ImportUdev, RecordsLeftOutAreGroupedByKind) {
 // those without; copies of a length no kernel gives are one group.
 TEST(ImportSosreport, ConfigCopiesCountAsConfigSpaceAndBadCopiesAreGrouped) {
   MemoryTree sos;
-  sos.add_file("/sos_commands/devices/udevadm_info_--export-db",
-               kPciRecords +
-                   "P: /devices/pci0000:00/0000:00:02.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=20000\nE: PCI_ID=8086:1521\n\n"
-                   "P: /devices/pci0000:00/0000:00:03.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=20000\nE: PCI_ID=8086:1521\n\n");
+  sos.add_file(
+      "/sos_commands/devices/udevadm_info_--export-db",
+      kPciRecords +
+          "P: /devices/pci0000:00/0000:00:02.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=20000\nE: PCI_ID=8086:1521\n\n"
+          "P: /devices/pci0000:00/0000:00:03.0\nE: SUBSYSTEM=pci\nE: PCI_CLASS=20000\nE: PCI_ID=8086:1521\n\n");
   sos.add_file("/proc/bus/pci/00/00.0", ConfigSpace(0x1022, 0x14a4, 0x060000, false).bytes(256));
   sos.add_file("/proc/bus/pci/00/01.1", bridge(0, 1, 1, 4, 0x1d));
   sos.add_file("/proc/bus/pci/00/02.0", std::string(100, 'x'));
@@ -100,8 +102,9 @@ TEST(ImportSosreport, RefusalsSayWhatTheReportShowsAndWhatToAskFor) {
   EXPECT_NE(no_pci.find("; ask for `sos report -o devices,pci,kernel,processor,block` run as root"), std::string::npos)
       << no_pci;
   MemoryTree empty;
-  EXPECT_NE(error_of([&] { import_sosreport(empty, "s", ImportOptions{}); })
-                .find("it shows none of the kernel, CPU or PCI outputs p2pcheck reads; ask for `sos report"),
+  EXPECT_NE(error_of([&] {
+              import_sosreport(empty, "s", ImportOptions{});
+            }).find("it shows none of the kernel, CPU or PCI outputs p2pcheck reads; ask for `sos report"),
             std::string::npos);
 }
 
