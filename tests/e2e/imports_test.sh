@@ -64,15 +64,33 @@ result_code() {  # check --json's result -> its exit code (docs/json.md), else "
 print({"PASS": 0, "FAIL": 1, "UNKNOWN": 2, "NO PAIRS": 4}.get(json.load(open(sys.argv[1])).get("result"), "none"))' "$1" 2> /dev/null ||
     echo none
 }
+# What each input's check must end in comes from a reviewed table, not from the binary under test:
+# tests/e2e/imports/expected/results.txt, "NAME<TAB>RESULT" a line. P2PCHECK_UPDATE_RESULTS=1 rewrites
+# it from this run (review the diff as any golden's).
+results=tests/e2e/imports/expected/results.txt
+declare -A expected_result=()
+while IFS=$'\t' read -r rname rresult; do [ -n "$rname" ] && expected_result[$rname]=$rresult; done < "$results"
+seen_results=$tmp/results.seen
+code_of() { case $1 in PASS) echo 0 ;; FAIL) echo 1 ;; UNKNOWN) echo 2 ;; "NO PAIRS") echo 4 ;; *) echo none ;; esac; }
 # run NAME WANT OUT -- command...: stdout to OUT, stderr to OUT.err; WANT is the exit code, or `result`
-# for check --json: the code of the result it wrote (PASS 0, FAIL 1, UNKNOWN 2, NO PAIRS 4). Another
-# exit code or a crash fails it (the output compared after it is then not compared); returns 1 then.
+# for check --json: the code of NAME's RESULT in the table (PASS 0, FAIL 1, UNKNOWN 2, NO PAIRS 4),
+# which the JSON's `result` must say too. Another exit code or a crash fails it (the output compared
+# after it is then not compared); returns 1 then.
 run() {
-  local name=$1 want=$2 out=$3 rc why=; shift 4
+  local name=$1 want=$2 out=$3 rc why= wrote=; shift 4
   "$@" > "$out" 2> "$out.err"; rc=$?
-  [ "$want" = result ] && want=$(result_code "$out")
+  if [ "$want" = result ]; then
+    wrote=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("result"))' "$out" 2> /dev/null)
+    printf '%s\t%s\n' "$name" "$wrote" >> "$seen_results"
+    if [ "${P2PCHECK_UPDATE_RESULTS:-}" = 1 ]; then want=$(code_of "$wrote")
+    elif [ -z "${expected_result[$name]+x}" ]; then why="no expected result for it in $results"
+    else
+      want=$(code_of "${expected_result[$name]}")
+      [ "$wrote" = "${expected_result[$name]}" ] || why="check --json says result ${wrote:-(none)}, $results ${expected_result[$name]}"
+    fi
+  fi
   if [ "$rc" -ge 128 ] || grep -qE -- "$crashed" "$out.err"; then why="crashed (exit $rc)"
-  elif [ "$rc" != "$want" ]; then why="exit $rc, wanted $want"; fi
+  elif [ -z "$why" ] && [ "$rc" != "$want" ]; then why="exit $rc, wanted $want"; fi
   [ -z "$why" ] && return 0
   echo "FAIL $name: $why: $*"; sed 's/^/    /' "$out.err" | head -5; failed=$((failed + 1)); return 1
 }
@@ -250,5 +268,15 @@ if run "--cpu on an lspci dump" 4 "$tmp/supplied.json" -- "$bin" --dump "$real/l
   fi
 fi
 
+if [ "${P2PCHECK_UPDATE_RESULTS:-}" = 1 ]; then
+  sort "$seen_results" > "$results"; echo "wrote $results ($(wc -l < "$results") inputs)"
+elif [ "$fixtures" -gt 0 ]; then
+  # A line of the table no input ran is a test that silently stopped running.
+  declare -A ran=()
+  while IFS=$'\t' read -r rname _; do ran[$rname]=1; done < "$seen_results"
+  for rname in "${!expected_result[@]}"; do
+    [ -n "${ran[$rname]+x}" ] || { echo "FAIL $results: '$rname' was not run"; failed=$((failed + 1)); }
+  done
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
