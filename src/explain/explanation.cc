@@ -2,6 +2,7 @@
 #include "p2pcheck/explain/explanation.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "p2pcheck/explain/rule_text.h"
 
@@ -48,7 +49,7 @@ std::vector<Blocker> blocked_by_of(const PairDecision& d) {
 }
 
 PairFacts pair_facts(const PairDecision& d) {
-  return {d.verdict,       d.path_verdict, blocked_by_of(d), !d.walk.acs_redirect.empty(), !d.walk.acs_unknown.empty(),
+  return {d.verdict,     d.path_verdict, blocked_by_of(d), !d.walk.acs_redirect.empty(), !d.walk.acs_unknown.empty(),
           d.host_checked};
 }
 

@@ -2,8 +2,8 @@
 // Tokens: docs/json.md (rule_id, blocked_by, fix.kind; fleet's pair causes); schema docs/schema/.
 #include "p2pcheck/explain/vocabulary.h"
 
-#include <array>
 #include <cstddef>
+#include <iterator>
 
 namespace p2pcheck {
 
@@ -112,9 +112,7 @@ std::span<const BlockerRow> blocker_rows() { return kBlockers; }
 std::span<const CauseRow> cause_rows() { return kCauses; }
 std::span<const FixRow> fix_rows() { return kFixes; }
 
-std::optional<Blocker> blocker_named(std::string_view token) {
-  return named(kBlockers, &BlockerRow::blocker, token);
-}
+std::optional<Blocker> blocker_named(std::string_view token) { return named(kBlockers, &BlockerRow::blocker, token); }
 std::optional<FixKind> fix_kind_named(std::string_view token) {
   if (token.empty()) return std::nullopt;  // kNone's token is no kind
   return named(kFixes, &FixRow::kind, token);

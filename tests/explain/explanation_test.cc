@@ -2,11 +2,13 @@
 // rule, what blocks it, fleet's cause, the fix (kind, command line, devices, words) and ACS ports.
 #include "p2pcheck/explain/explanation.h"
 
+#include "p2pcheck/fleet/fleet.h"
 #include "rules/verdict_machine.h"
 
 namespace p2pcheck {
 namespace {
 
+using testing::ConfigSpace;
 using testing::kNoAcs;
 
 class Explain : public testing::Machine {
@@ -153,6 +155,39 @@ TEST_F(Explain, UnknownAcsAllowedEitherWay) {
   EXPECT_EQ(e.rule, Rule::kEitherWay);
   EXPECT_EQ(e.cause, Cause::kNone);
   EXPECT_TRUE(e.fix.empty());
+}
+
+// Fleet groups hosts by the explanation's cause: two machines refused at the host bridge are one
+// group, named and fixed from the cause's row; a pair with another cause is another group.
+TEST_F(Explain, FleetGroupsHostsWithTheSameCause) {
+  std::string hb = host_bridge("0000:00", 0x8086, 0x6f00);
+  endpoint(port(hb, "0000:00:01.0", 4), "0000:01:00.0", 0x030000);
+  endpoint(port(hb, "0000:00:02.0", 4), "0000:02:00.0", 0x010802);
+  cpu("GenuineIntel", 6);
+  auto host = [&](const char* name, Cause cause) {
+    HostSummary h;
+    h.host = name;
+    h.result = Result::kFail;
+    HostPair p;
+    p.verdict = Verdict::kNotSupported;
+    p.cause = cause;
+    h.pairs = {p, p};
+    return h;
+  };
+  const Cause refused = explain("0000:01:00.0", "0000:02:00.0").cause;
+  ASSERT_EQ(refused, Cause::kHostBridge);
+  FleetReport r = build_fleet_report({host("a", refused), host("b", refused), host("c", Cause::kNotSupported)}, {}, 3);
+  ASSERT_EQ(r.failures.size(), 2u);
+  const CauseGroup& g = r.failures[0];
+  EXPECT_EQ(g.pair_cause, Cause::kHostBridge);
+  EXPECT_EQ(g.cause, "pair.host_bridge");
+  EXPECT_EQ(g.hosts.size(), 2u);
+  EXPECT_EQ(g.pairs, 4u);
+  EXPECT_EQ(g.title, row(Cause::kHostBridge).title);
+  EXPECT_EQ(g.fix, row(FixKind::kSameSwitch).words);
+  EXPECT_TRUE(g.pairs_only());
+  EXPECT_EQ(r.failures[1].pair_cause, Cause::kNotSupported);
+  EXPECT_EQ(r.failures[1].hosts.size(), 1u);
 }
 
 // The cause of a saved report's pair comes from the same body as the model's.

@@ -2,9 +2,8 @@
 // rule_id and fix.kind tables, the blocked_by[] member, fleet's pair causes.
 #include "p2pcheck/explain/vocabulary.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -91,8 +90,7 @@ TEST(Vocabulary, TokensReadBack) {
 
 TEST(Vocabulary, KernelCausesAreFindingsAndPathCausesArePairs) {
   for (const CauseRow& r : cause_rows())
-    if (r.cause != Cause::kNone)
-      EXPECT_EQ(r.finding, std::string(r.token).rfind("kernel.", 0) == 0) << r.token;
+    if (r.cause != Cause::kNone) EXPECT_EQ(r.finding, std::string(r.token).rfind("kernel.", 0) == 0) << r.token;
   // Each blocker's cause is a kernel finding's: the kernel, not the path, blocks the pair.
   for (const BlockerRow& r : blocker_rows()) EXPECT_TRUE(row(r.cause).finding) << r.token;
 }

@@ -94,30 +94,6 @@ TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   EXPECT_EQ(r.hosts[r.topologies[0].hosts[0]].host, "n1");
 }
 
-// Two hosts whose pairs have the same cause are one group, named and fixed from the cause's row; a
-// pair with another cause is another group.
-TEST(Fleet, HostsWithTheSamePairCauseShareOneGroup) {
-  std::vector<HostSummary> hosts = {
-      host("a", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kHostBridge)}),
-      host("b", Result::kFail, {},
-           {pair(Verdict::kNotSupported, Cause::kHostBridge), pair(Verdict::kNotSupported, Cause::kHostBridge)}),
-      host("c", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kNotSupported)}),
-  };
-  FleetReport r = build_fleet_report(hosts, {}, 3);
-  ASSERT_EQ(r.failures.size(), 2u);
-  const CauseGroup& g = r.failures[0];
-  EXPECT_EQ(g.pair_cause, Cause::kHostBridge);
-  EXPECT_EQ(g.cause, "pair.host_bridge");
-  EXPECT_EQ(g.hosts.size(), 2u);
-  EXPECT_EQ(g.pairs, 3u);
-  EXPECT_EQ(g.title, row(Cause::kHostBridge).title);
-  EXPECT_EQ(g.fix, row(FixKind::kSameSwitch).words);
-  EXPECT_EQ(g.fix_host, "");
-  EXPECT_TRUE(g.pairs_only());
-  EXPECT_EQ(r.failures[1].pair_cause, Cause::kNotSupported);
-  EXPECT_EQ(r.failures[1].fix, "");
-}
-
 HostFinding stack(Level level, const char* cause, const char* fix) {
   HostFinding f{"storage.stack", level, "nvme0n1", std::string("a stack with ") + cause, fix, true};
   f.cause = cause;

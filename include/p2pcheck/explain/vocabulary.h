@@ -83,12 +83,12 @@ struct CauseRow {
 
 struct FixRow {
   FixKind kind;
-  const char* token;   // docs/json.md `fix.kind`
-  const char* label;   // the host fix step's label in text ("placement"); the token where nullptr
-  const char* words;   // the fix in words when they are the same for every pair; nullptr when made per pair
-  const char* cost;    // what it costs, where that is a fact of its own; nullptr when none
-  bool moves_the_pair; // the devices it acts on are the pair's own GPU and NVMe
-  bool kernel_wide;    // the kernel's own fix: printed once for every pair, a kernel finding's step
+  const char* token;    // docs/json.md `fix.kind`
+  const char* label;    // the host fix step's label in text ("placement"); the token where nullptr
+  const char* words;    // the fix in words when they are the same for every pair; nullptr when made per pair
+  const char* cost;     // what it costs, where that is a fact of its own; nullptr when none
+  bool moves_the_pair;  // the devices it acts on are the pair's own GPU and NVMe
+  bool kernel_wide;     // the kernel's own fix: printed once for every pair, a kernel finding's step
 };
 
 const RuleRow& row(Rule rule);
