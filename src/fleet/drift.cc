@@ -69,16 +69,18 @@ void compare_pairs(const HostSummary& baseline, const HostSummary& current, Drif
     auto it = before.find(key);
     const HostPair* b = it == before.end() ? nullptr : it->second;
     if (b && b->verdict == p.verdict && b->cause == p.cause) continue;
-    PairChange c{
-        p.gpu,   p.nvme, p.nvme_name,  b ? std::optional(b->verdict) : std::nullopt, p.verdict, b ? b->cause : "",
-        p.cause, p.rule, Change::kSame};
+    PairChange c{p.gpu,        p.nvme,
+                 p.nvme_name,  b ? std::optional(b->verdict) : std::nullopt,
+                 p.verdict,    b ? b->cause : Cause::kNone,
+                 p.cause,      p.rule,
+                 Change::kSame};
     // A pair that was not there before is judged against a pair that works.
     c.change = moved(b ? badness(c.before) : 0, badness(c.after));
     d.pairs.push_back(std::move(c));
   }
   for (const HostPair& p : baseline.pairs)
     if (!seen.count(pair_key(p.gpu, p.nvme))) {
-      PairChange c{p.gpu, p.nvme, p.nvme_name, p.verdict, std::nullopt, p.cause, "", "", Change::kWorse};
+      PairChange c{p.gpu, p.nvme, p.nvme_name, p.verdict, std::nullopt, p.cause, Cause::kNone, "", Change::kWorse};
       d.pairs.push_back(std::move(c));
     }
 }
@@ -200,7 +202,7 @@ std::string pairs_worse(const DriftReport& d) {
   if (!first) return "";
   std::string nvme = first->nvme_name.empty() ? first->nvme : first->nvme_name;
   std::string text = first->gpu + " <-> " + nvme + " now " + verdict_words(first->after);
-  if (!first->cause_after.empty()) text += " (" + first->cause_after + ")";
+  if (first->cause_after != Cause::kNone) text += " (" + std::string(token(first->cause_after)) + ")";
   if (worse > 1) text += " and " + std::to_string(worse - 1) + " more pair(s) worse";
   return text;
 }

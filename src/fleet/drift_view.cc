@@ -26,9 +26,9 @@ std::string pairs_text(const DriftReport& d, std::size_t max_lines) {
       break;
     }
     out += "  " + std::string(to_string(c.change)) + "  " + pair_name(c) + ": " + verdict_or_absent(c.before);
-    if (!c.cause_before.empty()) out += " (" + c.cause_before + ")";
+    if (c.cause_before != Cause::kNone) out += " (" + std::string(token(c.cause_before)) + ")";
     out += " -> " + verdict_or_absent(c.after);
-    if (!c.cause_after.empty()) out += " (" + c.cause_after + ")";
+    if (c.cause_after != Cause::kNone) out += " (" + std::string(token(c.cause_after)) + ")";
     out += "\n";
     if (!c.rule_after.empty()) out += "          why now: " + c.rule_after + "\n";
   }
@@ -93,8 +93,8 @@ ordered_json drift_json(const DriftReport& d) {
                      {"nvme_name", opt(c.nvme_name)},
                      {"before", c.before ? ordered_json(to_string(*c.before)) : ordered_json(nullptr)},
                      {"after", c.after ? ordered_json(to_string(*c.after)) : ordered_json(nullptr)},
-                     {"cause_before", opt(c.cause_before)},
-                     {"cause_after", opt(c.cause_after)},
+                     {"cause_before", opt(token(c.cause_before))},
+                     {"cause_after", opt(token(c.cause_after))},
                      {"rule_after", opt(c.rule_after)},
                      {"change", to_string(c.change)}});
   for (const PortChange& p : d.ports)

@@ -39,8 +39,8 @@ std::string reason_of(const std::string& input, const std::string& what) {
   return what.rfind(prefix, 0) == 0 && what.size() > prefix.size() ? what.substr(prefix.size()) : what;
 }
 
-// The fix of one group on one host: that finding's own (same id, level and cause), else fleet's
-// words for a pair cause, or the host's one ACS parameter.
+// The fix of one group on one host: that finding's own (same id, level and cause), else the pair
+// cause's: the host's one ACS parameter, or the fix words its row gives.
 std::string fix_for(const HostSummary& host, const CauseGroup& group, bool is_finding) {
   if (is_finding) {
     for (const auto& f : host.findings)
@@ -48,15 +48,14 @@ std::string fix_for(const HostSummary& host, const CauseGroup& group, bool is_fi
         return f.fix;
     return "";
   }
-  if (group.cause == "pair.acs_redirect") {
+  if (row(group.pair_cause).fix == FixKind::kDisableAcsRedir) {
     // The host's one parameter with every refused pair's ports (a pair's own names only its ports).
-    if (host.fix)
-      for (const auto& param : host.fix->cmdline_params)
-        if (param.rfind("pci=disable_acs_redir=", 0) == 0) return "boot with " + param;
+    if (host.fix && !host.fix->acs_ports.empty()) return "boot with " + acs_param(*host.fix);
     for (const auto& p : host.pairs)
-      if (p.cause == group.cause && !p.acs_fix.empty()) return "boot with " + p.acs_fix;
+      if (p.cause == group.pair_cause && !p.acs_ports.empty())
+        return "boot with " + disable_acs_redir_param(p.acs_ports);
   }
-  return pair_cause_fix(group.cause);
+  return pair_cause_fix(group.pair_cause);
 }
 
 // host2 before host10: runs of digits compare as numbers (by length without leading zeros, then
@@ -107,29 +106,13 @@ const char* to_string(FleetResult result) {
   return "UNKNOWN";
 }
 
-std::string pair_cause_title(const std::string& cause) {
-  if (cause == "pair.acs_redirect")
-    return "GPU–NVMe pairs refused: ACS redirect on the switch ports sends their traffic up to the root complex, "
-           "which the kernel does not allow here";
-  if (cause == "pair.host_bridge")
-    return "GPU–NVMe pairs refused through the root complex: the CPU is not one the kernel trusts for P2P and the "
-           "host bridge is not on its allowlist";
-  if (cause == "pair.not_supported") return "GPU–NVMe pairs refused by the kernel's P2PDMA rules";
-  if (cause == "pair.acs_unknown")
-    return "GPU–NVMe pairs undecided: the ACS control of a bridge on their path could not be read (needs root)";
-  if (cause == "pair.path_unknown") return "GPU–NVMe pairs undecided: a fact the kernel's rule needs could not be read";
-  if (cause == "kernel.config_p2pdma") return "GPU–NVMe pairs blocked by the kernel's CONFIG_PCI_P2PDMA";
-  if (cause == "kernel.known_bad") return "GPU–NVMe pairs blocked: a kernel known to corrupt memory with P2PDMA";
-  return "";
-}
+std::string pair_cause_title(Cause cause) { return row(cause).title; }
 
-std::string pair_cause_fix(const std::string& cause) {
-  if (cause == "pair.host_bridge")
-    return "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
-           "whose CPU or host bridge the kernel allows";
-  if (cause == "pair.acs_unknown" || cause == "pair.path_unknown")
-    return "capture as root (sudo p2pcheck capture): ACS and port types are in config space beyond 64 bytes";
-  return "";
+std::string pair_cause_fix(Cause cause) {
+  const CauseRow& c = row(cause);
+  if (c.fix_words) return c.fix_words;
+  const FixRow& fix = row(c.fix);
+  return fix.words ? fix.words : "";  // none, or each host's own (the ACS list)
 }
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
@@ -219,12 +202,10 @@ class CauseGrouping {
     for (const auto& f : host.findings)
       if (f.concerns && (f.level == Level::kFail || f.level == Level::kUnknown) &&
           (has_pairs || f.id == kSavedResultFinding))
-        join(h, f.level, f.id, f.cause, true, f.message, 0);
+        join(h, f.level, f.id, f.cause, Cause::kNone, f.message, 0);
     if (!has_pairs) return;
     for (const auto& p : host.pairs)
-      if (!p.cause.empty())
-        join(h, p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause, "", false,
-             pair_cause_title(p.cause), 1);
+      if (p.cause != Cause::kNone) join_pair(h, p);
   }
 
   // The groups, failures and unknowns apart, the most hosts first.
@@ -239,13 +220,24 @@ class CauseGrouping {
   }
 
  private:
+  // Level, the cause's token (a finding id, or the pair cause's row: one token per Cause), detail;
+  // the token orders the groups as every view lists them.
   using GroupKey = std::tuple<int, std::string, std::string>;
 
-  void join(std::size_t h, Level level, const std::string& cause, const std::string& detail, bool is_finding,
+  // A pair joins its cause's group; a kernel cause (kernel.config_p2pdma) is its finding's group.
+  void join_pair(std::size_t h, const HostPair& p) {
+    const Level level = p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail;
+    join(h, level, token(p.cause), "", p.cause, pair_cause_title(p.cause), 1);
+  }
+
+  // `pair`: the pair cause joining, kNone for a finding.
+  void join(std::size_t h, Level level, const std::string& cause, const std::string& detail, Cause pair,
             const std::string& title, std::size_t pairs) {
     const HostSummary& host = hosts_[h];
+    const bool is_finding = pair == Cause::kNone;
     const GroupKey key{severity(level), cause, detail};
     CauseGroup& g = groups_[key];
+    if (!is_finding) g.pair_cause = pair;
     if (g.hosts.empty() || g.hosts.back() != h) {
       if (g.hosts.empty()) {
         g.cause = cause;

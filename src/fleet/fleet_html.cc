@@ -113,7 +113,7 @@ std::string matrix_html(const HostSummary& host) {
         continue;
       }
       const HostPair& p = *it->second;
-      std::string title = p.cause.empty() ? p.map_type : p.cause + (p.rule.empty() ? "" : ": " + p.rule);
+      std::string title = p.cause == Cause::kNone ? p.map_type : token(p.cause) + (p.rule.empty() ? "" : ": " + p.rule);
       out += std::string("<td class=\"cell ") + to_string(p.verdict) + "\" title=\"" + esc(title) + "\">" +
              cell_text(p.to_gpu) + " / " + cell_text(p.from_gpu) + "<br/>" + esc(p.map_type) + "</td>";
     }

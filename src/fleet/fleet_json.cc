@@ -23,7 +23,7 @@ ordered_json causes_json(const FleetReport& r, const std::vector<CauseGroup>& gr
     out.push_back({{"cause", g.cause},
                    {"detail", g.detail.empty() ? ordered_json(nullptr) : ordered_json(g.detail)},
                    {"level", to_string(g.level)},
-                   {"kind", g.cause.rfind("pair.", 0) == 0 ? "pair" : "finding"},
+                   {"kind", g.pairs_only() ? "pair" : "finding"},
                    {"title", g.title},
                    {"title_from", g.title_host.empty() ? ordered_json(nullptr) : ordered_json(g.title_host)},
                    {"fix", g.fix.empty() ? ordered_json(nullptr) : ordered_json(g.fix)},
@@ -41,7 +41,7 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
   ordered_json pairs = ordered_json::array();
   for (const auto& p : host.pairs) {
     counts[to_string(p.verdict)] = counts[to_string(p.verdict)].get<std::size_t>() + 1;
-    if (!p.cause.empty()) by_cause[p.cause] = by_cause.value(p.cause, 0) + 1;
+    if (p.cause != Cause::kNone) by_cause[token(p.cause)] = by_cause.value(token(p.cause), 0) + 1;
     pairs.push_back({{"gpu", p.gpu},
                      {"nvme", p.nvme},
                      {"nvme_name", p.nvme_name.empty() ? ordered_json(nullptr) : ordered_json(p.nvme_name)},
@@ -49,7 +49,7 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
                      {"to_gpu", to_string(p.to_gpu)},
                      {"from_gpu", to_string(p.from_gpu)},
                      {"map_type", p.map_type},
-                     {"cause", p.cause.empty() ? ordered_json(nullptr) : ordered_json(p.cause)}});
+                     {"cause", p.cause == Cause::kNone ? ordered_json(nullptr) : ordered_json(token(p.cause))}});
   }
   counts["by_cause"] = std::move(by_cause);
   ordered_json findings = ordered_json::array();

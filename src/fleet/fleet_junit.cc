@@ -64,12 +64,13 @@ std::vector<Case> host_cases(const HostSummary& host) {
     c.classname = host.host + ".pair";
     c.name = "GPU " + p.gpu + " <-> " + (p.nvme_name.empty() ? "" : p.nvme_name + " ") + p.nvme;
     std::string what = std::string(to_string(p.verdict)) + " (" + p.map_type + ")" +
-                       (p.cause.empty() ? "" : ": " + p.cause) + (p.rule.empty() ? "" : " — " + p.rule);
+                       (p.cause == Cause::kNone ? "" : std::string(": ") + token(p.cause)) +
+                       (p.rule.empty() ? "" : " — " + p.rule);
     if (p.verdict == Verdict::kNotSupported) {
       c.outcome = Case::kFailed;
       c.message = what;
-      c.body = what + (p.acs_fix.empty() ? "" : "\nfix: boot with " + p.acs_fix) + "\nsee: p2pcheck --dump " +
-               host.input + " explain " + p.gpu + " " + p.nvme;
+      c.body = what + (p.acs_ports.empty() ? "" : "\nfix: boot with " + disable_acs_redir_param(p.acs_ports)) +
+               "\nsee: p2pcheck --dump " + host.input + " explain " + p.gpu + " " + p.nvme;
     } else if (p.verdict == Verdict::kUnknown) {
       c.outcome = Case::kSkipped;
       c.message = what;

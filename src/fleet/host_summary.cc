@@ -1,15 +1,15 @@
-// A host's summary from its CheckReport, and the host names and pair causes fleet groups by
-// (host_summary.h); saved check --json files are read in saved_check_json.cc.
+// A host's summary from its CheckReport, and the host names fleet goes by (host_summary.h); each
+// pair's cause is its explanation's (explain/); saved check --json files are read in saved_check_json.cc.
 #include "p2pcheck/fleet/host_summary.h"
 
 #include <algorithm>
 #include <array>
 
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/fleet/fingerprint.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/report/host_fix.h"
-#include "p2pcheck/report/rule_text.h"
 
 namespace p2pcheck {
 
@@ -68,26 +68,6 @@ std::string host_name_for(const ordered_json* manifest, const ordered_json* iden
   return file_stem(input);
 }
 
-std::string pair_cause(const PairFacts& p) {
-  auto blocked = [&p](const char* token) {
-    return std::find(p.blocked_by.begin(), p.blocked_by.end(), token) != p.blocked_by.end();
-  };
-  if (p.verdict == Verdict::kSupported) return "";
-  if (p.verdict == Verdict::kNotSupported) {
-    // The path is fine, the kernel itself is not: the cause is the kernel's finding.
-    if (p.path != Verdict::kNotSupported) {
-      if (blocked("kernel_without_p2pdma")) return "kernel.config_p2pdma";
-      if (blocked("known_bad_kernel")) return "kernel.known_bad";
-    }
-    if (p.acs_redirect) return "pair.acs_redirect";
-    if (p.host_checked) return "pair.host_bridge";
-    return "pair.not_supported";
-  }
-  if (p.path == Verdict::kSupported && blocked("p2pdma_config_unknown")) return "kernel.config_p2pdma";
-  if (p.acs_unknown) return "pair.acs_unknown";
-  return "pair.path_unknown";
-}
-
 namespace {
 
 HostPair host_pair(const CheckReport& r, const PairDecision& d) {
@@ -100,13 +80,11 @@ HostPair host_pair(const CheckReport& r, const PairDecision& d) {
   h.to_gpu = d.to_gpu.verdict;
   h.from_gpu = d.from_gpu.verdict;
   h.map_type = to_string(d.map_type);
-  PairFacts facts{d.verdict,     d.path_verdict, {}, !d.walk.acs_redirect.empty(), !d.walk.acs_unknown.empty(),
-                  d.host_checked};
-  for (const char* token : blocked_by(d)) facts.blocked_by.emplace_back(token);
-  h.cause = pair_cause(facts);
-  if (!h.cause.empty()) {
-    h.rule = rule_text(d);
-    h.acs_fix = acs_fix_text(d);
+  h.cause = pair_cause(pair_facts(d));
+  if (h.cause != Cause::kNone) {
+    PairExplanation why = explain_pair(d, r.rules, r.machine);
+    h.rule = std::move(why.rule_text);
+    h.acs_ports = std::move(why.acs_ports);
   }
   return h;
 }

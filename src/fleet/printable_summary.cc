@@ -18,7 +18,7 @@ void make_printable(HostSummary& host) {
   for (auto& f : host.findings)
     for (std::string* s : {&f.id, &f.subject, &f.message, &f.fix}) escape(*s);
   for (auto& p : host.pairs)
-    for (std::string* s : {&p.gpu, &p.nvme, &p.nvme_name, &p.map_type, &p.cause, &p.rule, &p.acs_fix}) escape(*s);
+    for (std::string* s : {&p.gpu, &p.nvme, &p.nvme_name, &p.map_type, &p.rule}) escape(*s);
   if (host.fix) {
     for (std::string* s : {&host.fix->kernel_cmdline, &host.fix->cmdline_cost}) escape(*s);
     for (auto& param : host.fix->cmdline_params) escape(param);

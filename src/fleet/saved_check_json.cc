@@ -8,6 +8,7 @@
 #include "p2pcheck/fleet/host_summary.h"
 #include "p2pcheck/model/locality.h"
 #include "p2pcheck/report/compact_json.h"
+#include "p2pcheck/rules/acs.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_read.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -46,6 +47,16 @@ std::vector<std::string> strings(const JsonFields& f, const char* key) {
       if (!v.is_string()) f.fail(key, "an array of strings");
       out.push_back(v.get<std::string>());
     }
+  return out;
+}
+
+std::vector<Bdf> bdfs(const JsonFields& f, const char* key) {
+  std::vector<Bdf> out;
+  for (const std::string& text : strings(f, key)) {
+    auto bdf = Bdf::parse(text);
+    if (!bdf) f.fail(key, "PCI addresses");
+    out.push_back(*bdf);
+  }
   return out;
 }
 
@@ -111,16 +122,16 @@ HostFix host_fix_named(const JsonFields& f) {
   HostFix fix;
   fix.kernel_cmdline = f.text("kernel_cmdline").value_or("");
   fix.cmdline_params = strings(f, "cmdline_params");
-  for (const std::string& port : strings(f, "acs_ports")) {
-    auto bdf = Bdf::parse(port);
-    if (!bdf) f.fail("acs_ports", "PCI addresses");
-    fix.acs_ports.push_back(*bdf);
-  }
+  fix.acs_ports = bdfs(f, "acs_ports");
+  // The vendor:device entries of its ACS list, read as the kernel reads a command line.
+  fix.acs_ids = parse_acs_overrides(fix.kernel_cmdline).redirect_disabled.ids;
   fix.cmdline_cost = f.text("cmdline_cost").value_or("");
   if (const ordered_json* steps = f.array("steps"))
     for (std::size_t i = 0; i < steps->size(); ++i) {
       JsonFields step((*steps)[i], f.file(), f.member("steps", i));
-      HostFixStep one{step.text("kind").value_or(""), step.text("subject").value_or(""), step.text("text").value_or(""),
+      std::string kind = step.text("kind").value_or("");
+      FixKind pair_fix = fix_kind_named(kind).value_or(FixKind::kNone);
+      HostFixStep one{std::move(kind), pair_fix, step.text("subject").value_or(""), step.text("text").value_or(""),
                       step.text("cost").value_or("")};
       if (one.kind.empty() || one.text.empty()) step.fail(one.kind.empty() ? "kind" : "text", "a string");
       fix.steps.push_back(std::move(one));
@@ -136,7 +147,9 @@ HostPair decision_named(const JsonFields& d) {
   h.verdict = facts.verdict = verdict_named(d, "verdict");
   if (const ordered_json* level = d.object("path"))
     facts.path = verdict_named(JsonFields(*level, d.file(), d.member("path")), "verdict");
-  facts.blocked_by = strings(d, "blocked_by");
+  // A token no row has (a newer p2pcheck's) blocks nothing fleet knows a cause for.
+  for (const std::string& token : strings(d, "blocked_by"))
+    if (auto blocker = blocker_named(token)) facts.blocked_by.push_back(*blocker);
   const ordered_json* acs_redirect = d.array("acs_redirect");
   const ordered_json* acs_unknown = d.array("acs_unknown");
   facts.acs_redirect = acs_redirect && !acs_redirect->empty();
@@ -146,9 +159,10 @@ HostPair decision_named(const JsonFields& d) {
   h.from_gpu = flow_verdict(d, "to_storage", "from_gpu");
   h.map_type = d.text("map_type").value_or("UNKNOWN");
   h.cause = pair_cause(facts);
-  if (!h.cause.empty()) {
+  if (h.cause != Cause::kNone) {
     h.rule = d.text("rule").value_or("");
-    h.acs_fix = d.text("acs_fix").value_or("");
+    // `acs_fix` is the parameter of these ports: the ports are the data, as in the model.
+    if (d.text("acs_fix")) h.acs_ports = bdfs(d, "acs_redirect");
   }
   return h;
 }

@@ -8,10 +8,10 @@
 
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
+#include "p2pcheck/explain/explanation.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/report/findings_text.h"
 #include "p2pcheck/report/host_fix.h"
-#include "p2pcheck/report/pair_fix.h"
-#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
@@ -333,16 +333,14 @@ std::string matrix_text(const CheckReport& r, const TextStyle& style) {
 
 // What a problem pair's block says below its header line: why, directions, unknowns, the fix, the
 // kernel's own answer. Pairs whose bodies are identical share one cause and print as one block.
-std::string pair_body(const CheckReport& r, const PairDecision& d) {
-  std::string out = "  why   " + rule_text(d) + "\n";
+std::string pair_body(const PairDecision& d, const PairExplanation& why) {
+  std::string out = "  why   " + why.rule_text + "\n";
   if (d.to_gpu.hardware == Hardware::kPasses)
     out += "        storage -> GPU: " + flow_reason_text(d, d.to_gpu) +
            "\n        GPU -> storage: " + flow_reason_text(d, d.from_gpu) + "\n";
   for (const auto& u : unknown_texts(d)) out += "  unknown  " + u + "\n";
   // One fix per cause; a known-bad kernel's ("boot another kernel") is printed once above all pairs.
-  PairFix fix = pair_fix(d, r.rules, r.machine);
-  if (!fix.empty() && fix.kind != "other_kernel" && fix.kind != "kernel_with_p2pdma")
-    out += "  fix   " + fix.text + "\n";
+  if (!why.fix.empty() && !row(why.fix.kind).kernel_wide) out += "  fix   " + why.fix.text + "\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
   if (d.kernel)
     out += "  kernel says distance " + std::to_string(d.kernel->distance) +
@@ -432,7 +430,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
   if (r.rules.known_bad && !r.pairs.empty()) {
     out += "\nAll pairs: NOT SAFE on this kernel — " + std::string(r.rules.known_bad->name) +
            " kernels can corrupt memory with P2PDMA, whatever the path rules say (the kernel's own answers are in "
-           "`p2pcheck explain`)\n  fix   boot another kernel before using the fastpath\n";
+           "`p2pcheck explain`)\n  fix   " +
+           row(FixKind::kOtherKernel).words + "\n";
   } else if (const KnownBadKernel* base = r.rules.known_bad_base.row; base && !r.pairs.empty()) {
     out += "\nAll pairs: safety UNKNOWN on this kernel — built on " + std::string(base->name) +
            "'s kernel base, whose kernels can corrupt memory with P2PDMA; whether this build carries the fix "
@@ -454,8 +453,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     const PairDecision d = r.pairs[i];  // a problem pair: its route is named
     std::string status = pair_status(d, style);
     // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
-    PairFix fix = pair_fix(d, r.rules, r.machine);
-    std::string body = fix.kind == "supply_facts" ? supply_facts_body(d, fix) : pair_body(r, d);
+    const PairExplanation why = explain_pair(d, r.rules, r.machine);
+    std::string body = why.fix.kind == FixKind::kSupplyFacts ? supply_facts_body(d, why.fix) : pair_body(d, why);
     auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
     if (added) causes.push_back({status, body, {}});
     causes[at->second].pairs.push_back(i);

@@ -4,10 +4,10 @@
 
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
+#include "p2pcheck/explain/explanation.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/host_fix.h"
-#include "p2pcheck/report/pair_fix.h"
-#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
 
@@ -49,10 +49,10 @@ json finding_json(const Finding& f, bool concerns) {
 json fix_json(const PairFix& fix, bool for_pair) {
   if (fix.empty()) return nullptr;
   json devices = json::array();
-  if (for_pair || !fix.moves_the_pair)
+  if (for_pair || !fix.moves_the_pair())
     for (const Bdf& b : fix.devices) devices.push_back(b.str());
   json j = object_for(4);
-  j["kind"] = fix.kind;
+  j["kind"] = token(fix.kind);
   j["kernel_cmdline"] = fix.kernel_cmdline.empty() ? json(nullptr) : json(fix.kernel_cmdline);
   j["devices"] = std::move(devices);
   j["text"] = fix.text;
@@ -72,9 +72,9 @@ json flow_json(const PairDecision& d, const Flow& f) {
 
 namespace {
 
-json blocked_by_json(const PairDecision& d) {
+json blocked_by_json(const std::vector<Blocker>& blockers) {
   json out = json::array();
-  for (const char* token : blocked_by(d)) out.push_back(token);
+  for (Blocker b : blockers) out.push_back(token(b));
   return out;
 }
 
@@ -99,15 +99,6 @@ json host_check_json(const HostCheck& host) {
 
 }  // namespace
 
-std::vector<const char*> blocked_by(const PairDecision& d) {
-  std::vector<const char*> out;
-  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back("kernel_without_p2pdma");
-  if (d.known_bad) out.push_back("known_bad_kernel");
-  for (const auto& u : d.unknowns)
-    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back("p2pdma_config_unknown");
-  return out;
-}
-
 json kernel_answer_json(const PairDecision& d) {
   return {{"distance", d.kernel->distance},
           {"map_type", d.kernel->map_type == MapType::kUnknown ? json(nullptr) : json(to_string(d.kernel->map_type))},
@@ -120,7 +111,7 @@ namespace {
 // One body for a decision's members, in the order docs/json.md lists them. With `topo`, the pair's
 // own members too (devices, distances, hops, bandwidth, the kernel's answer: explain --json);
 // without, a `decisions` row, which pairs of one class, common bridge and ACS redirect ports share.
-json decision_members(const Topology* topo, const PairDecision& d, const Inventory& inv, const PairFix& fix) {
+json decision_members(const Topology* topo, const PairDecision& d, const Inventory& inv, const PairExplanation& why) {
   // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
   json out = object_for(21);
   if (topo) {
@@ -140,10 +131,10 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   path["map_type"] = to_string(d.path_map_type);
   path["verdict"] = to_string(d.path_verdict);
   out["path"] = std::move(path);
-  out["blocked_by"] = blocked_by_json(d);
-  out["rule"] = rule_text(d);
-  out["rule_id"] = rule_id(d);
-  out["fix"] = fix_json(fix, topo != nullptr);
+  out["blocked_by"] = blocked_by_json(why.blocked_by);
+  out["rule"] = why.rule_text;
+  out["rule_id"] = token(why.rule);
+  out["fix"] = fix_json(why.fix, topo != nullptr);
   out["unknowns"] = unknown_texts(d);
   if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
@@ -154,7 +145,7 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   flows["to_gpu"] = flows["to_device"];
   flows["from_gpu"] = flows["to_storage"];
   out["flows"] = std::move(flows);
-  std::string acs_fix = acs_fix_text(d);
+  std::string acs_fix = why.acs_cmdline();
   std::string later = later_text(d);
   out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
   out["later"] = later.empty() ? json(nullptr) : json(later);
@@ -173,11 +164,11 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
 }  // namespace
 
 json decision_row_json(const CheckReport& r, const PairDecision& d) {
-  return decision_members(nullptr, d, r.inv, pair_fix(d, r.rules, r.machine));
+  return decision_members(nullptr, d, r.inv, explain_pair(d, r.rules, r.machine));
 }
 
 json pair_decision_json(const CheckReport& r, const PairDecision& d) {
-  return decision_members(&r.topo, d, r.inv, pair_fix(d, r.rules, r.machine));
+  return decision_members(&r.topo, d, r.inv, explain_pair(d, r.rules, r.machine));
 }
 
 json counts_json(const ResultCounts& c) {

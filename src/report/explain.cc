@@ -4,7 +4,8 @@
 
 #include "p2pcheck/checks/kernel.h"
 #include "p2pcheck/checks/links.h"
-#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/explain/explanation.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/source/printable.h"
 
 namespace p2pcheck {
@@ -79,12 +80,12 @@ std::string host_check_text(const CheckReport& r, const PairDecision& d) {
 
 // The answer: the verdict and its rule, each direction, what is unknown, the kernel's own answer,
 // the fix and the path's bandwidth ceiling.
-std::string verdict_text(const PairDecision& d, const TextStyle& style) {
+std::string verdict_text(const PairDecision& d, const PairExplanation& why, const TextStyle& style) {
   std::string out = "\n" +
                     colored(style, d.verdict == Verdict::kSupported ? "32" : "1;31",
                             "Verdict: " + std::string(to_string(d.map_type)) + ", " + to_string(d.verdict)) +
                     (d.distance ? ", distance " + std::to_string(*d.distance) : "") + "\n";
-  out += "  rule  " + rule_text(d) + "\n";
+  out += "  rule  " + why.rule_text + "\n";
   out += "  storage -> GPU: " + std::string(to_string(d.to_gpu.verdict)) + " — " + flow_reason_text(d, d.to_gpu) + "\n";
   out += "  GPU -> storage: " + std::string(to_string(d.from_gpu.verdict)) + " — " + flow_reason_text(d, d.from_gpu) +
          "\n";
@@ -97,7 +98,7 @@ std::string verdict_text(const PairDecision& d, const TextStyle& style) {
                                                     : std::string(", ") + to_string(d.kernel->map_type)) +
            (d.kernel_agrees == Tri::kYes ? " — agrees" : " — DISAGREES") + "\n";
   // On an allowed pair it is no fix, only an option: the traffic would stay below the switch.
-  if (std::string acs_fix = acs_fix_text(d); !acs_fix.empty() && d.verdict == Verdict::kSupported)
+  if (std::string acs_fix = why.acs_cmdline(); !acs_fix.empty() && d.verdict == Verdict::kSupported)
     out += "  option (not needed: the pair is allowed) " + acs_fix +
            " would keep its traffic inside the switch instead of the root complex; it weakens IOMMU isolation below "
            "those ports\n";
@@ -125,7 +126,7 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   out += walk_text(r, d.walk);
   out += acs_redirect_text(d.walk);
   out += host_check_text(r, d);
-  out += verdict_text(d, style);
+  out += verdict_text(d, explain_pair(d, r.rules, r.machine), style);
   // Beside the verdict, never part of it: the kernel asks only whether the chains meet.
   Locality locality = classify_locality(r.topo, r.topo.at(d.path.pair.gpu), r.topo.at(d.path.pair.nvme));
   out +=

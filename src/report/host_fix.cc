@@ -3,13 +3,12 @@
 #include "p2pcheck/report/host_fix.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
 
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/report/common.h"
-#include "p2pcheck/report/pair_fix.h"
 #include "p2pcheck/rules/acs.h"
 #include "p2pcheck/source/sysfs_text.h"
 
@@ -18,22 +17,6 @@ namespace p2pcheck {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-constexpr const char* kAcsCost =
-    "IOMMU isolation for the devices below those ports (they may share an IOMMU group; VFIO passthrough loses "
-    "isolation)";
-
-// The ACS list as a command line names it: addresses, then vendor:device entries ("pci:10b5:8747").
-std::string acs_list_text(const std::vector<Bdf>& ports, const std::set<std::pair<unsigned, unsigned>>& ids) {
-  std::string list;
-  for (const Bdf& b : ports) list += (list.empty() ? "" : ";") + b.str();
-  for (const auto& [vendor, device] : ids) {
-    char id[24];
-    std::snprintf(id, sizeof id, "pci:%04x:%04x", vendor, device);
-    list += (list.empty() ? "" : ";") + std::string(id);
-  }
-  return list;
-}
 
 void add_step(std::vector<HostFixStep>& steps, HostFixStep step) {
   auto same = [&](const HostFixStep& s) { return s.kind == step.kind && s.text == step.text; };
@@ -50,29 +33,30 @@ void add_step(std::vector<HostFixStep>& steps, HostFixStep step) {
 HostFix host_fix(const CheckReport& r) {
   HostFix fix;
   std::set<Bdf> ports;
-  // pair_fix() once per class and redirect (what decides a pair's fix); the ports per pair, since
+  // The fix once per class and redirect (what decides a pair's fix); the ports per pair, since
   // they differ within a class.
   std::map<std::pair<std::uint32_t, bool>, PairFix> fixes;
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     if (r.pairs.shared(i).verdict == Verdict::kSupported) continue;
     auto [at, made] = fixes.try_emplace({r.pairs.class_index(i), r.pairs.acs_redirected(i)});
-    if (made) at->second = pair_fix(r.pairs[i], r.rules, r.machine);
+    if (made) at->second = explain_pair(r.pairs[i], r.rules, r.machine).fix;
     const PairFix& pf = at->second;
-    if (pf.kind == "disable_acs_redir") {
+    if (pf.kind == FixKind::kDisableAcsRedir) {
       for (const Function* port : r.pairs.walk(i).acs_redirect) ports.insert(port->bdf);
       continue;
     }
     // The kernel's own fixes (another kernel, one with P2PDMA) are the kernel findings' steps.
-    if (made && !pf.empty() && pf.kind != "other_kernel" && pf.kind != "kernel_with_p2pdma")
-      add_step(fix.steps, {pf.kind, "", pf.text, ""});
+    if (made && !pf.empty() && !row(pf.kind).kernel_wide)
+      add_step(fix.steps, {token(pf.kind), pf.kind, "", pf.text, ""});
   }
   if (!ports.empty()) {
     // The list replaces the one the machine boots with: what that one names stays in it.
     AcsDeviceList booted = parse_acs_overrides(r.machine.cmdline).redirect_disabled;
     ports.insert(booted.addresses.begin(), booted.addresses.end());
     fix.acs_ports.assign(ports.begin(), ports.end());
-    fix.cmdline_params.push_back("pci=disable_acs_redir=" + acs_list_text(fix.acs_ports, booted.ids));
-    fix.cmdline_cost = kAcsCost;
+    fix.acs_ids = booted.ids;
+    fix.cmdline_params.push_back(acs_param(fix));
+    fix.cmdline_cost = row(FixKind::kDisableAcsRedir).cost;
   }
   fix.kernel_cmdline = join(fix.cmdline_params, " ");
   // The findings' fixes, problems first (FAIL, then UNKNOWN, then WARN), each cause once; with no
@@ -82,8 +66,12 @@ HostFix host_fix(const CheckReport& r) {
       if (level != Level::kUnknown || r.result != Result::kNoPairs)
         // iommu.state's fix is the ACS list the command line above gives when a pair needs it.
         if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) && f.id != "iommu.state")
-          add_step(fix.steps, {f.id, f.subject, f.fix, ""});
+          add_step(fix.steps, {f.id, FixKind::kNone, f.subject, f.fix, ""});
   return fix;
+}
+
+std::string acs_param(const HostFix& fix) {
+  return fix.acs_ports.empty() ? "" : disable_acs_redir_param(fix.acs_ports, fix.acs_ids);
 }
 
 json host_fix_json(const HostFix& fix) {
@@ -109,13 +97,8 @@ namespace {
 // A step's label in text: a check's id as check lists it ("kernel.release"); a pair fix's kind in
 // words (its id stays in JSON's `kind`).
 std::string step_label(const HostFixStep& s) {
-  static const std::map<std::string, std::string> words = {
-      {"same_switch", "placement"},           {"same_host_bridge", "placement"},
-      {"full_config_space", "a fuller dump"}, {"supply_facts", "facts the input lacks"},
-      {"kernel_config", "kernel config"},     {"kernel_table", "the kernel's table"},
-      {"other_kernel", "another kernel"},     {"kernel_with_p2pdma", "a kernel with P2PDMA"}};
-  auto it = words.find(s.kind);
-  return (it == words.end() ? s.kind : it->second) + (s.subject.empty() ? "" : " (" + s.subject + ")");
+  const char* words = row(s.pair_fix).label;
+  return (words ? std::string(words) : s.kind) + (s.subject.empty() ? "" : " (" + s.subject + ")");
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // `p2pcheck mounts --json` (schema p2pcheck.mounts) and the `targets` a --nvme path adds to check,
 // explain and paths JSON (docs/json.md). Names as read, unescaped; JSON escapes them itself.
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/mounts.h"
-#include "p2pcheck/report/pair_fix.h"
 
 namespace p2pcheck {
 namespace {
@@ -48,7 +48,7 @@ json gpu_json(const CheckReport& report, const MountGpu& g) {
     p["nvme"] = report.pairs.pair(i).nvme.str();
     p["verdict"] = to_string(d.verdict);
     p["code"] = pair_code(report, i);
-    p["rule_id"] = rule_id(d);
+    p["rule_id"] = token(rule_of(d));
     pairs.push_back(std::move(p));
   }
   json j = json::object();

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/report/check.h"
-#include "p2pcheck/report/rule_text.h"
 
 namespace p2pcheck {
 

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <sys/stat.h>
 
-#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/json_text.h"
 #include "p2pcheck/source/version.h"
@@ -231,7 +230,7 @@ std::string pair_result_text(const PairPlan& pp, const PairResult& r, const Text
   const PairDecision& dec = pp.decision;
   std::string out = "\n" + pair_title(pp) + "\n";
   out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) +
-         "): " + rule_text(dec) + "\n";
+         "): " + pp.why.rule_text + "\n";
   if (!pp.refusal.empty())
     return out + "  " +
            colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
@@ -290,7 +289,7 @@ json pair_json(const PairPlan& pp, const PairResult& r) {
   p["verdict"] = to_string(d.verdict);
   p["map_type"] = to_string(d.map_type);
   p["distance"] = opt(d.distance);
-  p["rule"] = rule_text(d);
+  p["rule"] = pp.why.rule_text;
   p["status"] = pair_status(pp, r);
   p["refusal"] = text_or_null(pp.refusal);
   p["problem"] = text_or_null(r.problem);

@@ -10,7 +10,6 @@
 
 #include "p2pcheck/checks/links.h"
 #include "p2pcheck/model/route.h"
-#include "p2pcheck/report/rule_text.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -78,7 +77,7 @@ void classify_refusal(const TransferResult& res, const PairPlan& pp, DirectionRe
   d.refused_by = "kernel";
   d.reason = "the kernel refused the pair (" + errno_name(res.error) +
              (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
-             "): " + rule_text(pp.decision);
+             "): " + pp.why.rule_text;
   if (pp.decision.verdict == Verdict::kSupported)
     d.reason +=
         " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "

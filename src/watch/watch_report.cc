@@ -7,8 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "p2pcheck/report/pair_fix.h"
-#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -204,8 +203,7 @@ void predict(WatchPair& p, const MachineState& s, const KernelRules& rules) {
   PairDecision d = decide_pair(s.topo, s.inv, s.machine, rules, DevicePair{*provider, *client});
   p.predicted = d.map_type;
   p.verdict = d.verdict;
-  p.rule = rule_text(d);
-  if (d.verdict == Verdict::kNotSupported) p.fix = pair_fix(d, rules, s.machine).text;
+  p.why = explain_pair(d, rules, s.machine);
   p.agrees = agreement(p.path, d.map_type);
 }
 

@@ -9,7 +9,7 @@
 namespace p2pcheck {
 namespace {
 
-HostPair pair(const std::string& gpu, const std::string& nvme, Verdict v, const std::string& cause = "") {
+HostPair pair(const std::string& gpu, const std::string& nvme, Verdict v, Cause cause = Cause::kNone) {
   HostPair p;
   p.gpu = gpu;
   p.nvme = nvme;
@@ -46,7 +46,7 @@ TEST(Drift, SameResultIsNoChange) {
 TEST(Drift, AcsRedirectBackIsWorseAndNamed) {
   HostSummary before = host(Result::kPass, {pair(kGpu, kNvme, Verdict::kSupported)});
   HostSummary after =
-      host(Result::kFail, {pair(kGpu, kNvme, Verdict::kNotSupported, "pair.acs_redirect")}, {"0000:03:09.0"});
+      host(Result::kFail, {pair(kGpu, kNvme, Verdict::kNotSupported, Cause::kAcsRedirect)}, {"0000:03:09.0"});
   DriftReport d = compare_hosts(before, after);
   EXPECT_EQ(d.overall, Change::kWorse);
   ASSERT_EQ(d.ports.size(), 1u);
@@ -69,7 +69,7 @@ TEST(Drift, AcsRedirectBackIsWorseAndNamed) {
 TEST(Drift, VanishedAndUndecidedPairsAreWorse) {
   HostSummary before =
       host(Result::kPass, {pair(kGpu, kNvme, Verdict::kSupported), pair(kGpu, kNvme2, Verdict::kSupported)});
-  HostSummary after = host(Result::kUnknown, {pair(kGpu, kNvme, Verdict::kUnknown, "pair.acs_unknown")});
+  HostSummary after = host(Result::kUnknown, {pair(kGpu, kNvme, Verdict::kUnknown, Cause::kAcsUnknown)});
   DriftReport d = compare_hosts(before, after);
   EXPECT_EQ(d.overall, Change::kWorse);
   ASSERT_EQ(d.pairs.size(), 2u);

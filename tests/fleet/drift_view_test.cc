@@ -19,7 +19,7 @@ DriftReport many_pairs(std::size_t n) {
     p.verdict = Verdict::kSupported;
     before.pairs.push_back(p);
     p.verdict = Verdict::kNotSupported;
-    p.cause = "pair.acs_redirect";
+    p.cause = Cause::kAcsRedirect;
     p.rule = "ACS redirect on 0000:03:09.0";
     after.pairs.push_back(p);
   }

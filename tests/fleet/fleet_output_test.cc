@@ -15,7 +15,7 @@
 namespace p2pcheck {
 namespace {
 
-HostPair pair(const char* gpu, const char* nvme, Verdict v, const char* cause) {
+HostPair pair(const char* gpu, const char* nvme, Verdict v, Cause cause) {
   HostPair p;
   p.gpu = gpu;
   p.nvme = nvme;
@@ -23,7 +23,7 @@ HostPair pair(const char* gpu, const char* nvme, Verdict v, const char* cause) {
   p.verdict = p.to_gpu = p.from_gpu = v;
   p.map_type = v == Verdict::kSupported ? "BUS_ADDR" : "NOT_SUPPORTED";
   p.cause = cause;
-  p.rule = *cause ? "refused <because> & so on" : "";
+  p.rule = cause != Cause::kNone ? "refused <because> & so on" : "";
   return p;
 }
 
@@ -39,14 +39,14 @@ FleetReport sample() {
   a.findings = {{"kernel.config_p2pdma", Level::kFail, "", "built without CONFIG_PCI_P2PDMA", "rebuild it", true},
                 {"gpu.ais", Level::kPass, "", "AIS present", "", true},
                 {"storage.unknown", Level::kUnknown, "nvme0n1", "cannot see", "", true}};
-  a.pairs = {pair("0000:03:00.0", "0000:05:00.0", Verdict::kNotSupported, "kernel.config_p2pdma"),
-             pair("0000:04:00.0", "0000:05:00.0", Verdict::kSupported, "")};
+  a.pairs = {pair("0000:03:00.0", "0000:05:00.0", Verdict::kNotSupported, Cause::kKernelConfigP2pdma),
+             pair("0000:04:00.0", "0000:05:00.0", Verdict::kSupported, Cause::kNone)};
   HostSummary b = a;
   b.host = "=cmd|' /C calc'!A0, \"quoted\" \xff\x01";  // a hostile name: formula, comma, quote, bad bytes
   b.input = "caps/b.tar.zst";
   b.result = Result::kPass;
   b.findings = {{"gpu.ais", Level::kPass, "", "AIS present", "", true}};
-  b.pairs = {pair("0000:03:00.0", "0000:05:00.0", Verdict::kSupported, "")};
+  b.pairs = {pair("0000:03:00.0", "0000:05:00.0", Verdict::kSupported, Cause::kNone)};
   return build_fleet_report({a, b}, {{"caps/junk.bin", "not a recognised dump <x>"}}, 3);
 }
 

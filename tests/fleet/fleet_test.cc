@@ -23,14 +23,14 @@ namespace fs = std::filesystem;
 
 HostFinding finding(const char* id, Level level, const char* fix = "") { return {id, level, "", "msg", fix, true}; }
 
-HostPair pair(Verdict verdict, const char* cause, const char* acs_fix = "") {
+HostPair pair(Verdict verdict, Cause cause, std::vector<const char*> acs_ports = {}) {
   HostPair p;
   p.gpu = "0000:03:00.0";
   p.nvme = "0000:05:00.0";
   p.verdict = p.to_gpu = p.from_gpu = verdict;
   p.map_type = verdict == Verdict::kSupported ? "BUS_ADDR" : "NOT_SUPPORTED";
   p.cause = cause;
-  p.acs_fix = acs_fix;
+  for (const char* port : acs_ports) p.acs_ports.push_back(*Bdf::parse(port));
   return p;
 }
 
@@ -49,17 +49,16 @@ HostSummary host(const char* name, Result result, std::vector<HostFinding> findi
 
 TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   std::vector<HostSummary> hosts = {
-      host(
-          "n3", Result::kFail, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")},
-          {pair(Verdict::kNotSupported, "kernel.config_p2pdma"), pair(Verdict::kNotSupported, "kernel.config_p2pdma")}),
+      host("n3", Result::kFail, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")},
+           {pair(Verdict::kNotSupported, Cause::kKernelConfigP2pdma),
+            pair(Verdict::kNotSupported, Cause::kKernelConfigP2pdma)}),
       host("n1", Result::kFail, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")}, {}),
       host("n2", Result::kFail, {finding("gpu.ais", Level::kPass)},
-           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:02:00.0")}, "bbbb"),
-      host("n4", Result::kFail, {},
-           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:42:00.0")}, "bbbb"),
+           {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:02:00.0"})}, "bbbb"),
+      host("n4", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:42:00.0"})}, "bbbb"),
       host("n5", Result::kUnknown, {finding("storage.unknown", Level::kUnknown)},
-           {pair(Verdict::kUnknown, "pair.acs_unknown")}),
-      host("n0", Result::kPass, {finding("gpu.ais", Level::kPass)}, {pair(Verdict::kSupported, "")}, ""),
+           {pair(Verdict::kUnknown, Cause::kAcsUnknown)}),
+      host("n0", Result::kPass, {finding("gpu.ais", Level::kPass)}, {pair(Verdict::kSupported, Cause::kNone)}, ""),
   };
   FleetReport r = build_fleet_report(hosts, {{"bad.bin", "not a recognised dump"}}, 7);
   ASSERT_EQ(r.hosts.size(), 6u);
@@ -83,6 +82,11 @@ TEST(Fleet, GroupsFailuresByCauseAndMachinesByTopology) {
   EXPECT_EQ(r.failures[0].title_host, "");
   ASSERT_EQ(r.unknowns.size(), 2u);
   EXPECT_EQ(r.unknowns[0].cause, "pair.acs_unknown");
+  EXPECT_EQ(r.unknowns[0].pair_cause, Cause::kAcsUnknown);
+  // A kernel cause's pairs join that finding's group: a group of findings, not of pairs.
+  EXPECT_EQ(r.failures[0].pair_cause, Cause::kKernelConfigP2pdma);
+  EXPECT_FALSE(r.failures[0].pairs_only());
+  EXPECT_TRUE(r.failures[1].pairs_only());
   // Topologies: the biggest group first, named after its first host; n0 has no tree.
   ASSERT_EQ(r.topologies.size(), 2u);
   EXPECT_EQ(r.topologies[0].fingerprint, "aaaa");
@@ -104,11 +108,11 @@ TEST(Fleet, EachCauseGroupIsOneProblemWithItsOwnFix) {
       host("md1", Result::kFail,
            {stack(Level::kInfo, "not-a-data-file-system", "HIPFILE_UNSUPPORTED_FILE_SYSTEMS=true"),
             stack(Level::kFail, "md", "put the data on a plain namespace")},
-           {pair(Verdict::kSupported, "")}),
+           {pair(Verdict::kSupported, Cause::kNone)}),
       host("md2", Result::kFail, {stack(Level::kFail, "md", "put the data on a plain namespace")},
-           {pair(Verdict::kSupported, "")}),
+           {pair(Verdict::kSupported, Cause::kNone)}),
       host("crypt", Result::kFail, {stack(Level::kFail, "dm-crypt", "use the drive's own encryption")},
-           {pair(Verdict::kSupported, "")}),
+           {pair(Verdict::kSupported, Cause::kNone)}),
       host("nopairs", Result::kNoPairs, {finding("kernel.config_p2pdma", Level::kFail, "rebuild")}, {}),
   };
   FleetReport r = build_fleet_report(hosts, {}, 4);
@@ -146,7 +150,7 @@ TEST(Fleet, EveryGroupsFixComesFromItsOwnFinding) {
   ASSERT_FALSE(r.failures.empty());
   for (const auto* groups : {&r.failures, &r.unknowns})
     for (const CauseGroup& g : *groups) {
-      if (g.cause.rfind("pair.", 0) == 0) continue;
+      if (g.pairs_only()) continue;
       for (std::size_t h : g.hosts) {
         const HostSummary& host = r.hosts[h];
         bool has = false, has_fix = false;
@@ -168,9 +172,10 @@ TEST(Fleet, EveryGroupsFixComesFromItsOwnFinding) {
     }
 }
 
-HostFix acs_fix(const std::string& ports, std::vector<HostFixStep> steps = {}) {
+HostFix acs_fix(std::vector<const char*> ports, std::vector<HostFixStep> steps = {}) {
   HostFix fix;
-  fix.cmdline_params = {"pci=disable_acs_redir=" + ports};
+  for (const char* port : ports) fix.acs_ports.push_back(*Bdf::parse(port));
+  fix.cmdline_params = {acs_param(fix)};
   fix.kernel_cmdline = fix.cmdline_params[0];
   fix.cmdline_cost = "IOMMU isolation between those ports' devices";
   fix.steps = std::move(steps);
@@ -180,21 +185,21 @@ HostFix acs_fix(const std::string& ports, std::vector<HostFixStep> steps = {}) {
 // One change per host, and hosts grouped by the whole of it: a pair cause's fix names every port
 // the host needs, not its first pair's; hosts whose changes differ anywhere are in different groups.
 TEST(Fleet, GroupsHostsByTheirWholeFix) {
-  HostFixStep md{"storage.stack", "nvme6n1, nvme7n1", "put the data on a plain namespace", ""};
+  HostFixStep md{"storage.stack", FixKind::kNone, "nvme6n1, nvme7n1", "put the data on a plain namespace", ""};
   std::vector<HostSummary> hosts = {
       host("a", Result::kFail, {},
-           {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:03:11.0"),
-            pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=0000:03:09.0")}),
-      host("b", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
-      host("c", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
-      host("d", Result::kFail, {}, {pair(Verdict::kNotSupported, "pair.acs_redirect", "pci=disable_acs_redir=x")}),
-      host("e", Result::kPass, {}, {pair(Verdict::kSupported, "")}),
-      host("f", Result::kPass, {}, {pair(Verdict::kSupported, "")}),
+           {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:11.0"}),
+            pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:09.0"})}),
+      host("b", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:09.0"})}),
+      host("c", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:09.0"})}),
+      host("d", Result::kFail, {}, {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:09.0"})}),
+      host("e", Result::kPass, {}, {pair(Verdict::kSupported, Cause::kNone)}),
+      host("f", Result::kPass, {}, {pair(Verdict::kSupported, Cause::kNone)}),
   };
-  hosts[0].fix = acs_fix("0000:03:09.0;0000:03:11.0");
-  hosts[1].fix = acs_fix("0000:03:09.0;0000:03:11.0");
-  hosts[2].fix = acs_fix("0000:03:09.0;0000:03:11.0", {md});
-  hosts[3].fix = acs_fix("0000:03:09.0;0000:03:11.0");
+  hosts[0].fix = acs_fix({"0000:03:09.0", "0000:03:11.0"});
+  hosts[1].fix = acs_fix({"0000:03:09.0", "0000:03:11.0"});
+  hosts[2].fix = acs_fix({"0000:03:09.0", "0000:03:11.0"}, {md});
+  hosts[3].fix = acs_fix({"0000:03:09.0", "0000:03:11.0"});
   hosts[4].fix = HostFix{};  // nothing to do: in no group
   FleetReport r = build_fleet_report(hosts, {}, 6);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -216,7 +221,7 @@ TEST(Fleet, GroupsHostsByTheirWholeFix) {
 TEST(Fleet, HostsSortNaturally) {
   std::vector<HostSummary> hosts;
   for (const char* name : {"host10", "host2", "host100", "host1", "rack2-node07", "rack10-node1", "rack2-node7b"})
-    hosts.push_back(host(name, Result::kPass, {}, {pair(Verdict::kSupported, "")}));
+    hosts.push_back(host(name, Result::kPass, {}, {pair(Verdict::kSupported, Cause::kNone)}));
   FleetReport r = build_fleet_report(hosts, {}, hosts.size());
   std::vector<std::string> order;
   for (const auto& h : r.hosts) order.push_back(h.host);

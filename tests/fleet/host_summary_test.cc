@@ -54,25 +54,6 @@ ordered_json check_doc() {
           {"pairs", {pair_json("not_supported", "supported", {"kernel_without_p2pdma"}, false, true)}}};
 }
 
-TEST(FleetHostSummary, PairCauses) {
-  auto cause = [](Verdict verdict, Verdict path, std::vector<std::string> blocked, bool acs_redirect, bool host_check,
-                  bool acs_unknown = false) {
-    return pair_cause({verdict, path, std::move(blocked), acs_redirect, acs_unknown, host_check});
-  };
-  const Verdict yes = Verdict::kSupported, no = Verdict::kNotSupported, open = Verdict::kUnknown;
-  EXPECT_EQ(cause(yes, yes, {}, false, false), "");
-  EXPECT_EQ(cause(no, yes, {"kernel_without_p2pdma"}, false, true), "kernel.config_p2pdma");
-  EXPECT_EQ(cause(no, yes, {"known_bad_kernel"}, false, false), "kernel.known_bad");
-  EXPECT_EQ(cause(no, no, {}, true, true), "pair.acs_redirect");
-  EXPECT_EQ(cause(no, no, {}, false, true), "pair.host_bridge");
-  // The path is refused whatever the kernel: the path's cause, not the kernel's.
-  EXPECT_EQ(cause(no, no, {"kernel_without_p2pdma"}, false, true), "pair.host_bridge");
-  EXPECT_EQ(cause(no, no, {}, false, false), "pair.not_supported");
-  EXPECT_EQ(cause(open, yes, {"p2pdma_config_unknown"}, false, false), "kernel.config_p2pdma");
-  EXPECT_EQ(cause(open, open, {}, false, true, true), "pair.acs_unknown");
-  EXPECT_EQ(cause(open, open, {}, false, true), "pair.path_unknown");
-}
-
 // A version 1 pair's members give the causes the model gives (the reader and the model agree).
 TEST(FleetHostSummary, ReadsCausesFromSavedPairs) {
   auto cause = [](ordered_json pair) {
@@ -80,11 +61,13 @@ TEST(FleetHostSummary, ReadsCausesFromSavedPairs) {
     doc["pairs"] = ordered_json::array({std::move(pair)});
     return summarize_check_json(doc, "f.json").pairs.at(0).cause;
   };
-  EXPECT_EQ(cause(pair_json("supported", "supported", ordered_json::array(), false, false)), "");
-  EXPECT_EQ(cause(pair_json("not_supported", "supported", {"known_bad_kernel"}, false, false)), "kernel.known_bad");
-  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), true, true)), "pair.acs_redirect");
-  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, true)), "pair.host_bridge");
-  EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true, true)), "pair.acs_unknown");
+  EXPECT_EQ(cause(pair_json("supported", "supported", ordered_json::array(), false, false)), Cause::kNone);
+  EXPECT_EQ(cause(pair_json("not_supported", "supported", {"known_bad_kernel"}, false, false)), Cause::kKernelKnownBad);
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), true, true)), Cause::kAcsRedirect);
+  EXPECT_EQ(cause(pair_json("not_supported", "not_supported", ordered_json::array(), false, true)), Cause::kHostBridge);
+  EXPECT_EQ(cause(pair_json("unknown", "unknown", ordered_json::array(), false, true, true)), Cause::kAcsUnknown);
+  // A token this p2pcheck has no row for blocks nothing it knows: the path's cause stands.
+  EXPECT_EQ(cause(pair_json("unknown", "unknown", {"newer_token"}, false, true)), Cause::kPathUnknown);
 }
 
 TEST(FleetHostSummary, ReadsASavedCheckJson) {
@@ -98,7 +81,7 @@ TEST(FleetHostSummary, ReadsASavedCheckJson) {
   ASSERT_EQ(s.findings.size(), 1u);
   EXPECT_EQ(s.findings[0].fix, "rebuild");
   ASSERT_EQ(s.pairs.size(), 1u);
-  EXPECT_EQ(s.pairs[0].cause, "kernel.config_p2pdma");
+  EXPECT_EQ(s.pairs[0].cause, Cause::kKernelConfigP2pdma);
   EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
   EXPECT_TRUE(s.topology.empty());  // a saved check --json has no PCI tree
 }
@@ -153,13 +136,17 @@ void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
     SCOPED_TRACE("pair " + std::to_string(i));
     EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type),
               std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type));
-    EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_fix, b.locality), std::tie(a.cause, a.rule, a.acs_fix, a.locality));
+    EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_ports, b.locality), std::tie(a.cause, a.rule, a.acs_ports, a.locality));
   }
   ASSERT_TRUE(saved.fix && model.fix);
   EXPECT_EQ(saved.fix->kernel_cmdline, model.fix->kernel_cmdline);
   EXPECT_EQ(saved.fix->cmdline_params, model.fix->cmdline_params);
   EXPECT_EQ(saved.fix->acs_ports, model.fix->acs_ports);
-  EXPECT_EQ(saved.fix->steps.size(), model.fix->steps.size());
+  EXPECT_EQ(saved.fix->acs_ids, model.fix->acs_ids);
+  ASSERT_EQ(saved.fix->steps.size(), model.fix->steps.size());
+  for (std::size_t i = 0; i < model.fix->steps.size(); ++i)
+    EXPECT_EQ(std::tie(saved.fix->steps[i].kind, saved.fix->steps[i].pair_fix),
+              std::tie(model.fix->steps[i].kind, model.fix->steps[i].pair_fix));
 }
 
 // A host summarised from its report (captures, imports) and from its check --json saved (support
@@ -178,7 +165,8 @@ TEST(FleetHostSummary, ModelAndSavedCheckJsonAgreeOnEveryFixture) {
       HostSummary model = summarize_report(*report, nullptr, "saved.json");
       HostSummary saved = summarize_check_json(check_document(*report), "saved.json");
       expect_same_summary(model, saved);
-      for (const HostPair& p : model.pairs) acs_redirect_pairs += p.cause == "pair.acs_redirect";
+      for (const HostPair& p : model.pairs)
+        acs_redirect_pairs += p.cause == Cause::kAcsRedirect && !p.acs_ports.empty();
     }
   }
   EXPECT_GE(fixtures, 10);
@@ -200,7 +188,7 @@ TEST(FleetHostSummary, ReadsASavedSchemaOneFile) {
     const HostPair &a = model.pairs[i], &b = saved.pairs[i];
     EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type, b.cause),
               std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type, a.cause));
-    EXPECT_FALSE(b.cause.empty() && b.verdict != Verdict::kSupported);
+    EXPECT_FALSE(b.cause == Cause::kNone && b.verdict != Verdict::kSupported);
   }
   EXPECT_EQ(saved.result, model.result);
 }

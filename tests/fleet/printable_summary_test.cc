@@ -28,7 +28,7 @@ TEST(PrintableSummary, EveryNameFromInputIsEscaped) {
   HostPair p;
   p.nvme_name = "nvme0\nRESULT: PASS";
   p.verdict = Verdict::kNotSupported;
-  p.cause = "pair.host_bridge";
+  p.cause = Cause::kHostBridge;
   h.pairs.push_back(p);
   h.result = Result::kFail;
   make_printable(h);

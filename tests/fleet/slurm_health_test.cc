@@ -17,7 +17,7 @@ DriftReport drift(Result before, Result after) {
   a.pairs.push_back(p);
   if (after != Result::kPass) {
     p.verdict = Verdict::kNotSupported;
-    p.cause = "pair.acs_redirect";
+    p.cause = Cause::kAcsRedirect;
     HostFix fix;
     fix.acs_ports.push_back(*Bdf::parse("0000:03:09.0"));
     b.fix = fix;

@@ -5,9 +5,9 @@
 #include "hwloc_facts.h"
 #include "import_fixture.h"
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/model/topology.h"
-#include "p2pcheck/report/rule_text.h"
 
 namespace p2pcheck {
 namespace {

@@ -22,7 +22,7 @@ const char* to_string(Change change);  // "same", "better", "worse"
 struct PairChange {
   std::string gpu, nvme, nvme_name;
   std::optional<Verdict> before, after;  // nullopt: the pair is not in that side (a device vanished or came)
-  std::string cause_before, cause_after;
+  Cause cause_before = Cause::kNone, cause_after = Cause::kNone;
   std::string rule_after;  // the deciding rule now, when the pair has a cause
   Change change = Change::kSame;
 };

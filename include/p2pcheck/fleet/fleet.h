@@ -60,11 +60,16 @@ const char* to_string(FleetResult result);  // "PASS", "FAIL", "UNKNOWN", "NO PA
 // One group is one problem: the same finding id at the same level with the same Finding::cause (an md
 // array is not a dm-crypt volume), or the same pair cause; its fix is that finding's own.
 struct CauseGroup {
-  std::string cause;           // a finding id ("kernel.config_p2pdma") or a pair cause ("pair.acs_redirect")
+  std::string cause;  // a finding id ("kernel.config_p2pdma") or a pair cause's token ("pair.acs_redirect")
+  // The pair cause whose pairs joined it (a kernel cause shares its finding's group); kNone when
+  // only findings did.
+  Cause pair_cause = Cause::kNone;
   std::string detail;          // the finding's cause within its id ("md", "dm-crypt"); "" when the id says it
   Level level = Level::kFail;  // kFail or kUnknown
   // How every view names it: "storage.stack:md", or the cause alone.
   std::string label() const { return detail.empty() ? cause : cause + ":" + detail; }
+  // A group of pairs whose cause is the path's (pair.*), not a finding's: JSON `kind` "pair".
+  bool pairs_only() const { return pair_cause != Cause::kNone && !row(pair_cause).finding; }
   std::string title;               // what it is, in words (the first host's finding message, or fleet's own words)
   std::string title_host;          // the host the title is quoted from when the hosts' messages differ; else ""
   std::string fix;                 // shown once for the group: the first host's
@@ -106,10 +111,10 @@ struct FleetReport {
 FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<UnreadableInput> unreadable,
                       const FleetOptions& options);
 
-// Fleet's words for the pair causes of pair_cause() (pair.acs_redirect, ...): what it is, and the
-// fix when it is the same on every machine ("" when each host's differs or there is none).
-std::string pair_cause_title(const std::string& cause);
-std::string pair_cause_fix(const std::string& cause);
+// Fleet's words for a pair cause (explain/vocabulary.h CauseRow): what it is, and the fix when it
+// is the same on every machine ("" when each host's differs or there is none).
+std::string pair_cause_title(Cause cause);
+std::string pair_cause_fix(Cause cause);
 
 // Groups, counts and the result over summaries already read (run_fleet's last step; tests).
 FleetReport build_fleet_report(std::vector<HostSummary> hosts, std::vector<UnreadableInput> unreadable,

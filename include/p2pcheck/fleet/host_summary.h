@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/rules/verdict.h"
@@ -32,10 +33,12 @@ struct HostPair {
   std::string gpu, nvme, nvme_name;  // BDFs; the controller name or ""
   Verdict verdict = Verdict::kUnknown;
   Verdict to_gpu = Verdict::kUnknown, from_gpu = Verdict::kUnknown;
-  std::string map_type;  // BUS_ADDR, THRU_HOST_BRIDGE, NOT_SUPPORTED, UNKNOWN
-  std::string cause;     // pair_cause(): "" for a supported pair
-  std::string rule;      // the deciding rule in words; kept only for pairs with a cause
-  std::string acs_fix;   // pci=disable_acs_redir=... when ACS redirect is what blocks it
+  std::string map_type;        // BUS_ADDR, THRU_HOST_BRIDGE, NOT_SUPPORTED, UNKNOWN
+  Cause cause = Cause::kNone;  // explain/explanation.h pair_cause(): kNone for a supported pair
+  // Kept only for pairs with a cause: the deciding rule in words, and the ports whose ACS redirect
+  // sends the pair up (PairExplanation::acs_ports: pci=disable_acs_redir= fixes it).
+  std::string rule;
+  std::vector<Bdf> acs_ports;
   // How near the two sit (model/locality.h to_string: "same_switch", ...); "unknown" when not
   // known or not in a saved report (schema_version 1 has none).
   std::string locality = "unknown";
@@ -77,21 +80,6 @@ std::string file_stem(const std::string& input);
 
 std::string host_name_for(const nlohmann::ordered_json* manifest, const nlohmann::ordered_json* identity,
                           const std::string& input);
-
-// What of a pair's decision its cause is taken from: the model's, or a saved check --json's members
-// of the same names (verdict, path.verdict, blocked_by, acs_redirect, acs_unknown, host_check).
-struct PairFacts {
-  Verdict verdict = Verdict::kUnknown;
-  Verdict path = Verdict::kUnknown;     // the PCI path alone under the kernel's rules
-  std::vector<std::string> blocked_by;  // docs/json.md tokens: kernel_without_p2pdma, known_bad_kernel, ...
-  bool acs_redirect = false, acs_unknown = false, host_checked = false;
-};
-
-// Why a pair that is not supported is not, as a stable token (the cause fleet groups by):
-// kernel.config_p2pdma and kernel.known_bad when the kernel itself blocks a path that is allowed
-// (the same ids as those findings), else the path's rule: pair.acs_redirect, pair.host_bridge,
-// pair.not_supported, pair.acs_unknown, pair.path_unknown. "" when supported.
-std::string pair_cause(const PairFacts& pair);
 
 // Reads a check --json document (schema p2pcheck.check) into a summary; `file` names it in
 // errors. Throws Error for anything that is not what check --json writes.

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/report/common.h"
-#include "p2pcheck/report/pair_fix.h"
 
 namespace p2pcheck {
 
@@ -41,9 +41,6 @@ nlohmann::ordered_json decision_row_json(const CheckReport& report, const PairDe
 nlohmann::ordered_json pair_decision_json(const CheckReport& report, const PairDecision& d);
 // The running kernel's own answer for the pair (p2pprobe), and whether it agrees: a pair's `kernel`.
 nlohmann::ordered_json kernel_answer_json(const PairDecision& d);
-// Why the overall verdict is not the path's, as docs/json.md's stable `blocked_by` tokens:
-// kernel_without_p2pdma, known_bad_kernel, p2pdma_config_unknown.
-std::vector<const char*> blocked_by(const PairDecision& d);
 // `explain --json`: the envelope (schema p2pcheck.explain), the identity, then the pair's decision.
 nlohmann::ordered_json explain_json(const CheckReport& report, const PairDecision& d);
 

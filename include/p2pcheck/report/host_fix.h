@@ -5,31 +5,38 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/explain/vocabulary.h"
 #include "p2pcheck/model/pci.h"
 
 namespace p2pcheck {
 
 struct HostFixStep {
-  std::string kind;     // a pair fix kind (docs/json.md: same_switch, supply_facts, ...) or a finding id
-  std::string subject;  // what it is about: "nvme6n1, nvme7n1", "8 pairs"; "" for the machine
-  std::string text;     // what to do (a finding's fix says its cost in its own words)
-  std::string cost;     // what it costs, where that is a fact of its own; "" when `text` says it
+  std::string kind;                   // a pair fix kind (docs/json.md: same_switch, supply_facts, ...) or a finding id
+  FixKind pair_fix = FixKind::kNone;  // the pair fix `kind` names; kNone for a finding's step
+  std::string subject;                // what it is about: "nvme6n1, nvme7n1", "8 pairs"; "" for the machine
+  std::string text;                   // what to do (a finding's fix says its cost in its own words)
+  std::string cost;                   // what it costs, where that is a fact of its own; "" when `text` says it
 };
 
 struct HostFix {
-  std::vector<Bdf> acs_ports;               // pci=disable_acs_redir=: every port any refused pair needs
-  std::vector<std::string> cmdline_params;  // "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"
-  std::string kernel_cmdline;               // the parameters to add, space-separated; "" when none
-  std::string cmdline_cost;                 // what the command line costs
-  std::vector<HostFixStep> steps;           // everything else, in the order the report lists problems
+  std::vector<Bdf> acs_ports;                       // pci=disable_acs_redir=: every port any refused pair needs
+  std::set<std::pair<unsigned, unsigned>> acs_ids;  // and the vendor:device entries the booted list names
+  std::vector<std::string> cmdline_params;          // "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"
+  std::string kernel_cmdline;                       // the parameters to add, space-separated; "" when none
+  std::string cmdline_cost;                         // what the command line costs
+  std::vector<HostFixStep> steps;                   // everything else, in the order the report lists problems
   bool empty() const { return cmdline_params.empty() && steps.empty(); }
 };
 
 HostFix host_fix(const CheckReport& report);
+// The pci=disable_acs_redir= parameter of `fix` (its ports and ids); "" when it has no port.
+std::string acs_param(const HostFix& fix);
 nlohmann::ordered_json host_fix_json(const HostFix& fix);
 // "Fix for this host" and its lines, for the end of check's text; "" when nothing is to be done.
 std::string host_fix_text(const HostFix& fix);

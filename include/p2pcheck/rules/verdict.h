@@ -1,6 +1,7 @@
 // p2pcheck's verdict for a pair: the kernel's decision (rules/p2pdma.h) plus what the kernel does
 // not know (pre-Zen AMD reads and writes), kernels never to trust, and CONFIG_PCI_P2PDMA.
-// Decisions carry structured reasons; report/rule_text.h turns them into sentences.
+// Decisions carry structured reasons; explain/ turns them into one explanation each (rule, cause, fix) and its
+// sentences.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/explain/rule_text.h"
 
 #include <cstdio>
 
@@ -194,11 +194,6 @@ std::string later_text(const PairDecision& d) {
     return "would be allowed once the pending allowlist row for " + std::string(row.name) + " is merged (" +
            row.source + ")";
   return "allowed from kernel " + row.since.str() + " on (" + row.name + "; " + row.source + ")";
-}
-
-std::string acs_fix_text(const PairDecision& d) {
-  if (!d.walk.common || d.walk.acs_redirect.empty()) return "";
-  return "pci=disable_acs_redir=" + join_bdfs(d.walk.acs_redirect, ";");
 }
 
 }  // namespace p2pcheck

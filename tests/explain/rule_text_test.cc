@@ -1,5 +1,5 @@
 // The sentences for each structured reason, word for word as `check`, `explain` and the JSON print them.
-#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/explain/rule_text.h"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,6 @@ TEST_F(RuleText, CommonBridge) {
             "common upstream bridge 0000:01:00.0 and no ACS redirect on the path: traffic stays below it");
   d_.to_gpu = {Verdict::kSupported, FlowReason::kAllowed, Hardware::kAsTheKernelSays};
   EXPECT_EQ(flow_reason_text(d_, d_.to_gpu), "allowed inside the switch");
-  EXPECT_EQ(acs_fix_text(d_), "");
 }
 
 TEST_F(RuleText, AllowedThroughTheRootComplex) {
@@ -68,7 +67,6 @@ TEST_F(RuleText, AcsRedirectComesFirst) {
   EXPECT_EQ(rule_text(d_),
             "ACS redirect on 0000:02:01.0, 0000:01:00.0 sends the traffic up through the root complex; "
             "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)");
-  EXPECT_EQ(acs_fix_text(d_), "pci=disable_acs_redir=0000:02:01.0;0000:01:00.0");
 }
 
 TEST_F(RuleText, HostCheckRefusal) {

@@ -1,33 +1,13 @@
 // One fix per pair, from the decision's structured reasons (rules/verdict.h), never from its words.
-#include "p2pcheck/report/pair_fix.h"
+#include "p2pcheck/explain/pair_fix.h"
 
 #include <algorithm>
+#include <cstdio>
 
-#include "p2pcheck/report/rule_text.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
-
-const char* rule_id(const PairDecision& d) {
-  switch (d.decided_by) {
-    case DecidedBy::kCommonBridge: return "common_bridge";
-    case DecidedBy::kCpuAllows: return "host_bridge_cpu_allows";
-    case DecidedBy::kAllowlistAllows: return "host_bridge_allowlisted";
-    case DecidedBy::kHostCheckFails: return "host_bridge_refused";
-    case DecidedBy::kEitherWay: return "acs_unknown_allowed_either_way";
-    case DecidedBy::kNoP2pdmaConfig: return "no_p2pdma_config";
-    case DecidedBy::kCannotDecide: break;
-  }
-  if (!d.undecided_by) return "unknown";
-  switch (d.undecided_by->fact) {
-    case UnknownFact::kAcsControl: return "unknown_acs";
-    case UnknownFact::kCpu: return "unknown_cpu";
-    case UnknownFact::kHostBridgeDevice: return "unknown_host_bridge_device";
-    case UnknownFact::kP2pdmaConfig: return "unknown_p2pdma_config";
-    case UnknownFact::kKernelTable: return "unknown_kernel_table";
-  }
-  return "unknown";
-}
 
 namespace {
 
@@ -63,7 +43,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
   }
   if (options.empty()) return {};
   PairFix fix;
-  fix.kind = "supply_facts";
+  fix.kind = FixKind::kSupplyFacts;
   fix.text =
       join(facts, " and ") + " " + (facts.size() > 1 ? "are " : "is ") + phrase + ": give " + join(options, " ") + ask;
   if (options.size() == 1 && facts.front() == "the CPU")
@@ -75,17 +55,14 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
 PairFix placement_fix(const PairDecision& d) {
   PairFix fix;
   fix.devices = {d.path.pair.gpu, d.path.pair.nvme};
-  fix.moves_the_pair = true;
   if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
-    fix.kind = "same_host_bridge";
+    fix.kind = FixKind::kSameHostBridge;
     fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +
                d.host.bridges.front().host_bridge + " or " + d.host.bridges.back().host_bridge +
                "), or under one PCIe switch";
   } else {
-    fix.kind = "same_switch";
-    fix.text =
-        "put the GPU and the NVMe under one PCIe switch (P2P then stays below it on any CPU), or use a platform "
-        "whose CPU or host bridge the kernel allows";
+    fix.kind = FixKind::kSameSwitch;
+    fix.text = row(fix.kind).words;
   }
   return fix;
 }
@@ -95,7 +72,7 @@ PairFix placement_fix(const PairDecision& d) {
 PairFix read_more_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
   PairFix fix;
   if (has_unknown(d, UnknownFact::kAcsControl) || has_unknown(d, UnknownFact::kHostBridgeDevice)) {
-    fix.kind = "full_config_space";
+    fix.kind = FixKind::kFullConfigSpace;
     for (const Unknown& u : d.unknowns)
       if (u.fact == UnknownFact::kAcsControl && u.function &&
           std::find(fix.devices.begin(), fix.devices.end(), u.function->bdf) == fix.devices.end())
@@ -106,12 +83,12 @@ PairFix read_more_fix(const PairDecision& d, const KernelRules& rules, const Mac
     return fix;
   }
   if (has_unknown(d, UnknownFact::kKernelTable)) {
-    fix.kind = "kernel_table";
+    fix.kind = FixKind::kKernelTable;
     fix.text = kernel_table_fix_text(machine.from_dump, rules.what_if());
     return fix;
   }
   if (has_unknown(d, UnknownFact::kP2pdmaConfig)) {
-    fix.kind = "kernel_config";
+    fix.kind = FixKind::kKernelConfig;
     fix.text = machine.from_dump ? "ask for the machine's /boot/config-" +
                                        (machine.kernel_release.empty() ? "$(uname -r)" : machine.kernel_release) +
                                        " (or `zcat /proc/config.gz` there) and give it with --kernel-config FILE, or "
@@ -127,32 +104,36 @@ PairFix read_more_fix(const PairDecision& d, const KernelRules& rules, const Mac
 PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
   PairFix fix;
   if (d.verdict == Verdict::kSupported) return fix;  // nothing to do
-  if (d.known_bad) {
-    fix.kind = "other_kernel";
-    fix.text = "boot another kernel before using the fastpath";
-    return fix;
-  }
-  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) {
-    fix.kind = "kernel_with_p2pdma";
-    fix.text = "boot a kernel built with CONFIG_PCI_P2PDMA=y";
+  if (d.known_bad || d.decided_by == DecidedBy::kNoP2pdmaConfig) {
+    fix.kind = d.known_bad ? FixKind::kOtherKernel : FixKind::kKernelWithP2pdma;
+    fix.text = row(fix.kind).words;
     return fix;
   }
   // Undecided for want of what the input cannot carry: first give it, then the path's own fix (if any).
   if (d.verdict == Verdict::kUnknown)
     if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
-  if (std::string acs = acs_fix_text(d); !acs.empty()) {
-    fix.kind = "disable_acs_redir";
-    fix.kernel_cmdline = acs;
+  if (d.walk.common && !d.walk.acs_redirect.empty()) {
+    fix.kind = FixKind::kDisableAcsRedir;
     for (const Function* f : d.walk.acs_redirect) fix.devices.push_back(f->bdf);
-    fix.text = "boot with " + acs +
-               " — costs IOMMU isolation for the devices below those ports (they may share an IOMMU group; VFIO "
-               "passthrough loses isolation)";
+    fix.kernel_cmdline = disable_acs_redir_param(fix.devices);
+    fix.text = "boot with " + fix.kernel_cmdline + " — costs " + fix.cost();
     return fix;
   }
   if (d.map_type == MapType::kNotSupported && d.host_checked && rules.p2pdma_enabled != Tri::kNo)
     return placement_fix(d);
   if (d.verdict != Verdict::kUnknown) return fix;
   return read_more_fix(d, rules, machine);
+}
+
+std::string disable_acs_redir_param(const std::vector<Bdf>& ports, const std::set<std::pair<unsigned, unsigned>>& ids) {
+  std::string list;
+  for (const Bdf& b : ports) list += (list.empty() ? "" : ";") + b.str();
+  for (const auto& [vendor, device] : ids) {
+    char id[24];
+    std::snprintf(id, sizeof id, "pci:%04x:%04x", vendor, device);
+    list += (list.empty() ? "" : ";") + std::string(id);
+  }
+  return "pci=disable_acs_redir=" + list;
 }
 
 }  // namespace p2pcheck

@@ -1,6 +1,7 @@
 // The sentences for a decision's structured reasons (rules/verdict.h): the rule that decided, each
 // direction's reason, the unknown facts, what a later kernel changes, the host bridges' verdicts.
-// Printed text and JSON both use these, so the words live in one place.
+// Printed text and JSON both use these, so the words live in one place; explanation.h gathers a
+// decision's into one PairExplanation.
 #pragma once
 
 #include <string>
@@ -26,15 +27,13 @@ std::vector<std::string> moot_texts(const PairDecision& d);
 std::string later_text(const PairDecision& d);
 // The functions' addresses joined by `separator`: "0000:03:09.0, 0000:03:11.0".
 std::string join_bdfs(const std::vector<const Function*>& fns, const char* separator);
-// "pci=disable_acs_redir=<devices>" when ACS redirect is what sends the pair up; empty otherwise.
-std::string acs_fix_text(const PairDecision& d);
 // "host bridge 0000:00 (8086:6f00 at 0000:00:00.0)", or why it has no host bridge device.
 std::string bridge_text(const BridgeCheck& bridge);
 // A failing host bridge and why __host_bridge_whitelist() refuses it.
 std::string bridge_refusal_text(const HostCheck& host, const BridgeCheck& bridge);
-// The refusal is REQ_SAME_HOST_BRIDGE across two host bridges: moving a device fixes it.
 // What to run, or give, for a distribution kernel's own allowlist (UnknownFact::kKernelTable).
 std::string kernel_table_fix_text(bool from_dump, bool what_if);
+// The refusal is REQ_SAME_HOST_BRIDGE across two host bridges: moving a device fixes it.
 bool refused_across_host_bridges(const PairDecision& d);
 
 }  // namespace p2pcheck
