@@ -25,6 +25,7 @@ std::string not_carried_phrase(const std::string& format) {
   if (format == "hwloc") return "not in this hwloc XML";
   if (format == "sosreport") return "not in this sosreport";
   if (format == "nvidia-bug-report") return "not in this nvidia-bug-report";
+  if (format == "plan") return "not in a plan";
   return "not in this " + format + " input";
 }
 
@@ -138,6 +139,9 @@ MemoryTree SysfsBuilder::finish() {
   int without_config = 0;
   for (const auto& [bdf, fn] : functions_) {
     add_function_files(tree, path_of(bdf), bdf, fn);
+    if (fn.physfn && !functions_.count(*fn.physfn))
+      throw Error(source_, bdf.str() + ": its physical function " + fn.physfn->str() + " is not in the input");
+    if (fn.physfn) tree.add_link(path_of(bdf) + "/physfn", path_of(*fn.physfn));
     if (!fn.config || fn.config->size() < 4096) complete = false;
     if (!fn.config) ++without_config;
   }
@@ -169,6 +173,7 @@ MemoryTree SysfsBuilder::finish() {
   if (!input_notes_.empty()) m["input_notes"] = input_notes_;
   if (!groups_.empty()) m["input_note_groups"] = input_note_groups_json(groups_);
   if (!not_carried.empty()) m["not_carried"] = not_carried_json(not_carried);
+  for (auto& [key, value] : described_.items()) m[key] = value;
   tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;
 }
