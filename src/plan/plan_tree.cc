@@ -6,6 +6,7 @@
 
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/sysfs_builder.h"
+#include "p2pcheck/model/kernel_table.h"
 #include "p2pcheck/plan/plan.h"
 #include "p2pcheck/source/memory_source.h"
 #include "plan_builder.h"
@@ -129,6 +130,9 @@ void add_machine_files(const Plan& plan, SysfsBuilder& b) {
     origins[path] = plan.file + " [kernel] p2pdma";
   }
   b.describe("origins", origins);
+  // The kernel's own allowlist table, as a capture records it: a plan has no running kernel to ask,
+  // so it was not tried (origin none, no reason), and the version's table decides.
+  b.set_file(kKernelTableFile, kernel_table_json(KernelTable{}));
 }
 
 }  // namespace
@@ -149,12 +153,11 @@ MemoryTree plan_tree(const Plan& plan) {
   for (const NvmeController& c : plan.state.inv.nvmes)
     if (!c.name.empty()) b.add_nvme({c.name, c.bdf, "", "", "", {}});
   add_machine_files(plan, b);
-  // What a plan does not say reads as "not in a plan": who the machine is, NUMA, drivers, the kernel's
-  // own allowlist table, and the registers no plan states (ACS where it is not given, Resizable BAR,
-  // SR-IOV where it gives no VFs).
-  for (const char* path : {"/proc/sys/kernel/hostname", "/sys/class/dmi/id", "/proc/kallsyms",
-                           "/sys/devices/**/numa_node", "/sys/devices/system/node", "/sys/devices/**/config/extended",
-                           "/sys/devices/**/config/rebar", "/sys/devices/**/config/sriov"})
+  // What a plan does not say reads as "not in a plan": who the machine is, NUMA, drivers, and the
+  // registers no plan states (ACS where it is not given, Resizable BAR, SR-IOV where it gives no VFs).
+  for (const char* path :
+       {"/proc/sys/kernel/hostname", "/sys/class/dmi/id", "/sys/devices/**/numa_node", "/sys/devices/system/node",
+        "/sys/devices/**/config/extended", "/sys/devices/**/config/rebar", "/sys/devices/**/config/sriov"})
     b.not_carried(path);
   for (const char* area : kDriverAreas) b.not_carried(area);
   nlohmann::ordered_json names = nlohmann::ordered_json::object(), bridges = nlohmann::ordered_json::object();
