@@ -21,8 +21,7 @@ static int run_check_command(const GlobalOptions& o, const ExportOptions& e) {
   if (o.json) {
     auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report));
     nlohmann::ordered_json& j = *kept;
-    if (input.replay) j["capture"] = capture_summary_json(*input.replay);
-    if (input.plan) j["plan"] = plan_summary_json(*input.plan);
+    if (input.replay) add_input_summary(j, *input.replay);
     if (!report->targets.empty()) j["targets"] = targets_json(report->targets);
     // Pair by pair: a fabric's document would not fit in memory as a whole.
     write_check_json(std::cout, *report, j, json_indent(o));

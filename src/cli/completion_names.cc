@@ -27,8 +27,8 @@ std::string completion_names(const GlobalOptions& o, const std::string& kind) {
   std::vector<Bdf> nvme_bdfs;
   for (const NvmeController& c : state.inv.nvmes) nvme_bdfs.push_back(c.bdf);
   std::string out;
-  if (input.plan)
-    for (const auto& [name, bdf] : input.plan->names)
+  if (input.replay)  // the names the input gives its devices (a plan's), first
+    for (const auto& [name, bdf] : device_names(*input.replay))
       if (kind == "gpu" ? in(state.inv.gpus, bdf) : in(nvme_bdfs, bdf)) add(out, name);
   if (kind == "gpu") {
     for (const Bdf& gpu : state.inv.gpus) add(out, gpu.str());

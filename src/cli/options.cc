@@ -110,13 +110,17 @@ namespace {
 
 // open_source(), and for replays what replay_info() would answer: a capture's manifest is parsed
 // while it is opened (its failures replay), and that parse is handed on instead of repeated.
+// --dump FILE and --plan FILE go through the one door (open_input_path); --plan reads FILE as a plan.
 std::unique_ptr<Source> open_source_and_manifest(const GlobalOptions& o, std::optional<CaptureInfo>* replay) {
-  if (!o.plan.empty())
+  if (!o.plan.empty() && !replay)
     throw UsageError(
         "--plan describes a server that is not built yet; this command needs a machine (--root, --dump or this one)");
+  if (!o.plan.empty() && (!o.root.empty() || !o.dump.empty()))
+    throw UsageError("--plan and --root/--dump select different inputs; give one");
   if (!o.root.empty() && !o.dump.empty()) throw UsageError("--root and --dump select different sources; give one");
-  if (!o.dump.empty() && replay) {
-    OpenedDump opened = open_dump(o.dump, ImportOptions{o.cpu});
+  const std::string& file = o.plan.empty() ? o.dump : o.plan;
+  if (!file.empty() && replay) {
+    OpenedDump opened = open_input_path(file, ImportOptions{o.cpu}, !o.plan.empty());
     *replay = std::move(opened.info);
     return std::move(opened.source);
   }
@@ -134,39 +138,26 @@ std::unique_ptr<Source> open_source(const GlobalOptions& o) { return open_source
 
 Input open_input(const GlobalOptions& o) {
   Input input;
-  if (o.plan.empty()) {
-    input.source = open_source_and_manifest(o, &input.replay);
-    return input;
-  }
-  if (!o.root.empty() || !o.dump.empty())
-    throw UsageError("--plan and --root/--dump select different inputs; give one");
-  input.plan = load_plan(o.plan);
-  input.source = plan_source(*input.plan);
+  input.source = open_source_and_manifest(o, &input.replay);
   return input;
 }
 
 MachineState load_state(Input& input, Load what) {
-  if (input.plan) return input.plan->state;
   MachineState state = load_machine_state(*input.source, what);
   state.machine.identity.redacted = input.replay && replay_redacted(*input.replay);
+  if (input.replay) describe_machine(*input.replay, state);
   return state;
 }
 
-std::string input_text(const Input& input, bool verbose) {
-  if (!input.plan) return replay_text(input.replay, verbose);
-  return "planned server from " + input.plan->file +
-         (input.plan->description.empty() ? "" : ": " + input.plan->description) +
-         "\n  note: not in a plan: drivers, IOMMU mode, storage stack, the kernel's own answers (UNKNOWN until the "
-         "machine is built and checked)\n\n";
-}
+std::string input_text(const Input& input, bool verbose) { return replay_text(input.replay, verbose); }
 
 PairSelection selection_for(const Input& input, const GlobalOptions& o) {
   PairSelection selection = o.selection;
   // Either side given on the command line replaces the whole recorded selection.
   if (input.replay && selection.gpu.empty() && selection.nvme.empty()) return input.replay->selection;
-  if (input.plan)
+  if (input.replay)  // the names the input gives its devices ("gpu0" in a plan)
     for (auto* side : {&selection.gpu, &selection.nvme})
-      for (std::string& value : *side) value = plan_selector(*input.plan, value);
+      for (std::string& value : *side) value = device_selector(*input.replay, value);
   // A relative --nvme path starts where the user stands on the live machine; in a tree, dump or
   // plan there is no such place, and the library takes it from the machine's "/".
   if (input.source && input.source->is_live())
@@ -226,7 +217,10 @@ std::string replay_text(const std::optional<CaptureInfo>& info, bool verbose) {
           (str("captured_at").empty() ? "" : " taken " + str("captured_at")) +
           (str("source").empty() ? "" : " from " + str("source")) + "; as root: " + root + "\n";
   } else {
-    out = "imported from " + printable(info->format) + " input: " + str("source") + "\n";
+    // An input may say what it is in its own words (a plan: "planned server from FILE: ...").
+    out = (str("title").empty() ? "imported from " + printable(info->format) + " input: " + str("source")
+                                : str("title")) +
+          "\n";
   }
   if (!info->selection.gpu.empty() || !info->selection.nvme.empty())
     out += "  pairs recorded in the capture: " + printable(selection_args(info->selection)) +
@@ -338,20 +332,16 @@ std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load 
     options.mounted_targets = true;
     if (input.replay && o.selection.nvme.empty()) options.selection.nvme.clear();  // a capture's recorded NVMe
   }
-  std::unique_ptr<CheckReport> report;
-  if (input.plan) {
-    options.not_carried = plan_not_carried();
-    report = run_check(input.plan->state, *input.source, options);
-  } else {
-    // Static: the module stays open while the command prints (it is asked during run_check).
-    static std::unique_ptr<P2pprobeClient> kernel_module;
-    if (input.source->is_live()) {
-      kernel_module = open_kernel_module(options.kernel_module_problem);
-      options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
-                                      const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
-    }
-    report = run_check(*input.source, options);
+  // What the input cannot carry (a plan's drivers, IOMMU, storage), as its manifest says.
+  if (input.replay) options.not_carried = uncarried_areas(*input.replay);
+  // Static: the module stays open while the command prints (it is asked during run_check).
+  static std::unique_ptr<P2pprobeClient> kernel_module;
+  if (input.source->is_live()) {
+    kernel_module = open_kernel_module(options.kernel_module_problem);
+    options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
+                                    const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
   }
+  std::unique_ptr<CheckReport> report = run_check(load_state(input, load), *input.source, options);
   report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
   return report;
 }

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/input/input.h"
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine_state.h"
-#include "p2pcheck/plan/plan.h"
 #include "p2pcheck/report/report.h"
 #include "p2pcheck/source/source.h"
 
@@ -62,19 +62,19 @@ struct Command {
 // The machine's files: --root, --dump or the live machine. --plan has none: UsageError.
 std::unique_ptr<Source> open_source(const GlobalOptions& o);
 
-// What check, explain, topo and paths analyse: a source of machine files, or with --plan the
-// machine the plan builds (its source is empty; what a plan cannot say is "not in a plan").
+// What check, explain, topo and paths analyse: a source of machine files (--root, --dump, --plan
+// through the one door, input/input.h, or this machine) and what the input says of itself.
 struct Input {
   std::unique_ptr<Source> source;
-  std::optional<Plan> plan;
-  std::optional<CaptureInfo> replay;  // a capture's or import's manifest
+  std::optional<CaptureInfo> replay;  // a capture's, import's or plan's manifest
 };
 Input open_input(const GlobalOptions& o);
+// The machine loaded, with what the input says of it (input.h describe_machine).
 MachineState load_state(Input& input, Load what);
-// The banner before text output: the replay's (replay_text) or the plan's; `verbose` (-v) lists
-// every record of an import's grouped notes.
+// The banner before text output (replay_text); `verbose` (-v) lists every record of an import's
+// grouped notes.
 std::string input_text(const Input& input, bool verbose = false);
-// The pair selection, with a plan's device names ("gpu0") turned into their addresses; a replayed
+// The pair selection, with the input's device names ("gpu0") turned into their addresses; a replayed
 // capture's recorded selection (capture --gpu/--nvme) when neither --gpu nor --nvme is given.
 PairSelection selection_for(const Input& input, const GlobalOptions& o);
 // "--gpu A,B --nvme C": a selection as the command line writes it ("every pair" when empty).
@@ -99,10 +99,10 @@ CheckOptions check_options(const GlobalOptions& o);
 // Which NVMe `checked` pairs the GPUs with: those selected, or (`mounts`) every controller below a
 // mounted file system.
 enum class Targets { kSelected, kMounted };
-// The check every command runs: run_check with the command line's options and pairs, a plan's
-// not-carried areas, on the live machine the running kernel answering for itself through p2pprobe
+// The check every command runs: run_check with the command line's options and pairs, the areas the
+// input cannot carry, on the live machine the running kernel answering for itself through p2pprobe
 // when it is loaded, and the machine's identity marked redacted for a redacted capture.
-// `load`: how much of each function to read (CheckOptions::load); a plan carries what it carries.
+// `load`: how much of each function to read (CheckOptions::load).
 std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load load = Load::kForCheck,
                                      Targets targets = Targets::kSelected);
 // On stderr when a command found no pair to judge.

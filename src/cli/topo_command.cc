@@ -56,8 +56,7 @@ int run_topo(const GlobalOptions& o, const TopoOptions& t) {
   } else if (o.json) {
     auto j = topology_json(state.topo, state.inv);
     j["identity"] = identity_json(state.machine.identity);
-    if (input.replay) j["capture"] = capture_summary_json(*input.replay);
-    if (input.plan) j["plan"] = plan_summary_json(*input.plan);
+    if (input.replay) add_input_summary(j, *input.replay);
     std::cout << json_output(o, j) << "\n";
   } else {
     print_text(o, input_text(input, o.verbose) +

@@ -21,15 +21,13 @@
 #include "p2pcheck/fleet/saved_result.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/input/input.h"
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_read.h"
 
 namespace p2pcheck {
-
-using fleet_detail::is_dir;
-using fleet_detail::looks_like_json;
 
 namespace {
 
@@ -116,7 +114,9 @@ std::string pair_cause_fix(Cause cause) {
 }
 
 HostSummary read_host(const std::string& input, const FleetOptions& options) {
-  if (!is_dir(input) && looks_like_json(read_input_head(input, 4096))) {
+  // The input's head read once: it says a saved report, and otherwise opens the dump.
+  const IdentifiedInput identified = identify_input(input);
+  if (identified.kind == InputKind::kCheckJson) {
     if (options.check.what_if_kernel || !options.check.supplied.empty())
       throw Error(input,
                   "a saved check --json was judged when it was made; --what-if-kernel and supplied facts need the "
@@ -129,13 +129,14 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
     return saved;
   }
   // The manifest parsed once, as the dump is opened (a replay's banner reads it the same way).
-  OpenedDump opened = open_dump(input, ImportOptions{});
+  OpenedDump opened = open_input_path(input, identified, ImportOptions{});
   Source& source = *opened.source;
   const std::optional<CaptureInfo>& info = opened.info;
   CheckOptions check = options.check;
   // The pairs `capture --gpu/--nvme` recorded: fleet judges each machine as its own check would;
   // a selection file kept beside the input (the lab's args) names them for a dump that did not.
   if (info) check.selection = info->selection;
+  if (info) check.not_carried = uncarried_areas(*info);  // a plan's drivers, IOMMU, storage
   if (auto beside = selection_beside(input)) check.selection = *beside;
   auto report = run_check(source, check);
   return summarize_report(*report, info ? &info->manifest : nullptr, input);

@@ -14,6 +14,7 @@
 
 #include "p2pcheck/fleet/fleet.h"
 #include "p2pcheck/import/dump.h"
+#include "p2pcheck/import/input_kind.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 
@@ -24,18 +25,6 @@ namespace fleet_detail {
 bool is_dir(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// A saved report is text starting with '{'. JSON cannot hold raw control bytes, so a binary file
-// whose first byte happens to be '{' is judged as a dump, not reported as broken JSON.
-bool looks_like_json(const std::string& head) {
-  auto first =
-      std::find_if(head.begin(), head.end(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
-  if (first == head.end() || *first != '{') return false;
-  return std::none_of(head.begin(), head.end(), [](char c) {
-    auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r';
-  });
 }
 
 }  // namespace fleet_detail
@@ -72,8 +61,8 @@ bool is_one_machine(const std::string& dir, const std::vector<std::string>& name
   for (const auto& name : names) {
     std::string path = dir + "/" + name;
     if (is_dir(path)) return false;
-    TextFormat f = sniff_text(read_input_head(path, 16384));
-    bundle_part = bundle_part || f == TextFormat::kCpuinfo || f == TextFormat::kLspciTree;
+    InputKind kind = identify_input(path).kind;
+    bundle_part = bundle_part || kind == InputKind::kCpuinfo || kind == InputKind::kLspciTree;
   }
   return bundle_part;
 }

@@ -11,6 +11,7 @@
 
 #include "lspci_tree.h"
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/import/input_kind.h"
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/rules/cpu.h"
 #include "p2pcheck/source/archive.h"
@@ -22,10 +23,6 @@
 
 namespace p2pcheck {
 namespace {
-
-bool starts_with(const std::string& bytes, const char* magic, size_t len, size_t offset = 0) {
-  return bytes.size() >= offset + len && std::memcmp(bytes.data() + offset, magic, len) == 0;
-}
 
 std::string read_host_file(const std::string& file) {
   return read_input_file(file, kMaxFileBytes, "dump", "no dump format p2pcheck reads is that large");
@@ -106,6 +103,10 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
   }
   // A zero-byte file is what a failed copy or a full disk leaves: say so, it is not a format.
   if (text.empty()) throw Error(file, std::string("an empty file (0 bytes: a failed upload or copy?); ") + kExpected);
+  // A plan describes a server not built yet: it has its own option, and says so.
+  if (identify_head(std::string_view(text).substr(0, kInputHeadBytes)) == InputKind::kPlan)
+    throw Error(file, "a plan of a server not built yet (docs/plan.md), not a machine's dump: `p2pcheck --plan " +
+                          file + " check` judges it");
   throw Error(file, std::string("not a recognised dump: ") + kExpected);
 }
 
@@ -120,15 +121,9 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
                        names.front() + "` one of them");
 }
 
-// Compressed (gzip, xz, zstd, bzip2) or a tar header: libarchive reads it; anything else is text.
-bool looks_like_archive(const std::string& head) {
-  bool compressed = starts_with(head, "\x1f\x8b", 2) ||
-                    starts_with(head,
-                                "\xfd"
-                                "7zXZ\0",
-                                6) ||
-                    starts_with(head, "\x28\xb5\x2f\xfd", 4) || starts_with(head, "BZh", 3);
-  return compressed || starts_with(head, "ustar", 5, 257);
+// Compressed or a tar header (identify_head): libarchive reads it; anything else is text.
+bool looks_like_archive(std::string_view bytes) {
+  return identify_head(bytes.substr(0, kInputHeadBytes)) == InputKind::kArchive;
 }
 
 // A directory of loose files: one device description plus what completes it.
@@ -190,17 +185,6 @@ std::optional<std::string> top_with(const MemoryTree& tree, const std::string& c
   return std::nullopt;
 }
 
-}  // namespace
-
-bool looks_like_dump(const std::string& head) {
-  if (looks_like_archive(head)) return true;
-  TextFormat f = sniff_text(head);
-  return f == TextFormat::kLspciDump || f == TextFormat::kLspciText || f == TextFormat::kLspciNoHex ||
-         f == TextFormat::kUdevDb || f == TextFormat::kHwlocXml || f == TextFormat::kNvidiaBugReport;
-}
-
-namespace {
-
 // What opening a dump learnt of its manifest: `known` once it was parsed (`info` is then what
 // read_capture_info would answer), so nobody parses it again.
 struct Manifest {
@@ -245,7 +229,8 @@ std::unique_ptr<Source> open_loaded_archive(LoadedArchive loaded, const std::str
                         "`p2pcheck capture`, or `sos report -o devices,pci,kernel,processor,block`");
 }
 
-std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOptions& options, Manifest* manifest) {
+std::unique_ptr<Source> open_dump_file(const std::string& file, const IdentifiedInput& in, const ImportOptions& options,
+                                       Manifest* manifest) {
   struct stat st;
   // A FIFO, device or socket is refused here: a blocking read of one never returns.
   if (input_type(file, "dump") == InputType::kDirectory) {
@@ -267,12 +252,12 @@ std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOpti
       std::string inner = entries.size() == 1 ? file + "/" + entries[0] : "";
       if (!inner.empty() &&
           (stat((inner + "/sys").c_str(), &st) == 0 || stat((inner + "/sos_commands").c_str(), &st) == 0))
-        return open_dump_file(inner, options, manifest);
+        return open_dump_file(inner, {InputKind::kDirectory, ""}, options, manifest);
     }
     return open_bundle(file, options);
   }
-  std::string head = read_input_head(file, 512);
-  if (!looks_like_archive(head)) return open_text(read_host_file(file), file, options);
+  // The head identify_input() read decides; text is read whole, since its whole text decides the format.
+  if (in.kind != InputKind::kArchive) return open_text(read_host_file(file), file, options);
   return open_loaded_archive(load_archive(file), file, options, manifest);
 }
 
@@ -281,12 +266,16 @@ std::unique_ptr<Source> open_dump_file(const std::string& file, const ImportOpti
 std::unique_ptr<Source> open_dump_source(const std::string& file) { return open_dump_source(file, ImportOptions{}); }
 
 std::unique_ptr<Source> open_dump_source(const std::string& file, const ImportOptions& options) {
-  return open_dump_file(file, options, nullptr);
+  return open_dump_file(file, identify_input(file), options, nullptr);
 }
 
 OpenedDump open_dump(const std::string& file, const ImportOptions& options) {
+  return open_dump(file, identify_input(file), options);
+}
+
+OpenedDump open_dump(const std::string& file, const IdentifiedInput& in, const ImportOptions& options) {
   Manifest manifest;
-  OpenedDump opened{open_dump_file(file, options, &manifest), std::nullopt};
+  OpenedDump opened{open_dump_file(file, in, options, &manifest), std::nullopt};
   // Imports describe themselves in a small manifest of their own; read as any replay reads it.
   opened.info = manifest.known ? std::move(manifest.info) : read_capture_info(*opened.source);
   return opened;

@@ -25,6 +25,7 @@ std::string not_carried_phrase(const std::string& format) {
   if (format == "hwloc") return "not in this hwloc XML";
   if (format == "sosreport") return "not in this sosreport";
   if (format == "nvidia-bug-report") return "not in this nvidia-bug-report";
+  if (format == "plan") return "not in a plan";
   return "not in this " + format + " input";
 }
 
@@ -139,6 +140,9 @@ MemoryTree SysfsBuilder::finish() {
   for (const auto& [bdf, fn] : functions_) {
     std::string dir = path_of(bdf);
     add_function_files(tree, dir, bdf, fn);
+    if (fn.physfn && !functions_.count(*fn.physfn))
+      throw Error(source_, bdf.str() + ": its physical function " + fn.physfn->str() + " is not in the input");
+    if (fn.physfn) tree.add_link(dir + "/physfn", path_of(*fn.physfn));
     // A format may give config space as a file of its own (a sosreport's proc/bus/pci copies).
     auto file = files_.find(dir + "/config");
     const std::string* config = fn.config ? &*fn.config : file != files_.end() ? &file->second : nullptr;
@@ -173,6 +177,7 @@ MemoryTree SysfsBuilder::finish() {
   if (!input_notes_.empty()) m["input_notes"] = input_notes_;
   if (!groups_.empty()) m["input_note_groups"] = input_note_groups_json(groups_);
   if (!not_carried.empty()) m["not_carried"] = not_carried_json(not_carried);
+  for (auto& [key, value] : described_.items()) m[key] = value;
   tree.add_file(kManifestPath, json_text(m) + "\n");
   return tree;
 }

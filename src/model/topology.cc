@@ -124,6 +124,22 @@ void take_config(const PciDecoder& decoder, const FileRead& config, Function& fn
   }
 }
 
+// What an image of config space was made without (a plan states ACS only where it says it, and never
+// Resizable BAR or SR-IOV): the input declares those registers not carried below the config file
+// (".../config/extended" for all past 256 bytes, ".../config/rebar"), so what the image lacks reads
+// unknown, not absent, and the note says why.
+void take_uncarried_capabilities(Source& src, const std::string& config_path, Function& fn) {
+  const NotCarried& nc = src.not_carried();
+  if (nc.empty() || nc.covers(config_path)) return;  // a format without config space says so of the file
+  if (fn.config_size == 256 && fn.acs.presence == Presence::kUnknown && nc.covers(config_path + "/extended"))
+    fn.config_note = "ACS " + nc.phrase;
+  auto unknown = [&](const char* cap, Presence& presence) {
+    if (presence == Presence::kAbsent && nc.covers(config_path + "/" + cap)) presence = Presence::kUnknown;
+  };
+  unknown("rebar", fn.rebar_presence);
+  unknown("sriov", fn.sriov_presence);
+}
+
 Function read_function(Source& src, const PciDecoder& decoder, const std::string& link_name, const std::string& dir,
                        FunctionDetail detail) {
   Function fn;
@@ -175,6 +191,7 @@ Function read_function(Source& src, const PciDecoder& decoder, const std::string
   }
 
   take_config(decoder, config, fn);
+  if (config.ok()) take_uncarried_capabilities(src, config_path, fn);
   take_known(fn.link, from_config.link ? *from_config.link : read_link_files(src, dir));
   read_p2pmem(src, dir, fn);
   return fn;

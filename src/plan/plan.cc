@@ -8,7 +8,6 @@
 #include "p2pcheck/plan/toml_bounds.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
-#include "p2pcheck/source/memory_source.h"
 #include "p2pcheck/source/printable.h"
 #include "plan_builder.h"
 
@@ -63,35 +62,6 @@ Plan parse_plan(std::string_view text, const std::string& name) {
 Plan load_plan(const std::string& file) {
   // Only a regular file: a FIFO would block the read forever.
   return parse_plan(read_input_file(file, kMaxPlanBytes, "the plan file", "a plan is a few kilobytes"), file);
-}
-
-UncarriedAreas plan_not_carried() {
-  return {"not in a plan",
-          {CheckArea::kKernelModule, CheckArea::kIommu, CheckArea::kGpuStack, CheckArea::kStorage,
-           CheckArea::kRecordedVerify}};
-}
-
-std::unique_ptr<Source> plan_source(const Plan& plan) {
-  return open_memory_source(std::make_shared<const MemoryTree>(), "plan " + plan.file);
-}
-
-nlohmann::ordered_json plan_summary_json(const Plan& plan) {
-  nlohmann::ordered_json areas = nlohmann::ordered_json::array();
-  for (CheckArea area : plan_not_carried().areas) {
-    switch (area) {
-      case CheckArea::kKernelModule: areas.push_back("kernel_module"); break;
-      case CheckArea::kIommu: areas.push_back("iommu"); break;
-      case CheckArea::kGpuStack: areas.push_back("gpu_stack"); break;
-      case CheckArea::kStorage: areas.push_back("storage"); break;
-      case CheckArea::kRecordedVerify: areas.push_back("recorded_verify"); break;
-    }
-  }
-  return {{"file", plan.file}, {"description", plan.description}, {"not_carried", areas}};
-}
-
-std::string plan_selector(const Plan& plan, const std::string& value) {
-  auto it = plan.names.find(value);
-  return it == plan.names.end() ? value : it->second.str();
 }
 
 }  // namespace p2pcheck

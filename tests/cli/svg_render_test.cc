@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "p2pcheck/checks/check.h"
-#include "p2pcheck/plan/plan.h"
+#include "p2pcheck/input/input.h"
 #include "p2pcheck/report/topo_dot.h"
 #include "p2pcheck/source/error.h"
 #include "test_paths.h"
@@ -167,11 +167,11 @@ TEST_F(SvgRender, FixtureHasEveryGpuAndNvmeAndMarksAcsRedirect) {
 }
 
 TEST_F(SvgRender, APlanDrawsLikeAMachine) {
-  Plan plan = load_plan(std::string(P2PCHECK_SOURCE_DIR) + "/fixtures/plans/xeon-2socket-hostbridges.toml");
-  auto source = plan_source(plan);
+  OpenedDump plan =
+      open_input_path(std::string(P2PCHECK_SOURCE_DIR) + "/fixtures/plans/xeon-2socket-hostbridges.toml", {});
   CheckOptions options;
-  options.not_carried = plan_not_carried();
-  auto report = run_check(plan.state, *source, options);
+  options.not_carried = uncarried_areas(*plan.info);
+  auto report = run_check(*plan.source, options);
   auto nodes = render_and_parse(*report, (dir_ / "plan.svg").string());
   for (const Bdf& gpu : report->inv.gpus) EXPECT_TRUE(nodes.count(id_of(gpu))) << gpu.str();
   for (const NvmeController& nvme : report->inv.nvmes) EXPECT_TRUE(nodes.count(id_of(nvme.bdf))) << nvme.bdf.str();

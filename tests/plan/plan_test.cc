@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "p2pcheck/checks/check.h"
+#include "p2pcheck/input/input.h"
 #include "p2pcheck/source/error.h"
 
 namespace p2pcheck {
@@ -85,6 +86,23 @@ link = "gen4x4"
 
 Bdf bdf(const char* text) { return *Bdf::parse(text); }
 
+// A plan entered as every input is (the CLI's door): its tree, what its manifest says it cannot
+// carry and the names it gives, then the check.
+struct CheckedPlan {
+  std::unique_ptr<Source> source;
+  std::unique_ptr<CheckReport> report;
+};
+CheckedPlan check_plan(const Plan& plan, CheckOptions options = {}) {
+  CheckedPlan out;
+  out.source = open_memory_source(plan_tree(plan), "plan " + plan.file);
+  auto info = read_capture_info(*out.source);
+  options.not_carried = uncarried_areas(*info);
+  MachineState state = load_machine_state(*out.source, options.load);
+  describe_machine(*info, state);
+  out.report = run_check(std::move(state), *out.source, options);
+  return out;
+}
+
 std::string plan_error(const std::string& text) {
   try {
     parse_plan(text, "p.toml");
@@ -128,16 +146,17 @@ TEST(Plan, AssignsAddressesDepthFirstInDeviceOrder) {
   EXPECT_EQ(plan.state.machine.cpu.vendor_id, "AuthenticAMD");
   EXPECT_EQ(plan.state.machine.cpu.family, 0x19);
   EXPECT_EQ(plan.state.machine.config.get("CONFIG_PCI_P2PDMA"), "y");
-  EXPECT_EQ(plan_selector(plan, "gpu0"), "0000:43:00.0");
-  EXPECT_EQ(plan_selector(plan, "0000:45:00.0"), "0000:45:00.0");
+  auto source = open_memory_source(plan_tree(plan), "plan p.toml");
+  auto info = read_capture_info(*source);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(device_selector(*info, "gpu0"), "0000:43:00.0");
+  EXPECT_EQ(device_selector(*info, "0000:45:00.0"), "0000:45:00.0");
 }
 
 TEST(Plan, ChecksGiveTheRulesVerdictsAndUnknownForWhatAPlanCannotCarry) {
   Plan plan = parse_plan(kSmall, "p.toml");
-  auto source = plan_source(plan);
-  CheckOptions options;
-  options.not_carried = plan_not_carried();
-  auto report = run_check(plan.state, *source, options);
+  auto checked = check_plan(plan);
+  auto& report = checked.report;
   ASSERT_EQ(report->pairs.size(), 3u);
   // gpu0-nvme0: both ports without redirect under one switch; nvme1's port redirects, and Zen
   // allows the root complex; boot: another root port, Zen allows it.
@@ -166,11 +185,8 @@ TEST(Plan, IntelWithoutAllowlistedHostBridgeRefusesTheRootComplexPath) {
   std::string text = kSmall;
   text.replace(text.find("AuthenticAMD"), 12, "GenuineIntel");
   text.replace(text.find("0x19"), 4, "6");
-  Plan plan = parse_plan(text, "p.toml");
-  auto source = plan_source(plan);
-  CheckOptions options;
-  options.not_carried = plan_not_carried();
-  auto report = run_check(plan.state, *source, options);
+  auto checked = check_plan(parse_plan(text, "p.toml"));
+  auto& report = checked.report;
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);  // inside the switch
   EXPECT_EQ(report->pairs[1].verdict, Verdict::kNotSupported);
   EXPECT_EQ(report->result, Result::kFail);
@@ -180,16 +196,18 @@ TEST(Plan, UnknownAcsStaysUnknown) {
   std::string text = kSmall;
   const std::string acs = "acs = { capability = 0x1f, control = 0x01 }";
   text.replace(text.find(acs), acs.size(), "acs = \"unknown\"");
-  Plan plan = parse_plan(text, "p.toml");
-  auto source = plan_source(plan);
   CheckOptions options;
-  options.not_carried = plan_not_carried();
   options.what_if_kernel = "6.8";
-  auto report = run_check(plan.state, *source, options);
+  auto checked = check_plan(parse_plan(text, "p.toml"), options);
+  auto& report = checked.report;
   // Zen passes the host check, so the pair is allowed either way; the map type stays open.
   EXPECT_EQ(report->pairs[0].map_type, MapType::kUnknown);
   EXPECT_EQ(report->pairs[0].verdict, Verdict::kSupported);
-  EXPECT_EQ(report->topo.at(bdf("0000:42:00.0")).config_note, "ACS not given in the plan");
+  const Function& port = report->topo.at(bdf("0000:42:00.0"));
+  EXPECT_EQ(port.acs.presence, Presence::kUnknown);
+  EXPECT_EQ(port.config_note, "ACS not in a plan");
+  // Its neighbour's ACS was given: read from the tree's config image, not made unknown.
+  EXPECT_EQ(report->topo.at(bdf("0000:42:01.0")).acs.presence, Presence::kPresent);
 }
 
 TEST(Plan, BadPlansNameTheLineAndWhatWasExpected) {

@@ -1,12 +1,14 @@
-// --dump FILE: recognises what FILE is by its content (a capture or a tar of a Linux root, a
-// directory, a sosreport, lspci/udev/hwloc text) and opens the matching source. It lives above the
-// source backends and the imports because it chooses between them.
+// --dump FILE: opens what FILE is by its content (a capture or a tar of a Linux root, a directory, a
+// sosreport, lspci/udev/hwloc text) as the matching source, its kind told once from its head by
+// identify_input() (input_kind.h). It lives above the source backends and the imports because it
+// chooses between them; a plan is opened by the door above both (input/input.h).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "p2pcheck/import/import.h"
+#include "p2pcheck/import/input_kind.h"
 #include "p2pcheck/model/capture_format.h"
 #include "p2pcheck/source/source.h"
 
@@ -22,12 +24,10 @@ struct OpenedDump {
   std::optional<CaptureInfo> info;
 };
 OpenedDump open_dump(const std::string& file, const ImportOptions& options);
+// The same for an input identify_input() has already looked at: its head is not read again.
+OpenedDump open_dump(const std::string& file, const IdentifiedInput& identified, const ImportOptions& options);
 // A dump file's bytes already in memory (what open_dump_source reads from a file that is no
 // directory), recognised the same way; `name` stands for the file in messages.
-// Whether a file whose first bytes are `head` (16 KiB is enough) is a machine's dump by its content:
-// an archive (compressed or tar), or lspci, udev or hwloc text. A cpuinfo or lspci -t file alone is
-// part of a bundle, not a machine; a README is nothing. For fleet, which counts machines.
-bool looks_like_dump(const std::string& head);
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,
                                         const ImportOptions& options);
 

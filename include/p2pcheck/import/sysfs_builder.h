@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct SynthFunction {
   std::optional<int> numa_node;
   std::optional<int> iommu_group;       // the group's number, linked as the kernel links it
   std::optional<std::string> resource;  // the `resource` file (BAR addresses, sizes, flags) when known
+  std::optional<Bdf> physfn;            // an SR-IOV VF's PF, linked as the kernel links it
 };
 
 struct SynthNvme {
@@ -121,6 +123,8 @@ class SysfsBuilder {
   }
   static constexpr std::size_t kMaxInputNotes = 50;
   void set_hostname(std::string name) { hostname_ = std::move(name); }
+  // A member of /manifest.json the format adds about itself (a plan's description and names).
+  void describe(const std::string& key, nlohmann::ordered_json value) { described_[key] = std::move(value); }
 
   // Throws Error when a parent is missing or the parents form a loop.
   MemoryTree finish();
@@ -138,6 +142,7 @@ class SysfsBuilder {
   std::size_t skipped_ = 0, grouped_ = 0;
   std::vector<std::string> not_carried_;
   std::string hostname_;
+  nlohmann::ordered_json described_ = nlohmann::ordered_json::object();
 };
 
 }  // namespace p2pcheck

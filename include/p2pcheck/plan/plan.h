@@ -1,18 +1,19 @@
-// `--plan FILE`: a server that is not built yet, described in a small TOML file (docs/plan.md), turned
-// straight into the model the rules and the reports read (Topology, Inventory, Machine). No sysfs
-// tree is made: what a plan says becomes the model; what it cannot say is listed in one place
-// (plan_not_carried) and comes out UNKNOWN "not in a plan".
+// `--plan FILE`: a server that is not built yet, described in a small TOML file (docs/plan.md),
+// entered like every import: the plan is read and numbered into the model as firmware would number
+// the machine (Plan), then made the sysfs tree SysfsBuilder builds for an import (plan_tree), with
+// the manifest that says what a plan is ("title", "plan") and what it cannot carry: the check's
+// areas ("not_carried_areas": drivers, IOMMU state, the storage stack, the kernel's own answers) and
+// the files of NUMA, drivers and the machine's identity, each UNKNOWN "not in a plan".
 #pragma once
 
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include "p2pcheck/checks/check.h"
+#include "p2pcheck/import/dump.h"
 #include "p2pcheck/model/machine_state.h"
-#include "p2pcheck/source/source.h"
+#include "p2pcheck/source/memory_source.h"
 
 namespace p2pcheck {
 
@@ -29,18 +30,12 @@ Plan load_plan(const std::string& file);
 // The same over text already read; `name` is what errors name.
 Plan parse_plan(std::string_view text, const std::string& name);
 
-// What a plan cannot describe (drivers, IOMMU state, block devices, the kernel's own answers): the
-// checks of these parts are not run on absent files; each is UNKNOWN "not in a plan".
-UncarriedAreas plan_not_carried();
+// The planned machine as an import's tree: its functions with config space images of what the plan
+// says, /proc/cpuinfo and the kernel's files, /manifest.json, and what a plan does not carry.
+MemoryTree plan_tree(const Plan& plan);
 
-// The Source for every read beyond the model: an empty in-memory tree, described as "plan FILE".
-std::unique_ptr<Source> plan_source(const Plan& plan);
-
-// {"file", "description", "not_carried"}: the `plan` object of check and topo JSON (docs/json.md).
-nlohmann::ordered_json plan_summary_json(const Plan& plan);
-
-// A --gpu/--nvme value that names a planned device ("gpu0") becomes its address; anything else is
-// returned unchanged for select_pairs to judge.
-std::string plan_selector(const Plan& plan, const std::string& value);
+// FILE read as a plan (load_plan), entered as its tree: a Source described "plan FILE", and its
+// manifest as read_capture_info reads it. Throws Error("FILE:LINE", ...) on a bad plan.
+OpenedDump open_plan(const std::string& file);
 
 }  // namespace p2pcheck
