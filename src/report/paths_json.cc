@@ -5,8 +5,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/pair_route.h"
 #include "p2pcheck/report/paths.h"
 

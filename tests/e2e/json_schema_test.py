@@ -387,12 +387,15 @@ def main():
             path = os.path.join(real, entry)
             run(validator, f"real {entry} check", [binary, "--dump", path, "check", "--json"])
             run(validator, f"real {entry} topo", [binary, "--dump", path, "topo", "--json"])
-        # Saved reports in schema_version 1, which fleet still reads (p2pcheck writes it no more).
+        # Saved reports in schema_version 1 and 2, which fleet still reads (p2pcheck writes them no
+        # more): each file names its version (rhel98-epyc-schema1.json).
         saved = os.path.join(REPO, "tests/fleet/saved")
         for entry in sorted(os.listdir(saved)):
             doc = validate(validator, f"saved {entry}", open(os.path.join(saved, entry)).read())
-            if isinstance(doc, dict) and doc.get("schema_version") != 1:
-                fail(f"saved {entry}: schema_version {doc.get('schema_version')!r}, expected 1")
+            want = int(entry.rsplit("schema", 1)[1].split(".")[0]) if "schema" in entry else None
+            if want not in (1, 2) or not isinstance(doc, dict) or doc.get("schema_version") != want:
+                fail(f"saved {entry}: schema_version {doc.get('schema_version') if isinstance(doc, dict) else None!r}, "
+                     f"expected the retired version its name says (1 or 2)")
         # fleet over everything above: the imports made here, the fixture trees, the lab (each capture
         # with its args beside it) and the real dumps; a host of every format and result, and skipped files.
         fleet = run(validator, "fleet", [binary, "fleet", "-q", "--json", tmp, trees, lab, real])

@@ -38,8 +38,7 @@ class JsonWriter {
   void value(const char* text) { value(std::string_view(text)); }
   void value(const std::string& text) { value(std::string_view(text)); }
   template <std::integral Integer>
-    requires(!std::same_as<Integer, bool>)
-  void value(Integer n) {
+  requires(!std::same_as<Integer, bool>) void value(Integer n) {
     if constexpr (std::is_signed_v<Integer>)
       signed_integer(n);
     else
