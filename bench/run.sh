@@ -6,8 +6,9 @@
 # 168 GPUs x 332 NVMe = 55,776 pairs; --devices N: the older server-shaped generator), the
 # sysfs/proc tree with tools/mkfixture.py, then runs every command in R rounds (bench/cputime.py:
 # CPU time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
-# wall clock, peak RSS and output bytes per pair. (check/paths --json write schema_version 2 only:
-# version 1, ~6 KB a pair, is retired.)
+# wall clock, peak RSS and output bytes per pair, and for check --json the bytes of its pair records
+# alone. (check --json writes schema_version 3, paths --json its version 2: versions 1, ~6 KB a pair,
+# and 2, ~146 bytes a pair record, are retired.)
 # A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
 # when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
 # The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM), else /tmp.
@@ -157,6 +158,16 @@ verdict() {  # NAME KEY: the ratio and memory targets for one row
     printf "%-32s %5.2fx lspci (target <= %.1fx: %s), peak %d MB (target < %d MB: %s)\n", n, r, t,
       (r <= t ? "met" : "missed"), m / 1024, tm, (m / 1024 < tm ? "met" : "missed") }'
 }
+# check --json's pair records alone: from its "pairs" member to the document's end (pairs is its
+# last member on a --root check), the decisions and other tables left out.
+[ -f "$tmp/out.check___json" ] && [ "${pairs:-0}" -gt 0 ] && python3 - "$tmp/out.check___json" "$pairs" <<'EOF'
+import mmap, sys
+with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as text:
+    at = text.rfind(b'"pairs":[')
+    if at >= 0:
+        size = len(text) - at - len(b'"pairs":[') - len(b"]}\n")
+        print(f"check --json pair records: {size:,} bytes, {size / int(sys.argv[2]):.1f} bytes a pair")
+EOF
 verdict "check --json" check___json
 verdict "check" check
 verdict "replay check --json" replay_check___json

@@ -74,9 +74,10 @@ int run_fleet_command(const GlobalOptions& o, const FleetCommandOptions& f) {
   for (const auto& path : skipped) report.skipped.push_back(printable(path));
   if (!f.junit.empty()) write_whole_file(f.junit, fleet_junit(report));
   if (!f.html.empty()) write_whole_file(f.html, fleet_html(report));
-  if (o.json)
-    std::cout << json_output(o, fleet_json(report)) << "\n";
-  else if (f.csv)
+  if (o.json) {
+    write_fleet_json(std::cout, report, json_indent(o));
+    std::cout << "\n";
+  } else if (f.csv)
     std::cout << fleet_csv(report);
   else if (o.quiet)
     print_text(o, fleet_result_line(report, text_style(o)));

@@ -33,15 +33,20 @@ static void add_output_options(CLI::App& app, GlobalOptions& o) {
         o.json = true;
         o.json_pretty = style == "pretty";
       });
-  // Retired with schema_version 1: kept so a script that asks for a version hears why, not "unknown option".
+  // Kept so a script that asks for a retired version hears why and how to migrate, not "unknown option".
   app.add_option("--json-schema", o.json_schema, "")->group("")->each([](const std::string& value) {
     if (value == "1")
       throw CLI::ValidationError("--json-schema",
-                                 "schema_version 1 (every pair in full) is retired: read version 2's decisions "
+                                 "schema_version 1 (every pair in full) is retired: read version 3's decisions "
                                  "table (docs/json.md, \"Migrating from schema_version 1\"), or explain GPU NVME "
                                  "--json for one pair in full");
-    if (value != "2")
-      throw CLI::ValidationError("--json-schema", value + " is not a schema_version check --json writes (2)");
+    if (value == "2")
+      throw CLI::ValidationError("--json-schema",
+                                 "schema_version 2 (each pair an object with its locality) is retired: read version "
+                                 "3's pairs, [gpu, nvme, decision, distance] (docs/json.md, \"Migrating from "
+                                 "schema_version 2\")");
+    if (value != "3")
+      throw CLI::ValidationError("--json-schema", value + " is not a schema_version check --json writes (3)");
   });
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->option_text("auto|always|never")

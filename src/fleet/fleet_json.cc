@@ -1,8 +1,11 @@
 // `p2pcheck fleet --json` (fleet_json.h; fields in docs/json.md).
 #include "p2pcheck/fleet/fleet_json.h"
 
+#include <sstream>
+
 #include "p2pcheck/report/common.h"
 #include "p2pcheck/report/host_fix.h"
+#include "p2pcheck/source/json_writer.h"
 #include "p2pcheck/source/version.h"
 
 namespace p2pcheck {
@@ -82,10 +85,8 @@ ordered_json host_json(const FleetReport& r, std::size_t h, const std::string& t
           {"pairs", std::move(pairs)}};
 }
 
-}  // namespace
-
-ordered_json fleet_json(const FleetReport& r) {
-  std::vector<std::string> labels(r.hosts.size());
+// `topologies` (T1, T2, ...), each host's label written into `labels`.
+ordered_json topologies_json(const FleetReport& r, std::vector<std::string>& labels) {
   ordered_json topologies = ordered_json::array();
   for (std::size_t t = 0; t < r.topologies.size(); ++t) {
     const TopologyGroup& g = r.topologies[t];
@@ -101,41 +102,72 @@ ordered_json fleet_json(const FleetReport& r) {
                           {"pci_functions", like.functions},
                           {"hosts", host_names(r, g.hosts)}});
   }
-  std::vector<std::string> fix_labels(r.hosts.size());
+  return topologies;
+}
+
+// `fixes` (F1, F2, ...), each host's label written into `labels`.
+ordered_json fixes_json(const FleetReport& r, std::vector<std::string>& labels) {
   ordered_json fixes = ordered_json::array();
   for (std::size_t f = 0; f < r.fixes.size(); ++f) {
     std::string label = "F" + std::to_string(f + 1);
-    for (std::size_t h : r.fixes[f].hosts) fix_labels[h] = label;
+    for (std::size_t h : r.fixes[f].hosts) labels[h] = label;
     fixes.push_back({{"id", label},
                      {"host_count", r.fixes[f].hosts.size()},
                      {"hosts", host_names(r, r.fixes[f].hosts)},
                      {"host_fix", host_fix_json(r.fixes[f].fix)}});
   }
-  ordered_json hosts = ordered_json::array();
-  for (std::size_t h = 0; h < r.hosts.size(); ++h) hosts.push_back(host_json(r, h, labels[h], fix_labels[h]));
-  ordered_json unreadable = ordered_json::array();
-  for (const auto& u : r.unreadable) unreadable.push_back({{"input", u.input}, {"reason", u.reason}});
-  return {{"schema", "p2pcheck.fleet"},
-          {"schema_version", kJsonSchemaVersion},
-          {"tool_version", kToolVersion},
-          {"result", to_string(r.result)},
-          {"summary",
-           {{"inputs", r.inputs},
-            {"hosts", r.hosts.size()},
-            {"pass", r.passing},
-            {"fail", r.failing},
-            {"unknown", r.unknown},
-            {"no_pairs", r.no_pairs},
-            {"unreadable", r.unreadable.size()},
-            {"skipped", r.skipped.size()}}},
-          {"failures", causes_json(r, r.failures)},
-          {"unknowns", causes_json(r, r.unknowns)},
-          {"topologies", std::move(topologies)},
-          {"fixes", std::move(fixes)},
-          {"without_fix", host_names(r, r.without_fix)},
-          {"hosts", std::move(hosts)},
-          {"unreadable", std::move(unreadable)},
-          {"skipped", r.skipped}};
+  return fixes;
+}
+
+ordered_json summary_json(const FleetReport& r) {
+  return {{"inputs", r.inputs},
+          {"hosts", r.hosts.size()},
+          {"pass", r.passing},
+          {"fail", r.failing},
+          {"unknown", r.unknown},
+          {"no_pairs", r.no_pairs},
+          {"unreadable", r.unreadable.size()},
+          {"skipped", r.skipped.size()}};
+}
+
+}  // namespace
+
+void write_fleet_json(std::ostream& out, const FleetReport& r, int indent) {
+  std::vector<std::string> labels(r.hosts.size()), fix_labels(r.hosts.size());
+  JsonWriter w(out, indent);
+  w.begin_object();
+  w.member("schema", "p2pcheck.fleet");
+  w.member("schema_version", kJsonSchemaVersion);
+  w.member("tool_version", kToolVersion);
+  w.member("result", to_string(r.result));
+  w.member("summary", summary_json(r));
+  w.member("failures", causes_json(r, r.failures));
+  w.member("unknowns", causes_json(r, r.unknowns));
+  w.member("topologies", topologies_json(r, labels));
+  w.member("fixes", fixes_json(r, fix_labels));
+  w.member("without_fix", host_names(r, r.without_fix));
+  // A host at a time: 10,000 hosts' pair tables are never one value.
+  w.key("hosts");
+  w.begin_array();
+  for (std::size_t h = 0; h < r.hosts.size(); ++h) w.value(host_json(r, h, labels[h], fix_labels[h]));
+  w.end_array();
+  w.key("unreadable");
+  w.begin_array();
+  for (const auto& u : r.unreadable) {
+    w.begin_object();
+    w.member("input", u.input);
+    w.member("reason", u.reason);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("skipped", ordered_json(r.skipped));
+  w.end_object();
+}
+
+ordered_json fleet_json(const FleetReport& r) {
+  std::ostringstream text;
+  write_fleet_json(text, r, -1);
+  return ordered_json::parse(text.str());
 }
 
 }  // namespace p2pcheck

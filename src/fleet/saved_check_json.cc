@@ -1,5 +1,6 @@
-// A saved `check --json` read back into a host's summary (host_summary.h): schema_version 2, and
-// version 1 (every pair in full), which p2pcheck no longer writes but support desks still hold.
+// A saved `check --json` read back into a host's summary (host_summary.h): schema_version 3, and
+// versions 2 (each pair an object) and 1 (every pair in full), which p2pcheck no longer writes but
+// support desks still hold.
 // A reader of the document as docs/json.md describes it, not of anything the writer keeps.
 #include <algorithm>
 #include <map>
@@ -174,7 +175,8 @@ void name_devices(const JsonFields& p, HostPair& h) {
   if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
 }
 
-// A compact record's `locality.class` (docs/json.md "Locality"); "unknown" when absent.
+// A version 2 record's or a version 3 decisions row's `locality.class` (docs/json.md "Locality");
+// "unknown" when absent.
 std::string locality_named(const JsonFields& compact) {
   const ordered_json* locality = compact.object("locality");
   if (!locality) return "unknown";
@@ -216,6 +218,43 @@ void read_version_2_pairs(const JsonFields& doc, const ordered_json& pairs, Host
   }
 }
 
+// An index of a version 3 record: an integer below `size`.
+std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::size_t i, std::size_t at, std::size_t size,
+                     const char* table) {
+  const ordered_json& v = record[at];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::uint64_t>() >= size)
+    throw Error(doc.file(), doc.member("pairs", i) + "[" + std::to_string(at) + "]: expected an index into " + table);
+  return v.get<std::size_t>();
+}
+
+// Version 3: each pair is [gpu, nvme, decision, distance], indexes into `devices` and `decisions`;
+// a row carries its locality. Each row read once, as in version 2.
+void read_version_3_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
+  const ordered_json* decisions = doc.array("decisions");
+  if (!decisions) doc.fail("decisions", "an array (schema_version 3)");
+  const std::vector<std::string> devices = strings(doc, "devices");
+  std::map<std::string, std::string> nvme_names = nvme_names_in(doc);
+  std::unordered_map<std::size_t, HostPair> rows;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const ordered_json& record = pairs[i];
+    if (!record.is_array() || record.size() != 4)
+      throw Error(doc.file(), doc.member("pairs", i) + ": expected [gpu, nvme, decision, distance]");
+    const std::size_t k = index_in(doc, record, i, 2, decisions->size(), "decisions");
+    auto row = rows.find(k);
+    if (row == rows.end()) {
+      JsonFields decision((*decisions)[k], doc.file(), doc.member("decisions", k));
+      HostPair h = decision_named(decision);
+      h.locality = locality_named(decision);
+      row = rows.emplace(k, std::move(h)).first;
+    }
+    HostPair h = row->second;
+    h.gpu = devices[index_in(doc, record, i, 0, devices.size(), "devices")];
+    h.nvme = devices[index_in(doc, record, i, 1, devices.size(), "devices")];
+    if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
+    s.pairs.push_back(std::move(h));
+  }
+}
+
 // Version 1: every pair carries its whole decision and its NVMe's name.
 void read_version_1_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -252,12 +291,14 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
     for (std::size_t i = 0; i < findings->size(); ++i)
       s.findings.push_back(host_finding_named(JsonFields((*findings)[i], file, doc.member("findings", i))));
   if (const ordered_json* pairs = doc.array("pairs")) {
-    if (version >= 2)
+    if (version >= 3)
+      read_version_3_pairs(doc, *pairs, s);
+    else if (version == 2)
       read_version_2_pairs(doc, *pairs, s);
     else
       read_version_1_pairs(doc, *pairs, s);
   } else if (version >= 2 && !doc.array("decisions")) {
-    doc.fail("decisions", "an array (schema_version 2)");
+    doc.fail("decisions", "an array (schema_version 2 and later)");
   }
   if (const ordered_json* fix = doc.object("host_fix")) s.fix = host_fix_named(JsonFields(*fix, file, "host_fix"));
   s.host = host_name_for(nullptr, doc.object("identity"), file);

@@ -7,6 +7,7 @@
 #include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/host_fix.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
@@ -249,6 +250,7 @@ json check_json(const CheckReport& r) {
   for (const auto& c : r.inv.nvmes)
     nvmes.push_back({{"bdf", c.bdf.str()}, {"name", c.name.empty() ? json(nullptr) : json(c.name)}});
   json j = json_envelope("p2pcheck.check", r.source);
+  j["schema_version"] = kCheckJsonSchemaVersion;  // the envelope's is every other document's
   j["result"] = to_string(r.result);
   j["counts"] = counts_json(r.counts);
   json fail_on = json::array();
@@ -275,7 +277,7 @@ json check_json(const CheckReport& r) {
   j["nvme"] = std::move(nvmes);
   j["findings"] = std::move(findings);
   j["host_fix"] = host_fix_json(host_fix(r));
-  j["pairs"] = json::array();  // written by write_check_json (compact_json.h), pair by pair
+  j["pairs"] = json::array();  // where write_check_json (compact_json.h) writes the tables and the pairs
   return j;
 }
 

@@ -4,6 +4,7 @@
 #include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/report/check.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/pair_route.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/version.h"
@@ -14,7 +15,7 @@ using namespace report_detail;
 
 json paths_json(const Topology& topo) {
   return {{"schema", "p2pcheck.paths"},
-          {"schema_version", kJsonSchemaVersion},
+          {"schema_version", kPathsJsonSchemaVersion},
           {"tool_version", kToolVersion},
           {"source", topo.source_description},
           {"config_space_complete", !topo.config_truncated},

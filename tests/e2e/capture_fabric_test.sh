@@ -63,10 +63,11 @@ EOF
   "$bin" --root "$root" check --json > "$out/pairs.json" 2> /dev/null
   pairs=$(python3 -c '
 import json, sys
-p = json.load(open(sys.argv[1]))["pairs"]
+doc = json.load(open(sys.argv[1]))
+p, devices = doc["pairs"], doc["devices"]
 print(len(p))
 for x in (p[0], p[len(p) // 2], p[-1]):
-    print(x["gpu"], x["nvme"])' "$out/pairs.json")
+    print(devices[x[0]], devices[x[1]])' "$out/pairs.json")
   [ "$(head -1 <<< "$pairs")" -gt 500 ] && ok || fail "$variant: only $(head -1 <<< "$pairs") pairs; the fabric should have hundreds"
   while read -r gpu nvme; do
     "$bin" --root "$root" explain "$gpu" "$nvme" > "$out/explain.root" 2>&1

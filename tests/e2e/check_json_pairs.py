@@ -1,10 +1,12 @@
 """Each pair of a `check --json` document in full, for the tests that compare pairs member by member.
 
-check --json (schema_version 2, docs/json.md) writes a pair as {gpu, nvme, decision, distance[,
-kernel]}, its decision once in `decisions`. pairs_in_full() joins them as docs/json.md's
-"Migrating from schema_version 1" says a reader does: the row's members, the record's, the NVMe's
+check --json (schema_version 3, docs/json.md) writes a pair as [gpu, nvme, decision, distance]:
+indexes into `devices` and `decisions`, and the kernel's distance; the module's answers are in
+`kernel_answers` by pair index. records() gives each as a dict; pairs_in_full() joins them as
+docs/json.md's "Migrating" sections say a reader does: the row's members, the record's, the NVMe's
 name from `nvme`, and `path_distance` from the `functions` table (the upstream links from each
-device to the common bridge, or to its host bridge when there is none). A document of another schema or version is an error.
+device to the common bridge, or to its host bridge when there is none). A document of another
+schema or version is an error.
 """
 
 
@@ -24,20 +26,33 @@ def path_distance(functions, gpu, nvme, common):
     return len(_chain(functions, gpu, common)) + len(_chain(functions, nvme, common))
 
 
-def pairs_in_full(doc):
-    """{(gpu, nvme): pair} with every member version 1 printed but `hops` and the bandwidth ceiling."""
-    if doc.get("schema") != "p2pcheck.check" or doc.get("schema_version") != 2:
-        raise ValueError(f"not a check --json of schema_version 2: schema {doc.get('schema')!r}, "
+def records(doc):
+    """Each pair as {gpu, nvme, decision, distance, kernel}: BDFs, its decisions row's index, the
+    kernel's distance, and the p2pprobe module's answer (None where it gave none)."""
+    if doc.get("schema") != "p2pcheck.check" or doc.get("schema_version") != 3:
+        raise ValueError(f"not a check --json of schema_version 3: schema {doc.get('schema')!r}, "
                          f"schema_version {doc.get('schema_version')!r}")
+    devices = doc["devices"]
+    kernel = {}
+    for answer in doc["kernel_answers"]:
+        answer = dict(answer)
+        kernel[answer.pop("pair")] = answer
+    return [{"gpu": devices[g], "nvme": devices[n], "decision": d, "distance": distance, "kernel": kernel.get(i)}
+            for i, (g, n, d, distance) in enumerate(doc["pairs"])]
+
+
+def pairs_in_full(doc):
+    """{(gpu, nvme): pair} with every member version 1 printed but `hops` and the bandwidth ceiling,
+    and the locality its decision row names."""
     names = {c["bdf"]: c["name"] for c in doc.get("nvme", [])}
     functions = doc["functions"]
     out = {}
-    for record in doc["pairs"]:
+    for record in records(doc):
         pair = {"gpu": record["gpu"], "nvme": record["nvme"], "nvme_name": names.get(record["nvme"])}
         pair.update(doc["decisions"][record["decision"]])
         pair["distance"] = record["distance"]
         pair["path_distance"] = path_distance(functions, record["gpu"], record["nvme"], pair["common_bridge"])
-        pair["kernel"] = record.get("kernel")
+        pair["kernel"] = record["kernel"]
         if pair["fix"] and not pair["fix"]["devices"] and pair["fix"]["kind"] in ("same_switch", "same_host_bridge"):
             pair["fix"] = dict(pair["fix"], devices=[record["gpu"], record["nvme"]])
         out[(record["gpu"], record["nvme"])] = pair

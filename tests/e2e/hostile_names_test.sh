@@ -39,7 +39,7 @@ commands() {
   run "$name mounts" -- "$bin" "$@" mounts
   local pair
   pair=$("$bin" "$@" check --json 2> /dev/null | python3 -c 'import json, sys
-d = json.load(sys.stdin); p = d["pairs"][0]; print(p["gpu"], p["nvme"])' 2> /dev/null)
+d = json.load(sys.stdin); p = d["pairs"][0]; print(d["devices"][p[0]], d["devices"][p[1]])' 2> /dev/null)
   # shellcheck disable=SC2086
   [ -n "$pair" ] && run "$name explain" -- "$bin" "$@" explain $pair
   run "$name capture" -- "$bin" "$@" capture --force -o "$tmp/cap.tar.gz"

@@ -78,8 +78,8 @@ check, paths = (json.load(open(p)) for p in sys.argv[1:3])
 assert check["result"] == paths["result"], (check["result"], paths["result"])
 assert len(check["pairs"]) == len(paths["pairs"])
 for c, p in zip(check["pairs"], paths["pairs"]):
-    d = check["decisions"][c["decision"]]
-    assert (c["gpu"], c["nvme"]) == (p["gpu"], p["nvme"])
+    d = check["decisions"][c[2]]
+    assert (check["devices"][c[0]], check["devices"][c[1]]) == (p["gpu"], p["nvme"])
     assert (d["verdict"], d["map_type"]) == (p["verdict"], p["map_type"]), (c, p)
     if d["acs_redirect"] and d["common_bridge"]:
         assert p["route"]["kind"] == "redirected", p

@@ -463,10 +463,11 @@ TEST(FleetCaptures, LabCapturesWithTheirArgsGiveTheirVerdicts) {
     EXPECT_EQ(to_string(host.result), (*expected)["result"].get<std::string>()) << name;
     ASSERT_EQ(host.pairs.size(), (*expected)["pairs"].size()) << name;
     for (std::size_t i = 0; i < host.pairs.size(); ++i) {
-      const auto& want = (*expected)["pairs"][i];
-      const auto& decision = (*expected)["decisions"].at(want["decision"].get<std::size_t>());
-      EXPECT_EQ(host.pairs[i].gpu, want["gpu"].get<std::string>()) << name;
-      EXPECT_EQ(host.pairs[i].nvme, want["nvme"].get<std::string>()) << name;
+      const auto& want = (*expected)["pairs"][i];  // [gpu, nvme, decision, distance]
+      const auto& devices = (*expected)["devices"];
+      const auto& decision = (*expected)["decisions"].at(want[2].get<std::size_t>());
+      EXPECT_EQ(host.pairs[i].gpu, devices.at(want[0].get<std::size_t>()).get<std::string>()) << name;
+      EXPECT_EQ(host.pairs[i].nvme, devices.at(want[1].get<std::size_t>()).get<std::string>()) << name;
       EXPECT_EQ(to_string(host.pairs[i].verdict), decision["verdict"].get<std::string>()) << name;
     }
     EXPECT_EQ(host.host, name);  // "(none)" is no name: the file's

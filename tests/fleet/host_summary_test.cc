@@ -114,6 +114,47 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaTwo) {
   EXPECT_THROW(summarize_check_json(v2, "bad.json"), Error);
 }
 
+// Schema 3: pairs are [gpu, nvme, decision, distance], indexes into `devices` and `decisions`; a
+// record of another shape or an index out of range names the record.
+TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaThree) {
+  ordered_json v3 = check_doc();
+  v3["schema_version"] = 3;
+  ordered_json decision = v3["pairs"][0];
+  for (const char* key : {"gpu", "nvme", "nvme_name"}) decision.erase(key);
+  decision["common_bridge"] = nullptr;
+  decision["locality"] = {{"class", "same_numa_node"}, {"nvidia_smi", "NODE"}, {"why", nullptr}};
+  v3["decisions"] = ordered_json::array({decision});
+  v3["devices"] = {"0000:03:00.0", "0000:05:00.0"};
+  v3["kernel_answers"] = ordered_json::array();
+  v3["pairs"] = ordered_json::array({ordered_json::array({0, 1, 0, -1})});
+  HostSummary s = summarize_check_json(v3, "racks/a/node-17.json");
+  HostSummary s1 = summarize_check_json(check_doc(), "racks/a/node-17.json");
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].gpu, "0000:03:00.0");
+  EXPECT_EQ(s.pairs[0].nvme, "0000:05:00.0");
+  EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
+  EXPECT_EQ(s.pairs[0].locality, "same_numa_node");
+  EXPECT_EQ(s.pairs[0].cause, s1.pairs[0].cause);
+  EXPECT_EQ(s.pairs[0].verdict, s1.pairs[0].verdict);
+  auto message = [](const ordered_json& doc) {
+    try {
+      summarize_check_json(doc, "bad.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ordered_json bad = v3;
+  bad["pairs"][0] = {{"gpu", "0000:03:00.0"}};  // a version 2 record
+  EXPECT_EQ(message(bad), "bad.json: pairs[0]: expected [gpu, nvme, decision, distance]");
+  bad = v3;
+  bad["pairs"][0][1] = 2;
+  EXPECT_EQ(message(bad), "bad.json: pairs[0][1]: expected an index into devices");
+  bad = v3;
+  bad["pairs"][0][2] = -1;
+  EXPECT_EQ(message(bad), "bad.json: pairs[0][2]: expected an index into decisions");
+}
+
 void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
   EXPECT_EQ(saved.result, model.result);
   EXPECT_EQ(std::tie(saved.fail_on.refused, saved.fail_on.stack, saved.fail_on.unknown, saved.fail_on.warn),
@@ -173,24 +214,32 @@ TEST(FleetHostSummary, ModelAndSavedCheckJsonAgreeOnEveryFixture) {
   EXPECT_GT(acs_redirect_pairs, 0);  // the ports really were filled in somewhere
 }
 
-// schema_version 1, as an older p2pcheck saved it (tests/fleet/saved/), reads as this p2pcheck
-// judges the same machine: the devices, verdicts, flows and causes of its pairs.
-TEST(FleetHostSummary, ReadsASavedSchemaOneFile) {
-  std::ifstream in(std::string(P2PCHECK_SOURCE_DIR) + "/tests/fleet/saved/rhel98-epyc-schema1.json");
-  ordered_json v1 = ordered_json::parse(in);
-  ASSERT_EQ(v1["schema_version"], 1);
-  HostSummary saved = summarize_check_json(v1, "rhel98-epyc-schema1.json");
+// schema_version 1 and 2, as older p2pchecks saved them (tests/fleet/saved/), read as this p2pcheck
+// judges the same machine: the devices, verdicts, flows and causes of their pairs (and version 2's
+// localities).
+TEST(FleetHostSummary, ReadsSavedFilesOfRetiredVersions) {
   auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/rhel98-epyc/root");
   HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
-  ASSERT_EQ(saved.pairs.size(), model.pairs.size());
-  ASSERT_FALSE(saved.pairs.empty());
-  for (std::size_t i = 0; i < model.pairs.size(); ++i) {
-    const HostPair &a = model.pairs[i], &b = saved.pairs[i];
-    EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type, b.cause),
-              std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type, a.cause));
-    EXPECT_FALSE(b.cause == Cause::kNone && b.verdict != Verdict::kSupported);
+  for (int version : {1, 2}) {
+    const std::string name = "rhel98-epyc-schema" + std::to_string(version) + ".json";
+    SCOPED_TRACE(name);
+    std::ifstream in(std::string(P2PCHECK_SOURCE_DIR) + "/tests/fleet/saved/" + name);
+    ordered_json doc = ordered_json::parse(in);
+    ASSERT_EQ(doc["schema_version"], version);
+    HostSummary saved = summarize_check_json(doc, name);
+    ASSERT_EQ(saved.pairs.size(), model.pairs.size());
+    ASSERT_FALSE(saved.pairs.empty());
+    for (std::size_t i = 0; i < model.pairs.size(); ++i) {
+      const HostPair &a = model.pairs[i], &b = saved.pairs[i];
+      EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type, b.cause),
+                std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type, a.cause));
+      if (version == 2) {
+        EXPECT_EQ(b.locality, a.locality);
+      }
+      EXPECT_FALSE(b.cause == Cause::kNone && b.verdict != Verdict::kSupported);
+    }
+    EXPECT_EQ(saved.result, model.result);
   }
-  EXPECT_EQ(saved.result, model.result);
 }
 
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {

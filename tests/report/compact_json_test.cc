@@ -1,14 +1,15 @@
 // check --json says all a pair's decision says: for every pair of every fixture (and under kernels
 // that refuse, or cannot decide), its decisions row holds every member of the pair in full
 // (pair_decision_json, explain --json's) but the pair's own, with the common bridge and ACS redirect
-// ports resolved, and the hops rebuilt from the functions table (upstream links, up to the common
-// bridge) equal the pair's hops.
+// ports resolved and the pair's locality, its record's indexes name its devices, and the hops
+// rebuilt from the functions table (upstream links, up to the common bridge) equal the pair's hops.
 #include "p2pcheck/report/compact_json.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -63,16 +64,32 @@ json rebuilt_hops(const json& functions, const json& decision, const std::string
 const std::vector<std::string> kPairOwn = {
     "gpu", "nvme", "nvme_name", "distance", "path_distance", "hops", "bandwidth_ceiling_bytes_per_s", "kernel"};
 
+// The module's answers by pair index, as `kernel_answers` lists them.
+std::map<std::size_t, json> kernel_answers(const json& doc) {
+  std::map<std::size_t, json> out;
+  for (json answer : doc.at("kernel_answers")) {
+    const std::size_t pair = answer.at("pair").get<std::size_t>();
+    answer.erase("pair");
+    EXPECT_TRUE(out.emplace(pair, std::move(answer)).second) << "pair " << pair << " answered twice";
+  }
+  return out;
+}
+
 void expect_same_content(const CheckReport& report, const std::string& what) {
   SCOPED_TRACE(what);
-  json v2 = check_document(report);
-  EXPECT_EQ(v2["schema_version"], 2);
-  ASSERT_EQ(v2["pairs"].size(), report.pairs.size());
-  EXPECT_LE(v2["decisions"].size(), report.pairs.size());
+  json doc = check_document(report);
+  EXPECT_EQ(doc["schema_version"], 3);
+  ASSERT_EQ(doc["pairs"].size(), report.pairs.size());
+  EXPECT_LE(doc["decisions"].size(), report.pairs.size());
+  const json& devices = doc.at("devices");
+  const std::map<std::size_t, json> kernel = kernel_answers(doc);
   for (std::size_t i = 0; i < report.pairs.size(); ++i) {
-    const json one = pair_decision_json(report, report.pairs[i]);
-    const json& compact = v2["pairs"][i];
-    const json& decision = v2["decisions"].at(compact.at("decision").get<std::size_t>());
+    json one = pair_decision_json(report, report.pairs[i]);
+    one["flows"].erase("to_gpu");  // version 1's names, gone from version 3
+    one["flows"].erase("from_gpu");
+    const json& record = doc["pairs"][i];  // [gpu, nvme, decision, distance]
+    ASSERT_TRUE(record.is_array() && record.size() == 4) << "pair " << i << ": " << record;
+    const json& decision = doc["decisions"].at(record[2].get<std::size_t>());
     // Every member of the pair in full is in its row, or is the pair's own (in its record or tables).
     for (auto it = one.begin(); it != one.end(); ++it) {
       if (std::find(kPairOwn.begin(), kPairOwn.end(), it.key()) != kPairOwn.end()) continue;
@@ -82,18 +99,24 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
       if (it.key() == "fix" && row.is_object() && row["devices"].empty()) row["devices"] = it.value()["devices"];
       EXPECT_EQ(row, it.value()) << "pair " << i << ": " << it.key();
     }
+    std::size_t own = 0;
+    for (const std::string& key : kPairOwn) own += one.contains(key);
+    EXPECT_EQ(decision.size(), one.size() - own + 1)
+        << "pair " << i << ": a row member beside the pair's and its locality";
+    EXPECT_EQ(decision["locality"], locality_json(pair_locality(report, i), false)) << "pair " << i;
     // The decision names the pair's common bridge and ACS ports itself: a script applies its fix as
     // written, and no text holds a placeholder to fill from `functions`.
     EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
     if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir") {
       EXPECT_EQ(decision["fix"]["devices"], one["acs_redirect"]) << "pair " << i;
     }
-    EXPECT_EQ(compact["gpu"], one["gpu"]);
-    EXPECT_EQ(compact["nvme"], one["nvme"]);
-    EXPECT_EQ(compact["distance"], one["distance"]);
-    EXPECT_EQ(compact.contains("kernel") ? compact["kernel"] : json(nullptr), one["kernel"]);
+    EXPECT_EQ(devices.at(record[0].get<std::size_t>()), one["gpu"]);
+    EXPECT_EQ(devices.at(record[1].get<std::size_t>()), one["nvme"]);
+    EXPECT_EQ(record[3], one["distance"]);
+    auto answer = kernel.find(i);
+    EXPECT_EQ(answer == kernel.end() ? json(nullptr) : answer->second, one["kernel"]) << "pair " << i;
     const json hops =
-        rebuilt_hops(v2["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
+        rebuilt_hops(doc["functions"], decision, one["gpu"].get<std::string>(), one["nvme"].get<std::string>());
     EXPECT_EQ(hops, one["hops"]) << "pair " << i;
   }
 }
@@ -146,19 +169,24 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/epyc-mi300x-8gpu/root");
   auto report = run_check(*source, {});
   std::ostringstream compact, pretty;
-  json compact_head = check_json(*report), pretty_head = check_json(*report);
-  write_check_json(compact, *report, compact_head, -1);
-  write_check_json(pretty, *report, pretty_head, 2);
-  // The caller keeps the document written, less its streamed tables (functions, decisions, pairs).
-  EXPECT_EQ(compact_head["schema_version"], 2);
+  const json head = check_json(*report);
+  write_check_json(compact, *report, head, -1);
+  write_check_json(pretty, *report, head, 2);
   json written = json::parse(compact.str());
-  EXPECT_EQ(compact_head["result"], written["result"]);
-  EXPECT_EQ(compact_head["findings"], written["findings"]);
+  EXPECT_EQ(head["result"], written["result"]);
+  EXPECT_EQ(head["findings"], written["findings"]);
   EXPECT_FALSE(written["functions"].empty());
+  // The tables go where the head's `pairs` is, before the pairs that refer to them.
+  std::vector<std::string> keys;
+  for (auto it = written.begin(); it != written.end(); ++it) keys.push_back(it.key());
+  const std::vector<std::string> tables = {"functions", "decisions", "devices", "kernel_answers", "pairs"};
+  EXPECT_TRUE(std::search(keys.begin(), keys.end(), tables.begin(), tables.end()) != keys.end());
+  EXPECT_EQ(keys[std::find(keys.begin(), keys.end(), "functions") - keys.begin() - 1], "host_fix");
   EXPECT_EQ(compact.str().find('\n'), std::string::npos);
   EXPECT_EQ(json::parse(compact.str()), json::parse(pretty.str()));
-  // pretty is nlohmann's own layout, pairs streamed or not
+  // pretty and compact are nlohmann's own layouts of the document
   EXPECT_EQ(pretty.str(), json_text(json::parse(pretty.str()), 2));
+  EXPECT_EQ(compact.str(), json_text(written, -1));
 }
 
 // paths --json is a view of the check: on every fixture each pair's verdict and map type are its
@@ -174,7 +202,7 @@ TEST(CompactJson, PathsCarryTheChecksVerdicts) {
     json check = check_document(*report);
     for (int indent : {-1, 2}) {
       std::ostringstream text;
-      json head = paths_head_json(*report);
+      const json head = paths_head_json(*report);
       write_paths_json(text, *report, head, indent);
       json doc = json::parse(text.str());
       EXPECT_EQ(text.str(), json_text(doc, indent));
@@ -182,9 +210,11 @@ TEST(CompactJson, PathsCarryTheChecksVerdicts) {
       ASSERT_EQ(doc["pairs"].size(), check["pairs"].size());
       for (std::size_t i = 0; i < report->pairs.size(); ++i) {
         const json& path = doc["pairs"][i];
-        const json& decision = check["decisions"][check["pairs"][i]["decision"].get<std::size_t>()];
-        EXPECT_EQ(path["gpu"], check["pairs"][i]["gpu"]);
-        EXPECT_EQ(path["nvme"], check["pairs"][i]["nvme"]);
+        const json& record = check["pairs"][i];
+        const json& decision = check["decisions"][record[2].get<std::size_t>()];
+        EXPECT_EQ(path["gpu"], check["devices"][record[0].get<std::size_t>()]);
+        EXPECT_EQ(path["nvme"], check["devices"][record[1].get<std::size_t>()]);
+        EXPECT_EQ(path["locality"], decision["locality"]);
         EXPECT_EQ(path["verdict"], decision["verdict"]) << path;
         EXPECT_EQ(path["map_type"], decision["map_type"]) << path;
         const std::string kind = path["route"]["kind"];

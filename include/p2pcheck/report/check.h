@@ -11,8 +11,8 @@
 
 namespace p2pcheck {
 
-// The check document but its tables: "pairs" is left empty for write_check_json (compact_json.h)
-// to stream with the functions and decisions tables.
+// The check document but its tables: its empty "pairs" is where write_check_json (compact_json.h)
+// writes the tables and the pairs.
 nlohmann::ordered_json check_json(const CheckReport& report);
 // Problems first; PASS and INFO findings only when `verbose`. `input_notes` (what an imported dump
 // lacked, the CLI's words) goes under the RESULT line and its limits: the answer comes first.

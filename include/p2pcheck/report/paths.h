@@ -10,7 +10,8 @@
 
 namespace p2pcheck {
 
-// The paths document but its tables, which write_paths_json (compact_json.h) streams.
+// The paths document but its tables: its empty "pairs" is where write_paths_json (compact_json.h)
+// writes them and the pairs.
 nlohmann::ordered_json paths_json(const Topology& topo);
 // Each pair of a check: its verdict and rule, the way its traffic goes (pair_route.h: up to the host
 // bridge and back where ACS redirects it), its locality and its hops.

@@ -73,7 +73,7 @@ def main():
             for f in fields:
                 if r.get(f) != i.get(f):
                     bad.append(f"{key} {f}: tree {r.get(f)!r}, import {i.get(f)!r}")
-            for flow in ("to_gpu", "from_gpu"):
+            for flow in ("to_device", "to_storage"):
                 if mode == "pairs-exact" and r["flows"][flow]["verdict"] != i["flows"][flow]["verdict"]:
                     bad.append(f"{key} flows.{flow}: tree {r['flows'][flow]['verdict']}, import {i['flows'][flow]['verdict']}")
             if i["verdict"] != "unknown":

@@ -19,10 +19,14 @@ With --tree ROOT (the fixture the XML was made from) also the tree's own answers
 node (or -1 on the tree where it has one node and hwloc names it), the same controller names, the
 same NODE/SYS locality, and multipath FAIL where the tree FAILs. Exits 1 listing what differs."""
 import json
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from check_json_pairs import pairs_in_full  # noqa: E402
 
 IO_TYPES = {"Bridge", "PCIDev", "OSDev", "Misc"}
 NVME = re.compile(r"^nvme(\d+)(?:c(\d+))?n(\d+)$|^nvme(\d+)$")
@@ -89,7 +93,7 @@ def compare(binary, xml, tree, args):
     for busid, node in numa.items():
         if busid in got_numa and node is not None and got_numa[busid] != node:
             problems.append("numa %s: the XML says %s, p2pcheck %s" % (busid, node, got_numa[busid]))
-    for pair in check["pairs"]:
+    for pair in pairs_in_full(check).values():
         ends = (numa.get(pair["gpu"]), numa.get(pair["nvme"]))
         why = (pair.get("locality") or {}).get("why") or ""
         if None not in ends and "not in this hwloc XML" in why:
@@ -110,7 +114,8 @@ def compare(binary, xml, tree, args):
         problems.append("multipath: no path node in the XML, yet p2pcheck says %s" % mp)
     text = "".join(run([binary, "--dump", xml] + args + cmd) for cmd in (["check", "-v"], ["topo"], ["paths"]))
     if check["pairs"]:
-        text += run([binary, "--dump", xml] + args + ["explain", check["pairs"][0]["gpu"], check["pairs"][0]["nvme"]])
+        first = check["pairs"][0]
+        text += run([binary, "--dump", xml] + args + ["explain", check["devices"][first[0]], check["devices"][first[1]]])
     for words in ("needs root", "not read as root"):
         if words in text:
             problems.append("wording: %r in the output for an XML file: %s" % (
@@ -135,8 +140,8 @@ def against_tree(binary, tree, args, topo, check, node_count):
     for c in topo["nvme"]:
         if c["name"] and c["name"] != tnames.get(c["bdf"]):
             problems.append("tree nvme %s: the tree names %s, the hwloc import %s" % (c["bdf"], tnames.get(c["bdf"]), c["name"]))
-    tpairs = {(p["gpu"], p["nvme"]): p["locality"]["class"] for p in tcheck["pairs"]}
-    for p in check["pairs"]:
+    tpairs = {key: p["locality"]["class"] for key, p in pairs_in_full(tcheck).items()}
+    for p in pairs_in_full(check).values():
         want = tpairs.get((p["gpu"], p["nvme"]))
         if want in ("same_numa_node", "across_numa_nodes") and p["locality"]["class"] != want:
             problems.append("tree locality %s-%s: the tree says %s, the hwloc import %s" % (p["gpu"], p["nvme"], want, p["locality"]))

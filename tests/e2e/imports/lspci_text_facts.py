@@ -18,9 +18,13 @@ Reads the text itself (line by line in Python, not p2pcheck's parser) and compar
 
 Exits 1 listing what differs."""
 import json
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from check_json_pairs import pairs_in_full  # noqa: E402
 
 DEV = re.compile(r"^((?:[0-9a-f]{4,5}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
 CAP = re.compile(r"^\tCapabilities: \[([0-9a-f]+)( v\d+)?\] (.*)$")
@@ -138,7 +142,7 @@ def compare(binary, path, args):
         if bus in by_secondary:
             want(bdf, "parent", by_secondary[bus], g.get("parent"))
             counted["parents"] += 1
-    for pair in check["pairs"]:
+    for pair in pairs_in_full(check).values():
         why = (pair.get("locality") or {}).get("why") or ""
         if numa_shown and "NUMA node not in this lspci output" in why:
             problems.append("locality %s-%s: the text prints NUMA nodes, p2pcheck says %s" % (pair["gpu"], pair["nvme"], why))
