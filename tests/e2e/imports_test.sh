@@ -65,9 +65,9 @@ print({"PASS": 0, "FAIL": 1, "UNKNOWN": 2, "NO PAIRS": 4}.get(json.load(open(sys
     echo none
 }
 # What each input's check must end in comes from a reviewed table, not from the binary under test:
-# tests/e2e/imports/expected/results.txt, "NAME<TAB>RESULT" a line. P2PCHECK_UPDATE_RESULTS=1 rewrites
+# tests/e2e/imports/results.txt, "NAME<TAB>RESULT" a line. P2PCHECK_UPDATE_RESULTS=1 rewrites
 # it from this run (review the diff as any golden's).
-results=tests/e2e/imports/expected/results.txt
+results=tests/e2e/imports/results.txt
 declare -A expected_result=()
 while IFS=$'\t' read -r rname rresult; do [ -n "$rname" ] && expected_result[$rname]=$rresult; done < "$results"
 seen_results=$tmp/results.seen

@@ -83,14 +83,18 @@ TEST(Vocabulary, PairCausesAreTheDocumentedOnes) {
 TEST(Vocabulary, TokensReadBack) {
   for (const BlockerRow& r : blocker_rows()) EXPECT_EQ(blocker_named(r.token), r.blocker);
   for (const FixRow& r : fix_rows())
-    if (r.kind != FixKind::kNone) EXPECT_EQ(fix_kind_named(r.token), r.kind);
+    if (r.kind != FixKind::kNone) {
+      EXPECT_EQ(fix_kind_named(r.token), r.kind);
+    }
   EXPECT_FALSE(fix_kind_named(""));
   EXPECT_FALSE(blocker_named("pair.acs_redirect"));
 }
 
 TEST(Vocabulary, KernelCausesAreFindingsAndPathCausesArePairs) {
   for (const CauseRow& r : cause_rows())
-    if (r.cause != Cause::kNone) EXPECT_EQ(r.finding, std::string(r.token).rfind("kernel.", 0) == 0) << r.token;
+    if (r.cause != Cause::kNone) {
+      EXPECT_EQ(r.finding, std::string(r.token).rfind("kernel.", 0) == 0) << r.token;
+    }
   // Each blocker's cause is a kernel finding's: the kernel, not the path, blocks the pair.
   for (const BlockerRow& r : blocker_rows()) EXPECT_TRUE(row(r.cause).finding) << r.token;
 }

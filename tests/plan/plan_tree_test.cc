@@ -161,7 +161,9 @@ void expect_same_model(const Plan& plan) {
   EXPECT_EQ(m.kernel_table.why_not, "");  // not tried: a plan has no running kernel to ask
   // Evidence cites the plan, as before: "FILE [cpu]", "FILE [kernel] p2pdma".
   EXPECT_EQ(m.cpu.evidence_file, plan.state.machine.cpu.evidence_file);
-  if (!plan.state.machine.config.file.empty()) EXPECT_EQ(m.config.file, plan.state.machine.config.file);
+  if (!plan.state.machine.config.file.empty()) {
+    EXPECT_EQ(m.config.file, plan.state.machine.config.file);
+  }
 }
 
 // Every pair as the plan's own model decides it and as its tree does, under `kernel`.
