@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import facts_main
 
 DEV = re.compile(r"^((?:[0-9a-f]{4,5}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
 HEX = re.compile(r"^([0-9a-f]{2,3}): ((?:[0-9a-f]{2} ){15}[0-9a-f]{2})$")
@@ -165,19 +166,5 @@ def compare(binary, path, args):
     return problems, ", ".join("%d %s" % (n, k) for k, n in counted.items())
 
 
-def main():
-    argv = sys.argv[1:]
-    args = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    if len(argv) != 2:
-        sys.exit(__doc__)
-    problems, facts = compare(argv[0], argv[1], args)
-    for p in problems:
-        print(p)
-    if problems:
-        sys.exit(1)
-    print("lspci -x dump facts agree: " + facts)
-
-
 if __name__ == "__main__":
-    main()
+    facts_main.run(__doc__, compare, "lspci -x dump")

@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from check_json_pairs import pairs_in_full  # noqa: E402
+import facts_main
 
 DEV = re.compile(r"^((?:[0-9a-f]{4,5}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ")
 CAP = re.compile(r"^\tCapabilities: \[([0-9a-f]+)( v\d+)?\] (.*)$")
@@ -155,19 +156,5 @@ def compare(binary, path, args):
     return problems, ", ".join("%d %s" % (n, k) for k, n in counted.items())
 
 
-def main():
-    argv = sys.argv[1:]
-    args = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    if len(argv) != 2:
-        sys.exit(__doc__)
-    problems, facts = compare(argv[0], argv[1], args)
-    for p in problems:
-        print(p)
-    if problems:
-        sys.exit(1)
-    print("lspci -vvv facts agree: " + facts)
-
-
 if __name__ == "__main__":
-    main()
+    facts_main.run(__doc__, compare, "lspci -vvv")

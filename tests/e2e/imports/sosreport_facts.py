@@ -31,6 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lspci_dump_facts import decode  # noqa: E402
 from udev_facts import db_problems  # noqa: E402
+import facts_main
 
 NOT_CARRIED = "not in this sosreport"
 IOMMU_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough")
@@ -174,19 +175,5 @@ def absent_problems(top, path, check, want):
         want("absent IOMMU units", "sys/class/iommu", NOT_CARRIED, evidence["/sys/class/iommu"])
 
 
-def main():
-    argv = sys.argv[1:]
-    args = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    if len(argv) != 2:
-        sys.exit(__doc__)
-    problems, facts = compare(argv[0], argv[1], args)
-    for p in problems:
-        print(p)
-    if problems:
-        sys.exit(1)
-    print("sosreport facts agree: " + facts)
-
-
 if __name__ == "__main__":
-    main()
+    facts_main.run(__doc__, compare, "sosreport")

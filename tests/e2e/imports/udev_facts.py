@@ -24,6 +24,7 @@ import lzma
 import re
 import subprocess
 import sys
+import facts_main
 
 BDF = re.compile(r"^[0-9a-f]{4,5}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 CTRL = re.compile(r"^nvme\d+$")
@@ -153,19 +154,5 @@ def db_problems(path, topo, check, not_carried, dmi_here=True):
     return problems, facts
 
 
-def main():
-    argv = sys.argv[1:]
-    args = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    if len(argv) != 2:
-        sys.exit(__doc__)
-    problems, facts = compare(argv[0], argv[1], args)
-    for p in problems:
-        print(p)
-    if problems:
-        sys.exit(1)
-    print("udev facts agree: " + facts)
-
-
 if __name__ == "__main__":
-    main()
+    facts_main.run(__doc__, compare, "udev")
