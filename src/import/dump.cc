@@ -155,7 +155,8 @@ std::unique_ptr<Source> open_bundle(const std::string& dir, const ImportOptions&
   if (primaries != 1)
     throw Error(dir,
                 primaries == 0
-                    ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is ") +
+                    ? std::string("not a recognised dump directory: no sys/, no sos_commands/, and no file in it is a "
+                                  "dump this p2pcheck reads; ") +
                           kExpected
                     : "holds more than one device description (lspci dump or -vvv text, udev database, hwloc XML); "
                       "give one");
