@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "p2pcheck/import/config_bytes.h"
 #include "p2pcheck/source/sysfs_text.h"
 
 namespace p2pcheck {
@@ -11,16 +12,6 @@ namespace {
 
 constexpr unsigned kCapExp = 0x10, kCapSsvid = 0x0d;
 constexpr unsigned kExtAcs = 0x0d, kExtSriov = 0x10, kExtRebar = 0x15;
-
-void put8(std::string& c, unsigned at, unsigned v) { c[at] = static_cast<char>(v & 0xff); }
-void put16(std::string& c, unsigned at, unsigned v) {
-  put8(c, at, v);
-  put8(c, at + 1, v >> 8);
-}
-void put32(std::string& c, unsigned at, std::uint32_t v) {
-  put16(c, at, v & 0xffff);
-  put16(c, at + 2, v >> 16);
-}
 
 // The bytes a capability's registers take, from its header: what the readers may read there.
 unsigned span_of(const TextCap& cap) {

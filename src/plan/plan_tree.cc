@@ -4,6 +4,7 @@
 // plan cannot carry is declared in the tree's NotCarried and its manifest, as an import declares it.
 #include <cstdint>
 
+#include "p2pcheck/import/config_bytes.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/import/sysfs_builder.h"
 #include "p2pcheck/model/kernel_table.h"
@@ -13,16 +14,6 @@
 
 namespace p2pcheck {
 namespace {
-
-void put8(std::string& c, unsigned at, unsigned v) { c[at] = static_cast<char>(v & 0xff); }
-void put16(std::string& c, unsigned at, unsigned v) {
-  put8(c, at, v);
-  put8(c, at + 1, v >> 8);
-}
-void put32(std::string& c, unsigned at, std::uint32_t v) {
-  put16(c, at, v & 0xffff);
-  put16(c, at + 2, v >> 16);
-}
 
 // PCI_EXP_FLAGS_TYPE of each port type, as express_port_type() reads it back.
 unsigned express_type(PortType type) {

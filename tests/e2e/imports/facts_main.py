@@ -1,5 +1,7 @@
 """The command line every *_facts.py script shares: BINARY INPUT [-- p2pcheck arguments...]; each
 problem on a line of its own and exit 1, else one line saying which facts agreed."""
+import os
+import subprocess
 import sys
 
 
@@ -15,3 +17,16 @@ def run(doc, compare, what):
     if problems:
         sys.exit(1)
     print(what + " facts agree: " + facts)
+
+
+def p2pcheck(cmd):
+    """A p2pcheck run's stdout: any result's exit code (PASS, FAIL, UNKNOWN, NO PAIRS), else stop."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1, 2, 4):
+        sys.exit("%s: exit %d: %s\n%s" % (os.path.basename(sys.argv[0]), p.returncode, " ".join(cmd), p.stderr))
+    return p.stdout
+
+
+def full(bdf):
+    """A PCI address with its domain (lspci leaves out 0000:)."""
+    return bdf if bdf.count(":") == 2 else "0000:" + bdf

@@ -21,12 +21,12 @@ same NODE/SYS locality, and multipath FAIL where the tree FAILs. Exits 1 listing
 import json
 import os
 import re
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from check_json_pairs import pairs_in_full  # noqa: E402
+import facts_main
 
 IO_TYPES = {"Bridge", "PCIDev", "OSDev", "Misc"}
 NVME = re.compile(r"^nvme(\d+)(?:c(\d+))?n(\d+)$|^nvme(\d+)$")
@@ -72,16 +72,9 @@ def xml_facts(path):
     return numa, nvme, path_nodes, len({i for v in nodes.values() for i in v})
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1, 2, 4):
-        sys.exit("hwloc_facts.py: exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return p.stdout
-
-
 def answers(binary, where, args):
-    topo = json.loads(run([binary] + where + args + ["topo", "--json"]))
-    check = json.loads(run([binary] + where + args + ["check", "--json"]))
+    topo = json.loads(facts_main.p2pcheck([binary] + where + args + ["topo", "--json"]))
+    check = json.loads(facts_main.p2pcheck([binary] + where + args + ["check", "--json"]))
     return topo, check
 
 
@@ -112,10 +105,10 @@ def compare(binary, xml, tree, args):
         problems.append("multipath: the XML shows %s, p2pcheck %s" % (path_nodes, mp))
     if not path_nodes and mp and (mp[0]["level"] != "UNKNOWN" or mp[0].get("state") != "not_carried"):
         problems.append("multipath: no path node in the XML, yet p2pcheck says %s" % mp)
-    text = "".join(run([binary, "--dump", xml] + args + cmd) for cmd in (["check", "-v"], ["topo"], ["paths"]))
+    text = "".join(facts_main.p2pcheck([binary, "--dump", xml] + args + cmd) for cmd in (["check", "-v"], ["topo"], ["paths"]))
     if check["pairs"]:
         first = check["pairs"][0]
-        text += run([binary, "--dump", xml] + args + ["explain", check["devices"][first[0]], check["devices"][first[1]]])
+        text += facts_main.p2pcheck([binary, "--dump", xml] + args + ["explain", check["devices"][first[0]], check["devices"][first[1]]])
     for words in ("needs root", "not read as root"):
         if words in text:
             problems.append("wording: %r in the output for an XML file: %s" % (

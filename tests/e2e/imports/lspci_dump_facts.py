@@ -20,7 +20,6 @@ import json
 import lzma
 import os
 import re
-import subprocess
 import sys
 import facts_main
 
@@ -48,17 +47,13 @@ def read_lines(path):
         return f.readlines()
 
 
-def full(bdf):
-    return bdf if bdf.count(":") == 2 else "0000:" + bdf
-
-
 def functions(path):
     fns, cur = {}, None
     for line in read_lines(path):
         line = line.rstrip("\n")
         m = DEV.match(line)
         if m:
-            cur = fns.setdefault(full(m.group(1)), {"bytes": bytearray()})
+            cur = fns.setdefault(facts_main.full(m.group(1)), {"bytes": bytearray()})
             continue
         m = HEX.match(line)
         if cur is not None and m and int(m.group(1), 16) == len(cur["bytes"]):
@@ -116,17 +111,10 @@ def acs(c):
     return {"presence": "absent"}
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1, 2, 4):
-        sys.exit("lspci_dump_facts.py: exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return p.stdout
-
-
 def compare(binary, path, args):
     source = dump_file(path)
     fns = functions(source)
-    topo = json.loads(run([binary, "--dump", path] + args + ["topo", "--json"]))
+    topo = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["topo", "--json"]))
     got = {f["bdf"]: f for f in topo["functions"]}
     problems = []
     counted = {"functions": 0, "links": 0, "acs": 0, "parents": 0, "drivers": 0}

@@ -20,7 +20,6 @@ Exits 1 listing what differs."""
 import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -38,17 +37,13 @@ PORTS = [("Legacy Endpoint", "legacy_endpoint"), ("Endpoint", "endpoint"), ("Roo
          ("Root Complex Event Collector", "rc_event_collector")]
 
 
-def full(bdf):
-    return bdf if bdf.count(":") == 2 else "0000:" + bdf
-
-
 def text_facts(path):
     fns, cur, cap = {}, None, None
     for line in open(path, errors="replace"):
         line = line.rstrip("\n").rstrip("\r")
         m = DEV.match(line)
         if m:
-            cur = fns.setdefault(full(m.group(1)), {"caps": [], "ext": False, "express": None})
+            cur = fns.setdefault(facts_main.full(m.group(1)), {"caps": [], "ext": False, "express": None})
             cap = None
             continue
         if cur is None or not line.startswith("\t"):
@@ -89,17 +84,10 @@ def text_facts(path):
     return fns
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1, 2, 4):
-        sys.exit("lspci_text_facts.py: exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return p.stdout
-
-
 def compare(binary, path, args):
     fns = text_facts(path)
-    topo = json.loads(run([binary, "--dump", path] + args + ["topo", "--json"]))
-    check = json.loads(run([binary, "--dump", path] + args + ["check", "--json"]))
+    topo = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["topo", "--json"]))
+    check = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["check", "--json"]))
     got = {f["bdf"]: f for f in topo["functions"]}
     problems, counted = [], {"acs": 0, "unknown acs": 0, "links": 0, "numa": 0, "iommu": 0, "drivers": 0, "parents": 0}
     numa_shown = any("numa" in f for f in fns.values())

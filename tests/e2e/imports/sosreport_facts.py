@@ -23,7 +23,6 @@ Prints what differs (the fact, the file, both values) and exits 1; else a one-li
 import json
 import os
 import re
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -87,20 +86,13 @@ def configs(top):
     return out
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1, 2, 4):
-        sys.exit("sosreport_facts.py: exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return p.stdout
-
-
 def finding(check, fid):
     return next((f for f in check["findings"] if f["id"] == fid), None)
 
 
 def compare(binary, path, args):
-    topo = json.loads(run([binary, "--dump", path] + args + ["topo", "--json"]))
-    check = json.loads(run([binary, "--dump", path] + args + ["check", "--json"]))
+    topo = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["topo", "--json"]))
+    check = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["check", "--json"]))
     with tempfile.TemporaryDirectory() as tmp:
         top = top_of(path, tmp)
         return facts_problems(top, path, topo, check)

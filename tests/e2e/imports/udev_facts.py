@@ -22,8 +22,6 @@ Prints what differs (the fact, the file, both values) and exits 1; else a one-li
 import json
 import lzma
 import re
-import subprocess
-import sys
 import facts_main
 
 BDF = re.compile(r"^[0-9a-f]{4,5}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
@@ -88,16 +86,9 @@ def db_facts(path):
     return pci, {k: v for k, v in nvme.items() if "bdf" in v}, path_nodes, dmi, cpu
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1, 2, 4):
-        sys.exit("udev_facts.py: exit %d: %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return p.stdout
-
-
 def compare(binary, path, args):
-    topo = json.loads(run([binary, "--dump", path] + args + ["topo", "--json"]))
-    check = json.loads(run([binary, "--dump", path] + args + ["check", "--json"]))
+    topo = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["topo", "--json"]))
+    check = json.loads(facts_main.p2pcheck([binary, "--dump", path] + args + ["check", "--json"]))
     return db_problems(path, topo, check, "not in this udev database")
 
 
