@@ -6,7 +6,6 @@
 #include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/mounts.h"
 #include "p2pcheck/report/report.h"
-#include "p2pcheck/source/json_text.h"
 
 namespace p2pcheck::cli {
 
@@ -19,14 +18,12 @@ static int run_check_command(const GlobalOptions& o, const ExportOptions& e) {
   // Names from input in the findings' text (a driver, a mount point) escaped for text; JSON escapes its own.
   if (!o.json) make_printable(report->findings);
   if (o.json) {
-    auto kept = std::make_shared<nlohmann::ordered_json>(check_json(*report));
-    nlohmann::ordered_json& j = *kept;
+    nlohmann::ordered_json j = check_json(*report);  // the head: the tables are written as they are made
     if (input.replay) add_input_summary(j, *input.replay);
     if (!report->targets.empty()) j["targets"] = targets_json(report->targets);
     // Pair by pair: a fabric's document would not fit in memory as a whole.
     write_check_json(std::cout, *report, j, json_indent(o));
     std::cout << "\n";
-    free_at_exit(kept);  // a fabric's document: freeing it took as long as writing it
     if (report->result == Result::kNoPairs)
       print_no_pair(report->source, report->inv.gpus.size(), report->inv.nvmes.size());
   } else if (o.quiet) {

@@ -14,6 +14,7 @@
 #include "p2pcheck/live/kmod_control.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/supplied.h"
+#include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/input_file.h"
 #include "p2pcheck/source/json_text.h"
@@ -45,8 +46,10 @@ static void add_output_options(CLI::App& app, GlobalOptions& o) {
                                  "schema_version 2 (each pair an object with its locality) is retired: read version "
                                  "3's pairs, [gpu, nvme, decision, distance] (docs/json.md, \"Migrating from "
                                  "schema_version 2\")");
-    if (value != "3")
-      throw CLI::ValidationError("--json-schema", value + " is not a schema_version check --json writes (3)");
+    const std::string current = std::to_string(kCheckJsonSchemaVersion);
+    if (value != current)
+      throw CLI::ValidationError("--json-schema",
+                                 value + " is not a schema_version check --json writes (" + current + ")");
   });
   app.add_option("--color", o.color, "colour: auto (on a terminal), always, never")
       ->option_text("auto|always|never")

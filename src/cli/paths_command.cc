@@ -7,7 +7,6 @@
 #include "p2pcheck/report/compact_json.h"
 #include "p2pcheck/report/mounts.h"
 #include "p2pcheck/report/report.h"
-#include "p2pcheck/source/json_text.h"
 
 namespace p2pcheck::cli {
 
@@ -15,11 +14,10 @@ static int run_paths(const GlobalOptions& o) {
   Input input = open_input(o);
   auto report = std::shared_ptr<CheckReport>(checked(input, o));
   if (o.json) {
-    auto head = std::make_shared<nlohmann::ordered_json>(paths_head_json(*report));
-    if (!report->targets.empty()) (*head)["targets"] = targets_json(report->targets);
-    write_paths_json(std::cout, *report, *head, json_indent(o));
+    nlohmann::ordered_json head = paths_head_json(*report);
+    if (!report->targets.empty()) head["targets"] = targets_json(report->targets);
+    write_paths_json(std::cout, *report, head, json_indent(o));
     std::cout << "\n";
-    free_at_exit(head);
   } else if (o.quiet) {
     print_text(o, result_line(*report, text_style(o)));
   } else {

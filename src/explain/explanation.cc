@@ -24,6 +24,16 @@ Rule rule_of_unknown(UnknownFact fact) {
 // A path's verdict ranks above the overall one: the kernel itself made it worse.
 int rank(Verdict v) { return v == Verdict::kSupported ? 2 : v == Verdict::kUnknown ? 1 : 0; }
 
+// What blocks an allowed path: the kernel itself (no P2PDMA, known-bad, its config unread).
+std::vector<Blocker> blocked_by_of(const PairDecision& d) {
+  std::vector<Blocker> out;
+  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back(Blocker::kKernelWithoutP2pdma);
+  if (d.known_bad) out.push_back(Blocker::kKnownBadKernel);
+  for (const Unknown& u : d.unknowns)
+    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back(Blocker::kP2pdmaConfigUnknown);
+  return out;
+}
+
 }  // namespace
 
 Rule rule_of(const PairDecision& d) {
@@ -37,15 +47,6 @@ Rule rule_of(const PairDecision& d) {
     case DecidedBy::kCannotDecide: break;
   }
   return d.undecided_by ? rule_of_unknown(d.undecided_by->fact) : Rule::kUnknown;
-}
-
-std::vector<Blocker> blocked_by_of(const PairDecision& d) {
-  std::vector<Blocker> out;
-  if (d.decided_by == DecidedBy::kNoP2pdmaConfig) out.push_back(Blocker::kKernelWithoutP2pdma);
-  if (d.known_bad) out.push_back(Blocker::kKnownBadKernel);
-  for (const Unknown& u : d.unknowns)
-    if (u.fact == UnknownFact::kP2pdmaConfig) out.push_back(Blocker::kP2pdmaConfigUnknown);
-  return out;
 }
 
 PairFacts pair_facts(const PairDecision& d) {
@@ -66,6 +67,13 @@ Cause pair_cause(const PairFacts& p) {
   return p.acs_unknown ? Cause::kAcsUnknown : Cause::kPathUnknown;
 }
 
+std::vector<Bdf> acs_redirect_ports(const PairDecision& d) {
+  std::vector<Bdf> ports;
+  if (d.walk.common)
+    for (const Function* port : d.walk.acs_redirect) ports.push_back(port->bdf);
+  return ports;
+}
+
 std::string PairExplanation::acs_cmdline() const { return acs_ports.empty() ? "" : disable_acs_redir_param(acs_ports); }
 
 PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
@@ -76,8 +84,7 @@ PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, co
   e.cause = pair_cause(facts);
   e.blocked_by = std::move(facts.blocked_by);
   e.fix = pair_fix(d, rules, machine);
-  if (d.walk.common)
-    for (const Function* port : d.walk.acs_redirect) e.acs_ports.push_back(port->bdf);
+  e.acs_ports = acs_redirect_ports(d);
   return e;
 }
 

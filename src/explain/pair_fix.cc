@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
+#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/source/sysfs_text.h"
 
@@ -112,9 +114,9 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
   // Undecided for want of what the input cannot carry: first give it, then the path's own fix (if any).
   if (d.verdict == Verdict::kUnknown)
     if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
-  if (d.walk.common && !d.walk.acs_redirect.empty()) {
+  if (std::vector<Bdf> ports = acs_redirect_ports(d); !ports.empty()) {
     fix.kind = FixKind::kDisableAcsRedir;
-    for (const Function* f : d.walk.acs_redirect) fix.devices.push_back(f->bdf);
+    fix.devices = std::move(ports);
     fix.kernel_cmdline = disable_acs_redir_param(fix.devices);
     fix.text = "boot with " + fix.kernel_cmdline + " — costs " + fix.cost();
     return fix;

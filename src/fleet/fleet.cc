@@ -16,7 +16,6 @@
 #include <tuple>
 #include <variant>
 
-#include "fleet_inputs.h"
 #include "p2pcheck/fleet/printable_summary.h"
 #include "p2pcheck/fleet/saved_result.h"
 #include "p2pcheck/import/dump.h"
@@ -103,8 +102,6 @@ const char* to_string(FleetResult result) {
   }
   return "UNKNOWN";
 }
-
-std::string pair_cause_title(Cause cause) { return row(cause).title; }
 
 std::string pair_cause_fix(Cause cause) {
   const CauseRow& c = row(cause);
@@ -228,7 +225,7 @@ class CauseGrouping {
   // A pair joins its cause's group; a kernel cause (kernel.config_p2pdma) is its finding's group.
   void join_pair(std::size_t h, const HostPair& p) {
     const Level level = p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail;
-    join(h, level, token(p.cause), "", p.cause, pair_cause_title(p.cause), 1);
+    join(h, level, token(p.cause), "", p.cause, row(p.cause).title, 1);
   }
 
   // `pair`: the pair cause joining, kNone for a finding.

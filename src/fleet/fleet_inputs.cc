@@ -1,7 +1,5 @@
 // fleet's inputs: the command line's files and directories expanded into hosts (every file a host
 // but notes and selection files), and the selection file kept beside an input (fleet.h).
-#include "fleet_inputs.h"
-
 #include <dirent.h>
 
 #include <algorithm>
@@ -20,18 +18,12 @@
 
 namespace p2pcheck {
 
-namespace fleet_detail {
+namespace {
 
 bool is_dir(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
-
-}  // namespace fleet_detail
-
-namespace {
-
-using fleet_detail::is_dir;
 
 // Directories of directories of captures are common (rack/host/...); deeper is a mistake or a loop.
 constexpr int kMaxInputDepth = 8;

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "p2pcheck/explain/explanation.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/fleet/fingerprint.h"
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/common.h"
@@ -82,9 +83,8 @@ HostPair host_pair(const CheckReport& r, const PairDecision& d) {
   h.map_type = to_string(d.map_type);
   h.cause = pair_cause(pair_facts(d));
   if (h.cause != Cause::kNone) {
-    PairExplanation why = explain_pair(d, r.rules, r.machine);
-    h.rule = std::move(why.rule_text);
-    h.acs_ports = std::move(why.acs_ports);
+    h.rule = rule_text(d);
+    h.acs_ports = acs_redirect_ports(d);
   }
   return h;
 }

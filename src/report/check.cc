@@ -438,12 +438,12 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
            "cannot be told from its name (kernel.known_bad)\n  fix   ask the kernel's vendor, or boot a kernel "
            "known to be good before using the fastpath\n";
   }
-  struct Cause {
+  struct Block {
     std::string status, body;
     std::vector<std::size_t> pairs;
   };
-  std::vector<Cause> causes;                  // in the order of their first pair
-  std::map<std::string, size_t> cause_index;  // status + body -> its place in `causes`
+  std::vector<Block> blocks;                  // in the order of their first pair
+  std::map<std::string, size_t> block_index;  // status + body -> its place in `blocks`
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairDecision& shared = r.pairs.shared(i);
     bool disagreement = r.pairs.kernel_agrees(i) == Tri::kNo;
@@ -455,11 +455,11 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
     // Pairs that wait only on facts the input cannot carry share one cause, whatever their paths.
     const PairExplanation why = explain_pair(d, r.rules, r.machine);
     std::string body = why.fix.kind == FixKind::kSupplyFacts ? supply_facts_body(d, why.fix) : pair_body(d, why);
-    auto [at, added] = cause_index.try_emplace(status + '\n' + body, causes.size());
-    if (added) causes.push_back({status, body, {}});
-    causes[at->second].pairs.push_back(i);
+    auto [at, added] = block_index.try_emplace(status + '\n' + body, blocks.size());
+    if (added) blocks.push_back({status, body, {}});
+    blocks[at->second].pairs.push_back(i);
   }
-  for (const Cause& c : causes) {
+  for (const Block& c : blocks) {
     const DevicePair& first = r.pairs.pair(c.pairs.front());
     std::string explain = first.gpu.str() + " " + first.nvme.str();
     if (c.pairs.size() == 1) {

@@ -139,12 +139,15 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   out["unknowns"] = unknown_texts(d);
   if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
-  // GPU -> storage (a P2P read). to_gpu/from_gpu are the same, the names before (docs/json.md).
+  // GPU -> storage (a P2P read). explain --json (a pair in full, with its hops) keeps to_gpu/from_gpu,
+  // the names before; check's version 3 decisions rows do not (docs/json.md).
   json flows = object_for(4);
   flows["to_device"] = flow_json(d, d.to_gpu);
   flows["to_storage"] = flow_json(d, d.from_gpu);
-  flows["to_gpu"] = flows["to_device"];
-  flows["from_gpu"] = flows["to_storage"];
+  if (topo) {
+    flows["to_gpu"] = flows["to_device"];
+    flows["from_gpu"] = flows["to_storage"];
+  }
   out["flows"] = std::move(flows);
   std::string acs_fix = why.acs_cmdline();
   std::string later = later_text(d);

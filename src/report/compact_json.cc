@@ -78,13 +78,9 @@ CheckTables number_pairs(const CheckReport& r) {
   return t;
 }
 
-// A `decisions` row: the decision of its first pair without that pair's own members, its flows by
-// their current names only, and its locality.
+// A `decisions` row: the decision of its first pair without that pair's own members, and its locality.
 void write_decision(JsonWriter& w, const CheckReport& r, std::size_t pair, const Locality& l) {
   json row = decision_row_json(r, r.pairs[pair]);
-  json& flows = row["flows"];
-  flows.erase("to_gpu");  // version 1's names of to_device and to_storage, gone with version 3
-  flows.erase("from_gpu");
   row["locality"] = locality_json(l, false);
   w.value(row);
 }
@@ -164,15 +160,6 @@ void write_functions(JsonWriter& w, const Topology& topo, const Inventory& inv, 
 }
 
 }  // namespace report_detail
-
-json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices) {
-  std::vector<const Function*> rows = functions_on_paths(topo, devices);
-  // Appended, not looked up: the rows' BDFs are distinct, and a lookup per key made it quadratic.
-  json out = object_for(rows.size());
-  auto& members = out.get_ref<json::object_t&>();
-  for (const Function* fn : rows) members.emplace_back(fn->bdf.str(), function_row(topo, inv, *fn));
-  return out;
-}
 
 json check_document(const CheckReport& r) {
   std::ostringstream text;

@@ -39,7 +39,7 @@ HostFix host_fix(const CheckReport& r) {
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     if (r.pairs.shared(i).verdict == Verdict::kSupported) continue;
     auto [at, made] = fixes.try_emplace({r.pairs.class_index(i), r.pairs.acs_redirected(i)});
-    if (made) at->second = explain_pair(r.pairs[i], r.rules, r.machine).fix;
+    if (made) at->second = pair_fix(r.pairs[i], r.rules, r.machine);
     const PairFix& pf = at->second;
     if (pf.kind == FixKind::kDisableAcsRedir) {
       for (const Function* port : r.pairs.walk(i).acs_redirect) ports.insert(port->bdf);

@@ -1,6 +1,5 @@
 #include "p2pcheck/report/paths.h"
 
-#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/model/route.h"
 #include "p2pcheck/report/check.h"
@@ -26,12 +25,12 @@ namespace {
 
 // "allowed (BUS_ADDR)", "REFUSED (NOT_SUPPORTED)", "UNDECIDED (path THRU_HOST_BRIDGE)": the check's
 // verdict of the pair, then its rule.
-std::string verdict_words(const PairDecision& d, const PairExplanation& why, const TextStyle& style) {
+std::string verdict_words(const PairDecision& d, const std::string& rule, const TextStyle& style) {
   std::string word = d.verdict == Verdict::kSupported      ? "allowed"
                      : d.verdict == Verdict::kNotSupported ? "REFUSED"
                                                            : "UNDECIDED";
   const char* color = d.verdict == Verdict::kSupported ? "32" : d.verdict == Verdict::kNotSupported ? "1;31" : "35";
-  return colored(style, color, word) + " (" + to_string(d.map_type) + ") — " + why.rule_text;
+  return colored(style, color, word) + " (" + to_string(d.map_type) + ") — " + rule;
 }
 
 // How the traffic goes, in words: where it turns, or up to which host bridge and why.
@@ -112,7 +111,7 @@ std::string paths_text(const CheckReport& r, const TextStyle& style) {
            colored(style, "1",
                    "GPU " + name_prefix(gpu) + gpu.bdf.str() + " <-> " + nvme_prefix +
                        (nvme_prefix.empty() ? name_prefix(nvme) : "") + nvme.bdf.str()) +
-           ": " + verdict_words(d, explain_pair(d, r.rules, r.machine), style) + "\n";
+           ": " + verdict_words(d, rule_text(d), style) + "\n";
     const PairRoute route = pair_route(r.topo, d);
     out += "    route    " + route_text(d, route) + "; path distance " + std::to_string(d.walk.distance) + "\n";
     // Beside the route: how near the pair sits (model/locality.h), as nvidia-smi topo -m says it.

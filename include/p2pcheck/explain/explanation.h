@@ -28,9 +28,11 @@ struct PairExplanation {
 // the pair's route, so a class's shared decision (PairList::shared) is not enough.
 PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine);
 
-// The parts a class's shared decision decides alone (for views of every pair of a fabric).
+// The rule a class's shared decision decides alone (for views of every pair of a fabric).
 Rule rule_of(const PairDecision& d);
-std::vector<Blocker> blocked_by_of(const PairDecision& d);
+// The ports whose ACS redirect sends a pair that meets below a switch up through the root complex:
+// PairExplanation::acs_ports, the disable_acs_redir fix's devices, fleet's ACS fix.
+std::vector<Bdf> acs_redirect_ports(const PairDecision& d);
 
 // What of a pair's decision its cause is taken from: the model's, or a saved check --json's members
 // of the same names (verdict, path.verdict, blocked_by, acs_redirect, acs_unknown, host_check).

@@ -111,9 +111,8 @@ struct FleetReport {
 FleetReport run_fleet(const std::vector<std::string>& inputs, std::vector<UnreadableInput> unreadable,
                       const FleetOptions& options);
 
-// Fleet's words for a pair cause (explain/vocabulary.h CauseRow): what it is, and the fix when it
-// is the same on every machine ("" when each host's differs or there is none).
-std::string pair_cause_title(Cause cause);
+// Fleet's fix for a pair cause (its words are explain/vocabulary.h's CauseRow): the fix when it is
+// the same on every machine ("" when each host's differs or there is none).
 std::string pair_cause_fix(Cause cause);
 
 // Groups, counts and the result over summaries already read (run_fleet's last step; tests).

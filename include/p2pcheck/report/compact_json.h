@@ -21,9 +21,6 @@ inline constexpr int kCheckJsonSchemaVersion = 3;
 // paths --json's (its own count: its records did not change with check's version 3).
 inline constexpr int kPathsJsonSchemaVersion = 2;
 
-// `functions`: every function on the upstream chain of each given device, keyed by BDF, in BDF order.
-nlohmann::ordered_json functions_json(const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices);
-
 // check --json. `head` is check_json(report) with what the caller adds (capture, plan): its members
 // are written in order, and at its (empty) `pairs` member the tables (functions, decisions,
 // devices, kernel_answers) and the pairs, each made as it is written.
@@ -44,7 +41,8 @@ namespace report_detail {
 // go before the pairs that refer to them, and what a caller added after `pairs` stays after).
 void write_around_pairs(JsonWriter& out, const nlohmann::ordered_json& head,
                         const std::function<void()>& tables_and_pairs);
-// The `functions` member (functions_json()), each row made, written and dropped in turn.
+// The `functions` member: every function on the upstream chain of each device, keyed by BDF in BDF
+// order, each row made, written and dropped in turn.
 void write_functions(JsonWriter& out, const Topology& topo, const Inventory& inv, const std::vector<Bdf>& devices);
 }  // namespace report_detail
 }  // namespace p2pcheck
