@@ -202,8 +202,14 @@ class CauseGrouping {
           (has_pairs || f.id == kSavedResultFinding))
         join(h, f.level, f.id, f.cause, Cause::kNone, f.message, 0);
     if (!has_pairs) return;
+    // A fabric has hundreds of thousands of pairs and a few causes: each (level, cause) joins once.
+    std::map<std::pair<Level, Cause>, std::size_t> pairs_by_cause;
     for (const auto& p : host.pairs)
-      if (p.cause != Cause::kNone) join_pair(h, p);
+      if (p.cause != Cause::kNone)
+        ++pairs_by_cause[{p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail, p.cause}];
+    // A kernel cause (kernel.config_p2pdma) joins its finding's group.
+    for (const auto& [at, count] : pairs_by_cause)
+      join(h, at.first, token(at.second), "", at.second, row(at.second).title, count);
   }
 
   // The groups, failures and unknowns apart, the most hosts first.
@@ -221,12 +227,6 @@ class CauseGrouping {
   // Level, the cause's token (a finding id, or the pair cause's row: one token per Cause), detail;
   // the token orders the groups as every view lists them.
   using GroupKey = std::tuple<int, std::string, std::string>;
-
-  // A pair joins its cause's group; a kernel cause (kernel.config_p2pdma) is its finding's group.
-  void join_pair(std::size_t h, const HostPair& p) {
-    const Level level = p.verdict == Verdict::kUnknown ? Level::kUnknown : Level::kFail;
-    join(h, level, token(p.cause), "", p.cause, row(p.cause).title, 1);
-  }
 
   // `pair`: the pair cause joining, kNone for a finding.
   void join(std::size_t h, Level level, const std::string& cause, const std::string& detail, Cause pair,

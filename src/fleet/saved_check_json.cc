@@ -4,7 +4,7 @@
 // A reader of the document as docs/json.md describes it, not of anything the writer keeps.
 #include <algorithm>
 #include <map>
-#include <unordered_map>
+#include <optional>
 
 #include "p2pcheck/fleet/host_summary.h"
 #include "p2pcheck/model/locality.h"
@@ -130,9 +130,7 @@ HostFix host_fix_named(const JsonFields& f) {
   if (const ordered_json* steps = f.array("steps"))
     for (std::size_t i = 0; i < steps->size(); ++i) {
       JsonFields step((*steps)[i], f.file(), f.member("steps", i));
-      std::string kind = step.text("kind").value_or("");
-      FixKind pair_fix = fix_kind_named(kind).value_or(FixKind::kNone);
-      HostFixStep one{std::move(kind), pair_fix, step.text("subject").value_or(""), step.text("text").value_or(""),
+      HostFixStep one{step.text("kind").value_or(""), step.text("subject").value_or(""), step.text("text").value_or(""),
                       step.text("cost").value_or("")};
       if (one.kind.empty() || one.text.empty()) step.fail(one.kind.empty() ? "kind" : "text", "a string");
       fix.steps.push_back(std::move(one));
@@ -188,36 +186,6 @@ std::string locality_named(const JsonFields& compact) {
   f.fail("class", "a locality class (same_switch, same_root_port, ...)");
 }
 
-// Version 2: each pair refers to a row of `decisions`, each row read once (a fabric has millions
-// of pairs and a few dozen rows); the NVMe's name is in the top-level `nvme` table.
-void read_version_2_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
-  const ordered_json* decisions = doc.array("decisions");
-  if (!decisions) doc.fail("decisions", "an array (schema_version 2)");
-  std::map<std::string, std::string> nvme_names = nvme_names_in(doc);
-  std::unordered_map<std::size_t, HostPair> rows;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    JsonFields compact(pairs[i], doc.file(), doc.member("pairs", i));
-    auto at = compact.integer("decision", 0, static_cast<std::int64_t>(decisions->size()) - 1);
-    if (!at) compact.fail("decision", "an index into decisions");
-    auto row = rows.find(static_cast<std::size_t>(*at));
-    if (row == rows.end()) {
-      const std::size_t k = static_cast<std::size_t>(*at);
-      JsonFields decision((*decisions)[k], doc.file(), doc.member("decisions", k));
-      // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
-      if (!(*decisions)[k].contains("common_bridge"))
-        throw Error(doc.file(),
-                    "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
-                    "common_bridge): run check --json again with this version");
-      row = rows.emplace(k, decision_named(decision)).first;
-    }
-    HostPair h = row->second;
-    name_devices(compact, h);
-    h.locality = locality_named(compact);
-    if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
-    s.pairs.push_back(std::move(h));
-  }
-}
-
 // An index of a version 3 record: an integer below `size`.
 std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::size_t i, std::size_t at, std::size_t size,
                      const char* table) {
@@ -227,30 +195,77 @@ std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::siz
   return v.get<std::size_t>();
 }
 
-// Version 3: each pair is [gpu, nvme, decision, distance], indexes into `devices` and `decisions`;
-// a row carries its locality. Each row read once, as in version 2.
-void read_version_3_pairs(const JsonFields& doc, const ordered_json& pairs, HostSummary& s) {
-  const ordered_json* decisions = doc.array("decisions");
-  if (!decisions) doc.fail("decisions", "an array (schema_version 3)");
-  const std::vector<std::string> devices = strings(doc, "devices");
-  std::map<std::string, std::string> nvme_names = nvme_names_in(doc);
-  std::unordered_map<std::size_t, HostPair> rows;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const ordered_json& record = pairs[i];
-    if (!record.is_array() || record.size() != 4)
-      throw Error(doc.file(), doc.member("pairs", i) + ": expected [gpu, nvme, decision, distance]");
-    const std::size_t k = index_in(doc, record, i, 2, decisions->size(), "decisions");
-    auto row = rows.find(k);
-    if (row == rows.end()) {
-      JsonFields decision((*decisions)[k], doc.file(), doc.member("decisions", k));
-      HostPair h = decision_named(decision);
-      h.locality = locality_named(decision);
-      row = rows.emplace(k, std::move(h)).first;
-    }
-    HostPair h = row->second;
-    h.gpu = devices[index_in(doc, record, i, 0, devices.size(), "devices")];
-    h.nvme = devices[index_in(doc, record, i, 1, devices.size(), "devices")];
-    if (auto name = nvme_names.find(h.nvme); name != nvme_names.end()) h.nvme_name = name->second;
+// A pair of a version 2 or 3 document: the `decisions` row it refers to, its devices, and (version
+// 2) its own locality; a row carries it in version 3.
+struct IndexedPair {
+  std::size_t decision = 0;
+  std::string gpu, nvme;
+  std::string locality;  // version 2
+};
+
+// The pairs' shared parts, read once for the millions of records that refer to them.
+struct IndexedTables {
+  const ordered_json* decisions = nullptr;
+  std::vector<std::string> devices;  // version 3
+  std::map<std::string, std::string> nvme_names;
+};
+
+IndexedPair version_2_record(const JsonFields& doc, const IndexedTables& t, std::size_t i) {
+  JsonFields compact(doc.array("pairs")->at(i), doc.file(), doc.member("pairs", i));
+  auto at = compact.integer("decision", 0, static_cast<std::int64_t>(t.decisions->size()) - 1);
+  if (!at) compact.fail("decision", "an index into decisions");
+  HostPair devices;
+  name_devices(compact, devices);
+  return {static_cast<std::size_t>(*at), std::move(devices.gpu), std::move(devices.nvme), locality_named(compact)};
+}
+
+IndexedPair version_3_record(const JsonFields& doc, const IndexedTables& t, std::size_t i) {
+  const ordered_json& record = doc.array("pairs")->at(i);
+  if (!record.is_array() || record.size() != 4)
+    throw Error(doc.file(), doc.member("pairs", i) + ": expected [gpu, nvme, decision, distance]");
+  return {index_in(doc, record, i, 2, t.decisions->size(), "decisions"),
+          t.devices[index_in(doc, record, i, 0, t.devices.size(), "devices")],
+          t.devices[index_in(doc, record, i, 1, t.devices.size(), "devices")], ""};
+}
+
+// A `decisions` row as the pairs that refer to it share it.
+HostPair decision_row(const JsonFields& doc, const IndexedTables& t, std::size_t k, std::int64_t version) {
+  JsonFields decision((*t.decisions)[k], doc.file(), doc.member("decisions", k));
+  // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
+  if (version == 2 && !(*t.decisions)[k].contains("common_bridge"))
+    throw Error(doc.file(),
+                "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
+                "common_bridge): run check --json again with this version");
+  HostPair h = decision_named(decision);
+  if (version >= 3) h.locality = locality_named(decision);
+  return h;
+}
+
+// Versions 2 and 3: each pair refers to a row of `decisions`, each row read once (a fabric has
+// millions of pairs and a few dozen rows); the NVMe's name is in the top-level `nvme` table.
+// Version 2's pair is an object {gpu, nvme, decision, locality}; version 3's [gpu, nvme, decision,
+// distance], its devices indexes into `devices` and its locality in the row.
+void read_indexed_pairs(const JsonFields& doc, std::int64_t version, HostSummary& s) {
+  IndexedTables t;
+  t.decisions = doc.array("decisions");
+  if (!t.decisions) doc.fail("decisions", "an array (schema_version " + std::to_string(version) + ")");
+  if (version >= 3) {
+    t.devices = strings(doc, "devices");
+    for (const std::string& device : t.devices)
+      if (device.empty()) doc.fail("devices", "an array of PCI addresses");
+  }
+  t.nvme_names = nvme_names_in(doc);
+  std::vector<std::optional<HostPair>> rows(t.decisions->size());
+  const std::size_t count = doc.array("pairs")->size();
+  for (std::size_t i = 0; i < count; ++i) {
+    IndexedPair p = version >= 3 ? version_3_record(doc, t, i) : version_2_record(doc, t, i);
+    std::optional<HostPair>& row = rows[p.decision];
+    if (!row) row = decision_row(doc, t, p.decision, version);
+    HostPair h = *row;
+    h.gpu = std::move(p.gpu);
+    h.nvme = std::move(p.nvme);
+    if (version == 2) h.locality = std::move(p.locality);
+    if (auto name = t.nvme_names.find(h.nvme); name != t.nvme_names.end()) h.nvme_name = name->second;
     s.pairs.push_back(std::move(h));
   }
 }
@@ -291,10 +306,8 @@ HostSummary summarize_check_json(const ordered_json& check, const std::string& f
     for (std::size_t i = 0; i < findings->size(); ++i)
       s.findings.push_back(host_finding_named(JsonFields((*findings)[i], file, doc.member("findings", i))));
   if (const ordered_json* pairs = doc.array("pairs")) {
-    if (version >= 3)
-      read_version_3_pairs(doc, *pairs, s);
-    else if (version == 2)
-      read_version_2_pairs(doc, *pairs, s);
+    if (version >= 2)
+      read_indexed_pairs(doc, version, s);
     else
       read_version_1_pairs(doc, *pairs, s);
   } else if (version >= 2 && !doc.array("decisions")) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -46,8 +47,7 @@ HostFix host_fix(const CheckReport& r) {
       continue;
     }
     // The kernel's own fixes (another kernel, one with P2PDMA) are the kernel findings' steps.
-    if (made && !pf.empty() && !row(pf.kind).kernel_wide)
-      add_step(fix.steps, {token(pf.kind), pf.kind, "", pf.text, ""});
+    if (made && !pf.empty() && !row(pf.kind).kernel_wide) add_step(fix.steps, {token(pf.kind), "", pf.text, ""});
   }
   if (!ports.empty()) {
     // The list replaces the one the machine boots with: what that one names stays in it.
@@ -66,7 +66,7 @@ HostFix host_fix(const CheckReport& r) {
       if (level != Level::kUnknown || r.result != Result::kNoPairs)
         // iommu.state's fix is the ACS list the command line above gives when a pair needs it.
         if (f.level == level && !f.fix.empty() && concerns_selected_pairs(f, r) && f.id != "iommu.state")
-          add_step(fix.steps, {f.id, FixKind::kNone, f.subject, f.fix, ""});
+          add_step(fix.steps, {f.id, f.subject, f.fix, ""});
   return fix;
 }
 
@@ -95,9 +95,10 @@ json host_fix_json(const HostFix& fix) {
 namespace {
 
 // A step's label in text: a check's id as check lists it ("kernel.release"); a pair fix's kind in
-// words (its id stays in JSON's `kind`).
+// words (its id stays in JSON's `kind`; a finding id has a dot, so it is never a fix kind's token).
 std::string step_label(const HostFixStep& s) {
-  const char* words = row(s.pair_fix).label;
+  std::optional<FixKind> kind = fix_kind_named(s.kind);
+  const char* words = kind ? row(*kind).label : nullptr;
   return (words ? std::string(words) : s.kind) + (s.subject.empty() ? "" : " (" + s.subject + ")");
 }
 

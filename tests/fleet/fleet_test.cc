@@ -185,7 +185,7 @@ HostFix acs_fix(std::vector<const char*> ports, std::vector<HostFixStep> steps =
 // One change per host, and hosts grouped by the whole of it: a pair cause's fix names every port
 // the host needs, not its first pair's; hosts whose changes differ anywhere are in different groups.
 TEST(Fleet, GroupsHostsByTheirWholeFix) {
-  HostFixStep md{"storage.stack", FixKind::kNone, "nvme6n1, nvme7n1", "put the data on a plain namespace", ""};
+  HostFixStep md{"storage.stack", "nvme6n1, nvme7n1", "put the data on a plain namespace", ""};
   std::vector<HostSummary> hosts = {
       host("a", Result::kFail, {},
            {pair(Verdict::kNotSupported, Cause::kAcsRedirect, {"0000:03:11.0"}),

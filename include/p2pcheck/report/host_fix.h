@@ -17,11 +17,10 @@
 namespace p2pcheck {
 
 struct HostFixStep {
-  std::string kind;                   // a pair fix kind (docs/json.md: same_switch, supply_facts, ...) or a finding id
-  FixKind pair_fix = FixKind::kNone;  // the pair fix `kind` names; kNone for a finding's step
-  std::string subject;                // what it is about: "nvme6n1, nvme7n1", "8 pairs"; "" for the machine
-  std::string text;                   // what to do (a finding's fix says its cost in its own words)
-  std::string cost;                   // what it costs, where that is a fact of its own; "" when `text` says it
+  std::string kind;     // a pair fix kind (docs/json.md: same_switch, supply_facts, ...) or a finding id
+  std::string subject;  // what it is about: "nvme6n1, nvme7n1", "8 pairs"; "" for the machine
+  std::string text;     // what to do (a finding's fix says its cost in its own words)
+  std::string cost;     // what it costs, where that is a fact of its own; "" when `text` says it
 };
 
 struct HostFix {
