@@ -125,17 +125,18 @@ void take_config(const PciDecoder& decoder, const FileRead& config, Function& fn
 }
 
 // What an image of config space was made without (a plan states ACS only where it says it, and never
-// Resizable BAR or SR-IOV): the input declares those registers not carried below the config file
-// (".../config/extended" for all past 256 bytes, ".../config/rebar"), so what the image lacks reads
-// unknown, not absent, and the note says why.
+// Resizable BAR or SR-IOV without VFs): the input declares those registers not carried below the
+// config file (".../config/acs", "/rebar", "/sriov"), so what the image lacks reads unknown, not
+// absent, and for ACS the note says why.
 void take_uncarried_capabilities(Source& src, const std::string& config_path, Function& fn) {
   const NotCarried& nc = src.not_carried();
   if (nc.empty() || nc.covers(config_path)) return;  // a format without config space says so of the file
-  if (fn.config_size == 256 && fn.acs.presence == Presence::kUnknown && nc.covers(config_path + "/extended"))
-    fn.config_note = "ACS " + nc.phrase;
   auto unknown = [&](const char* cap, Presence& presence) {
-    if (presence == Presence::kAbsent && nc.covers(config_path + "/" + cap)) presence = Presence::kUnknown;
+    if (presence != Presence::kAbsent || !nc.covers(config_path + "/" + cap)) return false;
+    presence = Presence::kUnknown;
+    return true;
   };
+  if (unknown("acs", fn.acs.presence)) fn.config_note = "ACS " + nc.phrase;
   unknown("rebar", fn.rebar_presence);
   unknown("sriov", fn.sriov_presence);
 }

@@ -2,7 +2,10 @@
 // the sysfs tree SysfsBuilder makes, each with the config space image that states what the plan
 // says (port type, link, ACS, SR-IOV); its CPU and kernel become the files that say them; and what a
 // plan cannot carry is declared in the tree's NotCarried and its manifest, as an import declares it.
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <vector>
 
 #include "p2pcheck/import/config_bytes.h"
 #include "p2pcheck/import/dump.h"
@@ -44,8 +47,7 @@ constexpr unsigned kCapExp = 0x40, kExtAcs = 0x000d, kExtSriov = 0x0010;
 // The 4 KiB a function's config file would hold, stating only what the plan says: the header, the
 // PCIe capability (port type, Link Capabilities and Status), then ACS and SR-IOV where present.
 std::string config_image(const Function& fn) {
-  // ACS not given: only the first 256 bytes, as a machine whose extended space cannot be read.
-  std::string c(fn.acs.presence == Presence::kUnknown ? 256 : 4096, '\0');
+  std::string c(4096, '\0');
   put16(c, 0x00, fn.vendor);
   put16(c, 0x02, fn.device);
   put8(c, 0x08, fn.revision);
@@ -62,7 +64,7 @@ std::string config_image(const Function& fn) {
   std::vector<unsigned> ext;  // the extended capabilities, each at its own 0x40 from 0x100
   if (fn.acs.presence == Presence::kPresent) ext.push_back(kExtAcs);
   if (fn.sriov_presence == Presence::kPresent) ext.push_back(kExtSriov);
-  for (std::size_t i = 0; i < ext.size() && c.size() == 4096; ++i) {
+  for (std::size_t i = 0; i < ext.size(); ++i) {
     const unsigned at = 0x100 + 0x40 * static_cast<unsigned>(i);
     const unsigned next = i + 1 < ext.size() ? at + 0x40 : 0;
     put32(c, at, ext[i] | 1u << 16 | next << 20);
@@ -94,6 +96,24 @@ std::string gzip_stored(const std::string& text) {
   put32(tail, 4, crc);
   put32(tail, 8, static_cast<std::uint32_t>(text.size()));
   return out + tail.substr(0, 4) + text + tail.substr(4);
+}
+
+// ACS where the plan does not give it, declared not carried below each such function's config file
+// (the image shows none): one "DIR/*/config/acs" for a directory whose functions all leave it
+// unknown (a switch's downstream ports), else each function's own, so a planned "none" stays absent.
+void declare_unknown_acs(const Plan& plan, SysfsBuilder& b) {
+  std::map<std::string, std::vector<const Function*>> by_parent;
+  for (const auto& [bdf, fn] : plan.state.topo.functions)
+    by_parent[fn.sysfs_path.substr(0, fn.sysfs_path.rfind('/'))].push_back(&fn);
+  for (const auto& [dir, fns] : by_parent) {
+    auto unknown = [](const Function* fn) { return fn->acs.presence == Presence::kUnknown; };
+    if (fns.size() > 1 && std::all_of(fns.begin(), fns.end(), unknown)) {
+      b.not_carried(dir + "/*/config/acs");
+      continue;
+    }
+    for (const Function* fn : fns)
+      if (unknown(fn)) b.not_carried(fn->sysfs_path + "/config/acs");
+  }
 }
 
 // The check's parts a plan cannot carry, as the manifest names them (their order, the report's).
@@ -146,10 +166,10 @@ MemoryTree plan_tree(const Plan& plan) {
   add_machine_files(plan, b);
   // What a plan does not say reads as "not in a plan": who the machine is, NUMA, drivers, and the
   // registers no plan states (ACS where it is not given, Resizable BAR, SR-IOV where it gives no VFs).
-  for (const char* path :
-       {"/proc/sys/kernel/hostname", "/sys/class/dmi/id", "/sys/devices/**/numa_node", "/sys/devices/system/node",
-        "/sys/devices/**/config/extended", "/sys/devices/**/config/rebar", "/sys/devices/**/config/sriov"})
+  for (const char* path : {"/proc/sys/kernel/hostname", "/sys/class/dmi/id", "/sys/devices/**/numa_node",
+                           "/sys/devices/system/node", "/sys/devices/**/config/rebar", "/sys/devices/**/config/sriov"})
     b.not_carried(path);
+  declare_unknown_acs(plan, b);
   for (const char* area : kDriverAreas) b.not_carried(area);
   nlohmann::ordered_json names = nlohmann::ordered_json::object(), bridges = nlohmann::ordered_json::object();
   for (const auto& [name, bdf] : plan.names) names[name] = bdf.str();

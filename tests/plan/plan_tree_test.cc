@@ -10,7 +10,7 @@
 namespace p2pcheck {
 namespace {
 
-// What the fixtures' plans leave out: ACS not given, VFs, a root-complex integrated device, a host
+// What the fixtures' plans leave out: ACS not given (on a PF too), VFs, a root-complex integrated device, a host
 // bridge without a function at 00.0, a link not decided, no [kernel] at all.
 const char* kOdd = R"(
 [cpu]
@@ -58,6 +58,7 @@ name = "gpu0"
 at = "dsp0"
 id = "1002:740f"
 link = "gen4x16"
+acs = "unknown"
 vfs = 2
 
 [[nvme]]
@@ -211,9 +212,13 @@ TEST(PlanTree, WhatAPlanLeavesOutStaysUnknownInItsTree) {
   EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:02:01.0")).acs.presence, Presence::kUnknown);
   EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:02:01.0")).config_note, "ACS not in a plan");
   EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:80:01.0")).acs.presence, Presence::kAbsent);
-  // Resizable BAR is never in a plan; SR-IOV is where the plan gives VFs.
-  EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:03:00.0")).rebar_presence, Presence::kUnknown);
-  EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:03:00.0")).sriov_presence, Presence::kPresent);
+  // Resizable BAR is never in a plan; SR-IOV is where the plan gives VFs, its ACS unknown or not.
+  const Function& gpu0 = e.state.topo.at(*Bdf::parse("0000:03:00.0"));
+  EXPECT_EQ(gpu0.rebar_presence, Presence::kUnknown);
+  EXPECT_EQ(gpu0.sriov_presence, Presence::kPresent);
+  EXPECT_EQ(gpu0.sriov.num_vfs, 2);
+  EXPECT_EQ(gpu0.acs.presence, Presence::kUnknown);
+  EXPECT_EQ(gpu0.config_note, "ACS not in a plan");
   EXPECT_EQ(e.state.topo.at(*Bdf::parse("0000:03:00.1")).physfn, Bdf::parse("0000:03:00.0"));
   // Said in the manifest as an import says it: format, phrase, the plan's own object.
   EXPECT_EQ(e.info.format, "plan");

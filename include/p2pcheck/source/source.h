@@ -43,8 +43,8 @@ struct NotCarried {
   std::string format;              // "lspci", "udev", "hwloc", "sosreport", "plan"
   std::string phrase;              // "not in this lspci output", "not in a plan"
   std::vector<std::string> paths;  // absolute patterns: "*" is one path component, "**" (at most one) any number
-  // Registers are named below their function's config file (".../config/extended" past 256 bytes,
-  // "/rebar", "/sriov"): a config image made without them leaves them unknown (model/topology.cc).
+  // Registers are named below their function's config file (".../config/acs", "/rebar",
+  // "/sriov"): a config image made without them leaves them unknown (model/topology.cc).
   bool empty() const { return paths.empty(); }
   // Whether `path` (absolute, as asked or canonical) is at or below one of `paths`.
   bool covers(std::string_view path) const;
