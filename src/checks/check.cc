@@ -294,7 +294,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   report->topo = std::move(state.topo);  // before deciding: the decisions point into report->topo
   report->inv = std::move(state.inv);
   report->machine = std::move(state.machine);
-  report->inv.index();  // a plan fills the lists itself
+  report->inv.index();  // a state made in a test may not be indexed yet
   report->supplied = apply_supplied(report->machine, options.supplied);
   report->rules = kernel_rules_for(report->machine, options.what_if_kernel, options.what_if_image.get());
   // A path among --nvme needs the storage stacks before the pairs: read first, then, once only.

@@ -137,6 +137,7 @@ std::unique_ptr<Source> open_source_and_manifest(const GlobalOptions& o, std::op
                                    : !o.dump.empty() ? open_dump_source(o.dump, ImportOptions{o.cpu})
                                                      : open_live_source();
   if (replay) *replay = replay_info(*source);
+  if (replay) refuse_plan_manifest(*replay, o.root);
   return source;
 }
 
@@ -151,10 +152,7 @@ Input open_input(const GlobalOptions& o) {
 }
 
 MachineState load_state(Input& input, Load what) {
-  MachineState state = load_machine_state(*input.source, what);
-  state.machine.identity.redacted = input.replay && replay_redacted(*input.replay);
-  if (input.replay) describe_machine(*input.replay, state);
-  return state;
+  return load_input_state(*input.source, input.replay ? &*input.replay : nullptr, what);
 }
 
 std::string input_text(const Input& input, bool verbose) { return replay_text(input.replay, verbose); }
@@ -190,11 +188,6 @@ std::optional<CaptureInfo> replay_info(Source& source) {
   return source.is_live() ? std::nullopt : read_capture_info(source);
 }
 
-bool replay_redacted(const CaptureInfo& info) {
-  const auto& m = info.manifest;
-  return m.contains("redacted") && m["redacted"].is_boolean() && m["redacted"].get<bool>();
-}
-
 namespace {
 
 // Records of one kind in one line: the first few subjects and a count; -v lists them all.
@@ -225,9 +218,11 @@ std::string replay_text(const std::optional<CaptureInfo>& info, bool verbose) {
           (str("captured_at").empty() ? "" : " taken " + str("captured_at")) +
           (str("source").empty() ? "" : " from " + str("source")) + "; as root: " + root + "\n";
   } else {
-    // An input may say what it is in its own words (a plan: "planned server from FILE: ...").
-    out = (str("title").empty() ? "imported from " + printable(info->format) + " input: " + str("source")
-                                : str("title")) +
+    // A plan says what it is in its own words ("planned server from FILE: ..."); the dump door
+    // refuses a manifest that calls itself a plan, so no dump takes a title.
+    out = (info->format != "plan" || str("title").empty()
+               ? "imported from " + printable(info->format) + " input: " + str("source")
+               : str("title")) +
           "\n";
   }
   if (!info->selection.gpu.empty() || !info->selection.nvme.empty())
@@ -349,9 +344,7 @@ std::unique_ptr<CheckReport> checked(Input& input, const GlobalOptions& o, Load 
     options.ask_kernel_module = [module = kernel_module.get(), problem = options.kernel_module_problem](
                                     const PairList& pairs) { return ask_kernel_module(module, problem, pairs); };
   }
-  std::unique_ptr<CheckReport> report = run_check(load_state(input, load), *input.source, options);
-  report->machine.identity.redacted = input.replay && replay_redacted(*input.replay);
-  return report;
+  return run_check(load_state(input, load), *input.source, options);
 }
 
 void free_at_exit(std::shared_ptr<const void> object) {

@@ -82,8 +82,6 @@ std::string selection_args(const PairSelection& selection);
 // Replays of captures and imports say what they are and what they could not tell.
 std::optional<CaptureInfo> replay_info(Source& source);
 std::string replay_text(const std::optional<CaptureInfo>& info, bool verbose = false);
-// Whether the replayed capture was taken with --redact (its identifiers are placeholders).
-bool replay_redacted(const CaptureInfo& info);
 TextStyle text_style(const GlobalOptions& o);
 // Columns for text output: $COLUMNS, else the terminal's (TIOCGWINSZ), else TextStyle's default.
 std::size_t output_width();

@@ -135,7 +135,7 @@ HostSummary read_host(const std::string& input, const FleetOptions& options) {
   if (info) check.selection = info->selection;
   if (info) check.not_carried = uncarried_areas(*info);  // a plan's drivers, IOMMU, storage
   if (auto beside = selection_beside(input)) check.selection = *beside;
-  auto report = run_check(source, check);
+  auto report = run_check(load_input_state(source, info ? &*info : nullptr, check.load), source, check);
   return summarize_report(*report, info ? &info->manifest : nullptr, input);
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <sys/stat.h>
 
+#include "lspci_listing.h"
 #include "lspci_tree.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/import/input_kind.h"
@@ -54,12 +55,6 @@ bool sos_wanted(const std::string& rel) {
   return false;
 }
 
-// "[dddd:]bb:dd.f " at the start of a line: a function plain lspci lists.
-bool lspci_listed(std::string_view line) {
-  size_t space = line.find(' ');
-  return space != std::string_view::npos && Bdf::shaped(line.substr(0, space), 4, 5);
-}
-
 std::unique_ptr<Source> import_source(MemoryTree tree, const std::string& description) {
   return open_memory_source(std::move(tree), description);
 }
@@ -87,9 +82,8 @@ std::unique_ptr<Source> open_text(const std::string& text, const std::string& fi
     case TextFormat::kLspciText:
       return import_source(import_lspci_text(text, nullptr, "", file, options), "lspci -vvv text " + file);
     case TextFormat::kLspciNoHex: {
-      std::size_t functions = 0;
-      for (std::string_view rest = text; !rest.empty();) functions += lspci_listed(next_line(rest));
-      throw Error(file, "lspci output without a config-space hex dump or -v details (" + std::to_string(functions) +
+      throw Error(file, "lspci output without a config-space hex dump or -v details (" +
+                            std::to_string(lspci_listed_count(text)) +
                             " functions listed, by name only): ask for `sudo lspci -nnDvvvk` (or `sudo lspci -xxxx`), "
                             "optionally with `lspci -tv` beside it in a directory");
     }
@@ -279,7 +273,15 @@ OpenedDump open_dump(const std::string& file, const IdentifiedInput& in, const I
   OpenedDump opened{open_dump_file(file, in, options, &manifest), std::nullopt};
   // Imports describe themselves in a small manifest of their own; read as any replay reads it.
   opened.info = manifest.known ? std::move(manifest.info) : read_capture_info(*opened.source);
+  refuse_plan_manifest(opened.info, file);
   return opened;
+}
+
+void refuse_plan_manifest(const std::optional<CaptureInfo>& info, const std::string& file) {
+  if (info && info->format == "plan")
+    throw Error(file,
+                "its manifest.json says format \"plan\"; expected a capture's manifest (a plan is read from "
+                "its TOML file with --plan FILE)");
 }
 
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,

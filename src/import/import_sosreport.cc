@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "import_udev.h"
+#include "lspci_listing.h"
 #include "p2pcheck/import/import.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/printable.h"
@@ -162,12 +163,8 @@ std::string sos_shown(const MemoryTree& sos) {
   if (const std::string* cpuinfo = file(sos, "/proc/cpuinfo"))
     shown.push_back(cpuinfo_shown(*cpuinfo) + " (proc/cpuinfo)");
   if (const std::string* lspci = file(sos, "/sos_commands/pci/lspci_-nnvv")) {
-    std::size_t functions = 0;
-    for (std::string_view rest = *lspci; !rest.empty();) {
-      std::string_view line = next_line(rest);
-      functions += Bdf::shaped(line.substr(0, line.find(' ')), 4, 5);
-    }
-    shown.push_back("lspci -nnvv of " + std::to_string(functions) + " PCI functions (sos_commands/pci)");
+    shown.push_back("lspci -nnvv of " + std::to_string(lspci_listed_count(*lspci)) +
+                    " PCI functions (sos_commands/pci)");
   }
   std::size_t copies = 0;
   for (const std::string& bus : sos.children("/proc/bus/pci")) copies += sos.children("/proc/bus/pci/" + bus).size();

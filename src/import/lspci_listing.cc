@@ -90,4 +90,13 @@ LspciListing parse_lspci_listing(const std::string& text, const std::string& nam
   return out;
 }
 
+std::size_t lspci_listed_count(std::string_view text) {
+  std::size_t functions = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    std::string_view line = next_line(rest);
+    functions += Bdf::shaped(line.substr(0, line.find(' ')), 4, 5);
+  }
+  return functions;
+}
+
 }  // namespace p2pcheck

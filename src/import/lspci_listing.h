@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "p2pcheck/import/sysfs_builder.h"
@@ -29,5 +30,8 @@ struct LspciListing {
 // Reads "[dddd:]bb:dd.f Class name [cccc]: Vendor Device name [vvvv:dddd] (rev xx)" lines, numbered
 // from `first_line` in `name`. Throws Error naming the line past the limit of a machine's functions.
 LspciListing parse_lspci_listing(const std::string& text, const std::string& name, int first_line = 1);
+// How many lines of `text` start "[dddd:]bb:dd.f ": the functions any lspci output lists, for a
+// refusal that says what the input showed. One pass, no parse of the rest of each line.
+std::size_t lspci_listed_count(std::string_view text);
 
 }  // namespace p2pcheck

@@ -63,6 +63,15 @@ std::vector<std::pair<std::string, Bdf>> device_names(const CaptureInfo& info) {
   return out;
 }
 
+MachineState load_input_state(Source& source, const CaptureInfo* info, Load what) {
+  MachineState state = load_machine_state(source, what);
+  if (!info) return state;
+  const auto* redacted = member(*info, "redacted");
+  state.machine.identity.redacted = redacted && redacted->is_boolean() && redacted->get<bool>();
+  describe_machine(*info, state);
+  return state;
+}
+
 void describe_machine(const CaptureInfo& info, MachineState& state) {
   Topology& topo = state.topo;
   for (const auto& [name, bdf] : device_names(info))

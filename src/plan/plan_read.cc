@@ -41,7 +41,6 @@ void PlanBuilder::read_machine(Machine& m) {
   } else if (p2pdma != "unknown") {
     r_.fail(*kernel.get("p2pdma"), "[kernel].p2pdma '" + p2pdma + "': expected \"y\", \"n\" or \"unknown\"");
   }
-  m.config.tried.push_back(where);
 }
 
 void PlanBuilder::read_host_bridges() {

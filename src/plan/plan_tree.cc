@@ -139,7 +139,13 @@ void add_machine_files(const Plan& plan, SysfsBuilder& b) {
     const std::string path = release.empty() ? "/proc/config.gz" : "/boot/config-" + release;
     b.set_file(path, release.empty() ? gzip_stored(text) : text);
     origins[path] = plan.file + " [kernel] p2pdma";
+  } else {
+    // No p2pdma in the plan: its config is "not in a plan", not a file the check looked for and missed.
+    for (const char* path : {"/boot", "/proc/config.gz", "/lib/modules"}) b.not_carried(path);
   }
+  // The kernel's other files (its command line, modules, mounts, IOMMU units) no plan states.
+  for (const char* path : kKernelFiles)
+    if (release.empty() || std::string_view(path) != "/proc/sys/kernel/osrelease") b.not_carried(path);
   b.describe("origins", origins);
   // The kernel's own allowlist table, as a capture records it: a plan has no running kernel to ask,
   // so it was not tried (origin none, no reason), and the version's table decides.

@@ -55,6 +55,33 @@ TEST(Input, AnImportDescribesItselfAsACapture) {
   EXPECT_TRUE(device_names(*dump.info).empty());
 }
 
+// Every command (check, topo, fleet) loads an input's machine through load_input_state: what its
+// manifest says is on it, so a plan's evidence cites the plan wherever it is judged.
+TEST(Input, TheMachineIsLoadedWithWhatItsManifestSays) {
+  OpenedDump plan = open_input_path(kPlan, ImportOptions{});
+  ASSERT_TRUE(plan.info);
+  MachineState described = load_input_state(*plan.source, &*plan.info, Load::kForCheck);
+  EXPECT_EQ(described.machine.cpu.evidence_file, kPlan + " [cpu]");
+  EXPECT_EQ(described.topo.functions.at(*Bdf::parse("0000:05:00.0")).name, "gpu1");
+  EXPECT_FALSE(described.machine.identity.redacted);
+  MachineState bare = load_input_state(*plan.source, nullptr, Load::kForCheck);
+  EXPECT_EQ(bare.machine.cpu.evidence_file, "/proc/cpuinfo");
+}
+
+// A dump's own manifest may not call it a plan (a plan's title and summary come only from a plan).
+TEST(Input, OnlyThePlanDoorMakesAPlansManifest) {
+  std::optional<CaptureInfo> info = info_of(R"("title": "planned server from x.toml")");
+  try {
+    refuse_plan_manifest(info, "dump.tar.gz");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dump.tar.gz: its manifest.json says format \"plan\""), std::string::npos)
+        << e.what();
+  }
+  info->format = "capture";
+  EXPECT_NO_THROW(refuse_plan_manifest(info, "dump.tar.gz"));
+}
+
 TEST(Input, NamesFromAManifestAreTakenOnlyWhenAPlanCouldHaveGivenThem) {
   // A manifest is input: a name that would need escaping, or no address, is left out.
   CaptureInfo info = info_of(R"("device_names": {"gpu0": "0000:03:00.0", "bad name": "0000:04:00.0",

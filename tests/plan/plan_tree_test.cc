@@ -239,5 +239,20 @@ TEST(PlanTree, AKernelConfigWithoutARelease) {
   expect_same_decisions(plan, "6.8");
 }
 
+TEST(PlanTree, AKernelConfigThePlanDoesNotGiveIsNotInAPlan) {
+  // A release but no p2pdma: the config is not in a plan (not a file looked for and missed), and so
+  // are the command line and IOMMU units; the release the plan gives is read.
+  std::string text = kOdd;
+  text += "[kernel]\nrelease = \"6.12.5\"\n";
+  Entered e = enter(parse_plan(text, "odd.toml"));
+  const Machine& m = e.state.machine;
+  EXPECT_EQ(m.kernel_release, "6.12.5");
+  EXPECT_TRUE(m.config.file.empty());
+  EXPECT_TRUE(m.config.options.empty());
+  EXPECT_EQ(m.not_carried({"/proc/config.gz", "/boot"}), "not in a plan");
+  EXPECT_EQ(m.not_carried({"/proc/cmdline"}), "not in a plan");
+  EXPECT_EQ(m.not_carried({"/proc/sys/kernel/osrelease"}), "");
+}
+
 }  // namespace
 }  // namespace p2pcheck

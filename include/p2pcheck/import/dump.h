@@ -26,6 +26,9 @@ struct OpenedDump {
 OpenedDump open_dump(const std::string& file, const ImportOptions& options);
 // The same for an input identify_input() has already looked at: its head is not read again.
 OpenedDump open_dump(const std::string& file, const IdentifiedInput& identified, const ImportOptions& options);
+// Only the plan door (open_plan) makes a plan's manifest: a dump or tree whose own manifest.json
+// says format "plan" would take a plan's title and summary, so it is refused naming `file`.
+void refuse_plan_manifest(const std::optional<CaptureInfo>& info, const std::string& file);
 // A dump file's bytes already in memory (what open_dump_source reads from a file that is no
 // directory), recognised the same way; `name` stands for the file in messages.
 std::unique_ptr<Source> open_dump_bytes(const std::string& bytes, const std::string& name,

@@ -34,6 +34,10 @@ std::vector<std::pair<std::string, Bdf>> device_names(const CaptureInfo& info);
 // names and the host bridges' ("host_bridge_names") on what they name, and where in the input a file
 // it made came from ("origins": /proc/cpuinfo -> "server.toml [cpu]"), which the evidence then cites.
 void describe_machine(const CaptureInfo& info, MachineState& state);
+// The machine loaded from `source` as every command sees it: with what its manifest (`info`, none
+// for this machine) says put on it by describe_machine(), and its identity marked redacted where the
+// capture was made with --redact.
+MachineState load_input_state(Source& source, const CaptureInfo* info, Load what);
 // A --gpu/--nvme value that is one of those names becomes its address; anything else is returned
 // unchanged for select_pairs to judge.
 std::string device_selector(const CaptureInfo& info, const std::string& value);

@@ -201,6 +201,11 @@ def main():
          r"manifest\.json: schema: expected a string, found a number 5")
     case("manifest-format-number.tar.gz", capture(root, manifest(format=7)), 5,
          r"manifest\.json: format: expected a string, found a number 7")
+    # Only the plan door makes a plan's manifest: a dump whose manifest calls itself a plan (to take
+    # a title and "not in a plan" areas) is refused, not shown as a planned server.
+    case("manifest-says-plan.tar.gz",
+         capture(root, manifest(format="plan", title="planned server from ok.toml", plan={"file": "ok.toml"})), 5,
+         r"manifest-says-plan\.tar\.gz: its manifest\.json says format \"plan\"; expected a capture's manifest")
     case("manifest-version-string.tar.gz", capture(root, manifest(schema_version="1")), 5,
          r"manifest\.json: schema_version: expected an integer")
     case("manifest-notes-numbers.tar.gz", capture(root, manifest(notes=[1, 2])), 5,
