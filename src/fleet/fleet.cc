@@ -85,7 +85,7 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 // What makes two hosts' whole fixes the same: every line of it.
 std::string fix_key(const HostFix& fix) {
-  std::string key = fix.kernel_cmdline + '\x1f' + fix.cmdline_cost;
+  std::string key = acs_param(fix);
   for (const auto& s : fix.steps) key += '\x1e' + s.kind + '\x1f' + s.subject + '\x1f' + s.text + '\x1f' + s.cost;
   return key;
 }

@@ -76,9 +76,9 @@ std::string fixes_html(const FleetReport& r) {
            std::to_string(g.hosts.size()) + (g.hosts.size() == 1 ? " host" : " hosts") + "</h3>\n<p class=\"hosts\">";
     for (std::size_t i = 0; i < g.hosts.size(); ++i) out += (i ? ", " : "") + host_link(r, g.hosts[i]);
     out += "</p>\n<ul>\n";
-    if (!g.fix.kernel_cmdline.empty())
-      out += "<li>kernel command line: <code>" + esc(g.fix.kernel_cmdline) + "</code>" +
-             (g.fix.cmdline_cost.empty() ? "" : " (costs " + esc(g.fix.cmdline_cost) + ")") + "</li>\n";
+    if (!g.fix.acs_ports.empty())
+      out += "<li>kernel command line: <code>" + esc(acs_param(g.fix)) + "</code> (costs " + esc(acs_cost(g.fix)) +
+             ")</li>\n";
     for (const HostFixStep& s : g.fix.steps)
       out += "<li><code>" + esc(s.kind) + "</code>" + (s.subject.empty() ? "" : " (" + esc(s.subject) + ")") + ": " +
              esc(s.text) + (s.cost.empty() ? "" : " (costs " + esc(s.cost) + ")") + "</li>\n";

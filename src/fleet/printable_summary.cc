@@ -20,8 +20,6 @@ void make_printable(HostSummary& host) {
   for (auto& p : host.pairs)
     for (std::string* s : {&p.gpu, &p.nvme, &p.nvme_name, &p.map_type, &p.rule}) escape(*s);
   if (host.fix) {
-    for (std::string* s : {&host.fix->kernel_cmdline, &host.fix->cmdline_cost}) escape(*s);
-    for (auto& param : host.fix->cmdline_params) escape(param);
     for (auto& step : host.fix->steps)
       for (std::string* s : {&step.kind, &step.subject, &step.text, &step.cost}) escape(*s);
   }

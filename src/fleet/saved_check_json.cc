@@ -121,12 +121,10 @@ HostFinding host_finding_named(const JsonFields& f) {
 // check --json's host_fix (report/host_fix.h) as written.
 HostFix host_fix_named(const JsonFields& f) {
   HostFix fix;
-  fix.kernel_cmdline = f.text("kernel_cmdline").value_or("");
-  fix.cmdline_params = strings(f, "cmdline_params");
   fix.acs_ports = bdfs(f, "acs_ports");
-  // The vendor:device entries of its ACS list, read as the kernel reads a command line.
-  fix.acs_ids = parse_acs_overrides(fix.kernel_cmdline).redirect_disabled.ids;
-  fix.cmdline_cost = f.text("cmdline_cost").value_or("");
+  // The vendor:device entries of its ACS list, read as the kernel reads a command line; the line's
+  // text and cost are made again from ports and ids, as check makes them.
+  fix.acs_ids = parse_acs_overrides(f.text("kernel_cmdline").value_or("")).redirect_disabled.ids;
   if (const ordered_json* steps = f.array("steps"))
     for (std::size_t i = 0; i < steps->size(); ++i) {
       JsonFields step((*steps)[i], f.file(), f.member("steps", i));

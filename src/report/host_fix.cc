@@ -55,10 +55,7 @@ HostFix host_fix(const CheckReport& r) {
     ports.insert(booted.addresses.begin(), booted.addresses.end());
     fix.acs_ports.assign(ports.begin(), ports.end());
     fix.acs_ids = booted.ids;
-    fix.cmdline_params.push_back(acs_param(fix));
-    fix.cmdline_cost = row(FixKind::kDisableAcsRedir).cost;
   }
-  fix.kernel_cmdline = join(fix.cmdline_params, " ");
   // The findings' fixes, problems first (FAIL, then UNKNOWN, then WARN), each cause once; with no
   // pair, learning an unknown fact changes nothing: only the problems seen are fixed.
   for (Level level : {Level::kFail, Level::kUnknown, Level::kWarn})
@@ -74,6 +71,8 @@ std::string acs_param(const HostFix& fix) {
   return fix.acs_ports.empty() ? "" : disable_acs_redir_param(fix.acs_ports, fix.acs_ids);
 }
 
+std::string acs_cost(const HostFix& fix) { return fix.acs_ports.empty() ? "" : row(FixKind::kDisableAcsRedir).cost; }
+
 json host_fix_json(const HostFix& fix) {
   json ports = json::array();
   for (const Bdf& b : fix.acs_ports) ports.push_back(b.str());
@@ -83,12 +82,13 @@ json host_fix_json(const HostFix& fix) {
                      {"subject", s.subject.empty() ? json(nullptr) : json(s.subject)},
                      {"text", s.text},
                      {"cost", s.cost.empty() ? json(nullptr) : json(s.cost)}});
+  const std::string cmdline = acs_param(fix), cost = acs_cost(fix);
   json params = json::array();
-  for (const std::string& p : fix.cmdline_params) params.push_back(p);
-  return {{"kernel_cmdline", fix.kernel_cmdline.empty() ? json(nullptr) : json(fix.kernel_cmdline)},
+  if (!cmdline.empty()) params.push_back(cmdline);
+  return {{"kernel_cmdline", cmdline.empty() ? json(nullptr) : json(cmdline)},
           {"cmdline_params", std::move(params)},
           {"acs_ports", std::move(ports)},
-          {"cmdline_cost", fix.cmdline_cost.empty() ? json(nullptr) : json(fix.cmdline_cost)},
+          {"cmdline_cost", cost.empty() ? json(nullptr) : json(cost)},
           {"steps", std::move(steps)}};
 }
 
@@ -106,9 +106,8 @@ std::string step_label(const HostFixStep& s) {
 
 std::string host_fix_lines(const HostFix& fix, const std::string& indent) {
   std::string out;
-  if (!fix.kernel_cmdline.empty())
-    out += indent + "- kernel command line: " + fix.kernel_cmdline +
-           (fix.cmdline_cost.empty() ? "" : " (costs " + fix.cmdline_cost + ")") + "\n";
+  if (!fix.acs_ports.empty())
+    out += indent + "- kernel command line: " + acs_param(fix) + " (costs " + acs_cost(fix) + ")\n";
   // Steps that say the same thing (the release for kernel.release and kernel.known_bad) once, with
   // every label, at the first one's place.
   std::vector<std::pair<std::string, const HostFixStep*>> lines;  // labels, step

@@ -18,7 +18,6 @@
 
 #include "p2pcheck/checks/check.h"
 #include "p2pcheck/checks/links.h"
-#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/live/p2pprobe_client.h"
 #include "p2pcheck/model/machine_state.h"
@@ -81,7 +80,7 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
   const VerifyOptions& o = plan.options;
   PairPlan pp;
   pp.decision = decide_pair(plan.topo, plan.inv, plan.machine, plan.rules, pair);
-  pp.why = explain_pair(pp.decision, plan.rules, plan.machine);
+  pp.rule = rule_text(pp.decision);
   const Function& provider = plan.topo.at(pair.gpu);
   pp.provider_role = role_of(provider, plan.inv);
   // An NVMe as the provider means its CMB: say whose.
@@ -118,8 +117,7 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
         Level::kUnknown);
   Verdict v = path_verdict(pp.decision, plan.rules, o.force);
   if (v == Verdict::kNotSupported && !o.try_anyway)
-    return refuse("the kernel will refuse this pair: " + pp.why.rule_text + " (--try-anyway to watch it refuse)",
-                  Level::kFail);
+    return refuse("the kernel will refuse this pair: " + pp.rule + " (--try-anyway to watch it refuse)", Level::kFail);
   if (v == Verdict::kUnknown && !o.try_anyway)
     return refuse("p2pcheck cannot tell whether the kernel allows this pair (unknown: " +
                       join(unknown_texts(pp.decision), "; ") + "); --try-anyway to let the kernel decide",
@@ -152,7 +150,7 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
                      std::to_string(size) + " runs past the end of the device (" +
                      std::to_string(pp.target->device_bytes) + " bytes)");
   if (v != Verdict::kSupported)
-    pp.notes.push_back("--try-anyway: expected outcome is the kernel's refusal (" + pp.why.rule_text + ")");
+    pp.notes.push_back("--try-anyway: expected outcome is the kernel's refusal (" + pp.rule + ")");
   if (pp.decision.kernel && pp.decision.kernel_agrees == Tri::kNo)
     pp.notes.push_back("the running kernel's own verdict (p2pprobe) disagrees with p2pcheck's");
   return pp;

@@ -229,8 +229,7 @@ std::string aer_text(const PairResult& r, const TextStyle& style) {
 std::string pair_result_text(const PairPlan& pp, const PairResult& r, const TextStyle& style) {
   const PairDecision& dec = pp.decision;
   std::string out = "\n" + pair_title(pp) + "\n";
-  out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) +
-         "): " + pp.why.rule_text + "\n";
+  out += "  verdict   " + std::string(to_string(dec.verdict)) + " (" + to_string(dec.map_type) + "): " + pp.rule + "\n";
   if (!pp.refusal.empty())
     return out + "  " +
            colored(style, level_color(pp.refusal_level), pp.refusal_level == Level::kFail ? "REFUSED" : "NOT RUN") +
@@ -289,7 +288,7 @@ json pair_json(const PairPlan& pp, const PairResult& r) {
   p["verdict"] = to_string(d.verdict);
   p["map_type"] = to_string(d.map_type);
   p["distance"] = opt(d.distance);
-  p["rule"] = pp.why.rule_text;
+  p["rule"] = pp.rule;
   p["status"] = pair_status(pp, r);
   p["refusal"] = text_or_null(pp.refusal);
   p["problem"] = text_or_null(r.problem);

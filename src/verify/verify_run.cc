@@ -76,8 +76,7 @@ void classify_refusal(const TransferResult& res, const PairPlan& pp, DirectionRe
   }
   d.refused_by = "kernel";
   d.reason = "the kernel refused the pair (" + errno_name(res.error) +
-             (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") +
-             "): " + pp.why.rule_text;
+             (res.error == -ENODEV ? " from amdgpu's AIS path, where pci_p2pdma_distance() < 0" : "") + "): " + pp.rule;
   if (pp.decision.verdict == Verdict::kSupported)
     d.reason +=
         " — p2pcheck expected it to pass: the running kernel decides differently (compare with the "

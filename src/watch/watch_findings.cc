@@ -117,13 +117,13 @@ Finding mismatch(const WatchPair& p) {
   Finding f = make("watch.mismatch", Level::kFail, pair_label(p),
                    std::string("the kernel mapped this pair ") + to_string(observed_map_type(p.path)) + " (" +
                        path_words(p.path) + ", " + std::to_string(p.total().requests) +
-                       " request(s)), but p2pcheck predicted " + to_string(p.predicted) + " (" + p.why.rule_text +
+                       " request(s)), but p2pcheck predicted " + to_string(p.predicted) + " (" + p.rule +
                        "): the kernel's decision is what happened, so p2pcheck's model of this machine is wrong "
                        "for this pair",
                    kCaptureFix);
   f.evidence = {{"watch", std::string(to_string(observed_map_type(p.path))) + " on " +
                               std::to_string(p.total().requests) + " request(s)"},
-                {"prediction", std::string(to_string(p.predicted)) + ": " + p.why.rule_text}};
+                {"prediction", std::string(to_string(p.predicted)) + ": " + p.rule}};
   f.devices = pair_devices(p);
   return f;
 }
@@ -136,7 +136,7 @@ Finding refused(const WatchPair& p) {
   std::string message = std::to_string(p.total().requests) + " request(s) refused by the kernel (NOT_SUPPORTED; " +
                         by_direction(p, &WatchCounts::requests) + "): the I/O failed with " + refusal_errno_text(r) +
                         " (" + how + ")";
-  if (p.agrees == Tri::kYes) message += "; as p2pcheck predicted: " + p.why.rule_text;
+  if (p.agrees == Tri::kYes) message += "; as p2pcheck predicted: " + p.rule;
   if (!p.processes.empty()) message += "; by " + processes_text(p.processes);
   Finding f = make("watch.refused", Level::kFail, pair_label(p), message, p.refused_fix(),
                    "refused on " + std::to_string(p.total().requests) + " request(s)" +

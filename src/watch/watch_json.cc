@@ -49,7 +49,7 @@ json pair_json(const WatchPair& p, bool requeues_counted) {
   j["path"] = to_string(p.path);
   j["predicted"] = p.in_machine ? json{{"map_type", to_string(p.predicted)},
                                        {"verdict", to_string(p.verdict)},
-                                       {"rule", text_or_null(p.why.rule_text)},
+                                       {"rule", text_or_null(p.rule)},
                                        {"fix", text_or_null(p.refused_fix())}}
                                 : json(nullptr);
   j["agrees"] = tri_json(p.agrees);

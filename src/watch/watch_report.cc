@@ -7,7 +7,8 @@
 #include <tuple>
 #include <utility>
 
-#include "p2pcheck/explain/explanation.h"
+#include "p2pcheck/explain/pair_fix.h"
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/printable.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -203,7 +204,8 @@ void predict(WatchPair& p, const MachineState& s, const KernelRules& rules) {
   PairDecision d = decide_pair(s.topo, s.inv, s.machine, rules, DevicePair{*provider, *client});
   p.predicted = d.map_type;
   p.verdict = d.verdict;
-  p.why = explain_pair(d, rules, s.machine);
+  p.rule = rule_text(d);
+  p.fix = pair_fix(d, rules, s.machine).text;
   p.agrees = agreement(p.path, d.map_type);
 }
 

@@ -175,9 +175,6 @@ TEST(Fleet, EveryGroupsFixComesFromItsOwnFinding) {
 HostFix acs_fix(std::vector<const char*> ports, std::vector<HostFixStep> steps = {}) {
   HostFix fix;
   for (const char* port : ports) fix.acs_ports.push_back(*Bdf::parse(port));
-  fix.cmdline_params = {acs_param(fix)};
-  fix.kernel_cmdline = fix.cmdline_params[0];
-  fix.cmdline_cost = "IOMMU isolation between those ports' devices";
   fix.steps = std::move(steps);
   return fix;
 }
@@ -209,7 +206,7 @@ TEST(Fleet, GroupsHostsByTheirWholeFix) {
   ASSERT_EQ(r.fixes[0].hosts.size(), 3u);  // a, b, d: the same command line and nothing else
   EXPECT_EQ(r.hosts[r.fixes[0].hosts[0]].host, "a");
   EXPECT_EQ(r.hosts[r.fixes[0].hosts[2]].host, "d");
-  EXPECT_EQ(r.fixes[0].fix.kernel_cmdline, "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0");
+  EXPECT_EQ(acs_param(r.fixes[0].fix), "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0");
   ASSERT_EQ(r.fixes[1].hosts.size(), 1u);  // c also needs its storage changed
   EXPECT_EQ(r.hosts[r.fixes[1].hosts[0]].host, "c");
   ASSERT_EQ(r.fixes[1].fix.steps.size(), 1u);

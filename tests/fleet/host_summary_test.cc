@@ -183,8 +183,7 @@ void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
     EXPECT_EQ(std::tie(b.cause, b.rule, b.acs_ports, b.locality), std::tie(a.cause, a.rule, a.acs_ports, a.locality));
   }
   ASSERT_TRUE(saved.fix && model.fix);
-  EXPECT_EQ(saved.fix->kernel_cmdline, model.fix->kernel_cmdline);
-  EXPECT_EQ(saved.fix->cmdline_params, model.fix->cmdline_params);
+  EXPECT_EQ(acs_param(*saved.fix), acs_param(*model.fix));
   EXPECT_EQ(saved.fix->acs_ports, model.fix->acs_ports);
   EXPECT_EQ(saved.fix->acs_ids, model.fix->acs_ids);
   ASSERT_EQ(saved.fix->steps.size(), model.fix->steps.size());

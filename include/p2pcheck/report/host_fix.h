@@ -23,19 +23,21 @@ struct HostFixStep {
   std::string cost;     // what it costs, where that is a fact of its own; "" when `text` says it
 };
 
+// The command line is held once, as data: the ports and ids its one parameter names; its text and
+// cost are made from them (acs_param, acs_cost), never kept beside them.
 struct HostFix {
   std::vector<Bdf> acs_ports;                       // pci=disable_acs_redir=: every port any refused pair needs
   std::set<std::pair<unsigned, unsigned>> acs_ids;  // and the vendor:device entries the booted list names
-  std::vector<std::string> cmdline_params;          // "pci=disable_acs_redir=0000:03:09.0;0000:03:11.0"
-  std::string kernel_cmdline;                       // the parameters to add, space-separated; "" when none
-  std::string cmdline_cost;                         // what the command line costs
   std::vector<HostFixStep> steps;                   // everything else, in the order the report lists problems
-  bool empty() const { return cmdline_params.empty() && steps.empty(); }
+  bool empty() const { return acs_ports.empty() && steps.empty(); }
 };
 
 HostFix host_fix(const CheckReport& report);
-// The pci=disable_acs_redir= parameter of `fix` (its ports and ids); "" when it has no port.
+// The pci=disable_acs_redir= parameter of `fix` (its ports and ids): the whole kernel command line
+// change; "" when it has no port.
 std::string acs_param(const HostFix& fix);
+// What that command line costs; "" when there is none.
+std::string acs_cost(const HostFix& fix);
 nlohmann::ordered_json host_fix_json(const HostFix& fix);
 // "Fix for this host" and its lines, for the end of check's text; "" when nothing is to be done.
 std::string host_fix_text(const HostFix& fix);

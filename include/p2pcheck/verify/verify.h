@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "p2pcheck/checks/storage.h"
-#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/live/device_actions.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/inventory.h"
@@ -63,7 +62,7 @@ const char* to_string(Outcome o);  // "passed", "refused", "failed", "mismatch",
 
 struct PairPlan {
   PairDecision decision;      // points into the plan's topology
-  PairExplanation why;        // the decision's explanation (explain/): its rule in words
+  std::string rule;           // the decision's rule in words (explain/rule_text.h)
   std::string provider_role;  // "GPU", "CMB of nvme0", or what the provider is ("endpoint")
   std::string provider_driver;
   std::string nvme_name;  // "nvme0", or "" when no controller name is known

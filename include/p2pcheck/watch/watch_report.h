@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "p2pcheck/explain/explanation.h"
 #include "p2pcheck/live/watch_probe.h"
 #include "p2pcheck/model/finding.h"
 #include "p2pcheck/model/machine_state.h"
@@ -107,9 +106,10 @@ struct WatchPair {
   bool in_machine = false;  // both devices are in the machine the prediction is made for
   MapType predicted = MapType::kUnknown;
   Verdict verdict = Verdict::kUnknown;
-  PairExplanation why;  // the prediction's explanation (explain/): rule, fix; empty when not in the machine
+  // The prediction's rule in words and its fix (explain/); "" when the pair is not in the machine.
+  std::string rule, fix;
   // The prediction's fix for a pair it refuses; "" when it does not refuse it.
-  std::string refused_fix() const { return verdict == Verdict::kNotSupported ? why.fix.text : ""; }
+  std::string refused_fix() const { return verdict == Verdict::kNotSupported ? fix : ""; }
   Tri agrees = Tri::kUnknown;
   WatchCounts to_device, to_storage, other;
   std::vector<WatchProcess> processes;  // most bytes, then most requests first
