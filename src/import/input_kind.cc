@@ -95,8 +95,9 @@ InputKind identify_head(std::string_view head) {
 
 IdentifiedInput identify_input(const std::string& path) {
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return {InputKind::kDirectory, ""};
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {InputKind::kUnknown, ""};
+  if (stat(path.c_str(), &st) != 0) return {InputKind::kUnknown, ""};
+  if (S_ISDIR(st.st_mode)) return {InputKind::kDirectory, ""};
+  if (!S_ISREG(st.st_mode)) return {InputKind::kUnknown, ""};
   IdentifiedInput in;
   in.head = read_input_head(path, kInputHeadBytes);
   // Nothing read from a file that has bytes: it could not be read, which is no kind of its own.
