@@ -33,7 +33,7 @@ const Loaded& loaded() {
   return machine;
 }
 
-// meet_upstream() + calc_map_type_and_dist() per pair, each chain walked anew (decide_pair's way).
+// calc_map_type_and_dist() per pair, each chain walked anew (decide_pair's way).
 void BM_Walk(benchmark::State& st) {
   const Loaded& m = loaded();
   for (auto _ : st)
@@ -48,17 +48,17 @@ void BM_DecidePair(benchmark::State& st) {
   const Loaded& m = loaded();
   for (auto _ : st)
     for (const DevicePair& p : m.pairs)
-      benchmark::DoNotOptimize(decide_pair(m.state.topo, m.state.inv, m.state.machine, m.rules, p));
+      benchmark::DoNotOptimize(decide_pair(m.state.topo, m.state.machine, m.rules, p));
   st.counters["pairs/s"] =
       benchmark::Counter(static_cast<double>(m.pairs.size()), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// One PairDecider for the run, a decision per class, each pair's whole decision made (with its route).
+// One PairDecider for the run, a decision per class, each pair's whole decision made (with its walk).
 void BM_ClassDecision(benchmark::State& st) {
   const Loaded& m = loaded();
   std::size_t classes = 0;
   for (auto _ : st) {
-    PairDecider decider(m.state.topo, m.state.inv, m.state.machine, m.rules);
+    PairDecider decider(m.state.topo, m.state.machine, m.rules);
     for (const DevicePair& p : m.pairs) benchmark::DoNotOptimize(decider.decide(p));
     classes = decider.classes();
   }
@@ -73,7 +73,7 @@ void BM_DecideAll(benchmark::State& st) {
   const Loaded& m = loaded();
   std::size_t classes = 0;
   for (auto _ : st) {
-    PairList list = PairDecider(m.state.topo, m.state.inv, m.state.machine, m.rules).decide_all(m.pairs);
+    PairList list = PairDecider(m.state.topo, m.state.machine, m.rules).decide_all(m.pairs);
     classes = list.classes();
     benchmark::DoNotOptimize(list);
   }

@@ -308,7 +308,7 @@ std::unique_ptr<CheckReport> run_check(MachineState state, Source& source, const
   if (!options.mounted_targets || !selection.nvme.empty())
     selected = select_pairs(report->topo, report->inv, selection);
   // decide_pair() for each, made once per class of pairs that read the same facts
-  report->pairs = PairDecider(report->topo, report->inv, report->machine, report->rules).decide_all(selected);
+  report->pairs = PairDecider(report->topo, report->machine, report->rules).decide_all(selected);
   // The list numbers each device of its pairs once: those, not every pair's two, go in the set.
   for (std::uint32_t e = 0; e < report->pairs.ends(); ++e) {
     report->selected_devices.insert(report->pairs.end(e).bdf);

@@ -100,7 +100,7 @@ void add_redirected_pairs(Finding& f, const PairList& pairs) {
     ++affected;
     bool new_gpu_side = sides.first(pairs.gpu_end(i), pairs.common(i));
     if (!sides.first(pairs.nvme_end(i), pairs.common(i)) && !new_gpu_side) continue;
-    P2pWalk walk = pairs.walk(i);  // only for the redirected pairs: their ports
+    PairWalk walk = pairs.walk(i);  // only for the redirected pairs: their ports
     redirected_ports.insert(walk.acs_redirect.begin(), walk.acs_redirect.end());
   }
   if (!affected) return;

@@ -9,9 +9,9 @@
 
 namespace p2pcheck {
 
-std::optional<double> path_ceiling(const PairPath& path) {
+std::optional<double> path_ceiling(const PairWalk& walk) {
   std::optional<double> ceiling;
-  for (const Function* fn : path_functions(path)) {
+  for (const Function* fn : walk_functions(walk)) {
     const LinkInfo& l = fn->link;
     if (!l.cur_speed || !l.cur_width) continue;
     double bw = lane_bytes_per_second(*l.cur_speed) * *l.cur_width;
@@ -22,7 +22,7 @@ std::optional<double> path_ceiling(const PairPath& path) {
 
 namespace {
 
-// Each function once, in the order of the paths (path_functions(): the GPU up to the common
+// Each function once, in the order of the paths (walk_functions(): the GPU up to the common
 // bridge, then down to the NVMe), read off the pair's chains without making its route.
 std::vector<const Function*> hops_in_path_order(const PairList& pairs) {
   std::unordered_set<const Function*> seen;

@@ -79,7 +79,7 @@ TextStyle terminal_style(const std::vector<std::string>& color, bool ascii) {
 void show_progress(VerifyEnvironment& env) {
   env.pause = [](std::chrono::milliseconds wait) { std::this_thread::sleep_for(wait); };
   env.on_transfer_start = [](const PairPlan& pp, Direction d) {
-    std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) << ": "
+    std::cerr << "p2pcheck: " << (pp.nvme_name.empty() ? pp.decision.walk.pair().nvme.str() : pp.nvme_name) << ": "
               << direction_label(pp, d) << " ..." << std::endl;
   };
 }

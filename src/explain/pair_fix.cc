@@ -56,7 +56,7 @@ PairFix supply_facts_fix(const PairDecision& d, const KernelRules& rules, const 
 // Refused at the host bridge: put the two below one host bridge, or under one switch.
 PairFix placement_fix(const PairDecision& d) {
   PairFix fix;
-  fix.devices = {d.path.pair.gpu, d.path.pair.nvme};
+  fix.devices = {d.walk.pair().gpu, d.walk.pair().nvme};
   if (!d.host.same_host_bridge && refused_across_host_bridges(d)) {
     fix.kind = FixKind::kSameHostBridge;
     fix.text = "put the GPU and the NVMe below the same host bridge (one root bus of one socket: " +

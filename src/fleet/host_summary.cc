@@ -73,9 +73,9 @@ namespace {
 
 HostPair host_pair(const CheckReport& r, const PairDecision& d) {
   HostPair h;
-  h.gpu = d.path.pair.gpu.str();
-  h.nvme = d.path.pair.nvme.str();
-  const NvmeController* nvme = r.inv.nvme_at(d.path.pair.nvme);
+  h.gpu = d.walk.pair().gpu.str();
+  h.nvme = d.walk.pair().nvme.str();
+  const NvmeController* nvme = r.inv.nvme_at(d.walk.pair().nvme);
   h.nvme_name = nvme ? nvme->name : "";
   h.verdict = d.verdict;
   h.to_gpu = d.to_gpu.verdict;

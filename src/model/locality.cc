@@ -82,10 +82,8 @@ const char* to_string(LocalityClass c) { return row(c).token; }
 const char* locality_code(LocalityClass c) { return row(c).code; }
 const char* locality_meaning(LocalityClass c) { return row(c).meaning; }
 
-Locality classify_locality(const Topology& topo, const std::vector<const Function*>& gpu_chain,
-                           const std::vector<const Function*>& nvme_chain, const Function* common) {
-  const Function& gpu = *gpu_chain.front();
-  const Function& nvme = *nvme_chain.front();
+Locality classify_locality(const Topology& topo, const Function& gpu, const Function& nvme, const Function* common,
+                           std::size_t gpu_steps, std::size_t nvme_steps) {
   Locality l;
   if (!common && gpu.host_bridge != nvme.host_bridge) {
     l = by_numa(topo, gpu, nvme);
@@ -99,20 +97,9 @@ Locality classify_locality(const Topology& topo, const std::vector<const Functio
     l.nvme_node = n.node;
   }
   l.nvidia_smi = row(l.cls).nvidia_smi;
-  if (l.cls == LocalityClass::kSameSwitch) {
-    // One switch when each end hangs directly below the bridge where they meet or one port below it.
-    auto side = [&](const std::vector<const Function*>& chain) {
-      return static_cast<std::size_t>(std::find(chain.begin(), chain.end(), common) - chain.begin());
-    };
-    if (side(gpu_chain) > 2 || side(nvme_chain) > 2) l.nvidia_smi = "PXB";
-  }
+  // One switch when each end hangs directly below the bridge where they meet or one port below it.
+  if (l.cls == LocalityClass::kSameSwitch && (gpu_steps > 2 || nvme_steps > 2)) l.nvidia_smi = "PXB";
   return l;
-}
-
-Locality classify_locality(const Topology& topo, const Function& gpu, const Function& nvme) {
-  auto gpu_chain = topo.upstream_chain(gpu), nvme_chain = topo.upstream_chain(nvme);
-  ChainMeet meet = meet_in_chains(gpu_chain, nvme_chain);
-  return classify_locality(topo, gpu_chain, nvme_chain, meet.met ? gpu_chain[meet.a] : nullptr);
 }
 
 std::string locality_text(const Locality& l) {

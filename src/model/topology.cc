@@ -278,9 +278,6 @@ const Function* Topology::upstream_bridge(const Function& fn) const {
   return find(*dev->parent);
 }
 
-// A chain that long went round in a loop of parent links (a broken capture): it is cut there.
-constexpr std::size_t kLongestChain = 256;
-
 std::vector<const Function*> Topology::upstream_chain(const Function& fn) const {
   std::vector<const Function*> chain;
   for (const Function* at = &fn; at && chain.size() < kLongestChain; at = upstream_bridge(*at)) chain.push_back(at);
@@ -390,46 +387,6 @@ void find_host_bridge_devices(Topology& topo) {
       bridge.bridge_device_not_carried = first.config_not_carried;
     }
   }
-}
-
-UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b) {
-  return meet_upstream(a, topo.upstream_chain(a), b, topo.upstream_chain(b));
-}
-
-ChainMeet meet_in_chains(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain) {
-  // Whole chains are paths up a tree: past a device they share, they are the same up to the root
-  // bus. So the kernel's first device of a's chain on b's is where their common tail begins,
-  // found from the root end in a few steps instead of a chain times a chain.
-  if (!a_chain.empty() && !b_chain.empty() && a_chain.size() < kLongestChain && b_chain.size() < kLongestChain) {
-    std::size_t i = a_chain.size(), j = b_chain.size();
-    while (i > 0 && j > 0 && a_chain[i - 1] == b_chain[j - 1]) --i, --j;
-    if (i == a_chain.size()) return {};
-    return {true, i, j};
-  }
-  // A chain cut in a loop: the kernel's loop itself.
-  // while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) goto check_b_path_acs; ... }
-  for (std::size_t i = 0; i < a_chain.size(); ++i)
-    for (std::size_t j = 0; j < b_chain.size(); ++j)
-      if (a_chain[i] == b_chain[j]) return {true, i, j};
-  return {};
-}
-
-UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Function*>& a_chain, const Function& b,
-                              const std::vector<const Function*>& b_chain) {
-  UpstreamMeeting m;
-  m.a = &a;
-  m.b = &b;
-  ChainMeet at = meet_in_chains(a_chain, b_chain);
-  if (at.met) {
-    m.common = a_chain[at.a];
-    m.a_side.assign(a_chain.begin(), a_chain.begin() + static_cast<std::ptrdiff_t>(at.a));
-    m.b_side.assign(b_chain.begin(), b_chain.begin() + static_cast<std::ptrdiff_t>(at.b));
-  } else {
-    m.a_side = a_chain;
-    m.b_side = b_chain;
-  }
-  m.distance = static_cast<int>(m.a_side.size() + m.b_side.size());
-  return m;
 }
 
 }  // namespace p2pcheck

@@ -476,7 +476,8 @@ std::string problem_pairs_text(const CheckReport& r, const TextStyle& style) {
 }  // namespace
 
 Locality pair_locality(const CheckReport& r, std::size_t i) {
-  return classify_locality(r.topo, r.pairs.gpu_chain(i), r.pairs.nvme_chain(i), r.pairs.common(i));
+  const ChainMeet at = r.pairs.meet(i);
+  return classify_locality(r.topo, r.pairs.gpu(i), r.pairs.nvme(i), r.pairs.common(i), at.a, at.b);
 }
 
 std::string pair_code(const CheckReport& r, std::size_t i) {

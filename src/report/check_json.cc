@@ -116,11 +116,11 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
   json out = object_for(21);
   if (topo) {
-    out["gpu"] = d.path.pair.gpu.str();
-    out["nvme"] = d.path.pair.nvme.str();
-    out["nvme_name"] = nvme_name_json(d.path, inv);
+    out["gpu"] = d.walk.pair().gpu.str();
+    out["nvme"] = d.walk.pair().nvme.str();
+    out["nvme_name"] = nvme_name_json(d.walk, inv);
   }
-  out["common_bridge"] = common_bridge_json(d.path);
+  out["common_bridge"] = common_bridge_json(d.walk);
   if (topo) {
     out["distance"] = d.distance ? json(*d.distance) : json(nullptr);
     out["path_distance"] = d.walk.distance;
@@ -154,11 +154,11 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
   out["later"] = later.empty() ? json(nullptr) : json(later);
   out["host_check"] = d.host_checked ? host_check_json(d.host) : json(nullptr);
-  if (topo) out["hops"] = hops_json(*topo, inv, d.path);
+  if (topo) out["hops"] = hops_json(*topo, inv, d.walk);
   out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
   out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
   if (topo) {
-    std::optional<double> ceiling = path_ceiling(d.path);
+    std::optional<double> ceiling = path_ceiling(d.walk);
     out["bandwidth_ceiling_bytes_per_s"] = ceiling ? json(static_cast<std::uint64_t>(*ceiling)) : json(nullptr);
     out["kernel"] = d.kernel ? kernel_answer_json(d) : json(nullptr);
   }
@@ -289,8 +289,7 @@ json explain_json(const CheckReport& r, const PairDecision& d) {
   j["identity"] = identity_json(r.machine.identity);
   json pair = pair_decision_json(r, d);  // a named object: items() of a temporary would dangle
   for (auto& [key, value] : pair.items()) j[key] = std::move(value);
-  j["locality"] =
-      locality_json(classify_locality(r.topo, r.topo.at(d.path.pair.gpu), r.topo.at(d.path.pair.nvme)), true);
+  j["locality"] = locality_json(walk_locality(r.topo, d.walk), true);
   return j;
 }
 

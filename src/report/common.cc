@@ -171,15 +171,15 @@ json acs_json(const Acs& acs) {
   return j;
 }
 
-json hops_json(const Topology& topo, const Inventory& inv, const PairPath& path) {
+json hops_json(const Topology& topo, const Inventory& inv, const PairWalk& walk) {
   json hops = json::array();
-  for (const Hop& hop : path_hops(inv, path)) {
+  for (const Hop& hop : walk_hops(inv, walk)) {
     json h = object_for(6);
     if (hop.function) {
       h["bdf"] = hop.function->bdf.str();
       h["host_bridge"] = nullptr;
       h["role"] = hop.role;
-      h["common"] = hop.function == path.common;
+      h["common"] = hop.function == walk.common;
       h["acs"] = acs_json(hop.function->acs);
       h["link"] = link_json(topo, *hop.function);
     } else {
@@ -199,12 +199,12 @@ json bdfs_json(const std::vector<const Function*>& fns) {
   return arr;
 }
 
-json nvme_name_json(const PairPath& path, const Inventory& inv) {
-  const NvmeController* nvme = inv.nvme_at(path.pair.nvme);
+json nvme_name_json(const PairWalk& walk, const Inventory& inv) {
+  const NvmeController* nvme = inv.nvme_at(walk.client->bdf);
   return nvme && !nvme->name.empty() ? json(nvme->name) : json(nullptr);
 }
 
-json common_bridge_json(const PairPath& path) { return path.common ? json(path.common->bdf.str()) : json(nullptr); }
+json common_bridge_json(const PairWalk& walk) { return walk.common ? json(walk.common->bdf.str()) : json(nullptr); }
 
 std::string colored(const TextStyle& style, const char* code, const std::string& text) {
   return style.color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;

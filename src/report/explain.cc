@@ -23,7 +23,7 @@ std::string acs_or_none(const Function* f) {
 }
 
 // Step 1: up from the GPU to the common bridge, then down to the NVMe, as the kernel walks it.
-std::string walk_text(const CheckReport& r, const P2pWalk& w) {
+std::string walk_text(const CheckReport& r, const PairWalk& w) {
   std::string out = "1. Walk (calc_map_type_and_dist: provider = GPU, client = NVMe)\n";
   for (size_t i = 0; i < w.provider_side.size(); ++i)
     out += "   up    " + function_label(*w.provider_side[i]) + "  <" + role_of(*w.provider_side[i], r.inv) + ">  " +
@@ -40,7 +40,7 @@ std::string walk_text(const CheckReport& r, const P2pWalk& w) {
 }
 
 // Step 2: the ACS Control of each device the kernel checks for redirect.
-std::string acs_redirect_text(const P2pWalk& w) {
+std::string acs_redirect_text(const PairWalk& w) {
   std::string out = "2. ACS redirect (RR, CR or EC in ACS Control)\n";
   if (!w.common) {
     out += "   not consulted: without a common bridge the traffic goes through the host bridge anyway\n";
@@ -105,7 +105,7 @@ std::string verdict_text(const PairDecision& d, const PairExplanation& why, cons
   else if (!acs_fix.empty())
     out += "  fix   " + acs_fix + " (weakens IOMMU isolation below those ports)\n";
   if (std::string later = later_text(d); !later.empty()) out += "  later " + later + "\n";
-  std::optional<double> ceiling = path_ceiling(d.path);
+  std::optional<double> ceiling = path_ceiling(d.walk);
   if (ceiling) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f GB/s", *ceiling / 1e9);
@@ -118,8 +118,8 @@ std::string verdict_text(const PairDecision& d, const PairExplanation& why, cons
 
 std::string explain_text(const CheckReport& r, const PairDecision& d, const TextStyle& style) {
   std::string out;
-  out += "GPU " + function_label(r.topo.at(d.path.pair.gpu)) + "\n";
-  out += "NVMe " + nvme_name_prefix(r.inv, d.path.pair.nvme) + function_label(r.topo.at(d.path.pair.nvme)) + "\n";
+  out += "GPU " + function_label(r.topo.at(d.walk.pair().gpu)) + "\n";
+  out += "NVMe " + nvme_name_prefix(r.inv, d.walk.pair().nvme) + function_label(r.topo.at(d.walk.pair().nvme)) + "\n";
   out += "kernel " + (r.rules.release.empty() ? std::string("unknown") : r.rules.release) + " — " +
          allowlist_table_note(r.rules) + "\n";
   out += identity_line(r.machine.identity) + "\n";
@@ -128,7 +128,7 @@ std::string explain_text(const CheckReport& r, const PairDecision& d, const Text
   out += host_check_text(r, d);
   out += verdict_text(d, explain_pair(d, r.rules, r.machine), style);
   // Beside the verdict, never part of it: the kernel asks only whether the chains meet.
-  Locality locality = classify_locality(r.topo, r.topo.at(d.path.pair.gpu), r.topo.at(d.path.pair.nvme));
+  Locality locality = walk_locality(r.topo, d.walk);
   out +=
       "\nLocality: " + printable(locality_text(locality)) + " — as nvidia-smi topo -m says it; it changes no verdict\n";
   return fold_to_width(out, style.wrap);

@@ -34,10 +34,11 @@ std::string verdict_words(const PairDecision& d, const std::string& rule, const 
 }
 
 // How the traffic goes, in words: where it turns, or up to which host bridge and why.
-std::string route_text(const PairDecision& d, const PairRoute& route) {
-  const std::string hbs = join(route.host_bridges, " and ");
+std::string route_text(const PairDecision& d) {
+  const PairWalk& walk = d.walk;
+  const std::string hbs = join(walk.host_bridges, " and ");
   std::string out;
-  switch (route.kind) {
+  switch (walk.route) {
     case RouteKind::kBelowCommonBridge:
       out = "turns at the common upstream bridge " + d.walk.common->bdf.str() + ": it never reaches the root complex";
       break;
@@ -50,7 +51,7 @@ std::string route_text(const PairDecision& d, const PairRoute& route) {
             " if a port whose ACS could not be read redirects it";
       break;
     case RouteKind::kRootComplex:
-      out = "no common upstream bridge: through host bridge" + std::string(route.host_bridges.size() > 1 ? "s " : " ") +
+      out = "no common upstream bridge: through host bridge" + std::string(walk.host_bridges.size() > 1 ? "s " : " ") +
             hbs;
       break;
   }
@@ -68,26 +69,24 @@ std::string hop_line(const Function& fn, const Inventory& inv, const char* arrow
 
 // The hops the traffic takes, GPU first: up its side, (up to the host bridge and back when ACS
 // redirects), down the NVMe's side.
-std::string hops_text(const Topology& topo, const Inventory& inv, const PairDecision& d, const PairRoute& route,
-                      const TextStyle& style) {
+std::string hops_text(const Inventory& inv, const PairWalk& walk, const TextStyle& style) {
   const char* arrow = style.unicode ? "→ " : "> ";
   std::string out;
-  const std::vector<const Function*>& up = d.path.gpu_side;
+  const std::vector<const Function*>& up = walk.provider_side;
   for (std::size_t i = 0; i < up.size(); ++i) out += hop_line(*up[i], inv, i == 0 ? "  " : arrow, "");
-  if (d.path.common) {
-    const bool redirected = route.kind == RouteKind::kRedirected;
-    out += hop_line(*d.path.common, inv, arrow, redirected ? ", common: redirected up" : ", common");
-    if (redirected || route.kind == RouteKind::kRedirectUnknown) {
+  if (walk.common) {
+    const bool redirected = walk.route == RouteKind::kRedirected;
+    out += hop_line(*walk.common, inv, arrow, redirected ? ", common: redirected up" : ", common");
+    if (redirected || walk.route == RouteKind::kRedirectUnknown) {
       const char* maybe = redirected ? "" : " (only if redirected)";
-      std::vector<const Function*> above = topo.upstream_chain(*d.path.common);
-      for (std::size_t i = 1; i < above.size(); ++i) out += hop_line(*above[i], inv, arrow, maybe);
-      out += "    " + std::string(arrow) + "host bridge " + d.path.common->host_bridge + maybe + "\n";
-      out += "    " + std::string(arrow) + "back down to " + d.path.common->bdf.str() + maybe + "\n";
+      for (const Function* above : walk.above_common) out += hop_line(*above, inv, arrow, maybe);
+      out += "    " + std::string(arrow) + "host bridge " + walk.common->host_bridge + maybe + "\n";
+      out += "    " + std::string(arrow) + "back down to " + walk.common->bdf.str() + maybe + "\n";
     }
   } else {
-    for (const std::string& hb : d.path.host_bridges) out += "    " + std::string(arrow) + "host bridge " + hb + "\n";
+    for (const std::string& hb : walk.host_bridges) out += "    " + std::string(arrow) + "host bridge " + hb + "\n";
   }
-  const std::vector<const Function*>& down = d.path.nvme_side;
+  const std::vector<const Function*>& down = walk.client_side;
   for (auto it = down.rbegin(); it != down.rend(); ++it) out += hop_line(**it, inv, arrow, "");
   return out;
 }
@@ -104,19 +103,18 @@ std::string paths_text(const CheckReport& r, const TextStyle& style) {
     out += "note: config space beyond 64 bytes not readable (not root): ACS on these paths is unknown\n";
   for (std::size_t i = 0; i < r.pairs.size(); ++i) {
     const PairDecision d = r.pairs[i];
-    const Function& gpu = r.topo.at(d.path.pair.gpu);
-    const Function& nvme = r.topo.at(d.path.pair.nvme);
+    const Function& gpu = r.topo.at(d.walk.pair().gpu);
+    const Function& nvme = r.topo.at(d.walk.pair().nvme);
     const std::string nvme_prefix = nvme_name_prefix(r.inv, nvme.bdf);
     out += "\n" +
            colored(style, "1",
                    "GPU " + name_prefix(gpu) + gpu.bdf.str() + " <-> " + nvme_prefix +
                        (nvme_prefix.empty() ? name_prefix(nvme) : "") + nvme.bdf.str()) +
            ": " + verdict_words(d, rule_text(d), style) + "\n";
-    const PairRoute route = pair_route(r.topo, d);
-    out += "    route    " + route_text(d, route) + "; path distance " + std::to_string(d.walk.distance) + "\n";
+    out += "    route    " + route_text(d) + "; path distance " + std::to_string(d.walk.distance) + "\n";
     // Beside the route: how near the pair sits (model/locality.h), as nvidia-smi topo -m says it.
     out += "    locality " + printable(locality_text(pair_locality(r, i))) + "\n";
-    out += hops_text(r.topo, r.inv, d, route, style);
+    out += hops_text(r.inv, d.walk, style);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/compact_json.h"
@@ -16,40 +17,12 @@ using namespace report_detail;
 
 namespace {
 
-// How the pair's traffic goes, from its walk alone, in pair_route()'s kinds (pair_route.h): it turns
-// at the common bridge, ACS redirect sends it up to the host bridge and back, it has no common
-// bridge and goes through the host bridge(s), or (ACS unread) either of the first two. The host
-// bridges are the functions' own strings, so a pair's route is a key without copying them.
-struct PathsRoute {
-  RouteKind kind = RouteKind::kBelowCommonBridge;
-  const std::string* host_bridges[2] = {nullptr, nullptr};
-  auto key(std::uint32_t cls) const { return std::make_tuple(cls, kind, host_bridges[0], host_bridges[1]); }
-};
-
-PathsRoute paths_route(const CheckReport& r, std::size_t i) {
-  PathsRoute route;
-  const Function* common = r.pairs.common(i);
-  if (!common) {
-    route.kind = RouteKind::kRootComplex;
-    route.host_bridges[0] = &r.pairs.gpu_chain(i).back()->host_bridge;
-    const std::string* nvme = &r.pairs.nvme_chain(i).back()->host_bridge;
-    if (*nvme != *route.host_bridges[0]) route.host_bridges[1] = nvme;
-  } else if (r.pairs.acs_redirected(i) || !r.pairs.shared(i).walk.acs_unknown.empty()) {
-    route.kind = r.pairs.acs_redirected(i) ? RouteKind::kRedirected : RouteKind::kRedirectUnknown;
-    route.host_bridges[0] = &common->host_bridge;
-  }
-  return route;
-}
-
 // A record's members after its locality: the check's verdict and map type, and the route.
-json route_tail_json(const PairDecision& d, const PathsRoute& route) {
-  json hbs = json::array();
-  for (const std::string* hb : route.host_bridges)
-    if (hb) hbs.push_back(*hb);
+json route_tail_json(const PairDecision& d, RouteKind kind, const std::vector<std::string>& host_bridges) {
   json out = object_for(3);
   out["verdict"] = to_string(d.verdict);
   out["map_type"] = to_string(d.map_type);
-  out["route"] = {{"kind", route_kind_token(route.kind)}, {"host_bridges", std::move(hbs)}};
+  out["route"] = {{"kind", route_kind_token(kind)}, {"host_bridges", host_bridges}};
   return out;
 }
 
@@ -58,7 +31,7 @@ json route_tail_json(const PairDecision& d, const PathsRoute& route) {
 struct RecordPieces {
   std::unordered_map<const Function*, std::string> addresses;
   std::map<std::tuple<LocalityClass, std::string, std::string>, json> localities;
-  std::map<std::tuple<std::uint32_t, RouteKind, const std::string*, const std::string*>, json> tails;
+  std::map<std::tuple<std::uint32_t, RouteKind, std::vector<std::string>>, json> tails;
 
   const std::string& address(const Function& fn) {
     auto [it, made] = addresses.try_emplace(&fn);
@@ -74,22 +47,21 @@ struct RecordPieces {
 
 // `{"gpu", "nvme", "common_bridge", "distance", "locality", "verdict", "map_type", "route"}`.
 void write_record(JsonWriter& w, const CheckReport& r, std::size_t i, RecordPieces& pieces) {
-  const std::vector<const Function*>& gpu = r.pairs.gpu_chain(i);
-  const std::vector<const Function*>& nvme = r.pairs.nvme_chain(i);
-  const ChainMeet at = meet_in_chains(gpu, nvme);
+  // The pair's walk as its record keeps it (PairList): a fabric's pairs are not walked again here.
+  const Function* common = r.pairs.common(i);
   w.begin_object();
   w.member("gpu", pieces.address(r.pairs.gpu(i)));
   w.member("nvme", pieces.address(r.pairs.nvme(i)));
   w.key("common_bridge");
-  if (at.met)
-    w.value(pieces.address(*gpu[at.a]));
+  if (common)
+    w.value(pieces.address(*common));
   else
     w.value(nullptr);
-  w.member("distance", at.met ? at.a + at.b : gpu.size() + nvme.size());
+  w.member("distance", r.pairs.meet(i).distance());
   w.member("locality", pieces.locality(pair_locality(r, i)));
-  const PathsRoute route = paths_route(r, i);
-  auto [tail, made] = pieces.tails.try_emplace(route.key(r.pairs.class_index(i)));
-  if (made) tail->second = route_tail_json(r.pairs.shared(i), route);
+  const RouteKind kind = r.pairs.route(i);
+  auto [tail, made] = pieces.tails.try_emplace(std::make_tuple(r.pairs.class_index(i), kind, r.pairs.host_bridges(i)));
+  if (made) tail->second = route_tail_json(r.pairs.shared(i), kind, std::get<2>(tail->first));
   for (auto it = tail->second.begin(); it != tail->second.end(); ++it) w.member(it.key(), it.value());
   w.end_object();
 }

@@ -24,11 +24,11 @@ void PeerSummaries::add_side(const Bdf& device, const Bdf& peer, bool device_is_
   ++d.peers;
 }
 
-void PeerSummaries::add(const PairDecision& decision, const PairRoute& route) {
+void PeerSummaries::add(const PairDecision& decision) {
   int verdict = verdict_order(decision.verdict);
-  std::string words = route_words(route);
-  add_side(decision.path.pair.gpu, decision.path.pair.nvme, true, verdict, words);
-  add_side(decision.path.pair.nvme, decision.path.pair.gpu, false, verdict, words);
+  std::string words = route_words(decision.walk);
+  add_side(decision.walk.pair().gpu, decision.walk.pair().nvme, true, verdict, words);
+  add_side(decision.walk.pair().nvme, decision.walk.pair().gpu, false, verdict, words);
 }
 
 std::vector<std::string> PeerSummaries::lines(const Bdf& device) const {

@@ -143,18 +143,18 @@ class DotWriter {
   // Each pair's route: what it colours, what its ends say, and (--paths) which functions to draw.
   void route_pairs() {
     for (const PairDecision& d : r_.pairs) {
-      PairRoute route = pair_route(r_.topo, d);
-      summaries_.add(d, route);
-      node_use_[d.path.pair.gpu].add(d.verdict);
-      node_use_[d.path.pair.nvme].add(d.verdict);
-      for (const RouteLink& link : route.links) {
+      const PairWalk& walk = d.walk;
+      summaries_.add(d);
+      node_use_[walk.provider->bdf].add(d.verdict);
+      node_use_[walk.client->bdf].add(d.verdict);
+      for (const RouteLink& link : route_links(walk)) {
         link_use_[{upper_id(*link.lower, link.upper), node_id(*link.lower)}].add(d.verdict, link.only_if_redirected);
       }
-      bool maybe = route.kind == RouteKind::kRedirectUnknown;
-      for (const std::string& hb : route.host_bridges) bridge_use_[hb].add(d.verdict, maybe);
-      if (route.crosses_cpu_fabric()) {
+      bool maybe = walk.route == RouteKind::kRedirectUnknown;
+      for (const std::string& hb : walk.host_bridges) bridge_use_[hb].add(d.verdict, maybe);
+      if (walk.host_bridges.size() == 2) {  // across the CPU fabric between two host bridges
         cpu_used_.add(d.verdict);
-        for (const std::string& hb : route.host_bridges) link_use_[{"cpu", host_bridge_id(hb)}].add(d.verdict);
+        for (const std::string& hb : walk.host_bridges) link_use_[{"cpu", host_bridge_id(hb)}].add(d.verdict);
       }
     }
   }

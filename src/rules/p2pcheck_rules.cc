@@ -19,7 +19,7 @@ namespace {
 
 // The kernel's answer: the walk, the host check where the path reaches the root complex, the map type.
 void decide_as_the_kernel(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d) {
-  const P2pWalk& walk = d.walk;
+  const PairWalk& walk = d.walk;
   if (walk.map_type == MapType::kUnknown)
     for (const Function* f : walk.acs_unknown) d.unknowns.push_back({UnknownFact::kAcsControl, f, ""});
   if (walk.map_type != MapType::kBusAddr) {
@@ -108,13 +108,10 @@ void apply_kernel_support(const KernelRules& rules, PairDecision& d) {
 
 }  // namespace
 
-PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules,
+PairDecision decide_pair(const Topology& topo, const Machine& machine, const KernelRules& rules,
                          const DevicePair& pair) {
   PairDecision d;
-  // The chains are walked once: the route and the kernel's walk both start where they meet.
-  UpstreamMeeting meeting = meet_upstream(topo, topo.at(pair.gpu), topo.at(pair.nvme));
-  d.path = describe_path(inv, meeting);
-  d.walk = calc_map_type_and_dist(meeting);
+  d.walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
   decide_after_walk(topo, machine, rules, d);
   return d;
 }

@@ -22,10 +22,48 @@ Tri pci_bridge_has_acs_redir(const Function& dev) {
   return tri(dev.acs.redirect());
 }
 
+ChainMeet meet_in_chains(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain) {
+  const ChainMeet apart{false, a_chain.size(), b_chain.size()};  // both whole chains walked
+  // Whole chains are paths up a tree: past a device they share, they are the same up to the root
+  // bus. So the kernel's first device of a's chain on b's is where their common tail begins,
+  // found from the root end in a few steps instead of a chain times a chain.
+  if (!a_chain.empty() && !b_chain.empty() && a_chain.size() < kLongestChain && b_chain.size() < kLongestChain) {
+    std::size_t i = a_chain.size(), j = b_chain.size();
+    while (i > 0 && j > 0 && a_chain[i - 1] == b_chain[j - 1]) --i, --j;
+    if (i == a_chain.size()) return apart;
+    return {true, i, j};
+  }
+  // A chain cut in a loop: the kernel's loop itself.
+  // while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) goto check_b_path_acs; ... }
+  for (std::size_t i = 0; i < a_chain.size(); ++i)
+    for (std::size_t j = 0; j < b_chain.size(); ++j)
+      if (a_chain[i] == b_chain[j]) return {true, i, j};
+  return apart;
+}
+
+RouteKind route_kind(bool met, bool acs_redirect, bool acs_unknown) {
+  if (!met) return RouteKind::kRootComplex;
+  if (acs_redirect) return RouteKind::kRedirected;
+  return acs_unknown ? RouteKind::kRedirectUnknown : RouteKind::kBelowCommonBridge;
+}
+
+std::vector<std::string> route_host_bridges(RouteKind kind, const Function& provider, const Function& client,
+                                            const Function* common) {
+  switch (kind) {
+    case RouteKind::kBelowCommonBridge: return {};
+    case RouteKind::kRedirected:
+    case RouteKind::kRedirectUnknown: return {common->host_bridge};
+    case RouteKind::kRootComplex: break;
+  }
+  // Through the root complex: up to the provider's host bridge, across to the client's if it differs.
+  if (client.host_bridge == provider.host_bridge) return {provider.host_bridge};
+  return {provider.host_bridge, client.host_bridge};
+}
+
 namespace {
 
 // The kernel's `if (pci_bridge_has_acs_redir(x)) { seq_buf_print_bus_devfn(&acs_list, x); acs_cnt++; }`.
-void count_acs(P2pWalk& walk, const Function* dev) {
+void count_acs(PairWalk& walk, const Function* dev) {
   walk.acs_checked.push_back(dev);
   Tri redirect = pci_bridge_has_acs_redir(*dev);
   if (redirect == Tri::kUnknown)
@@ -34,35 +72,47 @@ void count_acs(P2pWalk& walk, const Function* dev) {
     walk.acs_redirect.push_back(dev);
 }
 
+// After the walk: the route its ACS count gives, and (when the traffic climbs from the common
+// bridge) the provider's chain above `common` (common's own chain: a tree's chains share their tail).
+void route_after_walk(PairWalk& walk, const std::vector<const Function*>& provider_chain, const ChainMeet& at) {
+  walk.route = route_kind(at.met, !walk.acs_redirect.empty(), !walk.acs_unknown.empty());
+  if (walk.route == RouteKind::kRedirected || walk.route == RouteKind::kRedirectUnknown)
+    walk.above_common.assign(provider_chain.begin() + static_cast<std::ptrdiff_t>(at.a) + 1, provider_chain.end());
+  walk.host_bridges = route_host_bridges(walk.route, *walk.provider, *walk.client, walk.common);
+}
+
 }  // namespace
 
-P2pWalk calc_map_type_and_dist(const UpstreamMeeting& meeting) {
-  P2pWalk walk;
-  walk.provider = meeting.a;
-  walk.client = meeting.b;
-  walk.common = meeting.common;
-  walk.distance = meeting.distance;
-  walk.provider_side = meeting.a_side;
-  walk.client_side = meeting.b_side;
+PairWalk calc_map_type_and_dist(const std::vector<const Function*>& provider_chain,
+                                const std::vector<const Function*>& client_chain) {
+  PairWalk walk;
+  walk.provider = provider_chain.front();
+  walk.client = client_chain.front();
+  const ChainMeet at = meet_in_chains(provider_chain, client_chain);
+  walk.common = at.met ? provider_chain[at.a] : nullptr;
+  walk.distance = at.distance();
+  walk.provider_side.assign(provider_chain.begin(), provider_chain.begin() + static_cast<std::ptrdiff_t>(at.a));
+  walk.client_side.assign(client_chain.begin(), client_chain.begin() + static_cast<std::ptrdiff_t>(at.b));
   if (!walk.common) {
     // No common bridge: the kernel does not consult ACS; through the host bridge(s).
     walk.map_type = MapType::kThruHostBridge;
-    return walk;
+  } else {
+    // The kernel counts ACS on every `a` it visits (provider side and the common bridge), then on
+    // the client side below the common bridge (check_b_path_acs).
+    for (const Function* a : walk.provider_side) count_acs(walk, a);
+    count_acs(walk, walk.common);
+    for (const Function* bb : walk.client_side) count_acs(walk, bb);
+    // if (!acs_cnt) BUS_ADDR; else acs_redirects = true and on to map_through_host_bridge.
+    walk.map_type = !walk.acs_redirect.empty()  ? MapType::kThruHostBridge
+                    : !walk.acs_unknown.empty() ? MapType::kUnknown
+                                                : MapType::kBusAddr;
   }
-  // The kernel counts ACS on every `a` it visits (provider side and the common bridge), then on
-  // the client side below the common bridge (check_b_path_acs).
-  for (const Function* a : walk.provider_side) count_acs(walk, a);
-  count_acs(walk, walk.common);
-  for (const Function* bb : walk.client_side) count_acs(walk, bb);
-  // if (!acs_cnt) BUS_ADDR; else acs_redirects = true and on to map_through_host_bridge.
-  walk.map_type = !walk.acs_redirect.empty()  ? MapType::kThruHostBridge
-                  : !walk.acs_unknown.empty() ? MapType::kUnknown
-                                              : MapType::kBusAddr;
+  route_after_walk(walk, provider_chain, at);
   return walk;
 }
 
-P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client) {
-  return calc_map_type_and_dist(meet_upstream(topo, provider, client));
+PairWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client) {
+  return calc_map_type_and_dist(topo.upstream_chain(provider), topo.upstream_chain(client));
 }
 
 HostBridgeDev pci_host_bridge_dev(const Topology& topo, const std::string& host_bridge) {
@@ -186,7 +236,7 @@ HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const AllowlistIn
   return host;
 }
 
-MapType map_through_host_bridge(const P2pWalk& walk, const HostCheck& host) {
+MapType map_through_host_bridge(const PairWalk& walk, const HostCheck& host) {
   if (walk.map_type == MapType::kBusAddr) return MapType::kBusAddr;  // `goto done`: no host check
   // THRU_HOST_BRIDGE stays; an unknown walk is allowed either way, its map type still open.
   if (host.allowed == Tri::kYes) return walk.map_type;

@@ -9,11 +9,9 @@
 namespace p2pcheck {
 namespace {
 
-// A pair's whole decision: its class's, with the pair's own route, walk and (when it is the path's) distance.
-PairDecision with_route(const PairDecision& shared, bool distance_is_path, const Inventory& inv,
-                        const UpstreamMeeting& meeting, P2pWalk walk) {
+// A pair's whole decision: its class's, with the pair's own walk and (when it is the walk's) distance.
+PairDecision with_walk(const PairDecision& shared, bool distance_is_path, PairWalk walk) {
   PairDecision d = shared;
-  d.path = describe_path(inv, meeting);
   d.walk = std::move(walk);
   if (distance_is_path) d.distance = d.walk.distance;
   return d;
@@ -21,8 +19,8 @@ PairDecision with_route(const PairDecision& shared, bool distance_is_path, const
 
 }  // namespace
 
-PairDecider::PairDecider(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules)
-    : topo_(topo), inv_(inv), machine_(machine), rules_(rules) {}
+PairDecider::PairDecider(const Topology& topo, const Machine& machine, const KernelRules& rules)
+    : topo_(topo), machine_(machine), rules_(rules) {}
 
 std::size_t PairDecider::KeyHash::operator()(const Key& k) const {
   std::uint64_t h = (std::uint64_t{k.provider_side} << 32 | k.client_side) * 0x9e3779b97f4a7c15ull;
@@ -55,24 +53,22 @@ std::uint32_t PairDecider::end_of(const Bdf& bdf) {
   return index;
 }
 
-std::uint32_t PairDecider::class_of(const UpstreamMeeting& meeting, P2pWalk walk, PairDecision* first) {
+std::uint32_t PairDecider::class_of(PairWalk walk, PairDecision* first) {
   PairClass key;
   key.walk_map_type = walk.map_type;
   key.acs_unknown = walk.acs_unknown;
   // The host check runs (and reads the host bridges) only when the walk is not BUS_ADDR.
   if (walk.map_type != MapType::kBusAddr) {
-    key.provider_host_bridge = meeting.a->host_bridge;
-    key.client_host_bridge = meeting.b->host_bridge;
+    key.provider_host_bridge = walk.provider->host_bridge;
+    key.client_host_bridge = walk.client->host_bridge;
   }
   auto it = classes_.find(key);
   if (it != classes_.end()) return it->second;
   PairDecision d;
-  d.path = describe_path(inv_, meeting);
   d.walk = std::move(walk);
   decide_after_walk(topo_, machine_, rules_, d);
   Decided cls;
   cls.decision = d;
-  cls.decision.path = {};
   cls.decision.walk = {};
   // pci_p2pdma_distance() is the path's distance unless refused (-1) or unknown (none).
   cls.distance_is_path = d.distance && *d.distance != -1;
@@ -87,17 +83,15 @@ PairDecision PairDecider::decide(const DevicePair& pair) {
   std::uint32_t gpu_end = end_of(pair.gpu), nvme_end = end_of(pair.nvme);
   const End& gpu = ends_[gpu_end];
   const End& nvme = ends_[nvme_end];
-  UpstreamMeeting meeting = meet_upstream(*gpu.fn, gpu.chain, *nvme.fn, nvme.chain);
-  P2pWalk walk = calc_map_type_and_dist(meeting);
+  PairWalk walk = calc_map_type_and_dist(gpu.chain, nvme.chain);
   PairDecision first;
-  std::uint32_t cls = class_of(meeting, walk, &first);
+  std::uint32_t cls = class_of(walk, &first);
   if (first.walk.provider) return first;  // decided just now, for this pair
-  return with_route(decided_[cls].decision, decided_[cls].distance_is_path, inv_, meeting, std::move(walk));
+  return with_walk(decided_[cls].decision, decided_[cls].distance_is_path, std::move(walk));
 }
 
 PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
   PairList list;
-  list.inv_ = &inv_;
   list.records_.reserve(pairs.size());
   // Pairs come GPU by GPU, each GPU with the same NVMe in the same order: the GPU's end is kept,
   // and the first GPU's row of NVMe ends is tried before looking one up.
@@ -135,17 +129,18 @@ PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
     }
     auto [keyed, added] = keyed_.try_emplace(key);
     if (added) {
-      UpstreamMeeting meeting = meet_upstream(*gpu.fn, gpu.chain, *nvme.fn, nvme.chain);
-      P2pWalk walk = calc_map_type_and_dist(meeting);
-      keyed->second.redirected = !walk.acs_redirect.empty();
-      keyed->second.cls = class_of(meeting, std::move(walk), nullptr);
+      PairWalk walk = calc_map_type_and_dist(gpu.chain, nvme.chain);
+      keyed->second.route = walk.route;
+      keyed->second.cls = class_of(std::move(walk), nullptr);
     }
     PairList::Record r;
     r.gpu_end = gpu_end;
     r.nvme_end = nvme_end;
     r.common = common;
-    r.redirected = keyed->second.redirected;
-    r.walk_distance = static_cast<int>(common ? at.a + at.b : gpu.chain.size() + nvme.chain.size());
+    r.route = keyed->second.route;
+    // Chains are cut at kLongestChain: the steps fit.
+    r.gpu_steps = static_cast<std::uint16_t>(at.a);
+    r.nvme_steps = static_cast<std::uint16_t>(at.b);
     r.cls = keyed->second.cls;
     list.records_.push_back(r);
   }
@@ -157,25 +152,26 @@ PairList PairDecider::decide_all(const std::vector<DevicePair>& pairs) && {
   return list;
 }
 
-UpstreamMeeting PairList::meeting(std::size_t i) const {
+ChainMeet PairList::meet(std::size_t i) const {
   const Record& r = records_[i];
-  const std::vector<const Function*>& gpu = chains_[r.gpu_end];
-  const std::vector<const Function*>& nvme = chains_[r.nvme_end];
-  return meet_upstream(*gpu.front(), gpu, *nvme.front(), nvme);
+  return {r.common != nullptr, r.gpu_steps, r.nvme_steps};
+}
+
+std::vector<std::string> PairList::host_bridges(std::size_t i) const {
+  return route_host_bridges(records_[i].route, gpu(i), nvme(i), records_[i].common);
 }
 
 std::optional<int> PairList::distance(std::size_t i) const {
   const PairDecider::Decided& cls = classes_[records_[i].cls];
-  return cls.distance_is_path ? std::optional<int>(records_[i].walk_distance) : cls.decision.distance;
+  return cls.distance_is_path ? std::optional<int>(meet(i).distance()) : cls.decision.distance;
 }
 
-P2pWalk PairList::walk(std::size_t i) const { return calc_map_type_and_dist(meeting(i)); }
+PairWalk PairList::walk(std::size_t i) const { return calc_map_type_and_dist(gpu_chain(i), nvme_chain(i)); }
 
 PairDecision PairList::operator[](std::size_t i) const {
   const Record& r = records_[i];
   const PairDecider::Decided& cls = classes_[r.cls];
-  UpstreamMeeting m = meeting(i);
-  PairDecision d = with_route(cls.decision, cls.distance_is_path, *inv_, m, calc_map_type_and_dist(m));
+  PairDecision d = with_walk(cls.decision, cls.distance_is_path, walk(i));
   if (auto k = kernel_.find(i); k != kernel_.end()) {
     d.kernel = k->second.answer;
     d.kernel_agrees = k->second.agrees;

@@ -79,7 +79,7 @@ Verdict path_verdict(const PairDecision& d, const KernelRules& rules, bool force
 PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::map<Bdf, TargetPlan>& targets) {
   const VerifyOptions& o = plan.options;
   PairPlan pp;
-  pp.decision = decide_pair(plan.topo, plan.inv, plan.machine, plan.rules, pair);
+  pp.decision = decide_pair(plan.topo, plan.machine, plan.rules, pair);
   pp.rule = rule_text(pp.decision);
   const Function& provider = plan.topo.at(pair.gpu);
   pp.provider_role = role_of(provider, plan.inv);
@@ -88,7 +88,7 @@ PairPlan plan_pair(const VerifyPlan& plan, const DevicePair& pair, const std::ma
     pp.provider_role = "CMB of " + (c->name.empty() ? std::string("NVMe") : c->name);
   pp.provider_driver = provider.driver;
   if (const NvmeController* c = plan.inv.nvme_at(pair.nvme)) pp.nvme_name = c->name;
-  pp.ceiling = path_ceiling(pp.decision.path);
+  pp.ceiling = path_ceiling(pp.decision.walk);
   const std::string nvme_label = pp.nvme_name.empty() ? pair.nvme.str() : pp.nvme_name;
 
   if (auto t = targets.find(pair.nvme); t != targets.end()) pp.target = t->second;
@@ -313,9 +313,9 @@ std::unique_ptr<VerifyPlan> plan_verify(Source& source, VerifyIo& io, const Veri
   if (!options.selection.nvme.empty())
     for (const auto& pp : plan->pairs)
       if (pp.skipped)
-        throw UsageError("--nvme selects " + (pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name) +
-                         " but no " + (options.raw_devices.empty() ? "--target directory" : "--raw device") +
-                         " is on it");
+        throw UsageError("--nvme selects " +
+                         (pp.nvme_name.empty() ? pp.decision.walk.pair().nvme.str() : pp.nvme_name) + " but no " +
+                         (options.raw_devices.empty() ? "--target directory" : "--raw device") + " is on it");
   add_warnings(*plan);
   return plan;
 }

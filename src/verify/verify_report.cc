@@ -54,7 +54,7 @@ std::string pad(std::string s, size_t width) {
 }
 
 std::string pair_title(const PairPlan& pp) {
-  const DevicePair& pair = pp.decision.path.pair;
+  const DevicePair& pair = pp.decision.walk.pair();
   return pp.provider_role + " " + pair.gpu.str() + " <-> " + (pp.nvme_name.empty() ? "NVMe" : pp.nvme_name) + " " +
          pair.nvme.str();
 }
@@ -161,7 +161,7 @@ std::string verify_plan_text(const VerifyPlan& plan, const TextStyle& style) {
   std::vector<std::string> skipped;
   for (const auto& pp : plan.pairs) {
     if (pp.skipped) {
-      skipped.push_back(pp.nvme_name.empty() ? pp.decision.path.pair.nvme.str() : pp.nvme_name);
+      skipped.push_back(pp.nvme_name.empty() ? pp.decision.walk.pair().nvme.str() : pp.nvme_name);
       continue;
     }
     out += "  " + pair_title(pp) + ": ";
@@ -280,10 +280,10 @@ json aer_json(const PairResult& r) {
 json pair_json(const PairPlan& pp, const PairResult& r) {
   const PairDecision& d = pp.decision;
   json p;
-  p["gpu"] = d.path.pair.gpu.str();
+  p["gpu"] = d.walk.pair().gpu.str();
   p["provider_role"] = pp.provider_role;
   p["provider_driver"] = text_or_null(pp.provider_driver);
-  p["nvme"] = d.path.pair.nvme.str();
+  p["nvme"] = d.walk.pair().nvme.str();
   p["nvme_name"] = text_or_null(pp.nvme_name);
   p["verdict"] = to_string(d.verdict);
   p["map_type"] = to_string(d.map_type);

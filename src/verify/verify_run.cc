@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "p2pcheck/checks/links.h"
-#include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/pair_walk.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/source/error.h"
 #include "p2pcheck/source/sysfs_text.h"
@@ -134,7 +134,7 @@ void classify(const TransferResult& res, const PairPlan& pp, double wall_s, std:
 
 std::vector<Bdf> path_devices(const PairDecision& d) {
   std::vector<Bdf> out;
-  for (const Function* fn : path_functions(d.path)) out.push_back(fn->bdf);
+  for (const Function* fn : walk_functions(d.walk)) out.push_back(fn->bdf);
   return out;
 }
 
@@ -150,7 +150,7 @@ std::uint64_t base_seed_for(const VerifyOptions& options) {
 // which would otherwise read like a full file system.
 std::string devices_gone(Source& source, const PairPlan& pp) {
   std::vector<std::string> gone;
-  const Bdf nvme = pp.decision.path.pair.nvme, gpu = pp.decision.path.pair.gpu;
+  const Bdf nvme = pp.decision.walk.pair().nvme, gpu = pp.decision.walk.pair().gpu;
   auto present = [&](const Bdf& b) { return source.read("/sys/bus/pci/devices/" + b.str() + "/vendor").ok(); };
   if (!present(nvme))
     gone.push_back("the NVMe " + nvme.str() + (pp.nvme_name.empty() ? "" : " (" + pp.nvme_name + ")"));
@@ -283,8 +283,8 @@ void run_pair(const VerifyPlan& plan, const PairPlan& pp, std::uint64_t seed, Ve
   if (env.kernel_log) r.kernel_log_problem = env.kernel_log->start();
 
   TransferRequest base;
-  base.provider = pp.decision.path.pair.gpu;
-  base.client = pp.decision.path.pair.nvme;
+  base.provider = pp.decision.walk.pair().gpu;
+  base.client = pp.decision.walk.pair().nvme;
   base.target = {opened.target->fd(), opened.target->path(), tp.kind == TargetPlan::Kind::kRawDevice, offset, pp.size};
   base.chunk = pp.chunk;
   base.seed = r.seed;

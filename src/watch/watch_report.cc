@@ -201,7 +201,7 @@ void predict(WatchPair& p, const MachineState& s, const KernelRules& rules) {
   if (const NvmeController* c = cf ? s.inv.nvme_at(*client) : nullptr) p.controller = c->name;
   if (!pf || !cf) return;
   p.in_machine = true;
-  PairDecision d = decide_pair(s.topo, s.inv, s.machine, rules, DevicePair{*provider, *client});
+  PairDecision d = decide_pair(s.topo, s.machine, rules, DevicePair{*provider, *client});
   p.predicted = d.map_type;
   p.verdict = d.verdict;
   p.rule = rule_text(d);

@@ -94,8 +94,8 @@ void expect_inputs_read_what_check_reads(Open open, const PairSelection& selecti
   // The pairs the live probes ask the kernel about are the pairs the check decided.
   ASSERT_EQ(in.pairs.size(), report->pairs.size()) << what;
   for (std::size_t i = 0; i < in.pairs.size(); ++i) {
-    EXPECT_EQ(in.pairs[i].gpu, report->pairs[i].path.pair.gpu) << what;
-    EXPECT_EQ(in.pairs[i].nvme, report->pairs[i].path.pair.nvme) << what;
+    EXPECT_EQ(in.pairs[i].gpu, report->pairs[i].walk.pair().gpu) << what;
+    EXPECT_EQ(in.pairs[i].nvme, report->pairs[i].walk.pair().nvme) << what;
   }
   EXPECT_EQ(in.state.topo.config_truncated, report->topo.config_truncated) << what;
   EXPECT_EQ(in.state.machine.kernel_release, report->machine.kernel_release) << what;

@@ -405,7 +405,7 @@ TEST(FleetCaptures, RecordedSelectionIsJudgedAsCheckWould) {
   auto whole = run_check(*all, CheckOptions{});
   ASSERT_GE(whole->pairs.size(), 4u);
   PairSelection selection;
-  const DevicePair& chosen = whole->pairs[1].path.pair;
+  const DevicePair& chosen = whole->pairs[1].walk.pair();
   selection.gpu = {chosen.gpu.str()};
   selection.nvme = {chosen.nvme.str()};
   auto fresh = tree.source();

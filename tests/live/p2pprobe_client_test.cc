@@ -116,7 +116,8 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   ASSERT_FALSE(ours->pairs.empty());  // the loops below must compare something
   std::map<std::pair<Bdf, Bdf>, KernelVerdict> kernel;
   for (const auto& d : ours->pairs)
-    kernel[{d.path.pair.gpu, d.path.pair.nvme}] = KernelVerdict{d.distance.value_or(-1), d.map_type, "", false, "", ""};
+    kernel[{d.walk.pair().gpu, d.walk.pair().nvme}] =
+        KernelVerdict{d.distance.value_or(-1), d.map_type, "", false, "", ""};
   module->answer = [&](const Bdf& p, const Bdf& c) { return kernel.at({p, c}); };
   P2pprobeClient client(std::move(fake));
   CheckOptions options;
@@ -125,7 +126,7 @@ TEST(P2pprobeClient, CheckComparesEveryPairWithTheKernel) {
   auto source2 = open_tree_source(root);
   auto agreed = run_check(*source2, options);
   ASSERT_EQ(agreed->pairs.size(), ours->pairs.size());
-  for (const auto& d : agreed->pairs) EXPECT_EQ(d.kernel_agrees, Tri::kYes) << d.path.pair.gpu.str();
+  for (const auto& d : agreed->pairs) EXPECT_EQ(d.kernel_agrees, Tri::kYes) << d.walk.pair().gpu.str();
   bool pass = false;
   for (const auto& f : agreed->findings) pass |= f.id == "kmod.kernel_verdict" && f.level == Level::kPass;
   EXPECT_TRUE(pass);

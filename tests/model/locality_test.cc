@@ -10,6 +10,16 @@
 namespace p2pcheck {
 namespace {
 
+// classify_locality() of two functions, meeting their chains as the kernel's loop does (rules/
+// finds it so for a pair's walk; model/ has no walk).
+Locality classify(const Topology& topo, const Function& a, const Function& b) {
+  auto a_chain = topo.upstream_chain(a), b_chain = topo.upstream_chain(b);
+  for (std::size_t i = 0; i < a_chain.size(); ++i)
+    for (std::size_t j = 0; j < b_chain.size(); ++j)
+      if (a_chain[i] == b_chain[j]) return classify_locality(topo, a, b, a_chain[i], i, j);
+  return classify_locality(topo, a, b, nullptr, a_chain.size(), b_chain.size());
+}
+
 // A small tree by hand: two host bridges (00 and 80), each with root ports; below 00:01.0 a
 // switch (02:00.0 up, 03:0x.0 down) with a nested one below 03:02.0.
 class LocalityTree {
@@ -37,7 +47,7 @@ class LocalityTree {
     topo.numa_nodes = 2;
   }
   Function& fn(const char* bdf) { return topo.functions.at(*Bdf::parse(bdf)); }
-  Locality between(const char* a, const char* b) { return classify_locality(topo, fn(a), fn(b)); }
+  Locality between(const char* a, const char* b) { return classify(topo, fn(a), fn(b)); }
   Topology topo;
 
  private:
@@ -128,8 +138,8 @@ TEST(Locality, TwoSocketFixturesCrossTheSocketInterconnect) {
   MachineState s = load_machine_state(*source, Load::kEverything);
   EXPECT_EQ(s.topo.numa_nodes, 2);
   const Function& gpu = s.topo.at(*Bdf::parse("18:00.0"));
-  EXPECT_EQ(classify_locality(s.topo, gpu, s.topo.at(*Bdf::parse("d8:00.0"))).cls, LocalityClass::kAcrossNumaNodes);
-  EXPECT_EQ(classify_locality(s.topo, gpu, s.topo.at(*Bdf::parse("5e:00.0"))).cls, LocalityClass::kSameNumaNode);
+  EXPECT_EQ(classify(s.topo, gpu, s.topo.at(*Bdf::parse("d8:00.0"))).cls, LocalityClass::kAcrossNumaNodes);
+  EXPECT_EQ(classify(s.topo, gpu, s.topo.at(*Bdf::parse("5e:00.0"))).cls, LocalityClass::kSameNumaNode);
 }
 
 TEST(Locality, NumaFilesReadAsTheKernelPrintsThemAndBadOnesNameTheFile) {

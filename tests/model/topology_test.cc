@@ -81,17 +81,6 @@ TEST_F(SmallMachine, SelectorsAcceptAddressesNamesAndDevicePaths) {
   EXPECT_EQ(select_pairs(topo_, inv_, sel).size(), 1u);
 }
 
-TEST_F(SmallMachine, PathHopsGoUpThenDown) {
-  PairPath p = describe_path(topo_, inv_, {*Bdf::parse("0000:03:00.0"), *Bdf::parse("0000:05:00.0")});
-  std::vector<std::string> roles;
-  for (const Hop& h : path_hops(inv_, p)) roles.push_back(h.role);
-  EXPECT_EQ(roles, (std::vector<std::string>{"GPU", "switch downstream port", "switch upstream port", "root port",
-                                             "host bridge", "root port", "NVMe"}));
-  EXPECT_EQ(p.host_bridges, std::vector<std::string>{"0000:00"});
-  EXPECT_FALSE(p.common);
-  EXPECT_EQ(p.distance, 6);
-}
-
 TEST_F(SmallMachine, EachFileIsReadOnce) {
   // An empty log would pass the rule: first show the walk read every function's config and the model.
   const auto& reads = source_->access_log().file_reads;

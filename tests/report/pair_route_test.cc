@@ -1,6 +1,6 @@
-// pair_route on the Broadwell switch fixture: ACS redirect on switch downstream ports 9 and 11
-// (and on both root ports), so one pair turns in the switch, one is redirected up to the host
-// bridge, one has no common bridge at all.
+// The route read off each pair's walk (rules/pair_walk.h, route_words) on the Broadwell switch
+// fixture: ACS redirect on switch downstream ports 9 and 11 (and on both root ports), so one pair
+// turns in the switch, one is redirected up to the host bridge, one has no common bridge at all.
 #include "p2pcheck/report/pair_route.h"
 
 #include <algorithm>
@@ -18,17 +18,17 @@ class PairRouteTest : public ::testing::Test {
     source_ = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/xeon-broadwell-switch-acs/root");
     report_ = run_check(*source_, CheckOptions{});
   }
-  PairRoute route(const char* gpu, const char* nvme) {
+  PairWalk route(const char* gpu, const char* nvme) {
     for (const PairDecision& d : report_->pairs)
-      if (d.path.pair.gpu == *Bdf::parse(gpu) && d.path.pair.nvme == *Bdf::parse(nvme))
-        return pair_route(report_->topo, d);
+      if (d.walk.pair().gpu == *Bdf::parse(gpu) && d.walk.pair().nvme == *Bdf::parse(nvme)) return d.walk;
     ADD_FAILURE() << "no pair " << gpu << " " << nvme;
     return {};
   }
   // "lower>upper" for each link, "hb" for the host bridge.
-  static std::vector<std::string> links(const PairRoute& r) {
+  static std::vector<std::string> links(const PairWalk& r) {
     std::vector<std::string> out;
-    for (const RouteLink& l : r.links) out.push_back(l.lower->bdf.str() + ">" + (l.upper ? l.upper->bdf.str() : "hb"));
+    for (const RouteLink& l : route_links(r))
+      out.push_back(l.lower->bdf.str() + ">" + (l.upper ? l.upper->bdf.str() : "hb"));
     return out;
   }
   std::unique_ptr<Source> source_;
@@ -36,10 +36,11 @@ class PairRouteTest : public ::testing::Test {
 };
 
 TEST_F(PairRouteTest, BelowTheSwitchTurnsAtTheUpstreamPort) {
-  PairRoute r = route("0000:04:00.0", "0000:06:00.0");
-  EXPECT_EQ(r.kind, RouteKind::kBelowCommonBridge);
-  ASSERT_NE(r.turn, nullptr);
-  EXPECT_EQ(r.turn->bdf.str(), "0000:02:00.0");
+  PairWalk r = route("0000:04:00.0", "0000:06:00.0");
+  EXPECT_EQ(r.route, RouteKind::kBelowCommonBridge);
+  ASSERT_NE(r.common, nullptr);
+  EXPECT_EQ(r.common->bdf.str(), "0000:02:00.0");
+  EXPECT_TRUE(r.above_common.empty());
   EXPECT_EQ(links(r), (std::vector<std::string>{"0000:04:00.0>0000:03:08.0", "0000:03:08.0>0000:02:00.0",
                                                 "0000:06:00.0>0000:03:10.0", "0000:03:10.0>0000:02:00.0"}));
   EXPECT_TRUE(r.host_bridges.empty());
@@ -48,22 +49,21 @@ TEST_F(PairRouteTest, BelowTheSwitchTurnsAtTheUpstreamPort) {
 
 TEST_F(PairRouteTest, AcsRedirectSendsThePairUpThroughTheRootPort) {
   // Port 9 (above GPU 05) redirects: the common bridge is the switch, but the traffic goes up.
-  PairRoute r = route("0000:05:00.0", "0000:06:00.0");
-  EXPECT_EQ(r.kind, RouteKind::kRedirected);
+  PairWalk r = route("0000:05:00.0", "0000:06:00.0");
+  EXPECT_EQ(r.route, RouteKind::kRedirected);
   EXPECT_EQ(links(r), (std::vector<std::string>{"0000:05:00.0>0000:03:09.0", "0000:03:09.0>0000:02:00.0",
                                                 "0000:06:00.0>0000:03:10.0", "0000:03:10.0>0000:02:00.0",
                                                 "0000:02:00.0>0000:00:02.0", "0000:00:02.0>hb"}));
-  for (const RouteLink& l : r.links) EXPECT_FALSE(l.only_if_redirected);
+  for (const RouteLink& l : route_links(r)) EXPECT_FALSE(l.only_if_redirected);
   EXPECT_EQ(r.host_bridges, std::vector<std::string>{"0000:00"});
-  EXPECT_FALSE(r.crosses_cpu_fabric());
   EXPECT_EQ(route_words(r), "redirected to host");
-  EXPECT_EQ(r.functions().size(), 6u);
+  EXPECT_EQ(route_functions(r).size(), 6u);
 }
 
 TEST_F(PairRouteTest, WithoutACommonBridgeBothChainsReachTheHostBridge) {
-  PairRoute r = route("0000:04:00.0", "0000:01:00.0");
-  EXPECT_EQ(r.kind, RouteKind::kRootComplex);
-  EXPECT_EQ(r.turn, nullptr);
+  PairWalk r = route("0000:04:00.0", "0000:01:00.0");
+  EXPECT_EQ(r.route, RouteKind::kRootComplex);
+  EXPECT_EQ(r.common, nullptr);
   EXPECT_EQ(links(r), (std::vector<std::string>{"0000:04:00.0>0000:03:08.0", "0000:03:08.0>0000:02:00.0",
                                                 "0000:02:00.0>0000:00:02.0", "0000:00:02.0>hb",
                                                 "0000:01:00.0>0000:00:01.0", "0000:00:01.0>hb"}));
@@ -90,12 +90,14 @@ TEST(PairRoute, UnreadableAcsMarksTheLinksAboveTheSwitchAsOnlyIfRedirected) {
   auto report = run_check(*source, CheckOptions{});
   bool seen = false;
   for (const PairDecision& d : report->pairs) {
-    PairRoute r = pair_route(report->topo, d);
-    if (r.kind != RouteKind::kRedirectUnknown) continue;
+    const PairWalk& r = d.walk;
+    if (r.route != RouteKind::kRedirectUnknown) continue;
     seen = true;
-    ASSERT_NE(r.turn, nullptr);
-    std::vector<const Function*> above = report->topo.upstream_chain(*r.turn);  // the turn and its bridges
-    for (const RouteLink& l : r.links) {
+    ASSERT_NE(r.common, nullptr);
+    std::vector<const Function*> above = report->topo.upstream_chain(*r.common);  // the turn and its bridges
+    EXPECT_EQ(r.above_common, std::vector<const Function*>(above.begin() + 1, above.end()));
+    EXPECT_EQ(r.host_bridges, std::vector<std::string>{r.common->host_bridge});
+    for (const RouteLink& l : route_links(r)) {
       bool is_above = std::find(above.begin(), above.end(), l.lower) != above.end();
       EXPECT_EQ(l.only_if_redirected, is_above) << l.lower->bdf.str();
     }

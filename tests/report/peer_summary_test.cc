@@ -13,7 +13,7 @@ using Lines = std::vector<std::string>;
 
 PeerSummaries summaries_of(const CheckReport& report) {
   PeerSummaries s(report.inv);
-  for (const PairDecision& d : report.pairs) s.add(d, pair_route(report.topo, d));
+  for (const PairDecision& d : report.pairs) s.add(d);
   return s;
 }
 

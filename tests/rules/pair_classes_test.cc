@@ -52,13 +52,14 @@ std::string host(const HostCheck& h) {
 
 void expect_same(const PairDecision& a, const PairDecision& b, const std::string& what) {
   SCOPED_TRACE(what);
-  EXPECT_EQ(a.path.pair.gpu, b.path.pair.gpu);
-  EXPECT_EQ(a.path.pair.nvme, b.path.pair.nvme);
-  EXPECT_EQ(a.path.common, b.path.common);
-  EXPECT_EQ(a.path.distance, b.path.distance);
-  EXPECT_EQ(bdfs(a.path.gpu_side), bdfs(b.path.gpu_side));
-  EXPECT_EQ(bdfs(a.path.nvme_side), bdfs(b.path.nvme_side));
-  EXPECT_EQ(a.path.host_bridges, b.path.host_bridges);
+  EXPECT_EQ(a.walk.pair().gpu, b.walk.pair().gpu);
+  EXPECT_EQ(a.walk.pair().nvme, b.walk.pair().nvme);
+  EXPECT_EQ(a.walk.common, b.walk.common);
+  EXPECT_EQ(bdfs(a.walk.provider_side), bdfs(b.walk.provider_side));
+  EXPECT_EQ(bdfs(a.walk.client_side), bdfs(b.walk.client_side));
+  EXPECT_EQ(a.walk.route, b.walk.route);
+  EXPECT_EQ(bdfs(a.walk.above_common), bdfs(b.walk.above_common));
+  EXPECT_EQ(a.walk.host_bridges, b.walk.host_bridges);
   EXPECT_EQ(bdfs(a.walk.acs_checked), bdfs(b.walk.acs_checked));
   EXPECT_EQ(bdfs(a.walk.acs_redirect), bdfs(b.walk.acs_redirect));
   EXPECT_EQ(bdfs(a.walk.acs_unknown), bdfs(b.walk.acs_unknown));
@@ -90,7 +91,7 @@ std::vector<std::uint32_t> reference_classes(const Topology& topo, const std::ve
   std::map<PairClass, std::uint32_t> numbers;
   std::vector<std::uint32_t> out;
   for (const DevicePair& pair : pairs) {
-    P2pWalk walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
+    PairWalk walk = calc_map_type_and_dist(topo, topo.at(pair.gpu), topo.at(pair.nvme));
     PairClass key;
     key.walk_map_type = walk.map_type;
     key.acs_unknown = walk.acs_unknown;
@@ -127,14 +128,14 @@ TEST_F(PairListKeys, GroupPairsAsTheWalkDoesUnderEveryAcsMix) {
         default: fn.acs = {Presence::kAbsent, 0, 0}; break;
       }
     }
-    PairList list = PairDecider(topo_, inv_, machine, rules).decide_all(pairs);
+    PairList list = PairDecider(topo_, machine, rules).decide_all(pairs);
     ASSERT_EQ(list.size(), pairs.size());
     std::vector<std::uint32_t> want = reference_classes(topo_, pairs);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       std::string what = "round " + std::to_string(round) + " " + pairs[i].gpu.str() + " " + pairs[i].nvme.str();
       SCOPED_TRACE(what);
       EXPECT_EQ(list.class_index(i), want[i]);
-      PairDecision d = decide_pair(topo_, inv_, machine, rules, pairs[i]);
+      PairDecision d = decide_pair(topo_, machine, rules, pairs[i]);
       expect_same(list[i], d, what);
       EXPECT_EQ(list.acs_redirected(i), d.walk.common && !d.walk.acs_redirect.empty());
       EXPECT_EQ(list.distance(i), d.distance);
@@ -157,7 +158,7 @@ TEST_F(PairListKeys, SidesSeenOncePerEndAndCommonBridge) {
                                    {*Bdf::parse("0000:03:00.0"), *Bdf::parse("0000:05:00.0")}};
   Machine machine;
   KernelRules rules = kernel_rules_for(machine, std::string("6.12.0"));
-  PairList list = PairDecider(topo_, inv_, machine, rules).decide_all(pairs);
+  PairList list = PairDecider(topo_, machine, rules).decide_all(pairs);
   ASSERT_EQ(list.ends(), 3u);
   SidesSeen sides(list);
   const Function* up = &fn("0000:01:00.0");
@@ -184,9 +185,9 @@ TEST(PairDecider, DecidesEveryFixturePairAsDecidePairDoes) {
          {std::optional<std::string>(), std::optional<std::string>("5.4.0"), std::optional<std::string>("6.7.0"),
           std::optional<std::string>("6.14")}) {
       KernelRules rules = kernel_rules_for(state.machine, kernel);
-      PairDecider decider(state.topo, state.inv, state.machine, rules);
+      PairDecider decider(state.topo, state.machine, rules);
       for (const DevicePair& pair : selected)
-        expect_same(decider.decide(pair), decide_pair(state.topo, state.inv, state.machine, rules, pair),
+        expect_same(decider.decide(pair), decide_pair(state.topo, state.machine, rules, pair),
                     entry.path().filename().string() + " " + pair.gpu.str() + " " + pair.nvme.str() + " " +
                         kernel.value_or("own kernel"));
       pairs += selected.size();
@@ -209,14 +210,14 @@ TEST(PairList, GivesEveryFixturePairAsDecidePairDoes) {
     std::vector<DevicePair> selected = select_pairs(state.topo, state.inv, {});
     for (std::optional<std::string> kernel : {std::optional<std::string>(), std::optional<std::string>("6.7.0")}) {
       KernelRules rules = kernel_rules_for(state.machine, kernel);
-      PairList list = PairDecider(state.topo, state.inv, state.machine, rules).decide_all(selected);
+      PairList list = PairDecider(state.topo, state.machine, rules).decide_all(selected);
       ASSERT_EQ(list.size(), selected.size());
       EXPECT_LE(list.classes(), selected.size());
       for (std::size_t i = 0; i < selected.size(); ++i) {
         std::string what = entry.path().filename().string() + " " + selected[i].gpu.str() + " " +
                            selected[i].nvme.str() + " " + kernel.value_or("own kernel");
         SCOPED_TRACE(what);
-        PairDecision want = decide_pair(state.topo, state.inv, state.machine, rules, selected[i]);
+        PairDecision want = decide_pair(state.topo, state.machine, rules, selected[i]);
         PairDecision got = list[i];
         expect_same(got, want, what);
         EXPECT_EQ(list.pair(i).gpu, selected[i].gpu);
@@ -227,6 +228,10 @@ TEST(PairList, GivesEveryFixturePairAsDecidePairDoes) {
         EXPECT_EQ(list.shared(i).map_type, want.map_type);
         EXPECT_EQ(list.distance(i), want.distance);
         EXPECT_EQ(list.common(i), want.walk.common);
+        // The walk in brief the record keeps is the whole walk's.
+        EXPECT_EQ(list.meet(i).distance(), want.walk.distance);
+        EXPECT_EQ(list.route(i), want.walk.route);
+        EXPECT_EQ(list.host_bridges(i), want.walk.host_bridges);
         EXPECT_EQ(list.acs_redirected(i), want.walk.common && !want.walk.acs_redirect.empty());
         EXPECT_EQ(bdfs(list.walk(i).acs_redirect), bdfs(want.walk.acs_redirect));
         EXPECT_EQ(list.gpu_chain(i), state.topo.upstream_chain(state.topo.at(selected[i].gpu)));
@@ -249,7 +254,7 @@ TEST(PairList, KeepsAKernelAnswerForItsPairAlone) {
   std::vector<DevicePair> selected = select_pairs(state.topo, state.inv, {});
   ASSERT_GE(selected.size(), 2u);
   KernelRules rules = kernel_rules_for(state.machine, std::nullopt);
-  PairList list = PairDecider(state.topo, state.inv, state.machine, rules).decide_all(selected);
+  PairList list = PairDecider(state.topo, state.machine, rules).decide_all(selected);
   // Two pairs that share their decision: an answer for one is not the other's.
   std::size_t first = 0, other = 1;
   while (other < list.size() && list.class_index(other) != list.class_index(first)) ++other;

@@ -59,7 +59,7 @@ class Machine : public ::testing::Test {
     if (!p2pdma_.empty()) machine_.config.options["CONFIG_PCI_P2PDMA"] = p2pdma_;
     machine_.kernel_release = kernel;
     KernelRules rules = kernel_rules_for(machine_, assume_);
-    return decide_pair(topo_, inv_, machine_, rules, {*Bdf::parse(gpu), *Bdf::parse(nvme)});
+    return decide_pair(topo_, machine_, rules, {*Bdf::parse(gpu), *Bdf::parse(nvme)});
   }
   // A switch below root port 00:01.0 with downstream ports 02:01.0 (GPU 03:00.0) and 02:02.0 (NVMe 04:00.0).
   void switch_machine(std::uint16_t rp_acs, std::uint16_t up_acs, std::uint16_t gpu_port_acs,

@@ -397,7 +397,7 @@ TEST(KernelRules, CpuSupportsP2pdmaIsZenOrNewerAmdOnly) {
 }
 
 TEST(KernelRules, MapThroughHostBridge) {
-  P2pWalk walk;
+  PairWalk walk;
   HostCheck host;
   walk.map_type = MapType::kBusAddr;
   EXPECT_EQ(map_through_host_bridge(walk, host), MapType::kBusAddr);  // no host check at all

@@ -35,14 +35,13 @@ const char* to_string(LocalityClass c);
 const char* locality_code(LocalityClass c);
 const char* locality_meaning(LocalityClass c);
 
-// The one classification. `gpu_chain` and `nvme_chain` are Topology::upstream_chain() of the two
-// ends (the end first); `common` is where they meet (meet_in_chains), nullptr when they do not.
+// The one classification, from where the pair's chains meet (its walk, rules/p2pdma.h, finds that):
+// `common` the bridge where they meet (nullptr when they do not), `gpu_steps` and `nvme_steps` the
+// functions below it on each side.
 // NUMA: a node of -1 (the kernel's NUMA_NO_NODE) is a known fact on a machine with one NUMA node
 // (every device is on it) and unknown on one with several (firmware gave the device no proximity).
-Locality classify_locality(const Topology& topo, const std::vector<const Function*>& gpu_chain,
-                           const std::vector<const Function*>& nvme_chain, const Function* common);
-// The same for one pair, walking both chains.
-Locality classify_locality(const Topology& topo, const Function& gpu, const Function& nvme);
+Locality classify_locality(const Topology& topo, const Function& gpu, const Function& nvme, const Function* common,
+                           std::size_t gpu_steps, std::size_t nvme_steps);
 // "same NUMA node 0, different host bridges (NODE)", "unknown: NUMA node not in this lspci output".
 std::string locality_text(const Locality& l);
 

@@ -52,32 +52,13 @@ class Topology {
   std::vector<const Function*> upstream_chain(const Function& fn) const;
 };
 
-// Where the upstream chains of `a` and `b` meet: the first device of a's chain that is also on b's
-// (the kernel's calc_map_type_and_dist() loop). The route and the kernel's walk both start here.
-struct UpstreamMeeting {
-  const Function* a = nullptr;
-  const Function* b = nullptr;
-  const Function* common = nullptr;     // nullptr when the chains never meet
-  int distance = 0;                     // steps from both ends up to `common`; both whole chains without one
-  std::vector<const Function*> a_side;  // a, then its bridges below `common`; the whole chain without one
-  std::vector<const Function*> b_side;  // likewise from b
-};
-UpstreamMeeting meet_upstream(const Topology& topo, const Function& a, const Function& b);
+// A chain that long went round in a loop of parent links (a broken capture): it is cut there.
+inline constexpr std::size_t kLongestChain = 256;
 
 // Fills each host bridge's root_devices and pci_host_bridge_dev() (drivers/pci/p2pdma.c, 6.1 :339,
 // 6.12 :466): the first device on the root bus, if it is 00.0 or a root port. The one body of that
 // choice: read_topology and plans both call it once their functions are in place.
 void find_host_bridge_devices(Topology& topo);
-// The same loop on two chains, without copying them: where the first device of a_chain that is
-// also on b_chain stands in each (both false/0 when the chains never meet).
-struct ChainMeet {
-  bool met = false;
-  std::size_t a = 0, b = 0;  // a_chain[a] == b_chain[b]: the common bridge
-};
-ChainMeet meet_in_chains(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain);
-// The same from chains already walked (Topology::upstream_chain of a and of b).
-UpstreamMeeting meet_upstream(const Function& a, const std::vector<const Function*>& a_chain, const Function& b,
-                              const std::vector<const Function*>& b_chain);
 
 // The link between a function and the port above it, judged from both ends: it is downtrained
 // only if it runs below what BOTH ends can do (a Gen4 GPU in a Gen3 slot is not downtrained).

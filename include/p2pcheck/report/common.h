@@ -15,6 +15,7 @@
 #include "p2pcheck/model/locality.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/route.h"
+#include "p2pcheck/rules/pair_walk.h"
 #include "p2pcheck/rules/tri.h"
 #include "p2pcheck/source/sysfs_text.h"
 
@@ -89,10 +90,10 @@ json object_for(std::size_t keys);
 json link_json(const Topology& topo, const Function& fn);
 json acs_json(const Acs& acs);
 // The hop by hop part of a path: a pair in full (pair_decision_json) lists it.
-json hops_json(const Topology& topo, const Inventory& inv, const PairPath& path);
+json hops_json(const Topology& topo, const Inventory& inv, const PairWalk& walk);
 json bdfs_json(const std::vector<const Function*>& fns);
-json nvme_name_json(const PairPath& path, const Inventory& inv);
-json common_bridge_json(const PairPath& path);
+json nvme_name_json(const PairWalk& walk, const Inventory& inv);
+json common_bridge_json(const PairWalk& walk);
 
 std::string colored(const TextStyle& style, const char* code, const std::string& text);
 // "nvme2" before "nvme10": digit runs compared as numbers, the rest as text.

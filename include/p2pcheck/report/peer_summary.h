@@ -16,7 +16,7 @@ namespace p2pcheck {
 class PeerSummaries {
  public:
   explicit PeerSummaries(const Inventory& inv) : inv_(inv) {}
-  void add(const PairDecision& decision, const PairRoute& route);
+  void add(const PairDecision& decision);
   // The device's lines, allowed first, then refused, then unknown; none for a device in no pair.
   std::vector<std::string> lines(const Bdf& device) const;
 

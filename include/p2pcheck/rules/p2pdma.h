@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/model/inventory.h"
 #include "p2pcheck/model/machine.h"
 #include "p2pcheck/model/topology.h"
 #include "p2pcheck/rules/cpu.h"
@@ -24,15 +25,43 @@ const char* to_string(MapType t);  // the kernel's names: "BUS_ADDR", ...
 // Unknown when the extended config space could not be read (needs root).
 Tri pci_bridge_has_acs_redir(const Function& dev);
 
-// What calc_map_type_and_dist() finds before the host check: the common upstream bridge, the
-// distance, and the devices whose ACS redirect bits it counts.
-struct P2pWalk {
-  const Function* provider = nullptr;
-  const Function* client = nullptr;
+// Where two upstream chains (Topology::upstream_chain, the device first) meet: the kernel's loop in
+// calc_map_type_and_dist(), `while (a) { for (bb = b; bb; bb = pci_upstream_bridge(bb)) if (a == bb) ...`.
+struct ChainMeet {
+  bool met = false;
+  // Steps up each chain to the first device of a's chain also on b's (a_chain[a] == b_chain[b]);
+  // each whole chain's length when they never meet: the kernel's dist_a and dist_b.
+  std::size_t a = 0, b = 0;
+  // The path distance pci_p2pdma_distance() returns: the one place dist_a + dist_b is summed.
+  int distance() const { return static_cast<int>(a + b); }
+};
+ChainMeet meet_in_chains(const std::vector<const Function*>& a_chain, const std::vector<const Function*>& b_chain);
+
+// How a pair's traffic goes, read off the walk: the kernel counts redirects only where the chains
+// meet, and a redirecting port there sends the requests to the root complex, which routes them back.
+enum class RouteKind : std::uint8_t {
+  kBelowCommonBridge,  // BUS_ADDR: turns at the common bridge (a switch), no redirect below it
+  kRedirected,         // a common bridge, but ACS redirect sends it up to the host bridge and back
+  kRootComplex,        // no common bridge: up to the host bridge(s), across the CPU fabric between two
+  kRedirectUnknown,    // a common bridge, ACS unreadable: it turns there, or goes up if a port redirects
+};
+// The walk's route kind from where the chains meet and what count_acs() found there.
+RouteKind route_kind(bool met, bool acs_redirect, bool acs_unknown);
+// The host bridges a route reaches, one or two: none below a common bridge, the common bridge's
+// when ACS redirects (kRedirectUnknown: maybe), else the provider's and the client's if it differs.
+std::vector<std::string> route_host_bridges(RouteKind kind, const Function& provider, const Function& client,
+                                            const Function* common);
+
+// A pair's walk, the one value every view of the pair reads: what calc_map_type_and_dist() finds
+// before the host check (the common upstream bridge, the distance, the devices whose ACS redirect
+// bits it counts, in its order) and the route the traffic takes because of it.
+struct PairWalk {
+  const Function* provider = nullptr;  // the GPU: its memory is used
+  const Function* client = nullptr;    // the NVMe: it DMAs to it
   // The first device of the provider's pci_upstream_bridge() chain that is also on the client's
   // chain; nullptr when the chains never meet (different root ports or host bridges, root-bus devices).
   const Function* common = nullptr;
-  int distance = 0;
+  int distance = 0;  // ChainMeet::distance()
   // provider, then its upstream bridges up to (without) `common`; the whole chain when none.
   std::vector<const Function*> provider_side;
   std::vector<const Function*> client_side;  // likewise from the client
@@ -45,15 +74,21 @@ struct P2pWalk {
   // BUS_ADDR (common bridge, no redirect), THRU_HOST_BRIDGE (redirect, or no common bridge), or
   // kUnknown (no redirect seen, but some ACS unreadable).
   MapType map_type = MapType::kUnknown;
+  RouteKind route = RouteKind::kRootComplex;
+  // kRedirected and kRedirectUnknown: the bridges above `common` up to the root bus, which the
+  // traffic climbs to the host bridge (kRedirectUnknown: only if a port redirects); else empty.
+  std::vector<const Function*> above_common;
+  std::vector<std::string> host_bridges;  // route_host_bridges()
+  DevicePair pair() const { return {provider->bdf, client->bdf}; }
 };
 
-// calc_map_type_and_dist() up to `map_through_host_bridge:` (6.1 :449-542, 6.12 :575-668).
-// `provider` is the device whose memory is used (the GPU's VRAM BAR, an NVMe CMB), `client` the
-// device that DMAs to it. The result is the same either way round except the order of acs_checked.
-// The loop that finds the common upstream bridge is meet_upstream() (model/topology.h); this adds
-// the ACS redirect count the kernel does on the way.
-P2pWalk calc_map_type_and_dist(const UpstreamMeeting& meeting);
-P2pWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
+// calc_map_type_and_dist() up to `map_through_host_bridge:` (6.1 :449-542, 6.12 :575-668), on the
+// two upstream chains (the provider's first, each device first). `provider` is the device whose
+// memory is used (the GPU's VRAM BAR, an NVMe CMB), `client` the device that DMAs to it. The result
+// is the same either way round except the order of acs_checked.
+PairWalk calc_map_type_and_dist(const std::vector<const Function*>& provider_chain,
+                                const std::vector<const Function*>& client_chain);
+PairWalk calc_map_type_and_dist(const Topology& topo, const Function& provider, const Function& client);
 
 // pci_host_bridge_dev() (6.1 :339, 6.12 :466): the first device on the host bridge's root bus, if it is 00.0 or a root
 // port. The model reads it (Topology::host_bridges); this names the kernel's view of it.
@@ -154,6 +189,6 @@ HostCheck host_check(const Topology& topo, const CpuInfo& cpu, const AllowlistIn
 
 // `map_through_host_bridge:` (6.1 :526, 6.12 :652): the walk's map type after the host check. With ACS unknown the
 // kernel's answer stays unknown, unless the host check passes (then it is allowed either way).
-MapType map_through_host_bridge(const P2pWalk& walk, const HostCheck& host);
+MapType map_through_host_bridge(const PairWalk& walk, const HostCheck& host);
 
 }  // namespace p2pcheck

@@ -39,7 +39,7 @@ class PairList;
 // Holds pointers into its arguments: keep them alive and unchanged while it is used.
 class PairDecider {
  public:
-  PairDecider(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules);
+  PairDecider(const Topology& topo, const Machine& machine, const KernelRules& rules);
   PairDecision decide(const DevicePair& pair);
   // Every pair decided, kept as small records that share their class's decision (PairList).
   // The decider is spent afterwards: its chains and classes move into the list.
@@ -47,8 +47,8 @@ class PairDecider {
   std::size_t classes() const { return classes_.size(); }  // distinct decisions made so far
 
  private:
-  // Each class's decision without its pair-specific parts (path, walk, and the distance when it is
-  // the path's), and whether `distance` is the walk's.
+  // Each class's decision without its pair-specific parts (the walk, and the distance when it is
+  // the walk's), and whether `distance` is the walk's.
   struct Decided {
     PairDecision decision;
     bool distance_is_path = false;
@@ -76,7 +76,7 @@ class PairDecider {
   };
   struct Keyed {
     std::uint32_t cls = 0;
-    bool redirected = false;  // the walk counted an ACS redirect
+    RouteKind route = RouteKind::kRootComplex;  // the walk's
   };
   static constexpr std::uint32_t kNoSide = 0xffffffff;
   friend class PairList;
@@ -84,10 +84,9 @@ class PairDecider {
   std::uint32_t end_of(const Bdf& bdf);  // the device's End, made when new; throws like Topology::at
   // The pair's class (its index in decided_), deciding it when it is new; `first` gets the full
   // decision when it was made for this pair.
-  std::uint32_t class_of(const UpstreamMeeting& meeting, P2pWalk walk, PairDecision* first);
+  std::uint32_t class_of(PairWalk walk, PairDecision* first);
 
   const Topology& topo_;
-  const Inventory& inv_;
   const Machine& machine_;
   const KernelRules& rules_;
   std::vector<End> ends_;
@@ -114,15 +113,20 @@ class PairList {
   const Function& gpu(std::size_t i) const { return *chains_[records_[i].gpu_end].front(); }
   const Function& nvme(std::size_t i) const { return *chains_[records_[i].nvme_end].front(); }
   // The decision the pair shares with its class: verdicts, flows, map types, host check, unknowns.
-  // Its path and walk are empty and its distance may be another pair's: use operator[] for those.
+  // Its walk is empty and its distance may be another pair's: use operator[] for those.
   const PairDecision& shared(std::size_t i) const { return classes_[records_[i].cls].decision; }
   std::uint32_t class_index(std::size_t i) const { return records_[i].cls; }
   std::size_t classes() const { return classes_.size(); }
   const PairDecision& class_decision(std::uint32_t k) const { return classes_[k].decision; }
-  // Where the pair's chains meet (nullptr when they do not), and whether ACS redirect sends the
-  // switch-local pair up through the root complex (the walk's common bridge and redirect ports).
+  // The pair's walk in brief, kept with its record (walk() makes the whole of it): the common
+  // bridge (nullptr when the chains do not meet), where the chains meet, the route kind and the
+  // host bridges it reaches, as PairWalk has them.
   const Function* common(std::size_t i) const { return records_[i].common; }
-  bool acs_redirected(std::size_t i) const { return records_[i].common && records_[i].redirected; }
+  ChainMeet meet(std::size_t i) const;
+  RouteKind route(std::size_t i) const { return records_[i].route; }
+  std::vector<std::string> host_bridges(std::size_t i) const;
+  // Whether ACS redirect sends the switch-local pair up through the root complex.
+  bool acs_redirected(std::size_t i) const { return records_[i].route == RouteKind::kRedirected; }
   // pci_p2pdma_distance() for the pair, as its whole decision says (operator[]().distance).
   std::optional<int> distance(std::size_t i) const;
   // The pair's upstream chains (Topology::upstream_chain of its GPU and of its NVMe).
@@ -135,10 +139,10 @@ class PairList {
   std::size_t ends() const { return chains_.size(); }
   const Function& end(std::uint32_t e) const { return *chains_[e].front(); }
 
-  // The pair's whole decision: the shared one with its route, walk, distance and kernel answer.
+  // The pair's whole decision: the shared one with its walk, distance and kernel answer.
   PairDecision operator[](std::size_t i) const;
   PairDecision at(std::size_t i) const;  // operator[], checked
-  P2pWalk walk(std::size_t i) const;
+  PairWalk walk(std::size_t i) const;
 
   // The running kernel's own answer for a pair (kernel module, or recorded at capture time).
   const KernelVerdict* kernel(std::size_t i) const;
@@ -175,16 +179,13 @@ class PairList {
     const Function* common = nullptr;
     std::uint32_t gpu_end = 0, nvme_end = 0;  // chains_
     std::uint32_t cls = 0;
-    int walk_distance = 0;
-    bool redirected = false;
+    std::uint16_t gpu_steps = 0, nvme_steps = 0;  // ChainMeet's a and b
+    RouteKind route = RouteKind::kRootComplex;
   };
   struct KernelAnswer {
     KernelVerdict answer;
     Tri agrees = Tri::kUnknown;
   };
-  UpstreamMeeting meeting(std::size_t i) const;
-
-  const Inventory* inv_ = nullptr;
   std::vector<Record> records_;
   std::vector<PairDecider::Decided> classes_;
   std::vector<std::vector<const Function*>> chains_;      // each end's upstream chain, the end first

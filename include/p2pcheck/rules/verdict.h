@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "p2pcheck/model/machine.h"
-#include "p2pcheck/model/route.h"
 #include "p2pcheck/rules/kernel_rules.h"
 #include "p2pcheck/rules/p2pdma.h"
+#include "p2pcheck/rules/pair_walk.h"
 #include "p2pcheck/rules/policy.h"
 #include "p2pcheck/rules/tri.h"
 
@@ -117,8 +117,7 @@ struct NoP2pdma {
 };
 
 struct PairDecision {
-  PairPath path;  // the route, hop by hop (model/route.h)
-  P2pWalk walk;   // calc_map_type_and_dist(): provider = GPU, client = NVMe
+  PairWalk walk;  // calc_map_type_and_dist(): provider = GPU, client = NVMe; the route (pair_walk.h)
   MapType map_type = MapType::kUnknown;
   std::optional<int> distance;          // pci_p2pdma_distance(): the path distance, or -1 when refused
   Verdict verdict = Verdict::kUnknown;  // overall: the path, then the kernel itself (CONFIG, known-bad)
@@ -146,11 +145,11 @@ struct PairDecision {
 
 // calc_map_type_and_dist() plus the host check, for the (GPU = provider, NVMe = client) pair,
 // then the per-direction meaning and what the kernel does not know (pre-Zen AMD).
-PairDecision decide_pair(const Topology& topo, const Inventory& inv, const Machine& machine, const KernelRules& rules,
+PairDecision decide_pair(const Topology& topo, const Machine& machine, const KernelRules& rules,
                          const DevicePair& pair);
 
 // Everything decide_pair() does after calc_map_type_and_dist(): the host check, the map type, the
-// verdict and distance, the directions, then the kernel itself. `d.path` and `d.walk` are filled.
+// verdict and distance, the directions, then the kernel itself. `d.walk` is filled.
 void decide_after_walk(const Topology& topo, const Machine& machine, const KernelRules& rules, PairDecision& d);
 
 }  // namespace p2pcheck
