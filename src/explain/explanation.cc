@@ -76,8 +76,7 @@ std::vector<Bdf> acs_redirect_ports(const PairDecision& d) {
 
 std::string PairExplanation::acs_cmdline() const { return acs_ports.empty() ? "" : disable_acs_redir_param(acs_ports); }
 
-PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine,
-                             PortNames names) {
+PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine, PortNames names) {
   PairExplanation e;
   e.rule = rule_of(d);
   e.rule_text = rule_text(d, names);

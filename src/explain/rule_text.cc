@@ -166,9 +166,10 @@ std::string rule_text(const PairDecision& d, PortNames names) {
       rule = "cannot decide: " + (d.undecided_by ? unknown_text(*d.undecided_by) : std::string("missing facts"));
       break;
   }
-  if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr)
-    rule = acs_redirect_clause(names == PortNames::kListed ? kListedPorts : join_bdfs(d.walk.acs_redirect, ", ")) +
-           rule;
+  if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr) {
+    const std::string ports = names == PortNames::kListed ? kListedPorts : join_bdfs(d.walk.acs_redirect, ", ");
+    rule = acs_redirect_clause(ports) + rule;
+  }
   return rule;
 }
 

@@ -210,15 +210,15 @@ std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::siz
 struct IndexedPair {
   std::size_t decision = 0;
   std::string gpu, nvme;
-  std::string locality;                   // version 2
+  std::string locality;                       // version 2
   std::size_t gpu_ports = 0, nvme_ports = 0;  // version 4: indexes into port_lists
 };
 
 // The pairs' shared parts, read once for the millions of records that refer to them.
 struct IndexedTables {
   const ordered_json* decisions = nullptr;
-  std::vector<std::string> devices;             // versions 3 and 4
-  std::vector<std::vector<Bdf>> port_lists;     // version 4
+  std::vector<std::string> devices;          // versions 3 and 4
+  std::vector<std::vector<Bdf>> port_lists;  // version 4
   std::map<std::string, std::string> nvme_names;
 };
 

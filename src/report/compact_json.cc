@@ -1,7 +1,7 @@
 #include "p2pcheck/report/compact_json.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>

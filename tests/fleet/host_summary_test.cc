@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/compact_json.h"
@@ -181,14 +182,14 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaFour) {
   EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
   EXPECT_EQ(s.pairs[0].locality, "same_switch");
   EXPECT_EQ(s.pairs[0].cause, Cause::kAcsRedirect);
-  EXPECT_EQ(s.pairs[0].acs_ports, (std::vector<Bdf>{*Bdf::parse("0000:02:00.0"), *Bdf::parse("0000:02:02.0"),
-                                                    *Bdf::parse("0000:02:03.0")}));
+  EXPECT_EQ(s.pairs[0].acs_ports,
+            (std::vector<Bdf>{*Bdf::parse("0000:02:00.0"), *Bdf::parse("0000:02:02.0"), *Bdf::parse("0000:02:03.0")}));
   EXPECT_EQ(s.pairs[0].rule,
             "ACS redirect on 0000:02:00.0, 0000:02:02.0, 0000:02:03.0 sends the traffic up through the root complex; "
             "refused");
   EXPECT_EQ(s.pairs[1].nvme, "0000:06:00.0");
-  EXPECT_EQ(s.pairs[1].acs_ports, std::vector<Bdf>{*Bdf::parse("0000:02:02.0")});
-  EXPECT_EQ(s.pairs[1].rule, "ACS redirect on 0000:02:02.0 sends the traffic up through the root complex; refused");
+  EXPECT_EQ(s.pairs[1].acs_ports, std::vector<Bdf>{*Bdf::parse("0000:02:00.0")});
+  EXPECT_EQ(s.pairs[1].rule, "ACS redirect on 0000:02:00.0 sends the traffic up through the root complex; refused");
   // No ports: the host check refused it, not ACS redirect.
   EXPECT_EQ(s.pairs[2].cause, Cause::kHostBridge);
   EXPECT_TRUE(s.pairs[2].acs_ports.empty());
@@ -274,12 +275,14 @@ TEST(FleetHostSummary, ModelAndSavedCheckJsonAgreeOnEveryFixture) {
 
 // schema_version 1, 2 and 3, as older p2pchecks saved them (tests/fleet/saved/), read as this
 // p2pcheck judges the same machine: the devices, verdicts, flows and causes of their pairs (and
-// version 2's and 3's localities, version 3's rules and ACS redirect ports).
+// version 2's and 3's localities, version 3's rules and ACS redirect ports: its rows name them).
 TEST(FleetHostSummary, ReadsSavedFilesOfRetiredVersions) {
-  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/rhel98-epyc/root");
-  HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
-  for (int version : {1, 2, 3}) {
-    const std::string name = "rhel98-epyc-schema" + std::to_string(version) + ".json";
+  int acs_redirect_pairs = 0;
+  for (const auto& [fixture, version] :
+       {std::pair("rhel98-epyc", 1), std::pair("rhel98-epyc", 2), std::pair("xeon-broadwell-switch-acs", 3)}) {
+    auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/" + fixture + "/root");
+    HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
+    const std::string name = std::string(fixture) + "-schema" + std::to_string(version) + ".json";
     SCOPED_TRACE(name);
     std::ifstream in(std::string(P2PCHECK_SOURCE_DIR) + "/tests/fleet/saved/" + name);
     ordered_json doc = ordered_json::parse(in);
@@ -294,13 +297,15 @@ TEST(FleetHostSummary, ReadsSavedFilesOfRetiredVersions) {
       if (version >= 2) {
         EXPECT_EQ(b.locality, a.locality);
       }
-      if (version == 3) {  // its rows name each pair's ACS redirect ports
+      if (version == 3) {
         EXPECT_EQ(std::tie(b.rule, b.acs_ports), std::tie(a.rule, a.acs_ports));
+        acs_redirect_pairs += !b.acs_ports.empty();
       }
       EXPECT_FALSE(b.cause == Cause::kNone && b.verdict != Verdict::kSupported);
     }
     EXPECT_EQ(saved.result, model.result);
   }
+  EXPECT_GT(acs_redirect_pairs, 0);
 }
 
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {

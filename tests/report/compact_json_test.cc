@@ -64,8 +64,9 @@ json rebuilt_hops(const json& functions, const json& decision, const std::string
 
 // What a pair has that its decisions row leaves out: the pair's own members (explain --json's), its
 // ACS redirect ports and their parameter among them.
-const std::vector<std::string> kPairOwn = {"gpu",  "nvme",   "nvme_name", "distance",     "path_distance",
-                                           "hops", "kernel", "acs_fix",   "acs_redirect", "bandwidth_ceiling_bytes_per_s"};
+const std::vector<std::string> kPairOwn = {
+    "gpu",  "nvme",   "nvme_name", "distance",     "path_distance",
+    "hops", "kernel", "acs_fix",   "acs_redirect", "bandwidth_ceiling_bytes_per_s"};
 
 // The pair's ACS redirect ports: its GPU side's list, then its NVMe side's.
 json listed_ports(const json& doc, const json& record) {
@@ -96,7 +97,8 @@ json as_the_pairs(const std::string& key, json row, const json& one, const json&
     if (row["kind"] == "disable_acs_redir") {
       EXPECT_TRUE(row["kernel_cmdline"].is_null());
       row["kernel_cmdline"] = one["kernel_cmdline"];
-      for (const json& port : ports) EXPECT_EQ(row["text"].get<std::string>().find(port.get<std::string>()), std::string::npos);
+      for (const json& port : ports)
+        EXPECT_EQ(row["text"].get<std::string>().find(port.get<std::string>()), std::string::npos);
       row["text"] = one["text"];
     }
   }
@@ -158,8 +160,8 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     // other ports share it.
     EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
     for (const json& port : ports)
-      for (const json& sentence : {decision["rule"], decision["flows"]["to_device"]["reason"],
-                                   decision["flows"]["to_storage"]["reason"]})
+      for (const json& sentence :
+           {decision["rule"], decision["flows"]["to_device"]["reason"], decision["flows"]["to_storage"]["reason"]})
         EXPECT_EQ(sentence.get<std::string>().find(port.get<std::string>()), std::string::npos) << "pair " << i;
     if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir") {
       EXPECT_EQ(one["fix"]["devices"], ports) << "pair " << i;
@@ -233,7 +235,8 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   // The tables go where the head's `pairs` is, before the pairs that refer to them.
   std::vector<std::string> keys;
   for (auto it = written.begin(); it != written.end(); ++it) keys.push_back(it.key());
-  const std::vector<std::string> tables = {"functions", "decisions", "devices", "port_lists", "kernel_answers", "pairs"};
+  const std::vector<std::string> tables = {"functions",  "decisions",      "devices",
+                                           "port_lists", "kernel_answers", "pairs"};
   EXPECT_TRUE(std::search(keys.begin(), keys.end(), tables.begin(), tables.end()) != keys.end());
   EXPECT_EQ(keys[std::find(keys.begin(), keys.end(), "functions") - keys.begin() - 1], "host_fix");
   EXPECT_EQ(compact.str().find('\n'), std::string::npos);
