@@ -182,7 +182,7 @@ void name_devices(const JsonFields& p, HostPair& h) {
   if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
 }
 
-// A version 2 record's or a version 3 decisions row's `locality.class` (docs/json.md "Locality");
+// A version 2 record's or a version 3 or 4 decisions row's `locality.class` (docs/json.md "Locality");
 // "unknown" when absent.
 std::string locality_named(const JsonFields& compact) {
   const ordered_json* locality = compact.object("locality");

@@ -143,7 +143,7 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
   // GPU -> storage (a P2P read). explain --json (a pair in full, with its hops) keeps to_gpu/from_gpu,
-  // the names before; check's version 3 decisions rows do not (docs/json.md).
+  // the names before; check's decisions rows do not since version 3 (docs/json.md).
   json flows = object_for(4);
   flows["to_device"] = flow_json(d, d.to_gpu, names);
   flows["to_storage"] = flow_json(d, d.from_gpu, names);

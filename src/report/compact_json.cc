@@ -74,7 +74,10 @@ std::uint32_t PortLists::number(std::vector<const Function*> ports) {
 
 std::pair<std::uint32_t, std::uint32_t> PortLists::of(const CheckReport& r, std::size_t i) {
   if (!r.pairs.acs_redirected(i)) return {0, 0};
-  if (gpu_side_.empty()) gpu_side_.resize(r.pairs.ends()), nvme_side_.resize(r.pairs.ends());
+  if (gpu_side_.empty()) {
+    gpu_side_.resize(r.pairs.ends());
+    nvme_side_.resize(r.pairs.ends());
+  }
   const Function* common = r.pairs.common(i);
   Seen& gpu = gpu_side_[r.pairs.gpu_end(i)];
   Seen& nvme = nvme_side_[r.pairs.nvme_end(i)];
