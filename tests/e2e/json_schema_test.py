@@ -365,7 +365,7 @@ def main():
             if not os.path.isfile(capture):
                 continue
             args = open(os.path.join(lab, scenario, "args")).read().split()
-            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=3)
+            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=4)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
             # Captured again with its args: the replay's `capture` object carries the `selection`.
             again = os.path.join(tmp, scenario + "-selected.tar.zst")
