@@ -7,8 +7,9 @@
 # sysfs/proc tree with tools/mkfixture.py, then runs every command in R rounds (bench/cputime.py:
 # CPU time to the microsecond) and prints the median CPU time (user+sys), its ratio to lspci -tv's,
 # wall clock, peak RSS and output bytes per pair, and for check --json the bytes of its pair records
-# alone. (check --json writes schema_version 3, paths --json its version 2: versions 1, ~6 KB a pair,
-# and 2, ~146 bytes a pair record, are retired.)
+# alone. (check --json writes schema_version 4, paths --json its version 2: versions 1, ~6 KB a pair,
+# 2, ~146 bytes a pair record, and 3, 101.5 bytes a pair on --fabric 16x3x5 (19.8 its records, the
+# rest rows naming each pair's ACS ports), are retired; version 4 is 26.5 there, 22.3 its records.)
 # A benchmark reports, it does not gate: exit 0 whatever the ratios; exit 1 only
 # when a command errored (exit code other than 0/1/2, a crash or the timeout) or no tree was made.
 # The tree goes to --tmpdir, else $TMPDIR, else /dev/shm (sysfs lives in RAM), else /tmp.
@@ -27,7 +28,7 @@ keep=0
 tmpdir=${TMPDIR:-}
 bin="$repo/build/p2pcheck"
 
-usage() { sed -n '2,14s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
+usage() { sed -n '2,15s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --fabric) shape=(--fabric "${2:?--fabric needs HxLxF}"); shift 2 ;;

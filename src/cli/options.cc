@@ -38,14 +38,20 @@ static void add_output_options(CLI::App& app, GlobalOptions& o) {
   app.add_option("--json-schema", o.json_schema, "")->group("")->each([](const std::string& value) {
     if (value == "1")
       throw CLI::ValidationError("--json-schema",
-                                 "schema_version 1 (every pair in full) is retired: read version 3's decisions "
+                                 "schema_version 1 (every pair in full) is retired: read version 4's decisions "
                                  "table (docs/json.md, \"Migrating from schema_version 1\"), or explain GPU NVME "
                                  "--json for one pair in full");
     if (value == "2")
       throw CLI::ValidationError("--json-schema",
                                  "schema_version 2 (each pair an object with its locality) is retired: read version "
-                                 "3's pairs, [gpu, nvme, decision, distance] (docs/json.md, \"Migrating from "
-                                 "schema_version 2\")");
+                                 "4's pairs, [gpu, nvme, decision, distance, gpu_ports, nvme_ports] (docs/json.md, "
+                                 "\"Migrating from schema_version 2\")");
+    if (value == "3")
+      throw CLI::ValidationError("--json-schema",
+                                 "schema_version 3 (decisions rows naming each pair's ACS redirect ports) is retired: "
+                                 "read version 4's pairs, [gpu, nvme, decision, distance, gpu_ports, nvme_ports], "
+                                 "their ACS redirect ports in port_lists (docs/json.md, \"Migrating from "
+                                 "schema_version 3\")");
     const std::string current = std::to_string(kCheckJsonSchemaVersion);
     if (value != current)
       throw CLI::ValidationError("--json-schema",

@@ -36,7 +36,7 @@ struct GlobalOptions {
   bool json = false;         // --json: compact, one line (for machines)
   bool json_pretty = false;  // --json=pretty: indented (for people; the goldens)
   std::string json_style;    // what CLI11 parsed: "compact" or "pretty"
-  int json_schema = 3;       // --json-schema: only check --json's version (3); 1 and 2 are refused with a why
+  int json_schema = 4;       // --json-schema: only check --json's version (4); 1, 2 and 3 are refused with a why
   std::string color = "auto";
   bool ascii = false;
   bool verbose = false;  // check: also the checks that pass and the notes

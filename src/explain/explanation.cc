@@ -76,14 +76,14 @@ std::vector<Bdf> acs_redirect_ports(const PairDecision& d) {
 
 std::string PairExplanation::acs_cmdline() const { return acs_ports.empty() ? "" : disable_acs_redir_param(acs_ports); }
 
-PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
+PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine, PortNames names) {
   PairExplanation e;
   e.rule = rule_of(d);
-  e.rule_text = rule_text(d);
+  e.rule_text = rule_text(d, names);
   PairFacts facts = pair_facts(d);
   e.cause = pair_cause(facts);
   e.blocked_by = std::move(facts.blocked_by);
-  e.fix = pair_fix(d, rules, machine);
+  e.fix = pair_fix(d, rules, machine, names);
   e.acs_ports = acs_redirect_ports(d);
   return e;
 }

@@ -103,7 +103,7 @@ PairFix read_more_fix(const PairDecision& d, const KernelRules& rules, const Mac
 
 }  // namespace
 
-PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine) {
+PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine& machine, PortNames names) {
   PairFix fix;
   if (d.verdict == Verdict::kSupported) return fix;  // nothing to do
   if (d.known_bad || d.decided_by == DecidedBy::kNoP2pdmaConfig) {
@@ -116,6 +116,10 @@ PairFix pair_fix(const PairDecision& d, const KernelRules& rules, const Machine&
     if (PairFix supply = supply_facts_fix(d, rules, machine); !supply.empty()) return supply;
   if (std::vector<Bdf> ports = acs_redirect_ports(d); !ports.empty()) {
     fix.kind = FixKind::kDisableAcsRedir;
+    if (names == PortNames::kListed) {
+      fix.text = "boot with pci=disable_acs_redir= naming the pair's listed ports — costs " + fix.cost();
+      return fix;
+    }
     fix.devices = std::move(ports);
     fix.kernel_cmdline = disable_acs_redir_param(fix.devices);
     fix.text = "boot with " + fix.kernel_cmdline + " — costs " + fix.cost();

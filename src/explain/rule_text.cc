@@ -123,7 +123,26 @@ std::string no_p2pdma_text(const NoP2pdma& why) {
   return "kernel built without CONFIG_PCI_P2PDMA (" + why.config_file + "): every P2PDMA call is a stub";
 }
 
-std::string rule_text(const PairDecision& d) {
+namespace {
+
+// The clause rule_text() opens with when ACS redirect sends a switch-local pair up, `ports` named.
+std::string acs_redirect_clause(const std::string& ports) {
+  return "ACS redirect on " + ports + " sends the traffic up through the root complex; ";
+}
+
+constexpr const char* kListedPorts = "the pair's listed ports";
+
+}  // namespace
+
+std::string rule_naming_ports(const std::string& listed_rule, const std::vector<Bdf>& ports) {
+  const std::string listed = acs_redirect_clause(kListedPorts);
+  if (ports.empty() || listed_rule.compare(0, listed.size(), listed) != 0) return listed_rule;
+  std::string named;
+  for (const Bdf& b : ports) named += (named.empty() ? "" : ", ") + b.str();
+  return acs_redirect_clause(named) + listed_rule.substr(listed.size());
+}
+
+std::string rule_text(const PairDecision& d, PortNames names) {
   std::string rule;
   switch (d.decided_by) {
     case DecidedBy::kNoP2pdmaConfig: return no_p2pdma_text(*d.no_p2pdma);
@@ -147,13 +166,14 @@ std::string rule_text(const PairDecision& d) {
       rule = "cannot decide: " + (d.undecided_by ? unknown_text(*d.undecided_by) : std::string("missing facts"));
       break;
   }
-  if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr)
-    rule = "ACS redirect on " + join_bdfs(d.walk.acs_redirect, ", ") +
-           " sends the traffic up through the root complex; " + rule;
+  if (d.walk.common && !d.walk.acs_redirect.empty() && d.map_type != MapType::kBusAddr) {
+    const std::string ports = names == PortNames::kListed ? kListedPorts : join_bdfs(d.walk.acs_redirect, ", ");
+    rule = acs_redirect_clause(ports) + rule;
+  }
   return rule;
 }
 
-std::string flow_reason_text(const PairDecision& d, const Flow& flow) {
+std::string flow_reason_text(const PairDecision& d, const Flow& flow, PortNames names) {
   switch (flow.reason) {
     case FlowReason::kAllowed: {
       // Undecided pairs have no overall map type: the path's is the way it would go.
@@ -165,7 +185,7 @@ std::string flow_reason_text(const PairDecision& d, const Flow& flow) {
                join(unknown_texts(d), "; ");
       return "allowed " + way;
     }
-    case FlowReason::kSameAsRule: return rule_text(d);
+    case FlowReason::kSameAsRule: return rule_text(d, names);
     case FlowReason::kPreZenWritePasses:
       return "the kernel refuses it; the pre-Zen AMD root complex would pass this P2P write (NVMe writing into the GPU "
              "BAR)";

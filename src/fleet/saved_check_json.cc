@@ -1,11 +1,13 @@
-// A saved `check --json` read back into a host's summary (host_summary.h): schema_version 3, and
-// versions 2 (each pair an object) and 1 (every pair in full), which p2pcheck no longer writes but
-// support desks still hold.
+// A saved `check --json` read back into a host's summary (host_summary.h): schema_version 4, and
+// versions 3 (rows naming the pair's ACS redirect ports), 2 (each pair an object) and 1 (every pair
+// in full), which p2pcheck no longer writes but support desks still hold.
 // A reader of the document as docs/json.md describes it, not of anything the writer keeps.
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/fleet/host_summary.h"
 #include "p2pcheck/model/locality.h"
 #include "p2pcheck/report/compact_json.h"
@@ -136,9 +138,10 @@ HostFix host_fix_named(const JsonFields& f) {
   return fix;
 }
 
-// What fleet keeps of a decision: a version 2 `decisions` row, or a version 1 pair (the same
-// members, with the pair's own besides). The devices are the caller's.
-HostPair decision_named(const JsonFields& d) {
+// What fleet keeps of a decision: a `decisions` row, or a version 1 pair (the same members, with the
+// pair's own besides). The devices are the caller's. `listed`: the pair's ACS redirect ports from
+// version 4's `port_lists` (its row names none); nullptr where the row names them (`acs_redirect`).
+HostPair decision_named(const JsonFields& d, const std::vector<Bdf>* listed = nullptr) {
   HostPair h;
   PairFacts facts;
   h.verdict = facts.verdict = verdict_named(d, "verdict");
@@ -149,7 +152,7 @@ HostPair decision_named(const JsonFields& d) {
     if (auto blocker = blocker_named(token)) facts.blocked_by.push_back(*blocker);
   const ordered_json* acs_redirect = d.array("acs_redirect");
   const ordered_json* acs_unknown = d.array("acs_unknown");
-  facts.acs_redirect = acs_redirect && !acs_redirect->empty();
+  facts.acs_redirect = listed ? !listed->empty() : acs_redirect && !acs_redirect->empty();
   facts.acs_unknown = acs_unknown && !acs_unknown->empty();
   facts.host_checked = d.object("host_check") != nullptr;
   h.to_gpu = flow_verdict(d, "to_device", "to_gpu");
@@ -158,8 +161,14 @@ HostPair decision_named(const JsonFields& d) {
   h.cause = pair_cause(facts);
   if (h.cause != Cause::kNone) {
     h.rule = d.text("rule").value_or("");
-    // `acs_fix` is the parameter of these ports: the ports are the data, as in the model.
-    if (d.text("acs_fix")) h.acs_ports = bdfs(d, "acs_redirect");
+    // `acs_fix` is the parameter of these ports: the ports are the data, as in the model. Version
+    // 4's row speaks of the pair's listed ports: named here as the model's rule_text() names them.
+    if (listed) {
+      h.rule = rule_naming_ports(h.rule, *listed);
+      h.acs_ports = *listed;
+    } else if (d.text("acs_fix")) {
+      h.acs_ports = bdfs(d, "acs_redirect");
+    }
   }
   return h;
 }
@@ -171,7 +180,7 @@ void name_devices(const JsonFields& p, HostPair& h) {
   if (h.gpu.empty() || h.nvme.empty()) p.fail(h.gpu.empty() ? "gpu" : "nvme", "a PCI address");
 }
 
-// A version 2 record's or a version 3 decisions row's `locality.class` (docs/json.md "Locality");
+// A version 2 record's or a version 3 or 4 decisions row's `locality.class` (docs/json.md "Locality");
 // "unknown" when absent.
 std::string locality_named(const JsonFields& compact) {
   const ordered_json* locality = compact.object("locality");
@@ -184,7 +193,7 @@ std::string locality_named(const JsonFields& compact) {
   f.fail("class", "a locality class (same_switch, same_root_port, ...)");
 }
 
-// An index of a version 3 record: an integer below `size`.
+// An index of a version 3 or 4 record: an integer below `size`.
 std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::size_t i, std::size_t at, std::size_t size,
                      const char* table) {
   const ordered_json& v = record[at];
@@ -193,20 +202,41 @@ std::size_t index_in(const JsonFields& doc, const ordered_json& record, std::siz
   return v.get<std::size_t>();
 }
 
-// A pair of a version 2 or 3 document: the `decisions` row it refers to, its devices, and (version
-// 2) its own locality; a row carries it in version 3.
+// A pair of a version 2, 3 or 4 document: the `decisions` row it refers to, its devices, (version
+// 4) its two sides' ACS redirect port lists, and (version 2) its own locality; a row carries it in
+// versions 3 and 4.
 struct IndexedPair {
   std::size_t decision = 0;
   std::string gpu, nvme;
-  std::string locality;  // version 2
+  std::string locality;                       // version 2
+  std::size_t gpu_ports = 0, nvme_ports = 0;  // version 4: indexes into port_lists
 };
 
 // The pairs' shared parts, read once for the millions of records that refer to them.
 struct IndexedTables {
   const ordered_json* decisions = nullptr;
-  std::vector<std::string> devices;  // version 3
+  std::vector<std::string> devices;          // versions 3 and 4
+  std::vector<std::vector<Bdf>> port_lists;  // version 4
   std::map<std::string, std::string> nvme_names;
 };
+
+// Version 4's `port_lists`: arrays of PCI addresses.
+std::vector<std::vector<Bdf>> port_lists_in(const JsonFields& doc) {
+  const ordered_json* lists = doc.array("port_lists");
+  if (!lists) doc.fail("port_lists", "an array (schema_version 4)");
+  std::vector<std::vector<Bdf>> out;
+  out.reserve(lists->size());
+  for (const ordered_json& list : *lists) {
+    if (!list.is_array()) doc.fail("port_lists", "an array of arrays of PCI addresses");
+    std::vector<Bdf>& ports = out.emplace_back();
+    for (const ordered_json& port : list) {
+      std::optional<Bdf> bdf = port.is_string() ? Bdf::parse(port.get<std::string>()) : std::nullopt;
+      if (!bdf) doc.fail("port_lists", "an array of arrays of PCI addresses");
+      ports.push_back(*bdf);
+    }
+  }
+  return out;
+}
 
 IndexedPair version_2_record(const JsonFields& doc, const IndexedTables& t, std::size_t i) {
   JsonFields compact(doc.array("pairs")->at(i), doc.file(), doc.member("pairs", i));
@@ -217,32 +247,47 @@ IndexedPair version_2_record(const JsonFields& doc, const IndexedTables& t, std:
   return {static_cast<std::size_t>(*at), std::move(devices.gpu), std::move(devices.nvme), locality_named(compact)};
 }
 
-IndexedPair version_3_record(const JsonFields& doc, const IndexedTables& t, std::size_t i) {
+// Version 3's [gpu, nvme, decision, distance], and version 4's with its [..., gpu_ports, nvme_ports].
+IndexedPair version_3_record(const JsonFields& doc, const IndexedTables& t, std::size_t i, std::int64_t version) {
   const ordered_json& record = doc.array("pairs")->at(i);
-  if (!record.is_array() || record.size() != 4)
-    throw Error(doc.file(), doc.member("pairs", i) + ": expected [gpu, nvme, decision, distance]");
-  return {index_in(doc, record, i, 2, t.decisions->size(), "decisions"),
-          t.devices[index_in(doc, record, i, 0, t.devices.size(), "devices")],
-          t.devices[index_in(doc, record, i, 1, t.devices.size(), "devices")], ""};
+  if (!record.is_array() || record.size() != (version >= 4 ? 6u : 4u))
+    throw Error(doc.file(), doc.member("pairs", i) + ": expected [gpu, nvme, decision, distance" +
+                                (version >= 4 ? ", gpu_ports, nvme_ports]" : "]"));
+  IndexedPair p{index_in(doc, record, i, 2, t.decisions->size(), "decisions"),
+                t.devices[index_in(doc, record, i, 0, t.devices.size(), "devices")],
+                t.devices[index_in(doc, record, i, 1, t.devices.size(), "devices")], ""};
+  if (version >= 4) {
+    p.gpu_ports = index_in(doc, record, i, 4, t.port_lists.size(), "port_lists");
+    p.nvme_ports = index_in(doc, record, i, 5, t.port_lists.size(), "port_lists");
+  }
+  return p;
 }
 
-// A `decisions` row as the pairs that refer to it share it.
-HostPair decision_row(const JsonFields& doc, const IndexedTables& t, std::size_t k, std::int64_t version) {
+// A `decisions` row as the pairs that refer to it (version 4: with these ACS port lists) share it.
+HostPair decision_row(const JsonFields& doc, const IndexedTables& t, const IndexedPair& p, std::int64_t version) {
+  const std::size_t k = p.decision;
   JsonFields decision((*t.decisions)[k], doc.file(), doc.member("decisions", k));
   // An older p2pcheck wrote {acs_redirect} placeholders into shared rows: not a fix to show.
   if (version == 2 && !(*t.decisions)[k].contains("common_bridge"))
     throw Error(doc.file(),
                 "a schema_version 2 check --json from an older p2pcheck (its decisions have no "
                 "common_bridge): run check --json again with this version");
-  HostPair h = decision_named(decision);
+  std::vector<Bdf> ports;
+  if (version >= 4) {
+    ports = t.port_lists[p.gpu_ports];
+    ports.insert(ports.end(), t.port_lists[p.nvme_ports].begin(), t.port_lists[p.nvme_ports].end());
+  }
+  HostPair h = decision_named(decision, version >= 4 ? &ports : nullptr);
   if (version >= 3) h.locality = locality_named(decision);
   return h;
 }
 
-// Versions 2 and 3: each pair refers to a row of `decisions`, each row read once (a fabric has
-// millions of pairs and a few dozen rows); the NVMe's name is in the top-level `nvme` table.
-// Version 2's pair is an object {gpu, nvme, decision, locality}; version 3's [gpu, nvme, decision,
-// distance], its devices indexes into `devices` and its locality in the row.
+// Versions 2, 3 and 4: each pair refers to a row of `decisions`, each row read once for each set of
+// ACS redirect ports that pairs cross with it (a fabric has millions of pairs and a few thousand
+// rows); the NVMe's name is in the top-level `nvme` table. Version 2's pair is an object {gpu, nvme,
+// decision, locality}; version 3's [gpu, nvme, decision, distance], its devices indexes into
+// `devices` and its locality in the row; version 4's adds [..., gpu_ports, nvme_ports], indexes
+// into `port_lists`.
 void read_indexed_pairs(const JsonFields& doc, std::int64_t version, HostSummary& s) {
   IndexedTables t;
   t.decisions = doc.array("decisions");
@@ -252,14 +297,16 @@ void read_indexed_pairs(const JsonFields& doc, std::int64_t version, HostSummary
     for (const std::string& device : t.devices)
       if (device.empty()) doc.fail("devices", "an array of PCI addresses");
   }
+  if (version >= 4) t.port_lists = port_lists_in(doc);
   t.nvme_names = nvme_names_in(doc);
-  std::vector<std::optional<HostPair>> rows(t.decisions->size());
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, HostPair> rows;  // (decision, gpu_ports, nvme_ports)
   const std::size_t count = doc.array("pairs")->size();
   for (std::size_t i = 0; i < count; ++i) {
-    IndexedPair p = version >= 3 ? version_3_record(doc, t, i) : version_2_record(doc, t, i);
-    std::optional<HostPair>& row = rows[p.decision];
-    if (!row) row = decision_row(doc, t, p.decision, version);
-    HostPair h = *row;
+    IndexedPair p = version >= 3 ? version_3_record(doc, t, i, version) : version_2_record(doc, t, i);
+    auto row = rows.find({p.decision, p.gpu_ports, p.nvme_ports});
+    if (row == rows.end())
+      row = rows.emplace(std::tuple(p.decision, p.gpu_ports, p.nvme_ports), decision_row(doc, t, p, version)).first;
+    HostPair h = row->second;
     h.gpu = std::move(p.gpu);
     h.nvme = std::move(p.nvme);
     if (version == 2) h.locality = std::move(p.locality);

@@ -60,10 +60,10 @@ json fix_json(const PairFix& fix, bool for_pair) {
   return j;
 }
 
-json flow_json(const PairDecision& d, const Flow& f) {
+json flow_json(const PairDecision& d, const Flow& f, PortNames names) {
   json j = object_for(3);
   j["verdict"] = to_string(f.verdict);
-  j["reason"] = flow_reason_text(d, f);
+  j["reason"] = flow_reason_text(d, f, names);
   const char* hardware = hardware_token(f.hardware);
   j["hardware"] = hardware ? json(hardware) : json(nullptr);
   return j;
@@ -110,9 +110,12 @@ json kernel_answer_json(const PairDecision& d) {
 namespace {
 
 // One body for a decision's members, in the order docs/json.md lists them. With `topo`, the pair's
-// own members too (devices, distances, hops, bandwidth, the kernel's answer: explain --json);
-// without, a `decisions` row, which pairs of one class, common bridge and ACS redirect ports share.
+// own members too (devices, distances, hops, bandwidth, the kernel's answer, its ACS redirect ports
+// and their fix: explain --json); without, a `decisions` row, which pairs of one class, common
+// bridge and locality share, whatever ACS redirect ports each crosses (`why` worded with
+// PortNames::kListed: each pair lists its own in check --json's `port_lists`).
 json decision_members(const Topology* topo, const PairDecision& d, const Inventory& inv, const PairExplanation& why) {
+  const PortNames names = topo ? PortNames::kAddresses : PortNames::kListed;
   // Built member by member in place: about 7 KB per pair, most of it hops, copied three times before.
   json out = object_for(21);
   if (topo) {
@@ -140,22 +143,24 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
   if (!d.moot.empty()) out["unknown_either_way"] = moot_texts(d);  // only where there is any
   // verify's names, the same across commands: to_device = storage -> GPU (a P2P write), to_storage =
   // GPU -> storage (a P2P read). explain --json (a pair in full, with its hops) keeps to_gpu/from_gpu,
-  // the names before; check's version 3 decisions rows do not (docs/json.md).
+  // the names before; check's decisions rows do not since version 3 (docs/json.md).
   json flows = object_for(4);
-  flows["to_device"] = flow_json(d, d.to_gpu);
-  flows["to_storage"] = flow_json(d, d.from_gpu);
+  flows["to_device"] = flow_json(d, d.to_gpu, names);
+  flows["to_storage"] = flow_json(d, d.from_gpu, names);
   if (topo) {
     flows["to_gpu"] = flows["to_device"];
     flows["from_gpu"] = flows["to_storage"];
   }
   out["flows"] = std::move(flows);
-  std::string acs_fix = why.acs_cmdline();
+  if (topo) {
+    std::string acs_fix = why.acs_cmdline();
+    out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
+  }
   std::string later = later_text(d);
-  out["acs_fix"] = acs_fix.empty() ? json(nullptr) : json(acs_fix);
   out["later"] = later.empty() ? json(nullptr) : json(later);
   out["host_check"] = d.host_checked ? host_check_json(d.host) : json(nullptr);
   if (topo) out["hops"] = hops_json(*topo, inv, d.walk);
-  out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
+  if (topo) out["acs_redirect"] = bdfs_json(d.walk.acs_redirect);
   out["acs_unknown"] = bdfs_json(d.walk.acs_unknown);
   if (topo) {
     std::optional<double> ceiling = path_ceiling(d.walk);
@@ -168,7 +173,7 @@ json decision_members(const Topology* topo, const PairDecision& d, const Invento
 }  // namespace
 
 json decision_row_json(const CheckReport& r, const PairDecision& d) {
-  return decision_members(nullptr, d, r.inv, explain_pair(d, r.rules, r.machine));
+  return decision_members(nullptr, d, r.inv, explain_pair(d, r.rules, r.machine, PortNames::kListed));
 }
 
 json pair_decision_json(const CheckReport& r, const PairDecision& d) {

@@ -80,15 +80,16 @@ printf 'SAMSUNG \xff\xfe MZWLO7T6\n' > "$tmp/badutf8/sys/class/nvme/nvme0/model"
 expect bad_utf8_topo_json 0 '"model": "SAMSUNG .+ MZWLO7T6"' -- "$bin" --root "$tmp/badutf8" topo --json=pretty
 expect bad_utf8_check_json 1 '"schema": "p2pcheck.check"' -- "$bin" --root "$tmp/badutf8" check --json=pretty
 
-# check --json: schema_version 3 (paths --json: its own version 2); versions 1 and 2 are retired, and
-# a script that asks for one hears why and where to read how to migrate (docs/json.md).
+# check --json: schema_version 4 (paths --json: its own version 2); versions 1, 2 and 3 are retired,
+# and a script that asks for one hears why and where to read how to migrate (docs/json.md).
 epyc=$fx/epyc-mi300x-8gpu/root
-expect check_json_default_v3 1 '^  "schema_version": 3,$' -- "$bin" --root "$epyc" check --json=pretty
-expect check_json_schema_3 1 '^  "schema_version": 3,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 3
+expect check_json_default_v4 1 '^  "schema_version": 4,$' -- "$bin" --root "$epyc" check --json=pretty
+expect check_json_schema_4 1 '^  "schema_version": 4,$' -- "$bin" --root "$epyc" check --json=pretty --json-schema 4
 expect paths_json_default_v2 1 '^  "schema_version": 2,$' -- "$bin" --root "$epyc" paths --json=pretty
-expect check_json_schema_1 3 '^p2pcheck: --json-schema: schema_version 1 \(every pair in full\) is retired: read version 3.s decisions table \(docs/json.md, "Migrating from schema_version 1"\)' -- "$bin" --root "$epyc" --json-schema 1 check --json
-expect check_json_schema_2 3 '^p2pcheck: --json-schema: schema_version 2 \(each pair an object with its locality\) is retired: read version 3.s pairs, \[gpu, nvme, decision, distance\] \(docs/json.md, "Migrating from schema_version 2"\)' -- "$bin" --root "$epyc" --json-schema 2 check --json
-expect json_schema_4 3 '^p2pcheck: --json-schema: 4 is not a schema_version check --json writes \(3\)$' -- "$bin" --root "$epyc" --json-schema 4 check --json
+expect check_json_schema_1 3 '^p2pcheck: --json-schema: schema_version 1 \(every pair in full\) is retired: read version 4.s decisions table \(docs/json.md, "Migrating from schema_version 1"\)' -- "$bin" --root "$epyc" --json-schema 1 check --json
+expect check_json_schema_2 3 '^p2pcheck: --json-schema: schema_version 2 \(each pair an object with its locality\) is retired: read version 4.s pairs, \[gpu, nvme, decision, distance, gpu_ports, nvme_ports\] \(docs/json.md, "Migrating from schema_version 2"\)' -- "$bin" --root "$epyc" --json-schema 2 check --json
+expect check_json_schema_3 3 '^p2pcheck: --json-schema: schema_version 3 \(decisions rows naming each pair.s ACS redirect ports\) is retired: read version 4.s pairs, \[gpu, nvme, decision, distance, gpu_ports, nvme_ports\], their ACS redirect ports in port_lists \(docs/json.md, "Migrating from schema_version 3"\)' -- "$bin" --root "$epyc" --json-schema 3 check --json
+expect json_schema_5 3 '^p2pcheck: --json-schema: 5 is not a schema_version check --json writes \(4\)$' -- "$bin" --root "$epyc" --json-schema 5 check --json
 
 # Exit codes and messages on the fixtures.
 expect broadwell_explain 1 "not on 6.8's P2PDMA allowlist" -- "$bin" --root "$fx/intel-xeon-broadwell/root" explain 02:00.0 nvme0

@@ -60,7 +60,7 @@ cp -a "$fx/xeon-sapphire-rapids/root" "$tmp/named-root"
 echo gpu-node-42 > "$tmp/named-root/proc/sys/kernel/hostname"
 "$bin" --root "$tmp/named-root" capture -o "$c/named/renamed-file.tar.zst" > /dev/null
 # Saved reports, as support desks receive them; their captures are in rack1 too. One in each
-# schema_version: 1 (every pair in full, kept from an older p2pcheck: tests/fleet/saved) and 3.
+# schema_version: 1 (every pair in full, kept from an older p2pcheck: tests/fleet/saved) and 4 (this p2pcheck's; tests/fleet/saved keeps a 3, read by unit tests).
 cp "$repo/tests/fleet/saved/rhel98-epyc-schema1.json" "$c/saved/rhel98-saved.json"
 "$bin" --root "$fx/xeon-broadwell-switch-acs/root" check --json > "$c/saved/acs-saved.json"
 # What it cannot read: not a dump, a cut JSON, a JSON of the wrong kind, a lying check --json.
@@ -171,7 +171,7 @@ expect(hosts["rhel98-saved"]["fingerprint"] is None and hosts["rhel98-saved"]["f
        "a saved check --json has no tree")
 # A saved check --json tells what its capture tells, in either schema_version.
 versions = {n: json.load(open(f"{tmp}/corpus/saved/{n}.json"))["schema_version"] for n in ("rhel98-saved", "acs-saved")}
-expect(versions == {"rhel98-saved": 1, "acs-saved": 3}, f"saved check --json versions {versions}, want 1 and 3")
+expect(versions == {"rhel98-saved": 1, "acs-saved": 4}, f"saved check --json versions {versions}, want 1 and 4")
 for saved, cap in (("rhel98-saved", "rhel98-epyc"), ("acs-saved", "xeon-broadwell-switch-acs")):
     a, b = hosts[saved], hosts[cap]
     expect(a["result"] == b["result"] and a["pair_counts"] == b["pair_counts"] and a["findings"] == b["findings"],

@@ -2,7 +2,7 @@
 """json_schema_test.py BINARY [TREES [UNIT_TESTS]]: every JSON document p2pcheck prints validates against
 docs/schema/p2pcheck.schema.json (Debian's python3-jsonschema, draft 2020-12), on every input we
 have: each fixture tree (check, topo, paths, explain of its first pair; compact and --json=pretty
-parse alike; check in schema_version 3, paths in its version 2; the saved version 1 reports in tests/fleet/saved), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
+parse alike; check in schema_version 4, paths in its version 2; the saved version 1-3 reports in tests/fleet/saved), the lspci -xxxx / lspci -k bundle / udev / hwloc imports made from it with the real
 tools (and `diff` of the tree's saved check against the tree and each import), every QEMU lab capture (check, topo) and the live/verify.json that verify left in them, the
 real imports in tests/e2e/imports/real, `kmod status` here, and the verify documents of UNIT_TESTS'
 Verify.* runs (fake engines). An import made from a fixture must
@@ -313,14 +313,14 @@ def main():
         for name in fixtures:
             root = os.path.join(trees, name, "root")
             base = [binary, "--root", root]
-            # check: schema_version 3 (tables of functions, decisions and devices, pairs as index
-            # records), also when a script asks for it by number; paths: its own version 2.
-            doc = run(validator, f"{name} check", base + ["check", "--json"], version=3)
-            run(validator, f"{name} check pretty", base + ["check", "--json=pretty"], version=3)
+            # check: schema_version 4 (tables of functions, decisions, devices and port lists, pairs
+            # as index records), also when a script asks for it by number; paths: its own version 2.
+            doc = run(validator, f"{name} check", base + ["check", "--json"], version=4)
+            run(validator, f"{name} check pretty", base + ["check", "--json=pretty"], version=4)
             run(validator, f"{name} topo", base + ["topo", "--json"])
             run(validator, f"{name} paths", base + ["paths", "--json"], version=2)
-            run(validator, f"{name} check v3", base + ["--json-schema", "3", "check", "--json"], version=3)
-            run(validator, f"{name} paths v3", base + ["--json-schema", "3", "paths", "--json"], version=2)
+            run(validator, f"{name} check v4", base + ["--json-schema", "4", "check", "--json"], version=4)
+            run(validator, f"{name} paths v4", base + ["--json-schema", "4", "paths", "--json"], version=2)
             run(validator, f"{name} mounts", base + ["mounts", "--json"])
             if doc and doc.get("pairs"):
                 p = doc["pairs"][0]
@@ -365,7 +365,7 @@ def main():
             if not os.path.isfile(capture):
                 continue
             args = open(os.path.join(lab, scenario, "args")).read().split()
-            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=3)
+            run(validator, f"lab {scenario} check", [binary, "--dump", capture, "check", "--json"] + args, version=4)
             run(validator, f"lab {scenario} topo", [binary, "--dump", capture, "topo", "--json"])
             # Captured again with its args: the replay's `capture` object carries the `selection`.
             again = os.path.join(tmp, scenario + "-selected.tar.zst")
@@ -387,15 +387,15 @@ def main():
             path = os.path.join(real, entry)
             run(validator, f"real {entry} check", [binary, "--dump", path, "check", "--json"])
             run(validator, f"real {entry} topo", [binary, "--dump", path, "topo", "--json"])
-        # Saved reports in schema_version 1 and 2, which fleet still reads (p2pcheck writes them no
-        # more): each file names its version (rhel98-epyc-schema1.json).
+        # Saved reports in schema_version 1, 2 and 3, which fleet still reads (p2pcheck writes them
+        # no more): each file names its version (rhel98-epyc-schema1.json).
         saved = os.path.join(REPO, "tests/fleet/saved")
         for entry in sorted(os.listdir(saved)):
             doc = validate(validator, f"saved {entry}", open(os.path.join(saved, entry)).read())
             want = int(entry.rsplit("schema", 1)[1].split(".")[0]) if "schema" in entry else None
-            if want not in (1, 2) or not isinstance(doc, dict) or doc.get("schema_version") != want:
+            if want not in (1, 2, 3) or not isinstance(doc, dict) or doc.get("schema_version") != want:
                 fail(f"saved {entry}: schema_version {doc.get('schema_version') if isinstance(doc, dict) else None!r}, "
-                     f"expected the retired version its name says (1 or 2)")
+                     f"expected the retired version its name says (1, 2 or 3)")
         # fleet over everything above: the imports made here, the fixture trees, the lab (each capture
         # with its args beside it) and the real dumps; a host of every format and result, and skipped files.
         fleet = run(validator, "fleet", [binary, "fleet", "-q", "--json", tmp, trees, lab, real])

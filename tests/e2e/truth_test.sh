@@ -81,7 +81,7 @@ for c, p in zip(check["pairs"], paths["pairs"]):
     d = check["decisions"][c[2]]
     assert (check["devices"][c[0]], check["devices"][c[1]]) == (p["gpu"], p["nvme"])
     assert (d["verdict"], d["map_type"]) == (p["verdict"], p["map_type"]), (c, p)
-    if d["acs_redirect"] and d["common_bridge"]:
+    if (check["port_lists"][c[4]] or check["port_lists"][c[5]]) and d["common_bridge"]:
         assert p["route"]["kind"] == "redirected", p
 EOF
 done

@@ -2,6 +2,8 @@
 // rule, what blocks it, fleet's cause, the fix (kind, command line, devices, words) and ACS ports.
 #include "p2pcheck/explain/explanation.h"
 
+#include <tuple>
+
 #include "p2pcheck/fleet/fleet.h"
 #include "rules/verdict_machine.h"
 
@@ -56,6 +58,28 @@ TEST_F(Explain, AcsRedirectRefusedGetsTheAcsListWithItsCost) {
   EXPECT_FALSE(e.fix.moves_the_pair());
   EXPECT_EQ(e.acs_ports, e.fix.devices);
   EXPECT_EQ(e.acs_cmdline(), e.fix.kernel_cmdline);
+}
+
+// check --json's shared rows: the same explanation, its words and fix naming no port; the ports stay data.
+TEST_F(Explain, ListedPortsNameNoPort) {
+  switch_machine(kNoAcs, kNoAcs, 0x001d, 0x0020);
+  cpu("GenuineIntel", 6);
+  PairExplanation named = explain("0000:03:00.0", "0000:04:00.0");
+  PairExplanation listed = explain_pair(decision_, kernel_rules_for(machine_, assume_), machine_, PortNames::kListed);
+  EXPECT_EQ(std::tie(listed.rule, listed.cause, listed.fix.kind), std::tie(named.rule, named.cause, named.fix.kind));
+  EXPECT_EQ(listed.acs_ports, named.acs_ports);
+  EXPECT_TRUE(listed.fix.devices.empty());
+  EXPECT_TRUE(listed.fix.kernel_cmdline.empty());
+  EXPECT_TRUE(listed.fix.acts_on_acs_ports());
+  EXPECT_EQ(listed.fix.text,
+            "boot with pci=disable_acs_redir= naming the pair's listed ports — costs " + named.fix.cost());
+  EXPECT_EQ(listed.rule_text.rfind("ACS redirect on the pair's listed ports sends the traffic up", 0), 0u)
+      << listed.rule_text;
+  for (const Bdf& port : named.acs_ports) EXPECT_EQ(listed.rule_text.find(port.str()), std::string::npos);
+  // Read back with the pair's ports (fleet's saved version 4), the rule is the model's.
+  EXPECT_EQ(rule_naming_ports(listed.rule_text, named.acs_ports), named.rule_text);
+  EXPECT_EQ(rule_naming_ports(listed.rule_text, {}), listed.rule_text);
+  EXPECT_EQ(rule_naming_ports(named.rule_text, named.acs_ports), named.rule_text);  // no listed clause
 }
 
 TEST_F(Explain, AcsRedirectAllowedByTheCpuKeepsItsPortsButNeedsNoFix) {

@@ -67,6 +67,14 @@ TEST_F(RuleText, AcsRedirectComesFirst) {
   EXPECT_EQ(rule_text(d_),
             "ACS redirect on 0000:02:01.0, 0000:01:00.0 sends the traffic up through the root complex; "
             "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)");
+  // check --json's shared rows speak of the pair's listed ports; the flows' reasons that repeat the
+  // rule likewise.
+  EXPECT_EQ(rule_text(d_, PortNames::kListed),
+            "ACS redirect on the pair's listed ports sends the traffic up through the root complex; "
+            "through the root complex; allowed because the CPU is AMD Zen or newer (cpu_supports_p2pdma)");
+  Flow same{Verdict::kSupported, FlowReason::kSameAsRule};
+  EXPECT_EQ(flow_reason_text(d_, same, PortNames::kListed), rule_text(d_, PortNames::kListed));
+  EXPECT_EQ(flow_reason_text(d_, same), rule_text(d_));
 }
 
 TEST_F(RuleText, HostCheckRefusal) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "p2pcheck/report/check.h"
 #include "p2pcheck/report/compact_json.h"
@@ -158,6 +159,62 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaThree) {
   EXPECT_EQ(message(bad).rfind("bad.json: devices: expected an array of PCI addresses", 0), 0u) << message(bad);
 }
 
+// Schema 4: pairs are [gpu, nvme, decision, distance, gpu_ports, nvme_ports], the last two indexes
+// into `port_lists`; the row's words speak of the pair's listed ports and are read with them named,
+// as the model words the pair (and as version 3's row named them).
+TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaFour) {
+  ordered_json v4 = check_doc();
+  v4["schema_version"] = 4;
+  ordered_json decision = pair_json("not_supported", "not_supported", ordered_json::array(), false, true);
+  for (const char* key : {"gpu", "nvme", "nvme_name", "acs_fix", "acs_redirect"}) decision.erase(key);
+  decision["rule"] = "ACS redirect on the pair's listed ports sends the traffic up through the root complex; refused";
+  decision["common_bridge"] = "0000:01:00.0";
+  decision["locality"] = {{"class", "same_switch"}, {"nvidia_smi", "PIX"}, {"why", nullptr}};
+  v4["decisions"] = ordered_json::array({decision});
+  v4["devices"] = {"0000:03:00.0", "0000:05:00.0", "0000:06:00.0"};
+  v4["port_lists"] = {ordered_json::array(), {"0000:02:00.0"}, {"0000:02:02.0", "0000:02:03.0"}};
+  v4["kernel_answers"] = ordered_json::array();
+  // Two pairs of one row crossing different ports, and one crossing none (its row, unnamed, alike).
+  v4["pairs"] = {{0, 1, 0, -1, 1, 2}, {0, 2, 0, -1, 0, 1}, {0, 2, 0, -1, 0, 0}};
+  HostSummary s = summarize_check_json(v4, "racks/a/node-17.json");
+  ASSERT_EQ(s.pairs.size(), 3u);
+  EXPECT_EQ(s.pairs[0].nvme, "0000:05:00.0");
+  EXPECT_EQ(s.pairs[0].nvme_name, "nvme0");
+  EXPECT_EQ(s.pairs[0].locality, "same_switch");
+  EXPECT_EQ(s.pairs[0].cause, Cause::kAcsRedirect);
+  EXPECT_EQ(s.pairs[0].acs_ports,
+            (std::vector<Bdf>{*Bdf::parse("0000:02:00.0"), *Bdf::parse("0000:02:02.0"), *Bdf::parse("0000:02:03.0")}));
+  EXPECT_EQ(s.pairs[0].rule,
+            "ACS redirect on 0000:02:00.0, 0000:02:02.0, 0000:02:03.0 sends the traffic up through the root complex; "
+            "refused");
+  EXPECT_EQ(s.pairs[1].nvme, "0000:06:00.0");
+  EXPECT_EQ(s.pairs[1].acs_ports, std::vector<Bdf>{*Bdf::parse("0000:02:00.0")});
+  EXPECT_EQ(s.pairs[1].rule, "ACS redirect on 0000:02:00.0 sends the traffic up through the root complex; refused");
+  // No ports: the host check refused it, not ACS redirect.
+  EXPECT_EQ(s.pairs[2].cause, Cause::kHostBridge);
+  EXPECT_TRUE(s.pairs[2].acs_ports.empty());
+  auto message = [](const ordered_json& doc) {
+    try {
+      summarize_check_json(doc, "bad.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ordered_json bad = v4;
+  bad["pairs"][0] = {0, 1, 0, -1};  // a version 3 record
+  EXPECT_EQ(message(bad), "bad.json: pairs[0]: expected [gpu, nvme, decision, distance, gpu_ports, nvme_ports]");
+  bad = v4;
+  bad["pairs"][1][5] = 3;
+  EXPECT_EQ(message(bad), "bad.json: pairs[1][5]: expected an index into port_lists");
+  bad = v4;
+  bad["port_lists"][1] = {"02:00.0x"};
+  EXPECT_EQ(message(bad).rfind("bad.json: port_lists: expected an array of arrays of PCI addresses", 0), 0u)
+      << message(bad);
+  bad.erase("port_lists");
+  EXPECT_EQ(message(bad).rfind("bad.json: port_lists: expected an array (schema_version 4)", 0), 0u) << message(bad);
+}
+
 void expect_same_summary(const HostSummary& model, const HostSummary& saved) {
   EXPECT_EQ(saved.result, model.result);
   EXPECT_EQ(std::tie(saved.fail_on.refused, saved.fail_on.stack, saved.fail_on.unknown, saved.fail_on.warn),
@@ -215,14 +272,16 @@ TEST(FleetHostSummary, ModelAndSavedCheckJsonAgreeOnEveryFixture) {
   EXPECT_GT(acs_redirect_pairs, 0);  // the ports really were filled in somewhere
 }
 
-// schema_version 1 and 2, as older p2pchecks saved them (tests/fleet/saved/), read as this p2pcheck
-// judges the same machine: the devices, verdicts, flows and causes of their pairs (and version 2's
-// localities).
+// schema_version 1, 2 and 3, as older p2pchecks saved them (tests/fleet/saved/), read as this
+// p2pcheck judges the same machine: the devices, verdicts, flows and causes of their pairs (and
+// version 2's and 3's localities, version 3's rules and ACS redirect ports: its rows name them).
 TEST(FleetHostSummary, ReadsSavedFilesOfRetiredVersions) {
-  auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/rhel98-epyc/root");
-  HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
-  for (int version : {1, 2}) {
-    const std::string name = "rhel98-epyc-schema" + std::to_string(version) + ".json";
+  int acs_redirect_pairs = 0;
+  for (const auto& [fixture, version] :
+       {std::pair("rhel98-epyc", 1), std::pair("rhel98-epyc", 2), std::pair("xeon-broadwell-switch-acs", 3)}) {
+    auto source = open_tree_source(std::string(P2PCHECK_FIXTURES) + "/" + fixture + "/root");
+    HostSummary model = summarize_report(*run_check(*source, {}), nullptr, "x");
+    const std::string name = std::string(fixture) + "-schema" + std::to_string(version) + ".json";
     SCOPED_TRACE(name);
     std::ifstream in(std::string(P2PCHECK_SOURCE_DIR) + "/tests/fleet/saved/" + name);
     ordered_json doc = ordered_json::parse(in);
@@ -234,13 +293,18 @@ TEST(FleetHostSummary, ReadsSavedFilesOfRetiredVersions) {
       const HostPair &a = model.pairs[i], &b = saved.pairs[i];
       EXPECT_EQ(std::tie(b.gpu, b.nvme, b.nvme_name, b.verdict, b.to_gpu, b.from_gpu, b.map_type, b.cause),
                 std::tie(a.gpu, a.nvme, a.nvme_name, a.verdict, a.to_gpu, a.from_gpu, a.map_type, a.cause));
-      if (version == 2) {
+      if (version >= 2) {
         EXPECT_EQ(b.locality, a.locality);
+      }
+      if (version == 3) {
+        EXPECT_EQ(std::tie(b.rule, b.acs_ports), std::tie(a.rule, a.acs_ports));
+        acs_redirect_pairs += !b.acs_ports.empty();
       }
       EXPECT_FALSE(b.cause == Cause::kNone && b.verdict != Verdict::kSupported);
     }
     EXPECT_EQ(saved.result, model.result);
   }
+  EXPECT_GT(acs_redirect_pairs, 0);
 }
 
 TEST(FleetHostSummary, HostileDocumentsNameTheMember) {

@@ -172,7 +172,8 @@ TEST_F(CheckText, MatrixFitsTheWidth) {
     }
 }
 
-// One fix per cause, structured: ACS redirect gives the kernel parameter and the ports.
+// One fix per cause, structured: ACS redirect gives the kernel parameter and the ports (in a
+// decisions row, the pair's listed ports: its records' port_lists).
 TEST_F(CheckText, PairsCarryRuleIdAndAStructuredFix) {
   zen_without_kernel_config();
   root_.write("boot/config-6.8.0-142-generic", "CONFIG_PCI_P2PDMA=y\n");
@@ -187,8 +188,17 @@ TEST_F(CheckText, PairsCarryRuleIdAndAStructuredFix) {
     if (p["fix"].is_object()) {
       EXPECT_FALSE(p["fix"]["text"].get<std::string>().empty());
       if (p["fix"]["kind"] == "disable_acs_redir") {
-        EXPECT_EQ(p["fix"]["kernel_cmdline"], p["acs_fix"]);
+        EXPECT_TRUE(p["fix"]["kernel_cmdline"].is_null());
+        EXPECT_TRUE(p["fix"]["devices"].empty());
       }
+    }
+  }
+  for (const auto& record : j["pairs"]) {  // [gpu, nvme, decision, distance, gpu_ports, nvme_ports]
+    const auto& fix = j["decisions"][record[2].get<std::size_t>()]["fix"];
+    const bool ports = !j["port_lists"][record[4].get<std::size_t>()].empty() ||
+                       !j["port_lists"][record[5].get<std::size_t>()].empty();
+    if (fix.is_object() && fix["kind"] == "disable_acs_redir") {
+      EXPECT_TRUE(ports) << record.dump();
     }
   }
   EXPECT_TRUE(j["identity"].is_object());

@@ -1,8 +1,9 @@
 // check --json says all a pair's decision says: for every pair of every fixture (and under kernels
 // that refuse, or cannot decide), its decisions row holds every member of the pair in full
-// (pair_decision_json, explain --json's) but the pair's own, with the common bridge and ACS redirect
-// ports resolved and the pair's locality, its record's indexes name its devices, and the hops
-// rebuilt from the functions table (upstream links, up to the common bridge) equal the pair's hops.
+// (pair_decision_json, explain --json's) but the pair's own, with the common bridge resolved and the
+// pair's locality, its words naming the pair's listed ports where explain names them; its record's
+// indexes name its devices and its ACS redirect ports (port_lists), and the hops rebuilt from the
+// functions table (upstream links, up to the common bridge) equal the pair's hops.
 #include "p2pcheck/report/compact_json.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "p2pcheck/explain/rule_text.h"
 #include "p2pcheck/import/dump.h"
 #include "p2pcheck/model/machine_state.h"
 #include "p2pcheck/report/check.h"
@@ -60,9 +62,51 @@ json rebuilt_hops(const json& functions, const json& decision, const std::string
   return hops;
 }
 
-// What a pair has that its decisions row leaves out: the pair's own members (explain --json's).
+// What a pair has that its decisions row leaves out: the pair's own members (explain --json's), its
+// ACS redirect ports and their parameter among them.
 const std::vector<std::string> kPairOwn = {
-    "gpu", "nvme", "nvme_name", "distance", "path_distance", "hops", "bandwidth_ceiling_bytes_per_s", "kernel"};
+    "gpu",  "nvme",   "nvme_name", "distance",     "path_distance",
+    "hops", "kernel", "acs_fix",   "acs_redirect", "bandwidth_ceiling_bytes_per_s"};
+
+// The pair's ACS redirect ports: its GPU side's list, then its NVMe side's.
+json listed_ports(const json& doc, const json& record) {
+  json ports = doc.at("port_lists").at(record[4].get<std::size_t>());
+  for (const json& port : doc.at("port_lists").at(record[5].get<std::size_t>())) ports.push_back(port);
+  return ports;
+}
+
+std::string join_ports(const json& ports) {
+  std::string out;
+  for (const json& port : ports) out += (out.empty() ? "" : ";") + port.get<std::string>();
+  return out;
+}
+
+// A row's sentence as explain words it for the pair: the listed ports named.
+json named(const json& sentence, const json& ports) {
+  std::vector<Bdf> bdfs;
+  for (const json& port : ports) bdfs.push_back(*Bdf::parse(port.get<std::string>()));
+  return rule_naming_ports(sentence.get<std::string>(), bdfs);
+}
+
+// The row's member as explain --json has it for the pair: the pair's own fix devices and ACS
+// command line filled in, the rule and the flows' reasons with its ports named.
+json as_the_pairs(const std::string& key, json row, const json& one, const json& ports) {
+  if (key == "fix" && row.is_object()) {
+    // A fix that moves the pair's own GPU and NVMe, or acts on its ACS ports, names them in the pair.
+    if (row["devices"].empty()) row["devices"] = one["devices"];
+    if (row["kind"] == "disable_acs_redir") {
+      EXPECT_TRUE(row["kernel_cmdline"].is_null());
+      row["kernel_cmdline"] = one["kernel_cmdline"];
+      for (const json& port : ports)
+        EXPECT_EQ(row["text"].get<std::string>().find(port.get<std::string>()), std::string::npos);
+      row["text"] = one["text"];
+    }
+  }
+  if (key == "rule") row = named(row, ports);
+  if (key == "flows")
+    for (const char* flow : {"to_device", "to_storage"}) row[flow]["reason"] = named(row[flow]["reason"], ports);
+  return row;
+}
 
 // The module's answers by pair index, as `kernel_answers` lists them.
 std::map<std::size_t, json> kernel_answers(const json& doc) {
@@ -78,7 +122,9 @@ std::map<std::size_t, json> kernel_answers(const json& doc) {
 void expect_same_content(const CheckReport& report, const std::string& what) {
   SCOPED_TRACE(what);
   json doc = check_document(report);
-  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_EQ(doc["schema_version"], 4);
+  ASSERT_FALSE(doc.at("port_lists").empty());
+  EXPECT_EQ(doc["port_lists"][0], json::array());  // a pair without ACS redirect ports: [.., 0, 0]
   ASSERT_EQ(doc["pairs"].size(), report.pairs.size());
   EXPECT_LE(doc["decisions"].size(), report.pairs.size());
   const json& devices = doc.at("devices");
@@ -87,28 +133,38 @@ void expect_same_content(const CheckReport& report, const std::string& what) {
     json one = pair_decision_json(report, report.pairs[i]);
     one["flows"].erase("to_gpu");  // version 1's names, gone from version 3
     one["flows"].erase("from_gpu");
-    const json& record = doc["pairs"][i];  // [gpu, nvme, decision, distance]
-    ASSERT_TRUE(record.is_array() && record.size() == 4) << "pair " << i << ": " << record;
+    const json& record = doc["pairs"][i];  // [gpu, nvme, decision, distance, gpu_ports, nvme_ports]
+    ASSERT_TRUE(record.is_array() && record.size() == 6) << "pair " << i << ": " << record;
     const json& decision = doc["decisions"].at(record[2].get<std::size_t>());
+    const json ports = listed_ports(doc, record);
+    EXPECT_EQ(ports, one["acs_redirect"]) << "pair " << i;
+    EXPECT_EQ(ports.empty() ? json(nullptr) : json("pci=disable_acs_redir=" + join_ports(ports)), one["acs_fix"])
+        << "pair " << i;
+    // The row is the one this pair alone would make: the pairs sharing it share all of it.
+    json own_row = decision_row_json(report, report.pairs[i]);
+    own_row["locality"] = decision["locality"];
+    EXPECT_EQ(own_row, decision) << "pair " << i;
     // Every member of the pair in full is in its row, or is the pair's own (in its record or tables).
     for (auto it = one.begin(); it != one.end(); ++it) {
       if (std::find(kPairOwn.begin(), kPairOwn.end(), it.key()) != kPairOwn.end()) continue;
       ASSERT_TRUE(decision.contains(it.key())) << "pair " << i << ": " << it.key();
-      json row = decision.at(it.key());
-      // A fix that moves the pair's own GPU and NVMe lists them in the pair, none in the shared row.
-      if (it.key() == "fix" && row.is_object() && row["devices"].empty()) row["devices"] = it.value()["devices"];
-      EXPECT_EQ(row, it.value()) << "pair " << i << ": " << it.key();
+      EXPECT_EQ(as_the_pairs(it.key(), decision.at(it.key()), it.value(), ports), it.value())
+          << "pair " << i << ": " << it.key();
     }
     std::size_t own = 0;
     for (const std::string& key : kPairOwn) own += one.contains(key);
     EXPECT_EQ(decision.size(), one.size() - own + 1)
         << "pair " << i << ": a row member beside the pair's and its locality";
     EXPECT_EQ(decision["locality"], locality_json(pair_locality(report, i), false)) << "pair " << i;
-    // The decision names the pair's common bridge and ACS ports itself: a script applies its fix as
-    // written, and no text holds a placeholder to fill from `functions`.
+    // No text holds a placeholder to fill, and the rule names no ACS redirect port: pairs crossing
+    // other ports share it.
     EXPECT_EQ(decision.dump().find("{acs_redirect}"), std::string::npos) << "pair " << i;
+    for (const json& port : ports)
+      for (const json& sentence :
+           {decision["rule"], decision["flows"]["to_device"]["reason"], decision["flows"]["to_storage"]["reason"]})
+        EXPECT_EQ(sentence.get<std::string>().find(port.get<std::string>()), std::string::npos) << "pair " << i;
     if (one["fix"].is_object() && one["fix"]["kind"] == "disable_acs_redir") {
-      EXPECT_EQ(decision["fix"]["devices"], one["acs_redirect"]) << "pair " << i;
+      EXPECT_EQ(one["fix"]["devices"], ports) << "pair " << i;
     }
     EXPECT_EQ(devices.at(record[0].get<std::size_t>()), one["gpu"]);
     EXPECT_EQ(devices.at(record[1].get<std::size_t>()), one["nvme"]);
@@ -179,7 +235,8 @@ TEST(CompactJson, PrettyAndCompactParseAlike) {
   // The tables go where the head's `pairs` is, before the pairs that refer to them.
   std::vector<std::string> keys;
   for (auto it = written.begin(); it != written.end(); ++it) keys.push_back(it.key());
-  const std::vector<std::string> tables = {"functions", "decisions", "devices", "kernel_answers", "pairs"};
+  const std::vector<std::string> tables = {"functions",  "decisions",      "devices",
+                                           "port_lists", "kernel_answers", "pairs"};
   EXPECT_TRUE(std::search(keys.begin(), keys.end(), tables.begin(), tables.end()) != keys.end());
   EXPECT_EQ(keys[std::find(keys.begin(), keys.end(), "functions") - keys.begin() - 1], "host_fix");
   EXPECT_EQ(compact.str().find('\n'), std::string::npos);

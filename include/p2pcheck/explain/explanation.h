@@ -25,8 +25,10 @@ struct PairExplanation {
 };
 
 // The explanation of a pair's whole decision (PairList::operator[], decide_pair()): its words name
-// the pair's route, so a class's shared decision (PairList::shared) is not enough.
-PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine);
+// the pair's route, so a class's shared decision (PairList::shared) is not enough. With
+// PortNames::kListed its words and fix name no ACS redirect port (rule_text.h); acs_ports are kept.
+PairExplanation explain_pair(const PairDecision& d, const KernelRules& rules, const Machine& machine,
+                             PortNames names = PortNames::kAddresses);
 
 // The rule a class's shared decision decides alone (for views of every pair of a fabric).
 Rule rule_of(const PairDecision& d);

@@ -4,6 +4,7 @@
 // decision's into one PairExplanation.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,19 @@ namespace p2pcheck {
 
 // Why a kernel has no P2PDMA, in one clause (a pair decided by DecidedBy::kNoP2pdmaConfig).
 std::string no_p2pdma_text(const NoP2pdma& why);
+// How a sentence names the ports whose ACS redirect sends a switch-local pair up: by address (the
+// text views, explain), or as the pair's listed ports (check --json's decisions rows, which pairs
+// crossing other ports share; each pair lists its own in `port_lists`).
+enum class PortNames : std::uint8_t { kAddresses, kListed };
+
 // The rule that decided, one line.
-std::string rule_text(const PairDecision& d);
+std::string rule_text(const PairDecision& d, PortNames names = PortNames::kAddresses);
 // Why one direction (d.to_gpu or d.from_gpu) got its verdict.
-std::string flow_reason_text(const PairDecision& d, const Flow& flow);
+std::string flow_reason_text(const PairDecision& d, const Flow& flow, PortNames names = PortNames::kAddresses);
+// A rule worded with PortNames::kListed (a saved decisions row's) as rule_text() words it for the
+// pair whose ACS redirect ports are `ports`: the listed ports' clause, which rule_text() alone
+// writes, named. The rule unchanged when it has no such clause or `ports` is empty.
+std::string rule_naming_ports(const std::string& listed_rule, const std::vector<Bdf>& ports);
 // "passes", "dropped"; nullptr when the hardware does what the kernel says.
 const char* hardware_token(Hardware hardware);
 std::string unknown_text(const Unknown& unknown);

@@ -34,7 +34,8 @@ const char* result_color(Result result);
 // "if booted with kernel 6.8: " for a what-if, else "".
 std::string what_if_prefix(const KernelRules& rules);
 // A pair's decision as a `decisions` row of check --json: what pairs of one class, common bridge
-// and ACS redirect ports share (rule, rule_id, fix, flows, host check), without the pair's own members.
+// and locality share (rule, rule_id, fix, flows, host check), without the pair's own members: its
+// words name no ACS redirect port (each pair lists its own, `port_lists`).
 nlohmann::ordered_json decision_row_json(const CheckReport& report, const PairDecision& d);
 // The same decision with the pair's own members at their places (devices, distance, path_distance,
 // hops, bandwidth ceiling, the kernel's answer): explain --json.

@@ -1,7 +1,9 @@
-// `check --json` (schema_version 3, docs/json.md) and `paths --json` (schema_version 2): output that
+// `check --json` (schema_version 4, docs/json.md) and `paths --json` (schema_version 2): output that
 // grows with the machine, not with GPUs x NVMe x hops. A `functions` table keyed by BDF (role,
-// upstream, host bridge, link, ACS), a `decisions` table of the distinct decisions, and pairs as
-// compact records referring to them, each document written once, in order, through JsonWriter
+// upstream, host bridge, link, ACS), a `decisions` table of the distinct decisions (check's name no
+// ACS redirect port, so pairs crossing different ports share them), check's `port_lists` of each
+// side's ACS redirect ports, and pairs as compact records referring to them, each document written
+// once, in order, through JsonWriter
 // (source/json_writer.h): every table and record is made, written and dropped in turn.
 #pragma once
 
@@ -16,14 +18,15 @@
 
 namespace p2pcheck {
 
-// check --json's; version 1 (every pair in full) and 2 (a pair an object repeating its locality) are retired.
-inline constexpr int kCheckJsonSchemaVersion = 3;
+// check --json's; version 1 (every pair in full), 2 (a pair an object repeating its locality) and 3
+// (decisions rows naming each pair's ACS redirect ports) are retired.
+inline constexpr int kCheckJsonSchemaVersion = 4;
 // paths --json's (its own count: its records did not change with check's version 3).
 inline constexpr int kPathsJsonSchemaVersion = 2;
 
 // check --json. `head` is check_json(report) with what the caller adds (capture, plan): its members
 // are written in order, and at its (empty) `pairs` member the tables (functions, decisions,
-// devices, kernel_answers) and the pairs, each made as it is written.
+// devices, port_lists, kernel_answers) and the pairs, each made as it is written.
 void write_check_json(std::ostream& out, const CheckReport& report, const nlohmann::ordered_json& head, int indent);
 // The whole check --json document as one value (tests, fuzzing, comparing two reports): what
 // write_check_json() writes, read back.
