@@ -85,7 +85,7 @@ std::pair<std::uint32_t, std::uint32_t> PortLists::of(const CheckReport& r, std:
   const std::uint32_t* n = find(nvme, common);
   if (g && n) return {*g, *n};
   // A side not met yet: the kernel's walk (once per side, not per pair) lists both sides' ports.
-  const P2pWalk walk = r.pairs.walk(i);
+  const PairWalk walk = r.pairs.walk(i);
   std::vector<const Function*> gpu_ports, nvme_ports;
   for (const Function* port : walk.acs_redirect) {
     bool client = std::find(walk.client_side.begin(), walk.client_side.end(), port) != walk.client_side.end();
