@@ -56,6 +56,16 @@ ordered_json check_doc() {
 }
 
 // A version 1 pair's members give the causes the model gives (the reader and the model agree).
+// The error summarize_check_json() gives for `doc`, or "no error".
+std::string message(const ordered_json& doc) {
+  try {
+    summarize_check_json(doc, "bad.json");
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(FleetHostSummary, ReadsCausesFromSavedPairs) {
   auto cause = [](ordered_json pair) {
     ordered_json doc = check_doc();
@@ -137,14 +147,6 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaThree) {
   EXPECT_EQ(s.pairs[0].locality, "same_numa_node");
   EXPECT_EQ(s.pairs[0].cause, s1.pairs[0].cause);
   EXPECT_EQ(s.pairs[0].verdict, s1.pairs[0].verdict);
-  auto message = [](const ordered_json& doc) {
-    try {
-      summarize_check_json(doc, "bad.json");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   ordered_json bad = v3;
   bad["pairs"][0] = {{"gpu", "0000:03:00.0"}};  // a version 2 record
   EXPECT_EQ(message(bad), "bad.json: pairs[0]: expected [gpu, nvme, decision, distance]");
@@ -193,14 +195,6 @@ TEST(FleetHostSummary, ReadsASavedCheckJsonOfSchemaFour) {
   // No ports: the host check refused it, not ACS redirect.
   EXPECT_EQ(s.pairs[2].cause, Cause::kHostBridge);
   EXPECT_TRUE(s.pairs[2].acs_ports.empty());
-  auto message = [](const ordered_json& doc) {
-    try {
-      summarize_check_json(doc, "bad.json");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   ordered_json bad = v4;
   bad["pairs"][0] = {0, 1, 0, -1};  // a version 3 record
   EXPECT_EQ(message(bad), "bad.json: pairs[0]: expected [gpu, nvme, decision, distance, gpu_ports, nvme_ports]");
