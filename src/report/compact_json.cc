@@ -207,12 +207,16 @@ namespace report_detail {
 
 void write_around_pairs(JsonWriter& w, const json& head, const std::function<void()>& tables_and_pairs) {
   w.begin_object();
+  bool written = false;
   for (auto it = head.begin(); it != head.end(); ++it) {
-    if (it.key() == "pairs")
+    if (it.key() == "pairs") {
       tables_and_pairs();
-    else
+      written = true;
+    } else {
       w.member(it.key(), it.value());
+    }
   }
+  if (!written) tables_and_pairs();  // a head without its place still gets its pairs, last
   w.end_object();
 }
 

@@ -283,5 +283,24 @@ TEST(CompactJson, PathsCarryTheChecksVerdicts) {
   }
 }
 
+// The tables and pairs are written where the head holds `pairs`, and last when it holds none:
+// a document is never written without them.
+TEST(CompactJson, TablesAndPairsAreNeverLeftOut) {
+  auto written = [](const nlohmann::ordered_json& head) {
+    std::string text;
+    {
+      JsonWriter w(text, -1);
+      report_detail::write_around_pairs(w, head, [&] {
+        w.key("pairs");
+        w.begin_array();
+        w.end_array();
+      });
+    }
+    return text;
+  };
+  EXPECT_EQ(written({{"a", 1}, {"pairs", nullptr}, {"b", 2}}), R"({"a":1,"pairs":[],"b":2})");
+  EXPECT_EQ(written({{"a", 1}}), R"({"a":1,"pairs":[]})");
+}
+
 }  // namespace
 }  // namespace p2pcheck

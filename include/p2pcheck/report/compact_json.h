@@ -41,7 +41,8 @@ void write_paths_json(std::ostream& out, const CheckReport& report, const nlohma
 
 namespace report_detail {
 // `head`'s members in order, `tables_and_pairs` writing in place of its `pairs` member (the tables
-// go before the pairs that refer to them, and what a caller added after `pairs` stays after).
+// go before the pairs that refer to them, and what a caller added after `pairs` stays after); a
+// head without `pairs` has them written last, never left out.
 void write_around_pairs(JsonWriter& out, const nlohmann::ordered_json& head,
                         const std::function<void()>& tables_and_pairs);
 // The `functions` member: every function on the upstream chain of each device, keyed by BDF in BDF
