@@ -2,9 +2,8 @@
 // the sysfs tree SysfsBuilder makes, each with the config space image that states what the plan
 // says (port type, link, ACS, SR-IOV); its CPU and kernel become the files that say them; and what a
 // plan cannot carry is declared in the tree's NotCarried and its manifest, as an import declares it.
-#include <algorithm>
 #include <cstdint>
-#include <map>
+#include <string_view>
 #include <vector>
 
 #include "p2pcheck/import/config_bytes.h"
@@ -98,24 +97,6 @@ std::string gzip_stored(const std::string& text) {
   return out + tail.substr(0, 4) + text + tail.substr(4);
 }
 
-// ACS where the plan does not give it, declared not carried below each such function's config file
-// (the image shows none): one "DIR/*/config/acs" for a directory whose functions all leave it
-// unknown (a switch's downstream ports), else each function's own, so a planned "none" stays absent.
-void declare_unknown_acs(const Plan& plan, SysfsBuilder& b) {
-  std::map<std::string, std::vector<const Function*>> by_parent;
-  for (const auto& [bdf, fn] : plan.state.topo.functions)
-    by_parent[fn.sysfs_path.substr(0, fn.sysfs_path.rfind('/'))].push_back(&fn);
-  for (const auto& [dir, fns] : by_parent) {
-    auto unknown = [](const Function* fn) { return fn->acs.presence == Presence::kUnknown; };
-    if (fns.size() > 1 && std::all_of(fns.begin(), fns.end(), unknown)) {
-      b.not_carried(dir + "/*/config/acs");
-      continue;
-    }
-    for (const Function* fn : fns)
-      if (unknown(fn)) b.not_carried(fn->sysfs_path + "/config/acs");
-  }
-}
-
 // The check's parts a plan cannot carry, as the manifest names them (their order, the report's).
 const char* const kUncarriedAreas[] = {"kernel_module", "iommu", "gpu_stack", "storage", "recorded_verify"};
 
@@ -175,7 +156,10 @@ MemoryTree plan_tree(const Plan& plan) {
   for (const char* path : {"/proc/sys/kernel/hostname", "/sys/class/dmi/id", "/sys/devices/**/numa_node",
                            "/sys/devices/system/node", "/sys/devices/**/config/rebar", "/sys/devices/**/config/sriov"})
     b.not_carried(path);
-  declare_unknown_acs(plan, b);
+  // ACS where the plan does not give it: the image shows none, so it is declared not carried below
+  // that function's config file alone, and a planned "none" stays absent.
+  for (const auto& [bdf, fn] : plan.state.topo.functions)
+    if (fn.acs.presence == Presence::kUnknown) b.not_carried(fn.sysfs_path + "/config/acs");
   for (const char* area : kDriverAreas) b.not_carried(area);
   nlohmann::ordered_json names = nlohmann::ordered_json::object(), bridges = nlohmann::ordered_json::object();
   for (const auto& [name, bdf] : plan.names) names[name] = bdf.str();
